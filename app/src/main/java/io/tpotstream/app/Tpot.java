@@ -1,0 +1,30 @@
+package io.tpotstream.app;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code tpot} command: one subcommand per job. */
+@Command(
+    name = "tpot",
+    mixinStandardHelpOptions = true,
+    version = "tpot-stream 0.1.0",
+    description = "Measures how smoothly LLM APIs stream tokens (TPOT and its tail), on Kafka.",
+    subcommands = {BrokerCommand.class, CommandLine.HelpCommand.class})
+public final class Tpot implements Runnable {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    System.setProperty("java.awt.headless", "true");
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The command line with every subcommand, for main and for tests. */
+  public static CommandLine commandLine() {
+    return new CommandLine(new Tpot()).setExecutionExceptionHandler(new UserErrors());
+  }
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(System.out);
+  }
+}

@@ -1,0 +1,35 @@
+package io.tpotstream.common.event;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+
+/** The kinds of token event (DESIGN.md, "Token event"). */
+public enum EventType {
+  START("start"),
+  TOKEN("token"),
+  END("end"),
+  ERROR("error"),
+  HEARTBEAT("heartbeat");
+
+  private final String wire;
+
+  EventType(String wire) {
+    this.wire = wire;
+  }
+
+  @JsonValue
+  public String wire() {
+    return wire;
+  }
+
+  @JsonCreator
+  public static EventType fromWire(String wire) {
+    for (EventType type : values()) {
+      if (type.wire.equals(wire)) {
+        return type;
+      }
+    }
+    throw new IllegalArgumentException(
+        "unknown event type '" + wire + "' (expected start, token, end, error or heartbeat)");
+  }
+}

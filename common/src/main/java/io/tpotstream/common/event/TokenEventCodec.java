@@ -1,0 +1,104 @@
+package io.tpotstream.common.event;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import io.tpotstream.common.Json;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/** JSON encoding of token events: fields in a fixed order, absent fields omitted. */
+public final class TokenEventCodec {
+  private static final ObjectWriter WRITER = Json.MAPPER.writerFor(TokenEvent.class);
+  private static final ObjectReader READER = Json.MAPPER.readerFor(TokenEvent.class);
+
+  private TokenEventCodec() {}
+
+  public static byte[] encode(TokenEvent event) {
+    try {
+      return WRITER.writeValueAsBytes(event);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot encode token event " + event, e);
+    }
+  }
+
+  public static String encodeToString(TokenEvent event) {
+    return new String(encode(event), StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Decodes and validates one event.
+   *
+   * @throws TokenEventFormatException when the bytes are not JSON, not an object of the v1 format,
+   *     or miss a field their type requires
+   */
+  public static TokenEvent decode(byte[] bytes) {
+    if (bytes == null || bytes.length == 0) {
+      throw new TokenEventFormatException(
+          "empty record: expected a token event (JSON object)", null);
+    }
+    TokenEvent event;
+    try {
+      event = READER.readValue(bytes);
+    } catch (IOException e) {
+      throw new TokenEventFormatException(
+          "not a token event: " + firstLine(getOriginalMessageOf(e)) + " in " + preview(bytes), e);
+    }
+    validate(event, bytes);
+    return event;
+  }
+
+  public static TokenEvent decode(String json) {
+    return decode(json.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void validate(TokenEvent e, byte[] bytes) {
+    String missing = null;
+    if (e == null) {
+      missing = "an object";
+    } else if (e.type() == null) {
+      missing = "type";
+    } else if (e.ts() <= 0) {
+      missing = "ts";
+    } else if (e.type() == EventType.HEARTBEAT) {
+      if (e.producerId() == null) {
+        missing = "producerId";
+      } else if (e.watermark() == null) {
+        missing = "watermark";
+      }
+    } else if (e.requestId() == null) {
+      missing = "requestId";
+    } else if (e.model() == null) {
+      missing = "model";
+    } else if (e.type() == EventType.TOKEN && (e.elapsedNs() == null || e.seq() == null)) {
+      missing = e.elapsedNs() == null ? "elapsedNs" : "seq";
+    } else if ((e.type() == EventType.END || e.type() == EventType.ERROR)
+        && e.elapsedNs() == null) {
+      missing = "elapsedNs";
+    } else if (e.type() == EventType.ERROR && e.errorClass() == null) {
+      missing = "errorClass";
+    }
+    if (missing != null) {
+      throw new TokenEventFormatException(
+          "not a token event: missing " + missing + " in " + preview(bytes), null);
+    }
+  }
+
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "unreadable JSON";
+    }
+    int nl = message.indexOf('\n');
+    return nl < 0 ? message : message.substring(0, nl);
+  }
+
+  private static String preview(byte[] bytes) {
+    String text = new String(bytes, 0, Math.min(bytes.length, 120), StandardCharsets.UTF_8);
+    return "'" + text + (bytes.length > 120 ? "…'" : "'");
+  }
+
+  // Jackson's getOriginalMessage lives on JsonProcessingException; other IOExceptions keep theirs.
+  private static String getOriginalMessageOf(IOException e) {
+    return e instanceof JsonProcessingException jpe ? jpe.getOriginalMessage() : e.getMessage();
+  }
+}

@@ -1,0 +1,164 @@
+package io.tpotstream.common.stats;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.Objects;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The statistics core: latency samples in integer microseconds, 1 µs to 1 h, 3 significant digits
+ * (HdrHistogram). Values outside the range are clamped and counted, never thrown. Merging two
+ * histograms equals recording all their samples into one.
+ */
+public final class LatencyHistogram {
+  /** Highest value kept exactly in range, in µs (one hour). */
+  public static final long HIGHEST_MICROS = 3_600_000_000L;
+
+  /** Significant decimal digits kept per value. */
+  public static final int SIGNIFICANT_DIGITS = 3;
+
+  private final Histogram histogram;
+  private long clamped;
+
+  public LatencyHistogram() {
+    this(new Histogram(1, HIGHEST_MICROS, SIGNIFICANT_DIGITS));
+  }
+
+  private LatencyHistogram(Histogram histogram) {
+    this.histogram = histogram;
+  }
+
+  /** Wraps a decoded HdrHistogram (see {@link HistogramCodec}). */
+  public static LatencyHistogram of(Histogram histogram) {
+    LatencyHistogram result = new LatencyHistogram();
+    result.histogram.add(histogram);
+    return result;
+  }
+
+  /**
+   * Records one sample in µs; a negative value is recorded as 0 and a value above one hour as one
+   * hour, and both are counted in {@link #clamped()}.
+   *
+   * @return false when the value had to be clamped
+   */
+  public boolean recordMicros(long micros) {
+    return recordMicros(micros, 1);
+  }
+
+  /**
+   * Records {@code count} samples of {@code micros} µs (clamped as {@link #recordMicros(long)}).
+   */
+  public boolean recordMicros(long micros, long count) {
+    long value = micros;
+    boolean inRange = true;
+    if (micros < 0) {
+      value = 0;
+      inRange = false;
+    } else if (micros > HIGHEST_MICROS) {
+      value = HIGHEST_MICROS;
+      inRange = false;
+    }
+    if (!inRange) {
+      clamped += count;
+    }
+    histogram.recordValueWithCount(value, count);
+    return inRange;
+  }
+
+  /** Records a sample given in ns, rounded to the nearest µs. */
+  public boolean recordNanos(long nanos) {
+    return recordMicros(Math.round(nanos / 1000.0));
+  }
+
+  /** Adds every sample of {@code other} to this histogram. */
+  public void add(LatencyHistogram other) {
+    histogram.add(other.histogram);
+    clamped += other.clamped;
+  }
+
+  public long count() {
+    return histogram.getTotalCount();
+  }
+
+  /** Samples that were out of range and clamped on record. */
+  public long clamped() {
+    return clamped;
+  }
+
+  /** HdrHistogram's value at {@code percentile} (0–100), in µs. */
+  public long percentileMicros(double percentile) {
+    return histogram.getValueAtPercentile(percentile);
+  }
+
+  /** The largest sample, in µs (HdrHistogram's highest equivalent value). */
+  public long maxMicros() {
+    return histogram.getMaxValue();
+  }
+
+  /** The smallest sample, in µs (HdrHistogram's lowest equivalent value). */
+  public long minMicros() {
+    return histogram.getMinValue();
+  }
+
+  /** The mean, in µs rounded to the nearest µs (from the histogram, so merging keeps it exact). */
+  public long meanMicros() {
+    return Math.round(histogram.getMean());
+  }
+
+  /**
+   * The count, mean, min, p50, p90, p99, p99.9, p99.99 and max in ms; only the count when empty.
+   */
+  public LatencySummary summary() {
+    if (count() == 0) {
+      return LatencySummary.EMPTY;
+    }
+    return new LatencySummary(
+        count(),
+        ms(meanMicros()),
+        ms(minMicros()),
+        ms(percentileMicros(50.0)),
+        ms(percentileMicros(90.0)),
+        ms(percentileMicros(99.0)),
+        ms(percentileMicros(99.9)),
+        ms(percentileMicros(99.99)),
+        ms(maxMicros()));
+  }
+
+  /** A copy of the underlying HdrHistogram (for encoding). */
+  public Histogram toHdr() {
+    return histogram.copy();
+  }
+
+  Histogram hdr() {
+    return histogram;
+  }
+
+  /** Integer µs as ms with exactly three decimals. */
+  public static BigDecimal ms(long micros) {
+    return BigDecimal.valueOf(micros, 3);
+  }
+
+  /** A ratio with {@code scale} decimals, half-even; 0 when the denominator is 0. */
+  public static BigDecimal ratio(long numerator, long denominator, int scale) {
+    if (denominator == 0) {
+      return BigDecimal.ZERO.setScale(scale);
+    }
+    return BigDecimal.valueOf(numerator)
+        .divide(BigDecimal.valueOf(denominator), scale, RoundingMode.HALF_EVEN);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof LatencyHistogram other && histogram.equals(other.histogram);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(count(), maxMicros());
+  }
+
+  @Override
+  public String toString() {
+    return "LatencyHistogram" + summary();
+  }
+}

@@ -1,0 +1,17 @@
+package io.tpotstream.common.summary;
+
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+
+/**
+ * The window's histograms, base64 of HdrHistogram's compressed encoding (µs), so that any consumer
+ * can merge windows exactly. {@code scheduleLag} and {@code ttftFromIntended} only in open-loop
+ * runs.
+ */
+@JsonPropertyOrder({"tpot", "ttft", "requestTpot", "e2e", "scheduleLag", "ttftFromIntended"})
+public record EncodedHistograms(
+    String tpot,
+    String ttft,
+    String requestTpot,
+    String e2e,
+    String scheduleLag,
+    String ttftFromIntended) {}

@@ -1,0 +1,216 @@
+package io.tpotstream.common.summary;
+
+import io.tpotstream.common.Windows;
+import io.tpotstream.common.stats.HistogramCodec;
+import io.tpotstream.common.stats.LatencyHistogram;
+import io.tpotstream.common.stats.LatencySummary;
+import java.math.BigDecimal;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Everything one (series, window) accumulates: latency histograms, request outcomes, output tokens
+ * and late samples. Mutable; merge partials with {@link #add}. The one place that turns samples
+ * into a {@link WindowSummary}, for the aggregator, the offline {@code stats} command and the
+ * report.
+ */
+public final class WindowStats {
+  public final LatencyHistogram tpot = new LatencyHistogram();
+  public final LatencyHistogram ttft = new LatencyHistogram();
+  public final LatencyHistogram requestTpot = new LatencyHistogram();
+  public final LatencyHistogram e2e = new LatencyHistogram();
+  public final LatencyHistogram scheduleLag = new LatencyHistogram();
+  public final LatencyHistogram ttftFromIntended = new LatencyHistogram();
+  private long started;
+  private long completed;
+  private long failed;
+  private long tooShort;
+  private long abandoned;
+  private final SortedMap<String, Long> errors = new TreeMap<>();
+  private long outputTokens;
+  private long lateSamples;
+  private long clientPauseMaxUs = -1;
+
+  public void started(long count) {
+    started += count;
+  }
+
+  /** A complete response; {@code tooShort} when it had fewer than two output tokens. */
+  public void completed(long count, boolean tooShort) {
+    completed += count;
+    if (tooShort) {
+      this.tooShort += count;
+    }
+  }
+
+  public void failed(String errorClass, long count) {
+    failed += count;
+    errors.merge(errorClass, count, Long::sum);
+  }
+
+  public void abandoned(long count) {
+    abandoned += count;
+  }
+
+  public void outputTokens(long count) {
+    outputTokens += count;
+  }
+
+  public void lateSamples(long count) {
+    lateSamples += count;
+  }
+
+  /** Notes a producer's own worst pause (µs); the window keeps the maximum. */
+  public void clientPause(long micros) {
+    clientPauseMaxUs = Math.max(clientPauseMaxUs, micros);
+  }
+
+  /** Adds everything {@code other} holds to this. */
+  public WindowStats add(WindowStats other) {
+    tpot.add(other.tpot);
+    ttft.add(other.ttft);
+    requestTpot.add(other.requestTpot);
+    e2e.add(other.e2e);
+    scheduleLag.add(other.scheduleLag);
+    ttftFromIntended.add(other.ttftFromIntended);
+    started += other.started;
+    completed += other.completed;
+    failed += other.failed;
+    tooShort += other.tooShort;
+    abandoned += other.abandoned;
+    other.errors.forEach((k, v) -> errors.merge(k, v, Long::sum));
+    outputTokens += other.outputTokens;
+    lateSamples += other.lateSamples;
+    clientPauseMaxUs = Math.max(clientPauseMaxUs, other.clientPauseMaxUs);
+    return this;
+  }
+
+  public long started() {
+    return started;
+  }
+
+  public long completed() {
+    return completed;
+  }
+
+  public long failed() {
+    return failed;
+  }
+
+  public long tooShort() {
+    return tooShort;
+  }
+
+  public long abandoned() {
+    return abandoned;
+  }
+
+  public Map<String, Long> errors() {
+    return errors;
+  }
+
+  public long outputTokens() {
+    return outputTokens;
+  }
+
+  public long lateSamples() {
+    return lateSamples;
+  }
+
+  /** Out-of-range samples clamped across all histograms. */
+  public long clamped() {
+    return tpot.clamped()
+        + ttft.clamped()
+        + requestTpot.clamped()
+        + e2e.clamped()
+        + scheduleLag.clamped()
+        + ttftFromIntended.clamped();
+  }
+
+  /** The summary of this (series, window). */
+  public WindowSummary toSummary(
+      String series,
+      String model,
+      Map<String, String> labels,
+      long windowStartMs,
+      long windowEndMs) {
+    RequestCounts requests =
+        new RequestCounts(
+            started,
+            completed,
+            failed,
+            tooShort,
+            abandoned,
+            LatencyHistogram.ratio(failed + abandoned, completed + failed + abandoned, 4),
+            errors);
+    BigDecimal tokensPerSecond =
+        LatencyHistogram.ratio(outputTokens * 1000, windowEndMs - windowStartMs, 3);
+    EncodedHistograms histograms =
+        new EncodedHistograms(
+            HistogramCodec.encode(tpot),
+            HistogramCodec.encode(ttft),
+            HistogramCodec.encode(requestTpot),
+            HistogramCodec.encode(e2e),
+            scheduleLag.count() == 0 ? null : HistogramCodec.encode(scheduleLag),
+            ttftFromIntended.count() == 0 ? null : HistogramCodec.encode(ttftFromIntended));
+    return new WindowSummary(
+        WindowSummary.VERSION,
+        series,
+        model,
+        labels == null ? null : new TreeMap<>(labels),
+        Windows.iso(windowStartMs),
+        Windows.iso(windowEndMs),
+        windowStartMs,
+        windowEndMs,
+        tpot.summary(),
+        ttft.summary(),
+        requestTpot.summary(),
+        e2e.summary(),
+        requests,
+        outputTokens,
+        tokensPerSecond,
+        lateSamples,
+        optional(scheduleLag),
+        optional(ttftFromIntended),
+        clientPauseMaxUs < 0 ? null : LatencyHistogram.ms(clientPauseMaxUs),
+        histograms);
+  }
+
+  /** Rebuilds the stats a summary was made from (histograms decoded, counts copied). */
+  public static WindowStats fromSummary(WindowSummary summary) {
+    WindowStats stats = new WindowStats();
+    EncodedHistograms h = summary.histograms();
+    addEncoded(stats.tpot, h.tpot());
+    addEncoded(stats.ttft, h.ttft());
+    addEncoded(stats.requestTpot, h.requestTpot());
+    addEncoded(stats.e2e, h.e2e());
+    addEncoded(stats.scheduleLag, h.scheduleLag());
+    addEncoded(stats.ttftFromIntended, h.ttftFromIntended());
+    RequestCounts r = summary.requests();
+    if (r != null) {
+      stats.started = r.started();
+      stats.completed = r.completed();
+      stats.failed = r.failed();
+      stats.tooShort = r.tooShort();
+      stats.abandoned = r.abandoned();
+      stats.errors.putAll(r.errors());
+    }
+    stats.outputTokens = summary.outputTokens();
+    stats.lateSamples = summary.lateSamples();
+    if (summary.clientPauseMaxMs() != null) {
+      stats.clientPauseMaxUs = summary.clientPauseMaxMs().movePointRight(3).longValueExact();
+    }
+    return stats;
+  }
+
+  private static void addEncoded(LatencyHistogram into, String encoded) {
+    if (encoded != null) {
+      into.add(HistogramCodec.decode(encoded));
+    }
+  }
+
+  private static LatencySummary optional(LatencyHistogram histogram) {
+    return histogram.count() == 0 ? null : histogram.summary();
+  }
+}

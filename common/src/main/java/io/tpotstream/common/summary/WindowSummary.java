@@ -1,0 +1,65 @@
+package io.tpotstream.common.summary;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.tpotstream.common.stats.LatencySummary;
+import java.math.BigDecimal;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * The aggregator's output for one series and window (DESIGN.md, "Window summary"). Latencies in ms;
+ * {@code scheduleLag} and {@code ttftFromIntended} are omitted in closed-loop runs; {@code
+ * clientPauseMaxMs} is the producers' own worst pause seen in the window, when they reported it.
+ */
+@JsonPropertyOrder({
+  "v",
+  "series",
+  "model",
+  "labels",
+  "windowStart",
+  "windowEnd",
+  "windowStartMs",
+  "windowEndMs",
+  "tpot",
+  "ttft",
+  "requestTpot",
+  "e2e",
+  "requests",
+  "outputTokens",
+  "tokensPerSecond",
+  "lateSamples",
+  "scheduleLag",
+  "ttftFromIntended",
+  "clientPauseMaxMs",
+  "histograms"
+})
+public record WindowSummary(
+    int v,
+    String series,
+    String model,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) SortedMap<String, String> labels,
+    String windowStart,
+    String windowEnd,
+    long windowStartMs,
+    long windowEndMs,
+    LatencySummary tpot,
+    LatencySummary ttft,
+    LatencySummary requestTpot,
+    LatencySummary e2e,
+    RequestCounts requests,
+    long outputTokens,
+    BigDecimal tokensPerSecond,
+    long lateSamples,
+    LatencySummary scheduleLag,
+    LatencySummary ttftFromIntended,
+    BigDecimal clientPauseMaxMs,
+    EncodedHistograms histograms) {
+
+  /** The summary format version this code writes. */
+  public static final int VERSION = 1;
+
+  public WindowSummary {
+    labels = labels == null ? new TreeMap<>() : new TreeMap<>(labels);
+  }
+}

@@ -1,0 +1,99 @@
+package io.tpotstream.testkit;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * The Kafka a test talks to, with small helpers for topics and client properties. Obtained as a
+ * test-method or constructor parameter under {@link KafkaExtension}; one broker serves the whole
+ * test JVM.
+ */
+public final class TestKafka {
+  private final String bootstrapServers;
+  private final String source;
+
+  TestKafka(String bootstrapServers, String source) {
+    this.bootstrapServers = bootstrapServers;
+    this.source = source;
+  }
+
+  public String bootstrapServers() {
+    return bootstrapServers;
+  }
+
+  /** Where the broker came from: {@code env}, {@code testcontainers} or {@code embedded}. */
+  public String source() {
+    return source;
+  }
+
+  /** A topic name no other test uses: {@code prefix} plus a random suffix. */
+  public static String uniqueName(String prefix) {
+    return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  /** Creates {@code name} with {@code partitions} partitions (no error when it exists). */
+  public void createTopic(String name, int partitions) {
+    createTopic(name, partitions, Map.of());
+  }
+
+  public void createTopic(String name, int partitions, Map<String, String> configs) {
+    try (Admin admin = admin()) {
+      admin
+          .createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs)))
+          .all()
+          .get();
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof TopicExistsException)) {
+        throw new IllegalStateException("cannot create topic " + name, e.getCause());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted creating topic " + name, e);
+    }
+  }
+
+  public Admin admin() {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    return Admin.create(p);
+  }
+
+  /** Producer properties: string keys, byte-array values, acks=all, idempotent. */
+  public Properties producerProps() {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    return p;
+  }
+
+  /**
+   * Consumer properties: string keys, byte-array values, from the earliest offset, read_committed.
+   */
+  public Properties consumerProps(String groupId) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    return p;
+  }
+}
