@@ -1,0 +1,144 @@
+package io.tpotstream.common.event;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class TokenEventCodecTest {
+  private static final Map<String, String> LABELS = Map.of("target", "gw-a", "concurrency", "10");
+
+  static List<TokenEvent> oneOfEachType() {
+    return List.of(
+        TokenEvent.start(1_700_000_000_000L, "run-1", "req-1", "model-a", LABELS, 1_250L, "p-1"),
+        TokenEvent.token(
+            1_700_000_000_100L,
+            "run-1",
+            "req-1",
+            "model-a",
+            LABELS,
+            99_000_000L,
+            0,
+            1,
+            TokenKind.REASONING,
+            "p-1"),
+        TokenEvent.token(
+            1_700_000_000_102L,
+            "run-1",
+            "req-1",
+            "model-a",
+            LABELS,
+            101_600_000L,
+            1,
+            3,
+            TokenKind.CONTENT,
+            "p-1"),
+        TokenEvent.end(
+            1_700_000_000_500L,
+            "run-1",
+            "req-1",
+            "model-a",
+            LABELS,
+            500_000_000L,
+            2,
+            12,
+            4,
+            "stop",
+            1,
+            "p-1"),
+        TokenEvent.error(
+            1_700_000_000_600L,
+            "run-1",
+            "req-2",
+            "model-b",
+            null,
+            30_000_000L,
+            0,
+            "http_429",
+            429,
+            "HTTP 429 from http://127.0.0.1:8000/v1/chat/completions: rate limited",
+            null,
+            "p-1"),
+        TokenEvent.heartbeat(1_700_000_001_000L, "run-1", "p-1", 1_700_000_000_800L, false, 1_350L),
+        TokenEvent.heartbeat(1_700_000_002_000L, "run-1", "p-1", 1_700_000_001_800L, true, null));
+  }
+
+  @Test
+  void everyEventTypeRoundTrips() {
+    for (TokenEvent event : oneOfEachType()) {
+      byte[] bytes = TokenEventCodec.encode(event);
+      assertEquals(event, TokenEventCodec.decode(bytes), new String(bytes));
+    }
+  }
+
+  @Test
+  void encodingIsFlatWithFieldsInFixedOrderAndAbsentFieldsOmitted() {
+    TokenEvent token =
+        TokenEvent.token(
+            1_700_000_000_100L,
+            "run-1",
+            "req-1",
+            "model-a",
+            LABELS,
+            99_000_000L,
+            0,
+            1,
+            TokenKind.CONTENT,
+            "p-1");
+    assertEquals(
+        "{\"type\":\"token\",\"v\":1,\"ts\":1700000000100,\"runId\":\"run-1\",\"requestId\":\"req-1\","
+            + "\"model\":\"model-a\",\"labels\":{\"concurrency\":\"10\",\"target\":\"gw-a\"},"
+            + "\"elapsedNs\":99000000,\"seq\":0,\"tokens\":1,\"kind\":\"content\",\"producerId\":\"p-1\"}",
+        TokenEventCodec.encodeToString(token));
+    String finalHeartbeat =
+        TokenEventCodec.encodeToString(
+            TokenEvent.heartbeat(1_700_000_002_000L, "run-1", "p-1", 1_700_000_001_800L, true, 7L));
+    assertEquals(
+        "{\"type\":\"heartbeat\",\"v\":1,\"ts\":1700000002000,\"runId\":\"run-1\",\"producerId\":\"p-1\","
+            + "\"watermark\":1700000001800,\"final\":true,\"clientPauseMaxUs\":7}",
+        finalHeartbeat);
+  }
+
+  @Test
+  void unknownFieldsAreIgnored() {
+    TokenEvent event =
+        TokenEventCodec.decode(
+            "{\"type\":\"token\",\"v\":2,\"ts\":5,\"requestId\":\"r\",\"model\":\"m\",\"elapsedNs\":7,"
+                + "\"seq\":0,\"futureField\":{\"nested\":[1,2]},\"other\":\"x\"}");
+    assertEquals(EventType.TOKEN, event.type());
+    assertEquals(2, event.v());
+    assertEquals(7L, event.elapsedNs());
+    assertNull(event.tokens());
+    assertEquals(1, event.tokensOrOne());
+  }
+
+  @Test
+  void malformedRecordsGiveAClearExceptionNotANull() {
+    TokenEventFormatException notJson =
+        assertThrows(TokenEventFormatException.class, () -> TokenEventCodec.decode("{not json"));
+    assertTrue(notJson.getMessage().startsWith("not a token event"), notJson.getMessage());
+    assertTrue(notJson.getMessage().contains("{not json"), notJson.getMessage());
+
+    TokenEventFormatException badType =
+        assertThrows(
+            TokenEventFormatException.class,
+            () -> TokenEventCodec.decode("{\"type\":\"tok\",\"ts\":5,\"requestId\":\"r\"}"));
+    assertTrue(badType.getMessage().contains("unknown event type 'tok'"), badType.getMessage());
+
+    TokenEventFormatException missing =
+        assertThrows(
+            TokenEventFormatException.class,
+            () -> TokenEventCodec.decode("{\"type\":\"token\",\"ts\":5,\"requestId\":\"r\"}"));
+    assertEquals(
+        "not a token event: missing model in '{\"type\":\"token\",\"ts\":5,\"requestId\":\"r\"}'",
+        missing.getMessage());
+
+    assertThrows(TokenEventFormatException.class, () -> TokenEventCodec.decode(new byte[0]));
+    assertThrows(TokenEventFormatException.class, () -> TokenEventCodec.decode("[1,2]"));
+    assertThrows(TokenEventFormatException.class, () -> TokenEventCodec.decode("null"));
+  }
+}
