@@ -1,0 +1,68 @@
+package io.tpotstream.app;
+
+import io.tpotstream.app.archive.Replayer;
+import io.tpotstream.common.Topics;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code tpot replay}: publish archived token events again. */
+@Command(
+    name = "replay",
+    mixinStandardHelpOptions = true,
+    description =
+        "Publish archived token events again, in their original order, to recompute statistics.")
+final class ReplayCommand implements Callable<Integer> {
+  @Mixin KafkaOptions kafka;
+
+  @Option(names = "--file", required = true, description = "An archive written by tpot export.")
+  Path file;
+
+  @Option(
+      names = "--topic",
+      defaultValue = Topics.TOKEN_EVENTS,
+      description = "Target topic (default: ${DEFAULT-VALUE}).")
+  String topic;
+
+  @Option(
+      names = "--speed",
+      defaultValue = "max",
+      description =
+          "max (as fast as possible), 1x (as recorded) or Nx (N times faster) (default: ${DEFAULT-VALUE}).")
+  String speed;
+
+  @Option(
+      names = "--partitions",
+      defaultValue = "3",
+      description = "Partitions when the target topic is new (default: ${DEFAULT-VALUE}).")
+  int partitions;
+
+  @Override
+  public Integer call() throws Exception {
+    new Replayer(
+            new Replayer.Settings(
+                kafka.clientProperties(), file, topic, parseSpeed(speed), partitions),
+            System.err)
+        .run();
+    return 0;
+  }
+
+  static double parseSpeed(String text) {
+    if ("max".equalsIgnoreCase(text)) {
+      return 0;
+    }
+    String number =
+        text.endsWith("x") || text.endsWith("X") ? text.substring(0, text.length() - 1) : text;
+    try {
+      double factor = Double.parseDouble(number);
+      if (factor > 0) {
+        return factor;
+      }
+    } catch (NumberFormatException e) {
+      // fall through to the message below
+    }
+    throw new IllegalArgumentException("--speed " + text + ": use max, 1x or Nx (e.g. 10x)");
+  }
+}

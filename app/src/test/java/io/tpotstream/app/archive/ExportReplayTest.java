@@ -1,0 +1,222 @@
+package io.tpotstream.app.archive;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tpotstream.common.archive.ArchiveReader;
+import io.tpotstream.common.archive.ArchivedRecord;
+import io.tpotstream.common.event.EventType;
+import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.event.TokenEventCodec;
+import io.tpotstream.common.event.TokenKind;
+import io.tpotstream.testkit.KafkaExtension;
+import io.tpotstream.testkit.TestKafka;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+@ExtendWith(KafkaExtension.class)
+class ExportReplayTest {
+  // In the past: brokers reject timestamps more than an hour ahead
+  // (log.message.timestamp.after.max.ms).
+  private static final long T0 = 1_700_000_000_000L;
+
+  /**
+   * 3 partitions: a heartbeat per partition at T0, 20 requests × 5 tokens, a final heartbeat each.
+   */
+  private static int publishRun(TestKafka kafka, String topic) {
+    kafka.createTopic(topic, 3, java.util.Map.of("retention.ms", "-1"));
+    int count = 0;
+    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(kafka.producerProps())) {
+      for (int p = 0; p < 3; p++) {
+        TokenEvent hb = TokenEvent.heartbeat(T0, "run", "prod-1", T0 - 200, false, 5L);
+        producer.send(new ProducerRecord<>(topic, p, T0, "prod-1", TokenEventCodec.encode(hb)));
+        count++;
+      }
+      for (int r = 0; r < 20; r++) {
+        String id = "req-" + r;
+        long start = T0 + r * 1_000L;
+        send(producer, topic, TokenEvent.start(start, "run", id, "model-a", null, null, "prod-1"));
+        count++;
+        for (int s = 0; s < 5; s++) {
+          send(
+              producer,
+              topic,
+              TokenEvent.token(
+                  start + 10 + s,
+                  "run",
+                  id,
+                  "model-a",
+                  null,
+                  (10 + s) * 1_000_000L,
+                  s,
+                  1,
+                  TokenKind.CONTENT,
+                  "prod-1"));
+          count++;
+        }
+        send(
+            producer,
+            topic,
+            TokenEvent.end(
+                start + 20,
+                "run",
+                id,
+                "model-a",
+                null,
+                20_000_000L,
+                5,
+                3,
+                5,
+                "stop",
+                null,
+                "prod-1"));
+        count++;
+      }
+      for (int p = 0; p < 3; p++) {
+        TokenEvent hb = TokenEvent.heartbeat(T0 + 30_000, "run", "prod-1", T0 + 29_800, true, 5L);
+        producer.send(
+            new ProducerRecord<>(topic, p, T0 + 30_000, "prod-1", TokenEventCodec.encode(hb)));
+        count++;
+      }
+      producer.flush();
+    }
+    return count;
+  }
+
+  private static void send(KafkaProducer<String, byte[]> producer, String topic, TokenEvent e) {
+    producer.send(
+        new ProducerRecord<>(topic, null, e.ts(), e.requestId(), TokenEventCodec.encode(e)));
+  }
+
+  private static List<ConsumerRecord<String, byte[]>> readAll(
+      TestKafka kafka, String topic, int expected) {
+    List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
+    try (KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(kafka.consumerProps(topic + "-check"))) {
+      consumer.subscribe(List.of(topic));
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (records.size() < expected && System.nanoTime() < deadline) {
+        consumer.poll(Duration.ofMillis(300)).forEach(records::add);
+      }
+      consumer.poll(Duration.ofMillis(300)).forEach(records::add);
+    }
+    return records;
+  }
+
+  private static Properties client(TestKafka kafka) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", kafka.bootstrapServers());
+    return p;
+  }
+
+  @Test
+  void exportWritesEveryRecordAndReplayKeepsOrderKeysTimestampsAndFansOutHeartbeats(
+      TestKafka kafka, @TempDir Path dir) throws Exception {
+    String source = TestKafka.uniqueName("export-src");
+    int published = publishRun(kafka, source);
+    Path file = dir.resolve("run.jsonl.gz");
+    ByteArrayOutputStream progress = new ByteArrayOutputStream();
+    long exported =
+        new Exporter(
+                new Exporter.Settings(client(kafka), source, file, null, null, false),
+                new PrintStream(progress, true, StandardCharsets.UTF_8))
+            .run();
+    assertEquals(published, exported);
+    assertTrue(
+        progress
+            .toString(StandardCharsets.UTF_8)
+            .contains("export: done, " + published + " records"));
+
+    // replay into a topic with another partition count: 2 instead of 3
+    String target = TestKafka.uniqueName("replay-dst");
+    Replayer.Result result =
+        new Replayer(
+                new Replayer.Settings(client(kafka), file, target, 0, 2), new PrintStream(progress))
+            .run();
+    // 2 distinct heartbeats (start, final), each seen on 3 source partitions: 4 duplicates dropped
+    assertEquals(2, result.heartbeatsSent());
+    assertEquals(4, result.duplicateHeartbeats());
+    int tokenEvents = published - 6;
+    int expectedOnTarget = tokenEvents + 2 * 2;
+    List<ConsumerRecord<String, byte[]>> replayed = readAll(kafka, target, expectedOnTarget);
+    assertEquals(expectedOnTarget, replayed.size());
+
+    String retention =
+        kafka
+            .admin()
+            .describeConfigs(
+                List.of(
+                    new org.apache.kafka.common.config.ConfigResource(
+                        org.apache.kafka.common.config.ConfigResource.Type.TOPIC, target)))
+            .all()
+            .get()
+            .values()
+            .iterator()
+            .next()
+            .get("retention.ms")
+            .value();
+    assertEquals("-1", retention);
+
+    for (int partition = 0; partition < 2; partition++) {
+      int p = partition;
+      List<TokenEvent> events =
+          replayed.stream()
+              .filter(r -> r.partition() == p)
+              .map(r -> TokenEventCodec.decode(r.value()))
+              .toList();
+      // each partition starts with the first heartbeat and ends with the final one
+      assertEquals(EventType.HEARTBEAT, events.get(0).type());
+      assertTrue(events.get(events.size() - 1).finalHeartbeat());
+      // within a partition, ts never goes down (the producer's promise is kept)
+      for (int i = 1; i < events.size(); i++) {
+        assertTrue(events.get(i).ts() >= events.get(i - 1).ts(), "ts order on partition " + p);
+      }
+    }
+    for (ConsumerRecord<String, byte[]> r : replayed) {
+      TokenEvent e = TokenEventCodec.decode(r.value());
+      assertEquals(e.ts(), r.timestamp());
+      if (e.type() != EventType.HEARTBEAT) {
+        assertEquals(e.requestId(), r.key());
+      }
+    }
+  }
+
+  @Test
+  void exportOfATimeRangeKeepsOnlyRecordsInsideIt(TestKafka kafka, @TempDir Path dir)
+      throws Exception {
+    String source = TestKafka.uniqueName("export-range");
+    publishRun(kafka, source);
+    Path file = dir.resolve("range.jsonl");
+    // requests 5..9 start at T0+5000..T0+9000 and end 20 ms later: [T0+5000, T0+10000)
+    new Exporter(
+            new Exporter.Settings(client(kafka), source, file, T0 + 5_000, T0 + 10_000, false),
+            new PrintStream(new ByteArrayOutputStream()))
+        .run();
+    List<ArchivedRecord> records =
+        ArchiveReader.readAll(
+            file,
+            (line, reason) -> {
+              throw new AssertionError(reason);
+            });
+    assertEquals(5 * 7, records.size());
+    for (ArchivedRecord r : records) {
+      assertTrue(r.timestamp() >= T0 + 5_000 && r.timestamp() < T0 + 10_000);
+    }
+    assertEquals(5, records.stream().filter(r -> r.event().type() == EventType.START).count());
+    assertTrue(Files.size(file) > 0);
+  }
+}
