@@ -15,7 +15,7 @@ import java.util.function.Function;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.DateAxis;
-import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.LogarithmicAxis;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.axis.ValueAxis;
 import org.jfree.chart.plot.ValueMarker;
@@ -151,8 +151,9 @@ final class Charts {
     time.setTimeZone(TimeZone.getTimeZone("UTC"));
     ValueAxis y;
     if (logScale) {
-      LogAxis log = new LogAxis(yLabel);
-      log.setSmallestValue(0.001);
+      LogarithmicAxis log = new LogarithmicAxis(yLabel);
+      log.setStrictValuesFlag(false);
+      log.setAllowNegativesFlag(false);
       y = log;
     } else {
       NumberAxis linear = new NumberAxis(yLabel);

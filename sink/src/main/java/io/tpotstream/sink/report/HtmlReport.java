@@ -46,7 +46,7 @@ final class HtmlReport {
     html.append("<table id=\"whole-run\">\n<tr><th>series</th><th>from (UTC)</th><th>to (UTC)</th>")
         .append("<th>TPOT count</th><th>TPOT mean</th><th>TPOT p50</th><th>TPOT p90</th>")
         .append("<th>TPOT p99</th><th>TPOT p99.9</th><th>TPOT p99.99</th><th>TPOT max</th>")
-        .append("<th>TTFT p50</th><th>TTFT p99</th><th>requests</th><th>failed</th>")
+        .append("<th>TTFT p50</th><th>TTFT p99</th><th>finished requests</th><th>failed</th>")
         .append("<th>error rate</th><th>output tokens/s</th></tr>\n");
     for (String name : names) {
       WindowSummary run = model.wholeRun(name);
