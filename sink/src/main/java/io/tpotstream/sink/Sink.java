@@ -304,16 +304,16 @@ public final class Sink implements Closeable {
           new OffsetAndMetadata(record.offset() + 1));
       try {
         if (record.value() == null) {
-          throw new IllegalArgumentException("no value");
+          throw new IllegalArgumentException("not a window summary: no value");
         }
         summaries.add(WindowSummaryCodec.decode(record.value()));
       } catch (IllegalArgumentException e) {
         LOG.warn(
-            "{}-{} offset {} skipped, not a window summary: {}",
+            "{}-{} offset {} skipped: {}",
             record.topic(),
             record.partition(),
             record.offset(),
-            e.getMessage());
+            e.getMessage().lines().findFirst().orElse(""));
       }
     }
     List<FlatRecord> flat = summaries.stream().map(FlatRecord::of).toList();
