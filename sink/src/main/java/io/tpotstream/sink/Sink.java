@@ -265,7 +265,8 @@ public final class Sink implements Closeable {
   private void run() {
     try {
       while (!closing) {
-        if (System.nanoTime() - lastPartitionCheckNs > PARTITION_CHECK.toNanos()) {
+        Duration sinceCheck = Duration.ofNanos(System.nanoTime() - lastPartitionCheckNs);
+        if (sinceCheck.compareTo(consumer.assignment().isEmpty() ? POLL : PARTITION_CHECK) > 0) {
           checkPartitions();
         }
         ConsumerRecords<String, byte[]> records = consumer.poll(POLL);

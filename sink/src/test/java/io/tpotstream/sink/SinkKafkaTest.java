@@ -76,10 +76,15 @@ class SinkKafkaTest {
             .csv(csv)
             .metricsTopic(metricsTopic)
             .prometheus("127.0.0.1", 0)
+            .report(dir.resolve("report"), false, Duration.ZERO)
             .build();
 
     try (Sink sink = Sink.start(config)) {
       await().atMost(WAIT).until(() -> sink.summariesWritten() == summaries.size());
+      await().atMost(WAIT).until(() -> Files.exists(dir.resolve("report/report.html")));
+      String html = Files.readString(dir.resolve("report/report.html"));
+      assertTrue(html.contains("<td class=\"series\">model-a{concurrency=5}</td>"), "report");
+      assertTrue(html.contains("<td class=\"series\">model-b{concurrency=20}</td>"), "report");
 
       List<String> labels = List.of("concurrency");
       List<String> lines = Files.readAllLines(csv);

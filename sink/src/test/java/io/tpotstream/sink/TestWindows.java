@@ -32,6 +32,30 @@ public final class TestWindows {
   }
 
   /**
+   * A window whose statistics are easy to check by hand: TPOT 10, 20, ..., 1000 µs (exact in
+   * HdrHistogram: p50 0.500 ms, p99 0.990 ms, mean 0.505 ms), TTFT 1.0/1.2/1.5/2.0 ms, request TPOT
+   * 0.5-0.8 ms, 5 requests of which one failed (http_429), 104 output tokens, 2 late samples.
+   */
+  public static WindowSummary known(String model, Map<String, String> labels, int window) {
+    WindowStats stats = new WindowStats();
+    for (int i = 1; i <= 100; i++) {
+      stats.tpot.recordMicros(i * 10L);
+    }
+    for (long micros : new long[] {1000, 1200, 1500, 2000}) {
+      stats.ttft.recordMicros(micros);
+    }
+    for (long micros : new long[] {500, 600, 700, 800}) {
+      stats.requestTpot.recordMicros(micros);
+    }
+    stats.started(5);
+    stats.completed(4, false);
+    stats.failed("http_429", 1);
+    stats.outputTokens(104);
+    stats.lateSamples(2);
+    return of(model, labels, window, stats);
+  }
+
+  /**
    * Deterministic, varied samples for one window: 200 TPOT gaps around 1.5-3.5 ms with a few stalls
    * of 50-150 ms, 5 requests (one failed with http_429).
    */

@@ -10,13 +10,13 @@ import java.util.TreeMap;
  * HELP, a TYPE or a sample, every sample must belong to a family declared by TYPE, label values are
  * unescaped.
  */
-final class PromText {
-  record Sample(String name, Map<String, String> labels, double value) {}
+public final class PromText {
+  public record Sample(String name, Map<String, String> labels, double value) {}
 
-  final Map<String, String> types = new LinkedHashMap<>();
-  final List<Sample> samples = new java.util.ArrayList<>();
+  public final Map<String, String> types = new LinkedHashMap<>();
+  public final List<Sample> samples = new java.util.ArrayList<>();
 
-  static PromText parse(String text) {
+  public static PromText parse(String text) {
     PromText parsed = new PromText();
     for (String line : text.split("\n")) {
       if (line.isEmpty()) {
@@ -39,7 +39,7 @@ final class PromText {
   }
 
   /** The value of the one sample named {@code name} with exactly {@code labels}. */
-  double value(String name, Map<String, String> labels) {
+  public double value(String name, Map<String, String> labels) {
     List<Sample> found =
         samples.stream()
             .filter(s -> s.name().equals(name) && s.labels().equals(new TreeMap<>(labels)))

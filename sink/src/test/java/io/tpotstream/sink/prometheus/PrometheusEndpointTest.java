@@ -22,7 +22,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-class PrometheusEndpointTest {
+public class PrometheusEndpointTest {
   private static final Map<String, String> A =
       Map.of("series", "model-a{concurrency=5}", "model", "model-a");
   private static final Map<String, String> B = Map.of("series", "model-b", "model", "model-b");
@@ -192,7 +192,7 @@ class PrometheusEndpointTest {
     return ms.movePointLeft(3).doubleValue();
   }
 
-  static boolean onPath(String command) {
+  public static boolean onPath(String command) {
     return Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
         .anyMatch(dir -> new File(dir, command).canExecute());
   }

@@ -11,24 +11,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class FlatRecordTest {
-  /** TPOT 10..1000 µs in steps of 10 (exact in HdrHistogram), TTFT and request TPOT known. */
   static WindowSummary knownWindow() {
-    WindowStats stats = new WindowStats();
-    for (int i = 1; i <= 100; i++) {
-      stats.tpot.recordMicros(i * 10L);
-    }
-    for (long micros : new long[] {1000, 1200, 1500, 2000}) {
-      stats.ttft.recordMicros(micros);
-    }
-    for (long micros : new long[] {500, 600, 700, 800}) {
-      stats.requestTpot.recordMicros(micros);
-    }
-    stats.started(5);
-    stats.completed(4, false);
-    stats.failed("http_429", 1);
-    stats.outputTokens(104);
-    stats.lateSamples(2);
-    return TestWindows.of("model-a", Map.of("concurrency", "5", "target", "x"), 1, stats);
+    return TestWindows.known("model-a", Map.of("concurrency", "5", "target", "x"), 1);
   }
 
   @Test
