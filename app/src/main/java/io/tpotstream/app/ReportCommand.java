@@ -115,8 +115,7 @@ final class ReportCommand implements Callable<Integer> {
       WindowSummary run = model.wholeRun(series);
       LatencySummary tpot = run.tpot();
       System.out.printf(
-          "  %s: TPOT p50 %s ms, p99 %s ms, p99.9 %s ms (%d samples); TTFT p99 %s ms;"
-              + " error rate %s%n",
+          "  %s: TPOT p50 %s, p99 %s, p99.9 %s (%d samples); TTFT p99 %s;" + " error rate %s%n",
           series,
           ms(tpot.p50Ms()),
           ms(tpot.p99Ms()),
@@ -129,6 +128,6 @@ final class ReportCommand implements Callable<Integer> {
   }
 
   private static String ms(BigDecimal value) {
-    return value == null ? "-" : value.toPlainString();
+    return value == null ? "none" : value.toPlainString() + " ms";
   }
 }
