@@ -331,11 +331,7 @@ public final class Sink implements Closeable {
     if (metrics != null) {
       metrics.write(flat, next, consumer.groupMetadata(), () -> config.listener().beforeCommit(n));
     } else {
-      try {
-        consumer.commitSync(next);
-      } catch (KafkaException e) {
-        throw new IllegalStateException("cannot commit offsets: " + e.getMessage(), e);
-      }
+      commitOffsets(next);
     }
     long maxEndMs = latestWindowEndMs;
     for (WindowSummary summary : summaries) {
@@ -358,6 +354,18 @@ public final class Sink implements Closeable {
           written);
     }
     config.listener().committed(n, written);
+  }
+
+  private void commitOffsets(Map<TopicPartition, OffsetAndMetadata> next) {
+    try {
+      consumer.commitSync(next);
+    } catch (WakeupException e) {
+      // close() woke the consumer up: finish this batch, the loop ends at the next poll
+      consumer.commitSync(next);
+      throw e;
+    } catch (KafkaException e) {
+      throw new IllegalStateException("cannot commit offsets: " + e.getMessage(), e);
+    }
   }
 
   private void refreshReport(boolean last) {

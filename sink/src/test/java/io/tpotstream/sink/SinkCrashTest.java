@@ -127,9 +127,7 @@ class SinkCrashTest {
             .build();
     try (Sink sink = Sink.start(config)) {
       await().atMost(WAIT).until(() -> rows().size() == summaries.size());
-      await()
-          .atMost(WAIT)
-          .until(() -> TopicReader.readCommitted(kafka, metricsTopic).size() >= summaries.size());
+      assertTrue(sink.awaitWindowEnd(TestWindows.startOf(WINDOWS), WAIT));
     }
 
     List<String> labels = List.of("concurrency");
@@ -150,7 +148,7 @@ class SinkCrashTest {
         summaries.stream().map(WindowSummaryCodec::encodeToString).sorted().toList(),
         jsonl.stream().sorted().toList());
 
-    List<ConsumerRecord<String, byte[]>> records = TopicReader.readCommitted(kafka, metricsTopic);
+    List<ConsumerRecord<String, byte[]>> records = TopicReader.readSettled(kafka, metricsTopic);
     assertEquals(summaries.size(), records.size());
     Map<String, byte[]> byKey = new HashMap<>();
     for (ConsumerRecord<String, byte[]> record : records) {

@@ -105,7 +105,7 @@ class SinkKafkaTest {
           lines.stream().filter(l -> l.startsWith("2026-01-01T00:00:40Z")).findFirst().get());
       assertTrue(Files.readAllLines(dir.resolve("out/summaries.jsonl")).size() == summaries.size());
 
-      List<ConsumerRecord<String, byte[]>> records = TopicReader.readCommitted(kafka, metricsTopic);
+      List<ConsumerRecord<String, byte[]>> records = TopicReader.readSettled(kafka, metricsTopic);
       assertEquals(summaries.size(), records.size());
       Map<String, byte[]> bySeriesAndTs = new HashMap<>();
       for (ConsumerRecord<String, byte[]> record : records) {
@@ -169,7 +169,7 @@ class SinkKafkaTest {
     }
 
     assertEquals(3, Files.readAllLines(csv).size());
-    assertEquals(2, TopicReader.readCommitted(kafka, metricsTopic).size());
+    assertEquals(2, TopicReader.readSettled(kafka, metricsTopic).size());
   }
 
   @Test
