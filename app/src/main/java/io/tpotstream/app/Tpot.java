@@ -13,6 +13,8 @@ import picocli.CommandLine.Command;
       BrokerCommand.class,
       ExportCommand.class,
       ReplayCommand.class,
+      SinkCommand.class,
+      ReportCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Tpot implements Runnable {

@@ -1,0 +1,133 @@
+package io.tpotstream.app;
+
+import io.tpotstream.common.Topics;
+import io.tpotstream.common.stats.LatencySummary;
+import io.tpotstream.common.summary.WindowSummary;
+import io.tpotstream.sink.SinkConfig;
+import io.tpotstream.sink.report.Report;
+import io.tpotstream.sink.report.ReportModel;
+import io.tpotstream.sink.report.TopicSummaries;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import org.apache.kafka.clients.CommonClientConfigs;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code tpot report}: charts and report.html from the sink's summaries. */
+@Command(
+    name = "report",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Charts (PNG) of TPOT p50/p99/p99.9, TTFT p50/p99, error rate and tokens/s over time per"
+          + " series, and report.html with a whole-run table per series whose percentiles merge"
+          + " the windows' histograms.",
+      "The summaries come from the JSONL file the sink writes beside its CSV (the CSV has no"
+          + " histograms), or from the summaries topic with --from-topic."
+    })
+final class ReportCommand implements Callable<Integer> {
+  @Option(
+      names = "--csv",
+      defaultValue = "out/summaries.csv",
+      description =
+          "The sink's CSV; the summaries are read from the .jsonl beside it (default:"
+              + " ${DEFAULT-VALUE}).")
+  Path csv;
+
+  @Option(
+      names = "--summaries",
+      paramLabel = "JSONL",
+      description = "The sink's JSONL file, when not beside the CSV.")
+  Path summaries;
+
+  @Option(
+      names = "--from-topic",
+      description = "Read the summaries topic from its beginning instead of a file.")
+  boolean fromTopic;
+
+  @Option(
+      names = "--bootstrap-servers",
+      defaultValue = "localhost:9092",
+      description = "With --from-topic: Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
+  String bootstrapServers;
+
+  @Option(
+      names = "--input",
+      defaultValue = Topics.WINDOW_SUMMARIES,
+      description = "With --from-topic: the summaries topic (default: ${DEFAULT-VALUE}).")
+  String input;
+
+  @Option(
+      names = "--kafka-config",
+      paramLabel = "FILE",
+      description = "With --from-topic: Kafka client properties (security, timeouts).")
+  Path kafkaConfig;
+
+  @Option(
+      names = "--out",
+      defaultValue = "out",
+      description = "Directory for the PNGs and report.html (default: ${DEFAULT-VALUE}).")
+  Path out;
+
+  @Option(names = "--log-scale", description = "Latency charts on a log scale.")
+  boolean logScale;
+
+  @Override
+  public Integer call() throws Exception {
+    ReportModel model;
+    String source;
+    if (fromTopic) {
+      Properties client = new Properties();
+      client.putAll(SinkCommand.kafkaProperties(kafkaConfig));
+      client.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+      model = new ReportModel();
+      TopicSummaries.read(client, input, Duration.ofMinutes(2), model::add);
+      source = "topic " + input;
+    } else {
+      Path jsonl = summaries != null ? summaries : SinkConfig.jsonlBeside(csv);
+      try {
+        model = ReportModel.fromJsonl(jsonl);
+      } catch (NoSuchFileException e) {
+        throw new IllegalArgumentException(
+            "no "
+                + jsonl
+                + ": the report needs the summaries with their histograms (the CSV has none);"
+                + " `tpot sink` writes them beside its CSV unless --no-jsonl, or read the topic"
+                + " with --from-topic");
+      }
+      source = jsonl.toString();
+    }
+    if (model.isEmpty()) {
+      throw new IllegalStateException(
+          "no window summaries in "
+              + source
+              + ": has the aggregator closed a window yet, and is the sink running?");
+    }
+    for (Path file : Report.write(model, out, logScale)) {
+      System.out.println("wrote " + file + " (" + Files.size(file) + " bytes)");
+    }
+    System.out.println("Whole run, from " + model.windows() + " windows of " + source + ":");
+    for (String series : model.seriesNames()) {
+      WindowSummary run = model.wholeRun(series);
+      LatencySummary tpot = run.tpot();
+      System.out.printf(
+          "  %s: TPOT p50 %s, p99 %s, p99.9 %s (%d samples); TTFT p99 %s;" + " error rate %s%n",
+          series,
+          ms(tpot.p50Ms()),
+          ms(tpot.p99Ms()),
+          ms(tpot.p999Ms()),
+          tpot.count(),
+          ms(run.ttft().p99Ms()),
+          run.requests().errorRate().toPlainString());
+    }
+    return 0;
+  }
+
+  private static String ms(BigDecimal value) {
+    return value == null ? "none" : value.toPlainString() + " ms";
+  }
+}

@@ -1,0 +1,177 @@
+package io.tpotstream.app;
+
+import io.tpotstream.common.Topics;
+import io.tpotstream.sink.Sink;
+import io.tpotstream.sink.SinkConfig;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code tpot sink}: window summaries to CSV, JSONL, tpot.metrics, /metrics and charts. */
+@Command(
+    name = "sink",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Write window summaries to a CSV, a JSONL file, the tpot.metrics topic, a Prometheus"
+          + " /metrics endpoint and (optionally) charts, each summary exactly once across crashes"
+          + " and restarts. Runs until Ctrl-C.",
+      "A new --group-id starts from the earliest summary; a known one resumes where it stopped."
+    })
+final class SinkCommand implements Callable<Integer> {
+  @Option(
+      names = "--bootstrap-servers",
+      defaultValue = "localhost:9092",
+      description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
+  String bootstrapServers;
+
+  @Option(
+      names = "--input",
+      defaultValue = Topics.WINDOW_SUMMARIES,
+      description = "Window summaries topic (default: ${DEFAULT-VALUE}).")
+  String input;
+
+  @Option(
+      names = "--group-id",
+      defaultValue = SinkConfig.DEFAULT_GROUP_ID,
+      description =
+          "Consumer group whose offsets record what is written (default: ${DEFAULT-VALUE}). Run"
+              + " one sink per group.")
+  String groupId;
+
+  @Option(
+      names = "--csv",
+      defaultValue = "out/summaries.csv",
+      description = "The summaries CSV (default: ${DEFAULT-VALUE}).")
+  Path csv;
+
+  @Option(names = "--no-csv", description = "Write no CSV.")
+  boolean noCsv;
+
+  @Option(
+      names = "--labels",
+      split = ",",
+      paramLabel = "NAME",
+      description =
+          "The CSV's label_<name> columns, in order (default: the first summary's labels)."
+              + " Absent labels are empty cells.")
+  List<String> labels;
+
+  @Option(
+      names = "--jsonl",
+      description =
+          "The summaries with their histograms, one JSON per line, for `tpot report` (default:"
+              + " beside the CSV, e.g. out/summaries.jsonl).")
+  Path jsonl;
+
+  @Option(names = "--no-jsonl", description = "Write no JSONL file.")
+  boolean noJsonl;
+
+  @Option(
+      names = "--metrics-topic",
+      defaultValue = Topics.METRICS,
+      description = "Topic of flat records for monitoring stacks (default: ${DEFAULT-VALUE}).")
+  String metricsTopic;
+
+  @Option(names = "--no-metrics-topic", description = "Write no flat records to Kafka.")
+  boolean noMetricsTopic;
+
+  @Option(
+      names = "--transactional-id",
+      description = "Transactional id of the metrics producer (default: <group-id>-metrics).")
+  String transactionalId;
+
+  @Option(
+      names = "--prometheus-port",
+      defaultValue = "9404",
+      description = "Port of GET /metrics (default: ${DEFAULT-VALUE}; 0: any free port).")
+  int prometheusPort;
+
+  @Option(
+      names = "--prometheus-host",
+      description = "Address /metrics binds to (default: every interface).")
+  String prometheusHost;
+
+  @Option(names = "--no-prometheus", description = "Serve no /metrics.")
+  boolean noPrometheus;
+
+  @Option(
+      names = "--report-dir",
+      description = "Refresh the charts and report.html here as windows arrive (default: off).")
+  Path reportDir;
+
+  @Option(names = "--log-scale", description = "Latency charts on a log scale.")
+  boolean logScale;
+
+  @Option(
+      names = "--report-every",
+      defaultValue = "10",
+      paramLabel = "SECONDS",
+      description = "Least time between two report refreshes (default: ${DEFAULT-VALUE} s).")
+  int reportEverySeconds;
+
+  @Option(
+      names = "--kafka-config",
+      paramLabel = "FILE",
+      description = "Kafka client properties (security, timeouts) for every client.")
+  Path kafkaConfig;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    Path csvPath = noCsv ? null : csv;
+    Path jsonlPath = noJsonl ? null : jsonl != null ? jsonl : SinkConfig.jsonlBeside(csv);
+    SinkConfig config =
+        SinkConfig.builder(bootstrapServers)
+            .inputTopic(input)
+            .groupId(groupId)
+            .csv(csvPath)
+            .csvLabels(labels)
+            .jsonl(jsonlPath)
+            .metricsTopic(noMetricsTopic ? null : metricsTopic)
+            .transactionalId(transactionalId)
+            .prometheus(prometheusHost, noPrometheus ? SinkConfig.PROMETHEUS_OFF : prometheusPort)
+            .report(reportDir, logScale, Duration.ofSeconds(reportEverySeconds))
+            .kafkaProperties(kafkaProperties(kafkaConfig))
+            .build();
+    Sink sink = Sink.start(config);
+    Runtime.getRuntime().addShutdownHook(new Thread(sink::close, "sink-stop"));
+    System.out.println(
+        "tpot sink: reading "
+            + input
+            + " from "
+            + bootstrapServers
+            + sink.prometheusPort().stream()
+                .mapToObj(port -> "; /metrics on port " + port)
+                .findFirst()
+                .orElse("")
+            + ". Ctrl-C to stop.");
+    System.out.flush();
+    sink.await();
+    return 0;
+  }
+
+  /** The properties of a {@code --kafka-config} file, or none. */
+  static Map<String, String> kafkaProperties(Path file) {
+    if (file == null) {
+      return Map.of();
+    }
+    Properties properties = new Properties();
+    try (Reader reader = Files.newBufferedReader(file)) {
+      properties.load(reader);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "cannot read --kafka-config " + file + ": " + e.getMessage(), e);
+    }
+    Map<String, String> map = new TreeMap<>();
+    properties.stringPropertyNames().forEach(name -> map.put(name, properties.getProperty(name)));
+    return map;
+  }
+}

@@ -1,0 +1,407 @@
+package io.tpotstream.sink;
+
+import io.tpotstream.common.summary.WindowSummary;
+import io.tpotstream.common.summary.WindowSummaryCodec;
+import io.tpotstream.sink.file.CsvFile;
+import io.tpotstream.sink.file.JsonlFile;
+import io.tpotstream.sink.metrics.MetricsTopic;
+import io.tpotstream.sink.prometheus.LatestWindows;
+import io.tpotstream.sink.prometheus.PrometheusEndpoint;
+import io.tpotstream.sink.record.FlatRecord;
+import io.tpotstream.sink.report.Report;
+import io.tpotstream.sink.report.ReportModel;
+import java.io.Closeable;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The sink: reads window summaries (read_committed, a new group from the earliest) and writes each
+ * to the CSV, the JSONL file, the metrics topic, {@code /metrics} and the report, each exactly once
+ * across crashes. Per batch: rows appended to the files and fsynced, then the metrics records and
+ * the consumed offsets committed in one transaction (or the offsets alone when the metrics topic is
+ * off). A crash before the commit makes the next start read the batch again: the files skip the
+ * (series, window) pairs they already hold, and the aborted transaction left nothing visible.
+ *
+ * <p>The consumer is assigned every partition of the input topic (no group membership, so a restart
+ * after a crash resumes at once); run one sink per group id.
+ */
+public final class Sink implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(Sink.class);
+  private static final Duration POLL = Duration.ofMillis(200);
+  private static final Duration PARTITION_CHECK = Duration.ofSeconds(10);
+
+  private final SinkConfig config;
+  private final List<Closeable> resources = new ArrayList<>();
+  private final LatestWindows latest = new LatestWindows();
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private final Object progress = new Object();
+  private KafkaConsumer<String, byte[]> consumer;
+  private MetricsTopic metrics;
+  private CsvFile csv;
+  private JsonlFile jsonl;
+  private PrometheusEndpoint prometheus;
+  private ReportModel report;
+  private Thread thread;
+  private volatile boolean closing;
+  private volatile Throwable failure;
+  private volatile long written;
+  private volatile long latestWindowEndMs = -1;
+  private boolean reportDirty;
+  private long lastReportNs;
+  private long lastPartitionCheckNs;
+
+  private Sink(SinkConfig config) {
+    this.config = config;
+  }
+
+  /**
+   * Opens the outputs, connects to Kafka and starts the sink's thread.
+   *
+   * @throws IllegalStateException when Kafka cannot be reached or a transaction cannot start
+   * @throws IllegalArgumentException when an existing CSV has other columns
+   */
+  public static Sink start(SinkConfig config) {
+    Sink sink = new Sink(config);
+    try {
+      sink.open();
+    } catch (RuntimeException e) {
+      sink.closeResources();
+      throw e;
+    }
+    sink.thread = new Thread(sink::run, "tpot-sink");
+    sink.thread.start();
+    return sink;
+  }
+
+  /** Summaries this sink has committed since it started (each counted once). */
+  public long summariesWritten() {
+    return written;
+  }
+
+  /** End (epoch ms) of the latest window committed since start, or -1. */
+  public long latestWindowEndMs() {
+    return latestWindowEndMs;
+  }
+
+  /**
+   * Waits until a window ending at or after {@code windowEndMs} is committed.
+   *
+   * @return false on timeout
+   * @throws IllegalStateException when the sink stopped on an error
+   */
+  public boolean awaitWindowEnd(long windowEndMs, Duration timeout) throws InterruptedException {
+    long deadlineNs = System.nanoTime() + timeout.toNanos();
+    synchronized (progress) {
+      while (latestWindowEndMs < windowEndMs) {
+        throwIfFailed();
+        if (stopped.getCount() == 0) {
+          return false;
+        }
+        long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime());
+        if (leftMs <= 0) {
+          return false;
+        }
+        progress.wait(Math.min(leftMs, 200));
+      }
+    }
+    return true;
+  }
+
+  /** The port {@code /metrics} is served on, when it is. */
+  public OptionalInt prometheusPort() {
+    return prometheus == null ? OptionalInt.empty() : OptionalInt.of(prometheus.port());
+  }
+
+  /**
+   * Blocks until the sink stops (after {@link #close()} or an error).
+   *
+   * @throws IllegalStateException with the error that stopped it
+   */
+  public void await() throws InterruptedException {
+    stopped.await();
+    throwIfFailed();
+  }
+
+  /** Stops after the batch in progress, renders the report one last time and closes the outputs. */
+  @Override
+  public void close() {
+    closing = true;
+    if (consumer != null) {
+      consumer.wakeup();
+    }
+    try {
+      if (thread != null && thread != Thread.currentThread()) {
+        thread.join();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void open() {
+    Properties client = KafkaSetup.clientProps(config);
+    int partitions;
+    Map<TopicPartition, OffsetAndMetadata> committed;
+    try (Admin admin = Admin.create(client)) {
+      partitions = KafkaSetup.ensureTopics(admin, config);
+      committed =
+          KafkaSetup.committedOffsets(
+              admin, config.groupId(), config.inputTopic(), config.bootstrapServers());
+    }
+    if (config.reportDir() != null) {
+      report = new ReportModel();
+    }
+    if (config.jsonl() != null) {
+      jsonl =
+          JsonlFile.open(
+              config.jsonl(),
+              summary -> {
+                latest.update(summary);
+                if (report != null) {
+                  report.add(summary);
+                }
+              });
+      resources.add(jsonl);
+    }
+    if (config.csv() != null) {
+      csv = CsvFile.open(config.csv(), config.csvLabels());
+      resources.add(csv);
+      if (csv.rows() == 0 && !committed.isEmpty()) {
+        LOG.warn(
+            "{} is new but group {} has already committed offsets: it gets only the summaries"
+                + " after them; use a new --group-id to write every summary",
+            config.csv(),
+            config.groupId());
+      }
+    }
+    consumer = new KafkaConsumer<>(consumerProps(client));
+    resources.add(0, consumer::close);
+    assignPartitions();
+    if (config.metricsTopic() != null) {
+      metrics = new MetricsTopic(client, config.metricsTopic(), config.transactionalId());
+      resources.add(metrics);
+    }
+    if (config.prometheusPort() != SinkConfig.PROMETHEUS_OFF) {
+      prometheus =
+          PrometheusEndpoint.start(config.prometheusHost(), config.prometheusPort(), latest);
+      resources.add(prometheus);
+    }
+    reportDirty = report != null && !report.isEmpty();
+    LOG.info(
+        "sink reading {} ({} partition(s)) from {} as group {}: CSV {}, JSONL {}, metrics topic {},"
+            + " /metrics {}, report {}",
+        config.inputTopic(),
+        partitions,
+        config.bootstrapServers(),
+        config.groupId(),
+        orOff(config.csv()),
+        orOff(config.jsonl()),
+        orOff(config.metricsTopic()),
+        prometheus == null ? "off" : "on port " + prometheus.port(),
+        orOff(config.reportDir()));
+  }
+
+  private Properties consumerProps(Properties client) {
+    Properties props = new Properties();
+    props.putAll(client);
+    props.put(ConsumerConfig.GROUP_ID_CONFIG, config.groupId());
+    props.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(config.maxPollRecords()));
+    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    props.put(
+        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    return props;
+  }
+
+  /** Assigns every partition of the input topic, including partitions added since the start. */
+  private void assignPartitions() {
+    List<PartitionInfo> infos = consumer.partitionsFor(config.inputTopic(), KafkaSetup.TIMEOUT);
+    Set<TopicPartition> partitions = new HashSet<>(consumer.assignment());
+    boolean added = false;
+    for (PartitionInfo info : infos) {
+      added |= partitions.add(new TopicPartition(info.topic(), info.partition()));
+    }
+    if (added) {
+      consumer.assign(partitions);
+    }
+    lastPartitionCheckNs = System.nanoTime();
+  }
+
+  private void checkPartitions() {
+    try {
+      assignPartitions();
+    } catch (KafkaException e) {
+      lastPartitionCheckNs = System.nanoTime();
+      LOG.warn("cannot check the partitions of {}: {}", config.inputTopic(), e.getMessage());
+    }
+  }
+
+  private void run() {
+    try {
+      while (!closing) {
+        Duration sinceCheck = Duration.ofNanos(System.nanoTime() - lastPartitionCheckNs);
+        if (sinceCheck.compareTo(consumer.assignment().isEmpty() ? POLL : PARTITION_CHECK) > 0) {
+          checkPartitions();
+        }
+        ConsumerRecords<String, byte[]> records = consumer.poll(POLL);
+        if (!records.isEmpty()) {
+          process(records);
+        }
+        refreshReport(false);
+      }
+    } catch (WakeupException e) {
+      if (!closing) {
+        failure = e;
+      }
+    } catch (Throwable e) {
+      failure = e;
+      LOG.error("sink stopped: {}", e.getMessage());
+    } finally {
+      try {
+        refreshReport(true);
+      } catch (RuntimeException e) {
+        LOG.warn("cannot write the final report: {}", e.getMessage());
+      }
+      closeResources();
+      synchronized (progress) {
+        stopped.countDown();
+        progress.notifyAll();
+      }
+    }
+  }
+
+  private void process(ConsumerRecords<String, byte[]> records) {
+    Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
+    List<WindowSummary> summaries = new ArrayList<>();
+    for (ConsumerRecord<String, byte[]> record : records) {
+      next.put(
+          new TopicPartition(record.topic(), record.partition()),
+          new OffsetAndMetadata(record.offset() + 1));
+      try {
+        if (record.value() == null) {
+          throw new IllegalArgumentException("not a window summary: no value");
+        }
+        summaries.add(WindowSummaryCodec.decode(record.value()));
+      } catch (IllegalArgumentException e) {
+        LOG.warn(
+            "{}-{} offset {} skipped: {}",
+            record.topic(),
+            record.partition(),
+            record.offset(),
+            e.getMessage().lines().findFirst().orElse(""));
+      }
+    }
+    List<FlatRecord> flat = summaries.stream().map(FlatRecord::of).toList();
+    int n = summaries.size();
+    if (jsonl != null) {
+      summaries.forEach(jsonl::append);
+      jsonl.sync();
+    }
+    if (csv != null) {
+      flat.forEach(csv::append);
+      csv.sync();
+    }
+    config.listener().filesWritten(n);
+    if (metrics != null) {
+      metrics.write(flat, next, consumer.groupMetadata(), () -> config.listener().beforeCommit(n));
+    } else {
+      commitOffsets(next);
+    }
+    long maxEndMs = latestWindowEndMs;
+    for (WindowSummary summary : summaries) {
+      latest.update(summary);
+      if (report != null) {
+        reportDirty |= report.add(summary);
+      }
+      maxEndMs = Math.max(maxEndMs, summary.windowEndMs());
+    }
+    synchronized (progress) {
+      written += n;
+      latestWindowEndMs = maxEndMs;
+      progress.notifyAll();
+    }
+    if (n > 0) {
+      LOG.info(
+          "wrote {} summaries up to the window ending {} ({} since start)",
+          n,
+          Instant.ofEpochMilli(maxEndMs),
+          written);
+    }
+    config.listener().committed(n, written);
+  }
+
+  private void commitOffsets(Map<TopicPartition, OffsetAndMetadata> next) {
+    try {
+      consumer.commitSync(next);
+    } catch (WakeupException e) {
+      // close() woke the consumer up: finish this batch, the loop ends at the next poll
+      consumer.commitSync(next);
+      throw e;
+    } catch (KafkaException e) {
+      throw new IllegalStateException("cannot commit offsets: " + e.getMessage(), e);
+    }
+  }
+
+  private void refreshReport(boolean last) {
+    if (report == null || !reportDirty) {
+      return;
+    }
+    if (!last && System.nanoTime() - lastReportNs < config.reportEvery().toNanos()) {
+      return;
+    }
+    try {
+      Report.write(report, config.reportDir(), config.reportLogScale());
+    } catch (RuntimeException e) {
+      LOG.warn("cannot refresh the report in {}: {}", config.reportDir(), e.getMessage());
+    }
+    reportDirty = false;
+    lastReportNs = System.nanoTime();
+  }
+
+  private void closeResources() {
+    for (Closeable resource : resources) {
+      try {
+        resource.close();
+      } catch (Exception e) {
+        LOG.warn("closing the sink: {}", e.getMessage());
+      }
+    }
+    resources.clear();
+  }
+
+  private void throwIfFailed() {
+    if (failure != null) {
+      throw new IllegalStateException("the sink stopped: " + failure.getMessage(), failure);
+    }
+  }
+
+  private static String orOff(Object output) {
+    return output == null ? "off" : output.toString();
+  }
+}

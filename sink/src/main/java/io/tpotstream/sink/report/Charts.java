@@ -1,0 +1,180 @@
+package io.tpotstream.sink.report;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.Stroke;
+import java.awt.geom.Ellipse2D;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.TimeZone;
+import java.util.function.Function;
+import org.jfree.chart.ChartUtils;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.DateAxis;
+import org.jfree.chart.axis.LogarithmicAxis;
+import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.axis.ValueAxis;
+import org.jfree.chart.plot.ValueMarker;
+import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.chart.ui.RectangleAnchor;
+import org.jfree.chart.ui.TextAnchor;
+import org.jfree.data.xy.XYSeries;
+import org.jfree.data.xy.XYSeriesCollection;
+
+/**
+ * The report's PNG line charts (JFreeChart, headless), one line per series and statistic over
+ * window end time. A series keeps its colour in every chart (colours follow the sorted series
+ * order); the statistic is told by the line style (p50 solid, p99 dashed, p99.9 dotted).
+ */
+final class Charts {
+  /** Width of every chart, in pixels. */
+  static final int WIDTH = 1200;
+
+  /** Height of every chart, in pixels. */
+  static final int HEIGHT = 600;
+
+  /** Error rate above which the seed's users distrust a batch's percentiles, in %. */
+  private static final double ERROR_RATE_WARNING_PERCENT = 5.0;
+
+  private static final Color[] PALETTE = {
+    new Color(0x1f77b4),
+    new Color(0xff7f0e),
+    new Color(0x2ca02c),
+    new Color(0xd62728),
+    new Color(0x9467bd),
+    new Color(0x8c564b),
+    new Color(0xe377c2),
+    new Color(0x7f7f7f),
+    new Color(0xbcbd22),
+    new Color(0x17becf)
+  };
+
+  private static final Stroke SOLID = new BasicStroke(2.0f);
+  private static final Stroke DASHED =
+      new BasicStroke(
+          2.0f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {8f, 5f}, 0f);
+  private static final Stroke DOTTED =
+      new BasicStroke(
+          2.0f, BasicStroke.CAP_ROUND, BasicStroke.JOIN_ROUND, 10f, new float[] {1f, 5f}, 0f);
+  private static final Stroke[] STYLES = {SOLID, DASHED, DOTTED};
+
+  private Charts() {}
+
+  /** One statistic to plot: its legend suffix and how to read it from a window, in plot units. */
+  private record Line(String name, Function<WindowPoint, BigDecimal> value) {}
+
+  static byte[] tpot(ReportModel model, boolean logScale) {
+    return png(
+        model,
+        "TPOT per series: p50, p99 and p99.9 per window",
+        logScale ? "TPOT (ms, log scale)" : "TPOT (ms)",
+        logScale,
+        List.of(
+            new Line("p50", WindowPoint::tpotP50Ms),
+            new Line("p99", WindowPoint::tpotP99Ms),
+            new Line("p99.9", WindowPoint::tpotP999Ms)),
+        null);
+  }
+
+  static byte[] ttft(ReportModel model, boolean logScale) {
+    return png(
+        model,
+        "TTFT per series: p50 and p99 per window",
+        logScale ? "TTFT (ms, log scale)" : "TTFT (ms)",
+        logScale,
+        List.of(new Line("p50", WindowPoint::ttftP50Ms), new Line("p99", WindowPoint::ttftP99Ms)),
+        null);
+  }
+
+  static byte[] errorRate(ReportModel model) {
+    ValueMarker warning = new ValueMarker(ERROR_RATE_WARNING_PERCENT);
+    warning.setPaint(Color.GRAY);
+    warning.setStroke(DASHED);
+    warning.setLabel("5%: percentiles above this error rate are not trustworthy");
+    warning.setLabelAnchor(RectangleAnchor.TOP_LEFT);
+    warning.setLabelTextAnchor(TextAnchor.BOTTOM_LEFT);
+    return png(
+        model,
+        "Error rate per series per window",
+        "failed + abandoned requests (% of finished)",
+        false,
+        List.of(
+            new Line(
+                "error rate", p -> p.errorRate() == null ? null : p.errorRate().movePointRight(2))),
+        warning);
+  }
+
+  static byte[] tokensPerSecond(ReportModel model) {
+    return png(
+        model,
+        "Output tokens per second per series",
+        "output tokens / s",
+        false,
+        List.of(new Line("tokens/s", WindowPoint::tokensPerSecond)),
+        null);
+  }
+
+  private static byte[] png(
+      ReportModel model,
+      String title,
+      String yLabel,
+      boolean logScale,
+      List<Line> lines,
+      ValueMarker marker) {
+    XYSeriesCollection dataset = new XYSeriesCollection();
+    XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
+    List<String> names = model.seriesNames();
+    for (int s = 0; s < names.size(); s++) {
+      List<WindowPoint> points = model.points(names.get(s));
+      for (int l = 0; l < lines.size(); l++) {
+        Line line = lines.get(l);
+        String key = lines.size() == 1 ? names.get(s) : names.get(s) + " " + line.name();
+        XYSeries xy = new XYSeries(key, false, true);
+        for (WindowPoint p : points) {
+          BigDecimal value = line.value().apply(p);
+          boolean plottable = value != null && (!logScale || value.signum() > 0);
+          xy.add(p.windowEndMs(), plottable ? value.doubleValue() : null);
+        }
+        int index = dataset.getSeriesCount();
+        dataset.addSeries(xy);
+        renderer.setSeriesPaint(index, PALETTE[s % PALETTE.length]);
+        renderer.setSeriesStroke(index, STYLES[l % STYLES.length]);
+        renderer.setSeriesShape(index, new Ellipse2D.Double(-2.5, -2.5, 5, 5));
+      }
+    }
+    DateAxis time = new DateAxis("window end (UTC)");
+    time.setTimeZone(TimeZone.getTimeZone("UTC"));
+    ValueAxis y;
+    if (logScale) {
+      LogarithmicAxis log = new LogarithmicAxis(yLabel);
+      log.setStrictValuesFlag(false);
+      log.setAllowNegativesFlag(false);
+      y = log;
+    } else {
+      NumberAxis linear = new NumberAxis(yLabel);
+      linear.setAutoRangeIncludesZero(true);
+      y = linear;
+    }
+    XYPlot plot = new XYPlot(dataset, time, y, renderer);
+    plot.setBackgroundPaint(Color.WHITE);
+    plot.setDomainGridlinePaint(new Color(0xdddddd));
+    plot.setRangeGridlinePaint(new Color(0xdddddd));
+    if (marker != null) {
+      plot.addRangeMarker(marker);
+    }
+    JFreeChart chart = new JFreeChart(title, new Font(Font.SANS_SERIF, Font.BOLD, 18), plot, true);
+    chart.setBackgroundPaint(Color.WHITE);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try {
+      ChartUtils.writeChartAsPNG(out, chart, WIDTH, HEIGHT);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot render the chart '" + title + "'", e);
+    }
+    return out.toByteArray();
+  }
+}

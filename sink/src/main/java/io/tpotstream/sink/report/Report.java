@@ -1,0 +1,73 @@
+package io.tpotstream.sink.report;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Writes the report into a directory: {@value #TPOT_PNG}, {@value #TTFT_PNG}, {@value
+ * #ERROR_RATE_PNG}, {@value #TOKENS_PNG} ({@link #WIDTH_PX}×{@link #HEIGHT_PX} px) and {@value
+ * #HTML}. Each file is replaced atomically, so a reader never sees half a file.
+ */
+public final class Report {
+  public static final String TPOT_PNG = "tpot.png";
+  public static final String TTFT_PNG = "ttft.png";
+  public static final String ERROR_RATE_PNG = "error-rate.png";
+  public static final String TOKENS_PNG = "tokens-per-second.png";
+  public static final String HTML = "report.html";
+
+  /** Chart width in pixels. */
+  public static final int WIDTH_PX = Charts.WIDTH;
+
+  /** Chart height in pixels. */
+  public static final int HEIGHT_PX = Charts.HEIGHT;
+
+  private Report() {}
+
+  /**
+   * Renders {@code model} into {@code outDir} (created if missing).
+   *
+   * @param logScale latency axes on a log scale
+   * @return the files written, the HTML last
+   */
+  public static List<Path> write(ReportModel model, Path outDir, boolean logScale) {
+    Map<String, HtmlReport.Chart> charts = new LinkedHashMap<>();
+    charts.put(
+        TPOT_PNG,
+        new HtmlReport.Chart("TPOT p50, p99, p99.9 over time", Charts.tpot(model, logScale)));
+    charts.put(
+        TTFT_PNG, new HtmlReport.Chart("TTFT p50, p99 over time", Charts.ttft(model, logScale)));
+    charts.put(
+        ERROR_RATE_PNG, new HtmlReport.Chart("Error rate over time", Charts.errorRate(model)));
+    charts.put(
+        TOKENS_PNG,
+        new HtmlReport.Chart("Output tokens per second", Charts.tokensPerSecond(model)));
+    try {
+      Files.createDirectories(outDir);
+      List<Path> written = new ArrayList<>();
+      for (Map.Entry<String, HtmlReport.Chart> chart : charts.entrySet()) {
+        written.add(replace(outDir.resolve(chart.getKey()), chart.getValue().png()));
+      }
+      byte[] html = HtmlReport.render(model, charts).getBytes(StandardCharsets.UTF_8);
+      written.add(replace(outDir.resolve(HTML), html));
+      return written;
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "cannot write the report into " + outDir + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static Path replace(Path target, byte[] bytes) throws IOException {
+    Path temp = target.resolveSibling(target.getFileName() + ".tmp");
+    Files.write(temp, bytes);
+    return Files.move(
+        temp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+  }
+}

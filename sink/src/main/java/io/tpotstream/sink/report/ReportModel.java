@@ -1,0 +1,107 @@
+package io.tpotstream.sink.report;
+
+import io.tpotstream.common.stats.LatencySummary;
+import io.tpotstream.common.summary.WindowStats;
+import io.tpotstream.common.summary.WindowSummary;
+import io.tpotstream.sink.file.JsonlFile;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * What a report shows, built one window summary at a time: per series, the points the charts plot
+ * and the whole run's statistics, which come from merging the windows' encoded histograms with the
+ * statistics core (never from averaging percentiles). Each (series, window) counts once. Not
+ * thread-safe.
+ */
+public final class ReportModel {
+  private final SortedMap<String, SeriesRun> series = new TreeMap<>();
+
+  /** A model of every summary in a JSONL file written by the sink. */
+  public static ReportModel fromJsonl(Path jsonl) throws NoSuchFileException {
+    if (!Files.isRegularFile(jsonl)) {
+      throw new NoSuchFileException(jsonl.toString());
+    }
+    ReportModel model = new ReportModel();
+    JsonlFile.read(jsonl, model::add);
+    return model;
+  }
+
+  /**
+   * Adds one window summary.
+   *
+   * @return false when its (series, window) was already added
+   */
+  public boolean add(WindowSummary summary) {
+    return series.computeIfAbsent(summary.series(), name -> new SeriesRun(summary)).add(summary);
+  }
+
+  /** The series, sorted. */
+  public List<String> seriesNames() {
+    return new ArrayList<>(series.keySet());
+  }
+
+  /** Windows added over all series. */
+  public int windows() {
+    return series.values().stream().mapToInt(run -> run.points.size()).sum();
+  }
+
+  public boolean isEmpty() {
+    return series.isEmpty();
+  }
+
+  /**
+   * The whole run of {@code seriesName} as one summary: every window merged, from the first
+   * window's start to the last window's end.
+   */
+  public WindowSummary wholeRun(String seriesName) {
+    SeriesRun run = series.get(seriesName);
+    return run.merged.toSummary(seriesName, run.model, run.labels, run.firstStartMs, run.lastEndMs);
+  }
+
+  /** The windows of {@code seriesName}, by window end. */
+  List<WindowPoint> points(String seriesName) {
+    return new ArrayList<>(series.get(seriesName).points.values());
+  }
+
+  private static final class SeriesRun {
+    final String model;
+    final SortedMap<String, String> labels;
+    final WindowStats merged = new WindowStats();
+    final TreeMap<Long, WindowPoint> points = new TreeMap<>();
+    long firstStartMs = Long.MAX_VALUE;
+    long lastEndMs = Long.MIN_VALUE;
+
+    SeriesRun(WindowSummary first) {
+      this.model = first.model();
+      this.labels = first.labels();
+    }
+
+    boolean add(WindowSummary s) {
+      if (points.containsKey(s.windowEndMs())) {
+        return false;
+      }
+      LatencySummary tpot = s.tpot() == null ? LatencySummary.EMPTY : s.tpot();
+      LatencySummary ttft = s.ttft() == null ? LatencySummary.EMPTY : s.ttft();
+      points.put(
+          s.windowEndMs(),
+          new WindowPoint(
+              s.windowEndMs(),
+              tpot.p50Ms(),
+              tpot.p99Ms(),
+              tpot.p999Ms(),
+              ttft.p50Ms(),
+              ttft.p99Ms(),
+              s.requests() == null ? null : s.requests().errorRate(),
+              s.tokensPerSecond()));
+      merged.add(WindowStats.fromSummary(s));
+      firstStartMs = Math.min(firstStartMs, s.windowStartMs());
+      lastEndMs = Math.max(lastEndMs, s.windowEndMs());
+      return true;
+    }
+  }
+}

@@ -1,0 +1,216 @@
+package io.tpotstream.sink;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tpotstream.common.summary.WindowStats;
+import io.tpotstream.common.summary.WindowSummary;
+import io.tpotstream.common.summary.WindowSummaryCodec;
+import io.tpotstream.sink.record.FlatRecord;
+import io.tpotstream.testkit.KafkaExtension;
+import io.tpotstream.testkit.TestKafka;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+@ExtendWith(KafkaExtension.class)
+class SinkKafkaTest {
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  @TempDir Path dir;
+
+  static void produce(TestKafka kafka, String topic, List<WindowSummary> summaries) {
+    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(kafka.producerProps())) {
+      for (WindowSummary s : summaries) {
+        producer.send(new ProducerRecord<>(topic, s.series(), WindowSummaryCodec.encode(s)));
+      }
+    }
+  }
+
+  /** Two labelled series over four windows, then a window without any sample. */
+  private static List<WindowSummary> summaries() {
+    List<WindowSummary> summaries = new ArrayList<>();
+    for (int w = 0; w < 4; w++) {
+      summaries.add(TestWindows.summary("model-a", Map.of("concurrency", "5"), w));
+      summaries.add(TestWindows.summary("model-b", Map.of("concurrency", "20"), w));
+    }
+    WindowStats failedOnly = new WindowStats();
+    failedOnly.started(2);
+    failedOnly.failed("http_401", 2);
+    summaries.add(TestWindows.of("model-b", Map.of("concurrency", "20"), 4, failedOnly));
+    return summaries;
+  }
+
+  @Test
+  void summariesInGiveExactCsvRowsMetricsRecordsAndPrometheusValues(TestKafka kafka)
+      throws Exception {
+    String input = TestKafka.uniqueName("summaries");
+    String metricsTopic = TestKafka.uniqueName("metrics");
+    kafka.createTopic(input, 2);
+    List<WindowSummary> summaries = summaries();
+    produce(kafka, input, summaries);
+    Path csv = dir.resolve("out/summaries.csv");
+    SinkConfig config =
+        SinkConfig.builder(kafka.bootstrapServers())
+            .inputTopic(input)
+            .groupId(TestKafka.uniqueName("sink"))
+            .csv(csv)
+            .metricsTopic(metricsTopic)
+            .prometheus("127.0.0.1", 0)
+            .report(dir.resolve("report"), false, Duration.ZERO)
+            .build();
+
+    try (Sink sink = Sink.start(config)) {
+      await().atMost(WAIT).until(() -> sink.summariesWritten() == summaries.size());
+      Path html = dir.resolve("report/report.html");
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  Files.exists(html)
+                      && Files.readString(html).contains(">model-a{concurrency=5}</td>")
+                      && Files.readString(html).contains(">model-b{concurrency=20}</td>"));
+
+      List<String> labels = List.of("concurrency");
+      List<String> lines = Files.readAllLines(csv);
+      assertEquals(String.join(",", FlatRecord.columns(labels)), lines.get(0));
+      assertEquals(
+          summaries.stream()
+              .map(s -> String.join(",", FlatRecord.of(s).cells(labels)))
+              .sorted()
+              .toList(),
+          lines.subList(1, lines.size()).stream().sorted().toList());
+      assertEquals(
+          "2026-01-01T00:00:40Z,2026-01-01T00:00:50Z,1767225650000,model-b{concurrency=20},"
+              + "model-b,20,0,,,,,,,,,,,,,,2,0,2,1.0000,0,0.000,0,",
+          lines.stream().filter(l -> l.startsWith("2026-01-01T00:00:40Z")).findFirst().get());
+      assertTrue(Files.readAllLines(dir.resolve("out/summaries.jsonl")).size() == summaries.size());
+
+      List<ConsumerRecord<String, byte[]>> records = TopicReader.readSettled(kafka, metricsTopic);
+      assertEquals(summaries.size(), records.size());
+      Map<String, byte[]> bySeriesAndTs = new HashMap<>();
+      for (ConsumerRecord<String, byte[]> record : records) {
+        String json = new String(record.value(), StandardCharsets.UTF_8);
+        assertTrue(json.contains("\"series\":\"" + record.key() + "\""), json);
+        bySeriesAndTs.put(record.key() + "@" + record.timestamp(), record.value());
+      }
+      for (WindowSummary s : summaries) {
+        assertArrayEquals(
+            FlatRecord.of(s).toJson(),
+            bySeriesAndTs.get(s.series() + "@" + s.windowEndMs()),
+            s.series() + " " + s.windowEnd());
+      }
+
+      String metrics = scrape(sink.prometheusPort().getAsInt());
+      WindowSummary latestA = summaries.get(6);
+      assertTrue(
+          metrics.contains(
+              "tpot_seconds{model=\"model-a\",series=\"model-a{concurrency=5}\",quantile=\"0.99\"} "
+                  + latestA.tpot().p99Ms().divide(BigDecimal.valueOf(1000)).doubleValue()
+                  + "\n"),
+          metrics);
+      assertTrue(
+          metrics.contains(
+              "tpot_seconds_count{model=\"model-b\",series=\"model-b{concurrency=20}\"} 0\n"),
+          "model-b's latest window had no TPOT sample:\n" + metrics);
+      assertTrue(
+          metrics.contains(
+              "tpot_window_errors{error_class=\"http_401\",model=\"model-b\","
+                  + "series=\"model-b{concurrency=20}\"} 2.0\n"),
+          metrics);
+    }
+  }
+
+  @Test
+  void aRecordThatIsNotASummaryIsSkippedAndTheOthersWritten(TestKafka kafka) throws IOException {
+    String input = TestKafka.uniqueName("summaries");
+    String metricsTopic = TestKafka.uniqueName("metrics");
+    kafka.createTopic(input, 1);
+    WindowSummary a0 = TestWindows.summary("model-a", Map.of(), 0);
+    WindowSummary a1 = TestWindows.summary("model-a", Map.of(), 1);
+    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(kafka.producerProps())) {
+      producer.send(new ProducerRecord<>(input, "model-a", WindowSummaryCodec.encode(a0)));
+      producer.send(
+          new ProducerRecord<>(input, "model-a", "{not json".getBytes(StandardCharsets.UTF_8)));
+      producer.send(new ProducerRecord<>(input, "model-a", WindowSummaryCodec.encode(a1)));
+    }
+    Path csv = dir.resolve("s.csv");
+    SinkConfig config =
+        SinkConfig.builder(kafka.bootstrapServers())
+            .inputTopic(input)
+            .groupId(TestKafka.uniqueName("sink"))
+            .csv(csv)
+            .metricsTopic(metricsTopic)
+            .noPrometheus()
+            .build();
+
+    try (Sink sink = Sink.start(config)) {
+      await().atMost(WAIT).until(() -> sink.latestWindowEndMs() == a1.windowEndMs());
+      assertEquals(2, sink.summariesWritten());
+    }
+
+    assertEquals(3, Files.readAllLines(csv).size());
+    assertEquals(2, TopicReader.readSettled(kafka, metricsTopic).size());
+  }
+
+  @Test
+  void aRestartedSinkOfTheSameGroupAppendsOnlyNewWindows(TestKafka kafka) throws Exception {
+    String input = TestKafka.uniqueName("summaries");
+    kafka.createTopic(input, 1);
+    Path csv = dir.resolve("s.csv");
+    SinkConfig config =
+        SinkConfig.builder(kafka.bootstrapServers())
+            .inputTopic(input)
+            .groupId(TestKafka.uniqueName("sink"))
+            .csv(csv)
+            .metricsTopic(null)
+            .noPrometheus()
+            .build();
+    List<WindowSummary> first = List.of(TestWindows.summary("m", Map.of(), 0));
+    List<WindowSummary> second =
+        List.of(TestWindows.summary("m", Map.of(), 1), TestWindows.summary("m", Map.of(), 2));
+
+    produce(kafka, input, first);
+    try (Sink sink = Sink.start(config)) {
+      assertTrue(sink.awaitWindowEnd(first.get(0).windowEndMs(), WAIT));
+    }
+    produce(kafka, input, second);
+    try (Sink sink = Sink.start(config)) {
+      assertTrue(sink.awaitWindowEnd(second.get(1).windowEndMs(), WAIT));
+      assertEquals(2, sink.summariesWritten(), "the first window was committed before");
+    }
+
+    List<String> lines = Files.readAllLines(csv);
+    assertEquals(4, lines.size());
+    assertEquals(
+        List.of("1767225610000", "1767225620000", "1767225630000"),
+        lines.subList(1, 4).stream().map(l -> l.split(",")[2]).toList());
+  }
+
+  static String scrape(int port) throws IOException, InterruptedException {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+}

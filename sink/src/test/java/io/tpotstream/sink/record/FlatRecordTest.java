@@ -1,0 +1,168 @@
+package io.tpotstream.sink.record;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.tpotstream.common.summary.WindowStats;
+import io.tpotstream.common.summary.WindowSummary;
+import io.tpotstream.sink.TestWindows;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class FlatRecordTest {
+  static WindowSummary knownWindow() {
+    return TestWindows.known("model-a", Map.of("concurrency", "5", "target", "x"), 1);
+  }
+
+  @Test
+  void columnsFollowTheDesignOrderWithLabelsAfterModel() {
+    assertEquals(
+        List.of(
+            "window_start",
+            "window_end",
+            "ts",
+            "series",
+            "model",
+            "label_concurrency",
+            "label_target",
+            "tpot_count",
+            "tpot_mean_ms",
+            "tpot_p50_ms",
+            "tpot_p90_ms",
+            "tpot_p99_ms",
+            "tpot_p99_9_ms",
+            "tpot_p99_99_ms",
+            "tpot_max_ms",
+            "ttft_p50_ms",
+            "ttft_p90_ms",
+            "ttft_p99_ms",
+            "ttft_max_ms",
+            "request_tpot_p50_ms",
+            "request_tpot_p99_ms",
+            "requests_started",
+            "requests_completed",
+            "requests_failed",
+            "error_rate",
+            "output_tokens",
+            "tokens_per_s",
+            "late_samples",
+            "client_pause_max_ms"),
+        FlatRecord.columns(List.of("concurrency", "target")));
+  }
+
+  @Test
+  void cellsCarryTheSummaryValuesInMs() {
+    FlatRecord record = FlatRecord.of(knownWindow());
+
+    assertEquals(
+        List.of(
+            "2026-01-01T00:00:10Z",
+            "2026-01-01T00:00:20Z",
+            "1767225620000",
+            "model-a{concurrency=5,target=x}",
+            "model-a",
+            "5",
+            "x",
+            "100",
+            "0.505",
+            "0.500",
+            "0.900",
+            "0.990",
+            "1.000",
+            "1.000",
+            "1.000",
+            "1.200",
+            "2.000",
+            "2.000",
+            "2.000",
+            "0.600",
+            "0.800",
+            "5",
+            "4",
+            "1",
+            "0.2000",
+            "104",
+            "10.400",
+            "2",
+            ""),
+        record.cells(List.of("concurrency", "target")));
+  }
+
+  @Test
+  void jsonHasTheSameFieldsInTheSameOrder() {
+    String json = new String(FlatRecord.of(knownWindow()).toJson(), StandardCharsets.UTF_8);
+
+    assertEquals(
+        "{\"window_start\":\"2026-01-01T00:00:10Z\",\"window_end\":\"2026-01-01T00:00:20Z\","
+            + "\"ts\":1767225620000,\"series\":\"model-a{concurrency=5,target=x}\","
+            + "\"model\":\"model-a\",\"label_concurrency\":\"5\",\"label_target\":\"x\","
+            + "\"tpot_count\":100,\"tpot_mean_ms\":0.505,\"tpot_p50_ms\":0.500,"
+            + "\"tpot_p90_ms\":0.900,\"tpot_p99_ms\":0.990,\"tpot_p99_9_ms\":1.000,"
+            + "\"tpot_p99_99_ms\":1.000,\"tpot_max_ms\":1.000,\"ttft_p50_ms\":1.200,"
+            + "\"ttft_p90_ms\":2.000,\"ttft_p99_ms\":2.000,\"ttft_max_ms\":2.000,"
+            + "\"request_tpot_p50_ms\":0.600,\"request_tpot_p99_ms\":0.800,"
+            + "\"requests_started\":5,\"requests_completed\":4,\"requests_failed\":1,"
+            + "\"error_rate\":0.2000,\"output_tokens\":104,\"tokens_per_s\":10.400,"
+            + "\"late_samples\":2}",
+        json);
+  }
+
+  @Test
+  void emptyStatisticsAreEmptyCellsAndAbsentJsonFields() {
+    WindowStats stats = new WindowStats();
+    stats.started(1);
+    stats.failed("timeout_first_token", 1);
+    FlatRecord record = FlatRecord.of(TestWindows.of("model-b", Map.of(), 0, stats));
+
+    assertEquals(
+        List.of(
+            "2026-01-01T00:00:00Z",
+            "2026-01-01T00:00:10Z",
+            "1767225610000",
+            "model-b",
+            "model-b",
+            "",
+            "0",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "1",
+            "0",
+            "1",
+            "1.0000",
+            "0",
+            "0.000",
+            "0",
+            ""),
+        record.cells(List.of("concurrency")));
+    assertEquals(
+        "{\"window_start\":\"2026-01-01T00:00:00Z\",\"window_end\":\"2026-01-01T00:00:10Z\","
+            + "\"ts\":1767225610000,\"series\":\"model-b\",\"model\":\"model-b\","
+            + "\"tpot_count\":0,\"requests_started\":1,\"requests_completed\":0,"
+            + "\"requests_failed\":1,\"error_rate\":1.0000,\"output_tokens\":0,"
+            + "\"tokens_per_s\":0.000,\"late_samples\":0}",
+        new String(record.toJson(), StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void clientPauseIsTheTrailingColumnWhenReported() {
+    WindowStats stats = new WindowStats();
+    stats.clientPause(1_234);
+    FlatRecord record = FlatRecord.of(TestWindows.of("m", Map.of(), 0, stats));
+
+    assertEquals("1.234", record.cells(List.of()).get(FlatRecord.columns(List.of()).size() - 1));
+    String json = new String(record.toJson(), StandardCharsets.UTF_8);
+    assertEquals(true, json.endsWith("\"late_samples\":0,\"client_pause_max_ms\":1.234}"), json);
+  }
+}
