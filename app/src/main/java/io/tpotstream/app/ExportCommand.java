@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "export",
     mixinStandardHelpOptions = true,
-    description = "Archive token events (with key, partition, offset, timestamp) to JSONL[.gz].")
+    description = "Archive token events with their keys, partitions and offsets to JSONL.")
 final class ExportCommand implements Callable<Integer> {
   @Mixin KafkaOptions kafka;
 

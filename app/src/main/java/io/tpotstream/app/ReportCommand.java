@@ -22,6 +22,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "report",
     mixinStandardHelpOptions = true,
+    header = "Draw PNG charts and report.html from the summaries of a run.",
     description = {
       "Charts (PNG) of TPOT p50/p99/p99.9, TTFT p50/p99, error rate and tokens/s over time per"
           + " series, and report.html with a whole-run table per series whose percentiles merge"

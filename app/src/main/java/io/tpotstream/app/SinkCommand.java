@@ -20,6 +20,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "sink",
     mixinStandardHelpOptions = true,
+    header = "Write window summaries to CSV, tpot.metrics, Prometheus and charts.",
     description = {
       "Write window summaries to a CSV, a JSONL file, the tpot.metrics topic, a Prometheus"
           + " /metrics endpoint and (optionally) charts, each summary exactly once across crashes"

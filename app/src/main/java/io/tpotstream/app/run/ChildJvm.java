@@ -16,8 +16,8 @@ import java.util.function.Consumer;
 
 /**
  * A child JVM on this JVM's classpath, so that the broker's and the aggregator's garbage collection
- * never pauses the producer (DESIGN.md, "Scale"). The child lives as long as its stdin is open: when
- * this JVM exits, for any reason, the pipe closes and the child shuts down by itself.
+ * never pauses the producer (DESIGN.md, "Scale"). The child lives as long as its stdin is open:
+ * when this JVM exits, for any reason, the pipe closes and the child shuts down by itself.
  */
 final class ChildJvm implements AutoCloseable {
   private final Process process;
