@@ -12,7 +12,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "replay",
     mixinStandardHelpOptions = true,
-    description = "Publish archived token events again, in order, to recompute statistics.")
+    description = "Publish archived token events again to recompute statistics.")
 final class ReplayCommand implements Callable<Integer> {
   @Mixin KafkaOptions kafka;
 
