@@ -84,9 +84,27 @@ public final class ConfigLoader {
    * @param warnings receives one line per ignored key
    */
   public static ProducerConfig load(
-      Path file, Map<String, String> overrides, Map<String, String> env, Consumer<String> warnings) {
+      Path file,
+      Map<String, String> overrides,
+      Map<String, String> env,
+      Consumer<String> warnings) {
     ObjectNode root = file == null ? JsonNodeFactory.instance.objectNode() : read(file);
     applyOverrides(root, overrides);
+    Path baseDir = file == null ? Path.of(".") : file.toAbsolutePath().getParent();
+    return bind(root, env, baseDir, warnings);
+  }
+
+  /** As {@link #load}, for commands that need no model list ({@code tpot models}). */
+  public static ProducerConfig loadForListing(
+      Path file,
+      Map<String, String> overrides,
+      Map<String, String> env,
+      Consumer<String> warnings) {
+    ObjectNode root = file == null ? JsonNodeFactory.instance.objectNode() : read(file);
+    applyOverrides(root, overrides);
+    if (!root.hasNonNull("models")) {
+      root.put("models", "(none)");
+    }
     Path baseDir = file == null ? Path.of(".") : file.toAbsolutePath().getParent();
     return bind(root, env, baseDir, warnings);
   }
@@ -101,7 +119,7 @@ public final class ConfigLoader {
       node = Json.MAPPER.readTree(file.toFile());
     } catch (IOException e) {
       throw new ConfigException(
-          "config file " + file + " is not valid JSON: " + firstLine(e.getMessage()), e);
+          "config file " + file + " is not valid JSON: " + firstLine(e.getMessage()));
     }
     if (!(node instanceof ObjectNode object)) {
       throw new ConfigException("config file " + file + " must hold one JSON object");
@@ -171,9 +189,7 @@ public final class ConfigLoader {
       concurrency = rate == null ? DEFAULT_CONCURRENCY : null;
     }
     int totalRequests =
-        has(root, "total_requests")
-            ? positiveInt(root, "total_requests")
-            : DEFAULT_TOTAL_REQUESTS;
+        has(root, "total_requests") ? positiveInt(root, "total_requests") : DEFAULT_TOTAL_REQUESTS;
     Integer maxTokens = DEFAULT_MAX_TOKENS;
     if (root.has("max_tokens")) {
       maxTokens =
@@ -181,9 +197,9 @@ public final class ConfigLoader {
               ? null
               : positiveInt(root, "max_tokens");
     }
-    Arrival arrival = has(root, "arrival") ? Arrival.parse(text(root, "arrival")) : Arrival.CONSTANT;
-    long seed =
-        has(root, "seed") ? integer(root, "seed") : ThreadLocalRandom.current().nextLong();
+    Arrival arrival =
+        has(root, "arrival") ? Arrival.parse(text(root, "arrival")) : Arrival.CONSTANT;
+    long seed = has(root, "seed") ? integer(root, "seed") : ThreadLocalRandom.current().nextLong();
     Duration duration = has(root, "duration") ? duration(root, "duration", true) : null;
 
     Prompts prompts;
@@ -348,7 +364,8 @@ public final class ConfigLoader {
       throw new ConfigException(
           "config key 'timeouts': must be an object with connect, first_token, idle and total");
     }
-    ObjectNode obj = t == null || t.isNull() ? JsonNodeFactory.instance.objectNode() : (ObjectNode) t;
+    ObjectNode obj =
+        t == null || t.isNull() ? JsonNodeFactory.instance.objectNode() : (ObjectNode) t;
     for (Iterator<String> it = obj.fieldNames(); it.hasNext(); ) {
       String k = it.next();
       if (!Set.of("connect", "first_token", "idle", "total").contains(k)) {

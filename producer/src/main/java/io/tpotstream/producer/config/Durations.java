@@ -45,7 +45,8 @@ public final class Durations {
         };
     Duration d = Duration.ofNanos(Math.round(amount * nanosPerUnit));
     if (d.isZero()) {
-      throw new ConfigException("config key '" + key + "': must be more than 0, got '" + text + "'");
+      throw new ConfigException(
+          "config key '" + key + "': must be more than 0, got '" + text + "'");
     }
     return d;
   }

@@ -38,7 +38,7 @@ public final class Prompts {
       lines = Files.readAllLines(file, StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new ConfigException(
-          "config key 'prompts_file': cannot read " + file + " (" + e.getMessage() + ")", e);
+          "config key 'prompts_file': cannot read " + file + " (" + e.getMessage() + ")");
     }
     List<ArrayNode> conversations = new ArrayList<>();
     for (int i = 0; i < lines.size(); i++) {
@@ -50,7 +50,7 @@ public final class Prompts {
       try {
         node = Json.MAPPER.readTree(line);
       } catch (IOException e) {
-        throw new ConfigException(where(file, i) + "not JSON (expected one prompt per line)", e);
+        throw new ConfigException(where(file, i) + "not JSON (expected one prompt per line)");
       }
       conversations.add(conversation(node, file, i));
     }

@@ -7,10 +7,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The HTTP proxy for the target, read the way curl reads it: {@code HTTPS_PROXY} for https
- * targets, {@code HTTP_PROXY} for http ones (lower-case names too), skipped when the host matches
- * {@code NO_PROXY}. The config key {@code proxy} overrides the environment ({@code "none"} turns
- * it off).
+ * The HTTP proxy for the target, read the way curl reads it: {@code HTTPS_PROXY} for https targets,
+ * {@code HTTP_PROXY} for http ones (lower-case names too), skipped when the host matches {@code
+ * NO_PROXY}. The config key {@code proxy} overrides the environment ({@code "none"} turns it off).
  *
  * @param host proxy host, null when requests go direct
  * @param port proxy port
@@ -28,7 +27,8 @@ public record ProxySettings(
     List<String> nonProxyHosts) {
 
   /** No proxy. */
-  public static final ProxySettings DIRECT = new ProxySettings(null, 0, null, null, null, List.of());
+  public static final ProxySettings DIRECT =
+      new ProxySettings(null, 0, null, null, null, List.of());
 
   public boolean enabled() {
     return host != null;

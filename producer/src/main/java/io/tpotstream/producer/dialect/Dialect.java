@@ -38,7 +38,8 @@ public interface Dialect {
       JsonNode value = e.getValue();
       if (value.isNull()) {
         body.remove(e.getKey());
-      } else if (value instanceof ObjectNode obj && body.get(e.getKey()) instanceof ObjectNode into) {
+      } else if (value instanceof ObjectNode obj
+          && body.get(e.getKey()) instanceof ObjectNode into) {
         merge(into, obj);
       } else {
         body.set(e.getKey(), value.deepCopy());

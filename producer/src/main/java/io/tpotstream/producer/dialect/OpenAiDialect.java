@@ -164,7 +164,9 @@ final class OpenAiDialect implements Dialect {
         type = error.get("code");
       }
       return Dialect.preview(
-          type != null && type.isValueNode() && !type.isNull() ? type.asText() + ": " + text : text);
+          type != null && type.isValueNode() && !type.isNull()
+              ? type.asText() + ": " + text
+              : text);
     }
 
     @Override

@@ -19,7 +19,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLException;
 
-/** Turns HTTP statuses and network exceptions into error classes with messages that say what to check. */
+/**
+ * Turns HTTP statuses and network exceptions into error classes with messages that say what to
+ * check.
+ */
 public final class Failures {
   private static final Pattern TITLE =
       Pattern.compile("<title[^>]*>(.*?)</title>", Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
@@ -51,7 +54,9 @@ public final class Failures {
           case 429 ->
               what
                   + ": rate limited"
-                  + (retryAfter == null ? " (no Retry-After)" : " (Retry-After: " + retryAfter + ")")
+                  + (retryAfter == null
+                      ? " (no Retry-After)"
+                      : " (Retry-After: " + retryAfter + ")")
                   + said
                   + ": lower concurrency or rate, or probe the limit with a small concurrency first";
           default ->
@@ -129,13 +134,19 @@ public final class Failures {
 
   /** The connection failed while waiting for or reading the response. */
   public static RequestFailure ofStream(
-      Throwable cause, URI target, ProxySettings proxy, int chunks, boolean headersReceived, ApiKey key) {
+      Throwable cause,
+      URI target,
+      ProxySettings proxy,
+      int chunks,
+      boolean headersReceived,
+      ApiKey key) {
     String hostPort = hostPort(target);
     String via = proxy.enabled() ? " via " + proxy.describe() : "";
     Throwable root = root(cause);
     String message;
     ErrorClass cls;
-    if (headersReceived && (cause instanceof HttpClosedException || root instanceof ClosedChannelException)) {
+    if (headersReceived
+        && (cause instanceof HttpClosedException || root instanceof ClosedChannelException)) {
       cls = ErrorClass.TRUNCATED;
       message =
           "the stream from "
@@ -151,7 +162,9 @@ public final class Failures {
           "connection to "
               + hostPort
               + via
-              + (headersReceived ? " broke after " + chunks + " token chunks" : " broke before the answer")
+              + (headersReceived
+                  ? " broke after " + chunks + " token chunks"
+                  : " broke before the answer")
               + " ("
               + describe(cause)
               + "): check the server and the network"

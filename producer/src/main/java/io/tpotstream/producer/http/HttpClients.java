@@ -30,7 +30,8 @@ public final class HttpClients {
             .setDecompressionSupported(false)
             .setTcpNoDelay(true)
             .setVerifyHost(true)
-            .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, config.timeouts().connect().toMillis()))
+            .setConnectTimeout(
+                (int) Math.min(Integer.MAX_VALUE, config.timeouts().connect().toMillis()))
             .setName("tpot-producer");
     ProxySettings proxy = config.proxy();
     if (proxy.enabled()) {

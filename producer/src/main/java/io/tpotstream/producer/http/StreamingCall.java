@@ -27,8 +27,8 @@ import java.util.Map;
 
 /**
  * One streaming request, start to end, on one Vert.x event loop. The request start is taken just
- * before the HTTP client is asked to send (before pool wait, connect and TLS); each network read
- * is timestamped with {@code System.nanoTime()} before any parsing and that time goes to every SSE
+ * before the HTTP client is asked to send (before pool wait, connect and TLS); each network read is
+ * timestamped with {@code System.nanoTime()} before any parsing and that time goes to every SSE
  * event the read completes. Events go to the publisher as they happen; nothing here blocks.
  */
 public final class StreamingCall {
@@ -218,10 +218,7 @@ public final class StreamingCall {
       String retryAfter = response.getHeader("Retry-After");
       readBody(
           response,
-          text ->
-              fail(
-                  Failures.ofStatus(
-                      status, "POST", url, text, retryAfter, config.apiKey())));
+          text -> fail(Failures.ofStatus(status, "POST", url, text, retryAfter, config.apiKey())));
       return;
     }
     if (contentType.startsWith("application/json") || contentType.startsWith("text/html")) {

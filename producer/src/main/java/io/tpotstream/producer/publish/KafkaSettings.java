@@ -43,7 +43,8 @@ public record KafkaSettings(
   }
 
   public KafkaSettings withClientProperties(Properties props) {
-    return new KafkaSettings(bootstrapServers, topic, props, partitions, setupTimeout, queueCapacity);
+    return new KafkaSettings(
+        bootstrapServers, topic, props, partitions, setupTimeout, queueCapacity);
   }
 
   public KafkaSettings withPartitions(int count) {

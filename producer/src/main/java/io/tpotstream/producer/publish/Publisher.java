@@ -32,9 +32,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one FIFO publisher of a producer (DESIGN.md, "Time, windows and completeness"). Event loops
- * only {@link #publish} (a non-blocking offer to a bounded queue); one thread sends in order,
- * sends a watermark heartbeat to every partition at start and every second (watermark = now − 200
- * ms, taken after draining the queue), never sends an event below a watermark already sent, and on
+ * only {@link #publish} (a non-blocking offer to a bounded queue); one thread sends in order, sends
+ * a watermark heartbeat to every partition at start and every second (watermark = now − 200 ms,
+ * taken after draining the queue), never sends an event below a watermark already sent, and on
  * {@link #finish} flushes and sends the final heartbeat to every partition. When the queue is full
  * or Kafka fails, the run is told at once, with the number of events at risk; nothing is dropped
  * silently.
@@ -87,8 +87,8 @@ public final class Publisher {
   }
 
   /**
-   * Creates the topic if it is missing, connects, and sends the start heartbeat to every
-   * partition (and waits until Kafka acknowledged them), then starts the publisher thread.
+   * Creates the topic if it is missing, connects, and sends the start heartbeat to every partition
+   * (and waits until Kafka acknowledged them), then starts the publisher thread.
    *
    * @throws PublishException when Kafka cannot be reached within the setup timeout
    */
@@ -99,11 +99,15 @@ public final class Publisher {
       AnchoredClock clock,
       PauseMeter pauseMeter) {
     ensureTopic(settings);
-    KafkaProducer<String, byte[]> kafka = new KafkaProducer<>(producerProperties(settings, producerId));
+    KafkaProducer<String, byte[]> kafka =
+        new KafkaProducer<>(producerProperties(settings, producerId));
     Publisher publisher;
     try {
       List<Integer> partitions =
-          kafka.partitionsFor(settings.topic()).stream().map(PartitionInfo::partition).sorted().toList();
+          kafka.partitionsFor(settings.topic()).stream()
+              .map(PartitionInfo::partition)
+              .sorted()
+              .toList();
       publisher = new Publisher(settings, runId, producerId, clock, pauseMeter, kafka, partitions);
       publisher.sendHeartbeats(false);
       kafka.flush();
@@ -128,8 +132,8 @@ public final class Publisher {
   }
 
   /**
-   * Hands an event to the publisher thread; never blocks. When the queue is full the run fails
-   * (the event is counted at risk).
+   * Hands an event to the publisher thread; never blocks. When the queue is full the run fails (the
+   * event is counted at risk).
    */
   public void publish(TokenEvent event) {
     if (failure.get() != null) {
@@ -269,7 +273,8 @@ public final class Publisher {
     long watermark = Math.max(watermarkMs, isFinal ? now : now - WATERMARK_MARGIN_MS);
     watermarkMs = watermark;
     TokenEvent heartbeat =
-        TokenEvent.heartbeat(now, runId, producerId, watermark, isFinal, pauseMeter.takeMaxMicros());
+        TokenEvent.heartbeat(
+            now, runId, producerId, watermark, isFinal, pauseMeter.takeMaxMicros());
     byte[] value = TokenEventCodec.encode(heartbeat);
     for (int partition : partitions) {
       heartbeats.incrementAndGet();
@@ -373,7 +378,8 @@ public final class Publisher {
         admin
             .createTopics(
                 List.of(
-                    new NewTopic(settings.topic(), Optional.of(settings.partitions()), Optional.empty())))
+                    new NewTopic(
+                        settings.topic(), Optional.of(settings.partitions()), Optional.empty())))
             .all()
             .get(timeoutMs, TimeUnit.MILLISECONDS);
         LOG.info(

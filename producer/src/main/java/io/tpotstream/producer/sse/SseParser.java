@@ -9,8 +9,8 @@ import java.util.function.Consumer;
  * CRLF is split across reads); a leading UTF-8 BOM is dropped; {@code :} lines are comments; {@code
  * event:}, {@code data:} (several lines joined by LF), {@code id:} and {@code retry:} fields; an
  * empty line dispatches the event, and an event with no data is not dispatched. Bytes are fed as
- * they arrive, in any split; each event carries the arrival time of the read that completed it.
- * Not thread-safe: one parser per response.
+ * they arrive, in any split; each event carries the arrival time of the read that completed it. Not
+ * thread-safe: one parser per response.
  */
 public final class SseParser {
   private static final byte[] BOM = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
