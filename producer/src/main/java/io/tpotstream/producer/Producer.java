@@ -47,6 +47,7 @@ public final class Producer {
    * @throws PublishException when Kafka cannot be reached (the run never started)
    */
   public static ProducerRun start(ProducerConfig config, KafkaSettings kafka) {
+    Warmup.run(config);
     String producerId = newProducerId();
     AnchoredClock clock = AnchoredClock.start();
     PauseMeter pauseMeter = PauseMeter.start();
