@@ -51,9 +51,10 @@ final class SimulateCommand implements Callable<Integer> {
 
   @Option(
       names = "--api-key",
+      paramLabel = "KEY",
       defaultValue = "${env:TPOT_SIMULATOR_API_KEY}",
       description =
-          "Answer 401 unless clients send this key (default: \\$TPOT_SIMULATOR_API_KEY, else any"
+          "Answer 401 unless clients send this key (default: $TPOT_SIMULATOR_API_KEY, else any"
               + " key is accepted).")
   String apiKey;
 

@@ -9,6 +9,8 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.security.SecureRandom;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -64,15 +66,19 @@ public final class Simulator implements AutoCloseable {
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.eventLoops()));
     Routes routes = new Routes(config.profiles(), seed, config.apiKey(), truth, pacer);
     try {
-      SimulatorVerticle first = new SimulatorVerticle(routes, config.host(), config.port());
-      await(vertx.deployVerticle(first));
-      int port = first.actualPort();
-      if (config.eventLoops() > 1) {
-        await(
-            vertx.deployVerticle(
-                () -> new SimulatorVerticle(routes, config.host(), port),
-                new DeploymentOptions().setInstances(config.eventLoops() - 1)));
-      }
+      // a negative port is Vert.x's "one random port shared by every instance"
+      int listenPort = config.port() == 0 ? -1 : config.port();
+      List<SimulatorVerticle> instances = new CopyOnWriteArrayList<>();
+      await(
+          vertx.deployVerticle(
+              () -> {
+                SimulatorVerticle instance =
+                    new SimulatorVerticle(routes, config.host(), listenPort);
+                instances.add(instance);
+                return instance;
+              },
+              new DeploymentOptions().setInstances(config.eventLoops())));
+      int port = instances.get(0).actualPort();
       return new Simulator(config, vertx, pacer, truth, port);
     } catch (RuntimeException e) {
       pacer.close();

@@ -31,6 +31,8 @@ public final class SimulatorVerticle extends VerticleBase {
             .setPort(port)
             .setCompressionSupported(false)
             .setTcpNoDelay(true)
+            // HTTP/1.1 only: an injected cut then closes exactly one stream
+            .setHttp2ClearTextEnabled(false)
             .setHandle100ContinueAutomatically(true);
     server = vertx.createHttpServer(options).requestHandler(r -> routes.handle(r, mailbox));
     return server.listen();

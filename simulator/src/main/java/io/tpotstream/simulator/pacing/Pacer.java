@@ -9,18 +9,25 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Releases tasks at their due {@link System#nanoTime()} instant with sub-millisecond accuracy,
  * which Vert.x timers (whole milliseconds) cannot: one dedicated thread keeps a priority queue of
- * due times, parks until {@code spinNs} before the earliest, then spins until it is due and hands
- * it to its event loop. What remains (the spin's overshoot, the hand-off to the loop, the write) is
- * the pacing error that the caller measures and records.
+ * due times, parks until a spin window before the earliest, then spins until it is due and hands it
+ * to its event loop. The spin window adapts to how late this machine's parks wake (timer slack, a
+ * virtual machine's scheduling): it is the larger of the configured minimum and 1.5 times the
+ * average park overshoot plus 20 µs, at most 1 ms. What remains (a park that overshoots even that,
+ * the hand-off to the loop, the write) is the pacing error that the caller measures and records.
  */
 public final class Pacer implements AutoCloseable {
-  /** The default spin window: above Linux's default 50 µs timer slack plus the wake-up latency. */
-  public static final long DEFAULT_SPIN_NS = TimeUnit.MICROSECONDS.toNanos(150);
+  /** The default minimum spin window: above Linux's default 50 µs timer slack. */
+  public static final long DEFAULT_SPIN_NS = TimeUnit.MICROSECONDS.toNanos(100);
+
+  private static final long MAX_SPIN_NS = TimeUnit.MILLISECONDS.toNanos(1);
+  private static final long SPIN_MARGIN_NS = TimeUnit.MICROSECONDS.toNanos(20);
 
   private static final long RUNNING = Long.MIN_VALUE;
   private static final long IDLE = Long.MAX_VALUE;
 
-  private final long spinNs;
+  private final long minSpinNs;
+  private volatile long spinNs;
+  private long averageOvershootNs;
   private final Queue<PacedTask> inbox = new ConcurrentLinkedQueue<>();
   private final PriorityQueue<PacedTask> byDue = new PriorityQueue<>();
   private final Thread thread;
@@ -33,7 +40,8 @@ public final class Pacer implements AutoCloseable {
     if (spinNs < 0) {
       throw new IllegalArgumentException("spinNs must be >= 0, got " + spinNs);
     }
-    this.spinNs = spinNs;
+    this.minSpinNs = spinNs;
+    this.spinNs = Math.min(MAX_SPIN_NS, spinNs);
     this.thread = new Thread(this::loop, threadName);
     thread.setDaemon(true);
     thread.setPriority(Thread.MAX_PRIORITY);
@@ -85,9 +93,25 @@ public final class Pacer implements AutoCloseable {
         LockSupport.park(this);
       } else {
         LockSupport.parkNanos(this, parkNs);
+        adaptSpin(System.nanoTime() - wakeAtNs);
       }
     }
     this.wakeAtNs = RUNNING;
+  }
+
+  /** Only full-length parks count: an early wake-up (a new task, a spurious one) says nothing. */
+  private void adaptSpin(long overshootNs) {
+    if (overshootNs < 0) {
+      return;
+    }
+    averageOvershootNs += (Math.min(overshootNs, MAX_SPIN_NS) - averageOvershootNs) / 16;
+    spinNs =
+        Math.min(MAX_SPIN_NS, Math.max(minSpinNs, averageOvershootNs * 3 / 2 + SPIN_MARGIN_NS));
+  }
+
+  /** The current spin window, in ns. */
+  public long spinNs() {
+    return spinNs;
   }
 
   /** Stops the thread; tasks not yet due never run. */
