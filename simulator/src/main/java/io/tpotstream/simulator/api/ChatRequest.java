@@ -9,7 +9,8 @@ import io.tpotstream.simulator.plan.Planner;
  * @param maxTokens {@code max_completion_tokens}, else {@code max_tokens}, else null
  * @param includeUsage OpenAI {@code stream_options.include_usage}
  * @param continuousUsage vLLM's {@code stream_options.continuous_usage_stats}
- * @param promptTokens an estimate: the characters of the messages' text / 4, at least 1
+ * @param promptTokens an estimate: the characters of the messages' and system text / 4 (rounded
+ *     up), at least 1
  */
 record ChatRequest(
     String model,
@@ -69,17 +70,27 @@ record ChatRequest(
   }
 
   private static int promptTokens(JsonNode body) {
-    long chars = textLength(body.path("messages")) + textLength(body.path("system"));
+    long chars =
+        textLength(body.path("messages"), "content") + textLength(body.path("system"), "content");
     return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (chars + 3) / 4));
   }
 
-  private static long textLength(JsonNode node) {
+  /** The length of the text under {@code node}: strings in "content" or "text" fields, or lists. */
+  private static long textLength(JsonNode node, String field) {
     if (node.isTextual()) {
-      return node.textValue().length();
+      return field.equals("content") || field.equals("text") ? node.textValue().length() : 0;
     }
     long sum = 0;
-    for (JsonNode child : node) {
-      sum += textLength(child);
+    if (node.isArray()) {
+      for (JsonNode child : node) {
+        sum += textLength(child, field);
+      }
+    } else if (node.isObject()) {
+      var fields = node.fields();
+      while (fields.hasNext()) {
+        var entry = fields.next();
+        sum += textLength(entry.getValue(), entry.getKey());
+      }
     }
     return sum;
   }
