@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
     description = "Measures how smoothly LLM APIs stream tokens (TPOT and its tail), on Kafka.",
     subcommands = {
       BrokerCommand.class,
+      SimulateCommand.class,
       ProduceCommand.class,
       ModelsCommand.class,
       CommandLine.HelpCommand.class
