@@ -8,6 +8,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /** {@code tpot models}: lists the ids of {@code GET /v1/models} of the configured target. */
 @Command(
@@ -15,6 +17,8 @@ import picocli.CommandLine.Mixin;
     mixinStandardHelpOptions = true,
     description = "List the models the configured API serves (GET /v1/models), one id a line.")
 final class ModelsCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
   @Mixin ProducerConfigOptions configOptions;
 
   @Override
@@ -24,7 +28,8 @@ final class ModelsCommand implements Callable<Integer> {
     try {
       List<String> ids =
           ModelLister.list(vertx, config).toCompletionStage().toCompletableFuture().get();
-      ids.forEach(System.out::println);
+      ids.forEach(spec.commandLine().getOut()::println);
+      spec.commandLine().getOut().flush();
       return 0;
     } catch (ExecutionException e) {
       throw e.getCause() instanceof Exception cause ? cause : e;

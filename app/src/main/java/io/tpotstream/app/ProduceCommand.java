@@ -11,6 +11,7 @@ import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.producer.report.ResultTable;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,7 +25,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code tpot produce}: streams chat completions per the config and publishes every token arrival
@@ -37,6 +40,8 @@ import picocli.CommandLine.Option;
         "Stream chat completions and publish every token arrival to Kafka; print TPOT"
             + " percentiles per model at the end.")
 final class ProduceCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
   @Mixin ProducerConfigOptions configOptions;
 
   @Option(
@@ -57,6 +62,12 @@ final class ProduceCommand implements Callable<Integer> {
       description =
           "Partitions of the topic when it has to be created (default: ${DEFAULT-VALUE}).")
   int partitions;
+
+  @Option(
+      names = "--kafka-timeout",
+      defaultValue = "15s",
+      description = "How long to wait for Kafka at start (default: ${DEFAULT-VALUE}).")
+  String kafkaTimeout;
 
   @Option(
       names = "--kafka-config",
@@ -113,7 +124,10 @@ final class ProduceCommand implements Callable<Integer> {
         KafkaSettings.of(bootstrapServers)
             .withTopic(topic)
             .withPartitions(partitions)
-            .withClientProperties(kafkaProperties(kafkaConfig));
+            .withClientProperties(kafkaProperties(kafkaConfig))
+            .withSetupTimeout(Durations.parse("--kafka-timeout", kafkaTimeout, false));
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
 
     ProducerRun run = Producer.start(config, kafka);
     run.stopOnShutdown(Duration.ofSeconds(30));
@@ -124,7 +138,10 @@ final class ProduceCommand implements Callable<Integer> {
             : Durations.parse("--progress-interval", progressInterval, false).toMillis();
     if (everyMs > 0) {
       ticker.scheduleAtFixedRate(
-          () -> System.err.println(ResultTable.progressLine(run.progress())),
+          () -> {
+            err.println(ResultTable.progressLine(run.progress()));
+            err.flush();
+          },
           everyMs,
           everyMs,
           TimeUnit.MILLISECONDS);
@@ -137,8 +154,8 @@ final class ProduceCommand implements Callable<Integer> {
     } finally {
       ticker.shutdownNow();
     }
-    System.out.print(ResultTable.format(result));
-    System.out.flush();
+    out.print(ResultTable.format(result));
+    out.flush();
     return 0;
   }
 
