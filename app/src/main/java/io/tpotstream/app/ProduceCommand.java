@@ -23,6 +23,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -130,7 +131,15 @@ final class ProduceCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
 
     ProducerRun run = Producer.start(config, kafka);
-    run.stopOnShutdown(Duration.ofSeconds(30));
+    AtomicBoolean printed = new AtomicBoolean();
+    run.stopOnShutdown(
+        Duration.ofSeconds(30),
+        stopped -> {
+          if (printed.compareAndSet(false, true)) {
+            out.print(ResultTable.format(stopped));
+            out.flush();
+          }
+        });
     ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(daemon());
     long everyMs =
         progressInterval.equals("0")
@@ -154,8 +163,10 @@ final class ProduceCommand implements Callable<Integer> {
     } finally {
       ticker.shutdownNow();
     }
-    out.print(ResultTable.format(result));
-    out.flush();
+    if (printed.compareAndSet(false, true)) {
+      out.print(ResultTable.format(result));
+      out.flush();
+    }
     return 0;
   }
 

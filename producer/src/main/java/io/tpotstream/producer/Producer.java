@@ -134,9 +134,11 @@ public final class Producer {
 
   private static String shape(ProducerConfig config) {
     String bound =
-        config.duration() != null
-            ? "for " + io.tpotstream.producer.config.Durations.format(config.duration())
-            : config.totalRequests() + " requests per model";
+        config.duration() == null
+            ? config.totalRequests() + " requests per model"
+            : config.duration().equals(io.tpotstream.producer.config.Durations.FOREVER)
+                ? "until stopped"
+                : "for " + io.tpotstream.producer.config.Durations.format(config.duration());
     if (config.openLoop()) {
       return "open loop at "
           + config.rate()

@@ -62,6 +62,14 @@ public final class ProducerRun {
    * (up to the stop grace plus {@code flushWait}) for the final heartbeats.
    */
   public void stopOnShutdown(Duration flushWait) {
+    stopOnShutdown(flushWait, result -> {});
+  }
+
+  /**
+   * As {@link #stopOnShutdown(Duration)}, then hands the result to {@code onStopped} in the hook
+   * (e.g. to print the table before the JVM exits).
+   */
+  public void stopOnShutdown(Duration flushWait, java.util.function.Consumer<RunResult> onStopped) {
     Thread hook =
         new Thread(
             () -> {
@@ -70,7 +78,9 @@ public final class ProducerRun {
               }
               stop();
               try {
-                result.get(config.stopGrace().plus(flushWait).toMillis(), TimeUnit.MILLISECONDS);
+                onStopped.accept(
+                    result.get(
+                        config.stopGrace().plus(flushWait).toMillis(), TimeUnit.MILLISECONDS));
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
               } catch (ExecutionException | TimeoutException e) {
