@@ -13,9 +13,9 @@ import java.util.function.BiConsumer;
 
 /**
  * OpenAI chat completions streaming. An output token is a chunk whose delta has non-empty {@code
- * content}, {@code reasoning_content}/{@code reasoning} or {@code tool_calls}; {@code choices: []}
- * (the usage chunk) is not an error; an error object or a chunk with neither {@code choices} nor
- * {@code usage} fails the request as a protocol error.
+ * content} (or {@code refusal}), {@code reasoning_content}/{@code reasoning} or {@code tool_calls};
+ * {@code choices: []} (the usage chunk) is not an error; an error object or a chunk with neither
+ * {@code choices} nor {@code usage} fails the request as a protocol error.
  */
 final class OpenAiDialect implements Dialect {
   @Override
@@ -136,7 +136,7 @@ final class OpenAiDialect implements Dialect {
       if (delta == null || !delta.isObject()) {
         return nonEmpty(choice.get("text")) ? TokenKind.CONTENT : null;
       }
-      if (nonEmpty(delta.get("content"))) {
+      if (nonEmpty(delta.get("content")) || nonEmpty(delta.get("refusal"))) {
         return TokenKind.CONTENT;
       }
       if (nonEmpty(delta.get("reasoning_content")) || nonEmpty(delta.get("reasoning"))) {

@@ -31,6 +31,24 @@ public final class Failures {
 
   private Failures() {}
 
+  /**
+   * A redirect: not followed (a POST must not change its target silently); class {@code protocol}.
+   */
+  public static RequestFailure ofRedirect(
+      int status, String method, URI url, String location, ApiKey key) {
+    String message =
+        "HTTP "
+            + status
+            + " from "
+            + method
+            + " "
+            + url
+            + ": redirected to "
+            + (location == null ? "(no Location)" : location)
+            + "; redirects are not followed: set base_url to the final address (https?)";
+    return new RequestFailure(ErrorClass.PROTOCOL, status, ApiKey.redact(key, message));
+  }
+
   /** A non-2xx answer to {@code method url}. */
   public static RequestFailure ofStatus(
       int status, String method, URI url, String body, String retryAfter, ApiKey key) {

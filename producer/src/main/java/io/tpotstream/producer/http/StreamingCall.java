@@ -214,6 +214,13 @@ public final class StreamingCall {
     }
     int status = response.statusCode();
     contentType = lower(response.getHeader("Content-Type"));
+    if (status >= 300 && status < 400) {
+      String location = response.getHeader("Location");
+      readBody(
+          response,
+          text -> fail(Failures.ofRedirect(status, "POST", url, location, config.apiKey())));
+      return;
+    }
     if (status < 200 || status > 299) {
       String retryAfter = response.getHeader("Retry-After");
       readBody(

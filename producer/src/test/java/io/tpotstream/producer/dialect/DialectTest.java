@@ -46,6 +46,9 @@ class DialectTest {
         new Chunk.Token(TokenKind.REASONING, 1),
         r.read(data("{\"choices\":[{\"delta\":{\"reasoning\":\"hm\"}}]}")));
     assertEquals(
+        new Chunk.Token(TokenKind.CONTENT, 1),
+        r.read(data("{\"choices\":[{\"delta\":{\"content\":null,\"refusal\":\"no\"}}]}")));
+    assertEquals(
         new Chunk.Token(TokenKind.TOOL, 1),
         r.read(
             data(

@@ -118,6 +118,10 @@ class ErrorClassesTest {
     }
     cases.put("slow", slow);
     cases.put("empty", Script.sse());
+    cases.put(
+        "redirect",
+        Script.status(301, "text/html")
+            .header("Location", "https://elsewhere.example/v1/chat/completions"));
     cases.put("text", Script.status(200, "text/plain").write("hello, not a stream"));
     cases.forEach(server::on);
 
@@ -216,6 +220,16 @@ class ErrorClassesTest {
     assertTrue(error("empty").message().contains("had no server-sent events"));
     assertEquals("protocol", error("text").errorClass());
     assertTrue(error("text").message().contains("hello, not a stream"), error("text").message());
+  }
+
+  @Test
+  void redirectIsNotFollowedAndNamesTheTarget() {
+    TokenEvent e = error("redirect");
+    assertEquals("protocol", e.errorClass());
+    assertEquals(301, e.httpStatus());
+    assertTrue(
+        e.message().contains("redirected to https://elsewhere.example/v1/chat/completions"),
+        e.message());
   }
 
   @Test
