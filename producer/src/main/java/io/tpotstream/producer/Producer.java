@@ -1,5 +1,6 @@
 package io.tpotstream.producer;
 
+import io.tpotstream.producer.config.Durations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.http.EventContext;
@@ -17,6 +18,7 @@ import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpClientAgent;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -136,14 +138,14 @@ public final class Producer {
     String bound =
         config.duration() == null
             ? config.totalRequests() + " requests per model"
-            : config.duration().equals(io.tpotstream.producer.config.Durations.FOREVER)
+            : config.duration().equals(Durations.FOREVER)
                 ? "until stopped"
-                : "for " + io.tpotstream.producer.config.Durations.format(config.duration());
+                : "for " + Durations.format(config.duration());
     if (config.openLoop()) {
       return "open loop at "
           + config.rate()
           + " req/s ("
-          + config.arrival().name().toLowerCase(java.util.Locale.ROOT)
+          + config.arrival().name().toLowerCase(Locale.ROOT)
           + (config.concurrency() == null ? "" : ", at most " + config.concurrency() + " in flight")
           + "), "
           + bound;

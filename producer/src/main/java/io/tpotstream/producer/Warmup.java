@@ -4,6 +4,7 @@ import io.tpotstream.common.Json;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
 import io.tpotstream.common.event.TokenKind;
+import io.tpotstream.producer.config.ApiKind;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.dialect.StreamReader;
@@ -32,8 +33,7 @@ final class Warmup {
     } catch (Exception e) {
       throw new IllegalStateException("cannot encode a request body", e);
     }
-    for (Dialect d :
-        new Dialect[] {dialect, Dialect.of(io.tpotstream.producer.config.ApiKind.OPENAI)}) {
+    for (Dialect d : new Dialect[] {dialect, Dialect.of(ApiKind.OPENAI)}) {
       StreamReader reader = d.newReader();
       new SseParser(reader::read).feed(SAMPLE.getBytes(StandardCharsets.UTF_8), System.nanoTime());
     }

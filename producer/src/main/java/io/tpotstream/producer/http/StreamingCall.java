@@ -47,7 +47,7 @@ public final class StreamingCall {
   private final StreamReader reader;
   private final SseParser parser = new SseParser(this::onEvent);
 
-  private Context context;
+  private final Context context;
   private long startNs;
   private Long scheduleLagNs;
   private long[] arrivalsNs = new long[64];
@@ -69,6 +69,7 @@ public final class StreamingCall {
   private long firstTokenTimer = -1;
   private long idleTimer = -1;
 
+  /** Creates the call on the current event-loop context, which then runs all of it. */
   public StreamingCall(
       Vertx vertx,
       HttpClient client,
@@ -84,9 +85,13 @@ public final class StreamingCall {
     this.spec = spec;
     this.url = config.streamUrl();
     this.reader = dialect.newReader();
+    this.context = vertx.getOrCreateContext();
   }
 
-  /** Starts the request; call on a Vert.x event-loop context. Never fails: errors are outcomes. */
+  /**
+   * Starts the request; call on the event-loop context the call was created on. Never fails: errors
+   * are outcomes.
+   */
   public Future<CallOutcome> start() {
     Buffer body;
     try {
@@ -98,7 +103,6 @@ public final class StreamingCall {
       throw new IllegalStateException("cannot encode the request body", e);
     }
     RequestOptions options = requestOptions();
-    context = vertx.getOrCreateContext();
     startNs = System.nanoTime();
     scheduleLagNs = spec.intendedNs() == null ? null : startNs - spec.intendedNs();
     events
@@ -147,18 +151,16 @@ public final class StreamingCall {
   }
 
   /** Cancels the request (a stop): it ends as class {@code cancelled}. Safe from any thread. */
-  public void cancel(Runnable onContext) {
+  public void cancel() {
     context.runOnContext(
-        v -> {
-          fail(
-              new RequestFailure(
-                  ErrorClass.CANCELLED,
-                  null,
-                  "stopped (Ctrl-C, SIGTERM or a failure) after "
-                      + chunks
-                      + " token chunks, before the stream ended"));
-          onContext.run();
-        });
+        v ->
+            fail(
+                new RequestFailure(
+                    ErrorClass.CANCELLED,
+                    null,
+                    "stopped (Ctrl-C, SIGTERM or a failure) after "
+                        + chunks
+                        + " token chunks, before the stream ended")));
   }
 
   private RequestOptions requestOptions() {

@@ -129,7 +129,7 @@ public final class LoadRunner {
 
   private void cancelInFlight() {
     for (StreamingCall call : inFlight) {
-      call.cancel(() -> {});
+      call.cancel();
     }
   }
 

@@ -58,8 +58,12 @@ class SimulatorStreamsTest {
     simulator.close();
   }
 
-  private Runs.Finished run(TestKafka kafka, Map<String, String> extra) {
+  /**
+   * Fixed run ids make the request ids, and so the simulator's seeded faults, the same each time.
+   */
+  private Runs.Finished run(TestKafka kafka, String runId, Map<String, String> extra) {
     Map<String, String> keys = new LinkedHashMap<>();
+    keys.put("run_id", runId);
     keys.put("base_url", simulator.baseUrl());
     keys.put("api_key", "sk-sim");
     keys.put("models", "steady,mixed,faulty");
@@ -114,20 +118,20 @@ class SimulatorStreamsTest {
 
   @Test
   void openAiEventsMatchTheChunksTheSimulatorSent(TestKafka kafka) {
-    Runs.Finished run = run(kafka, Map.of());
+    Runs.Finished run = run(kafka, "sim-openai", Map.of());
     int completed = assertMatchesTruth(run, false);
     assertTrue(completed >= 16, "steady and mixed always complete");
-    long faultyErrors = run.result().models().get(2).failed();
-    assertTrue(faultyErrors > 0, "the faulty profile injected failures");
+    var faulty = run.result().models().get(2);
+    assertTrue(faulty.failed() > 0, "the faulty profile injected failures: " + faulty.errors());
   }
 
   @Test
   void continuousUsageGivesTokensPerChunk(TestKafka kafka) {
-    assertMatchesTruth(run(kafka, Map.of("continuous_usage", "true")), true);
+    assertMatchesTruth(run(kafka, "sim-usage", Map.of("continuous_usage", "true")), true);
   }
 
   @Test
   void anthropicEventsMatchTheChunksTheSimulatorSent(TestKafka kafka) {
-    assertMatchesTruth(run(kafka, Map.of("api", "anthropic")), false);
+    assertMatchesTruth(run(kafka, "sim-anthropic", Map.of("api", "anthropic")), false);
   }
 }
