@@ -15,6 +15,9 @@ import picocli.CommandLine.Command;
       ReplayCommand.class,
       SinkCommand.class,
       ReportCommand.class,
+      SimulateCommand.class,
+      ProduceCommand.class,
+      ModelsCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Tpot implements Runnable {

@@ -1,0 +1,194 @@
+package io.tpotstream.app;
+
+import io.tpotstream.common.Topics;
+import io.tpotstream.producer.Producer;
+import io.tpotstream.producer.ProducerRun;
+import io.tpotstream.producer.RunResult;
+import io.tpotstream.producer.config.ConfigException;
+import io.tpotstream.producer.config.Durations;
+import io.tpotstream.producer.config.ProducerConfig;
+import io.tpotstream.producer.publish.KafkaSettings;
+import io.tpotstream.producer.report.ResultTable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code tpot produce}: streams chat completions per the config and publishes every token arrival
+ * to Kafka; prints progress while running and the seed's table per model at the end.
+ */
+@Command(
+    name = "produce",
+    mixinStandardHelpOptions = true,
+    description =
+        "Stream chat completions and publish every token arrival to Kafka; print TPOT"
+            + " percentiles per model at the end.")
+final class ProduceCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Mixin ProducerConfigOptions configOptions;
+
+  @Option(
+      names = "--bootstrap-servers",
+      defaultValue = "127.0.0.1:9092",
+      description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
+  String bootstrapServers;
+
+  @Option(
+      names = "--topic",
+      defaultValue = Topics.TOKEN_EVENTS,
+      description = "Token-events topic (default: ${DEFAULT-VALUE}); created if missing.")
+  String topic;
+
+  @Option(
+      names = "--partitions",
+      defaultValue = "" + KafkaSettings.DEFAULT_PARTITIONS,
+      description =
+          "Partitions of the topic when it has to be created (default: ${DEFAULT-VALUE}).")
+  int partitions;
+
+  @Option(
+      names = "--kafka-timeout",
+      defaultValue = "15s",
+      description = "How long to wait for Kafka at start (default: ${DEFAULT-VALUE}).")
+  String kafkaTimeout;
+
+  @Option(
+      names = "--kafka-config",
+      paramLabel = "FILE",
+      description = "Kafka client properties (security, tuning), e.g. client.properties.")
+  Path kafkaConfig;
+
+  @Option(names = "--concurrency", description = "Config key concurrency.")
+  Integer concurrency;
+
+  @Option(names = "--total-requests", description = "Config key total_requests (per model).")
+  Integer totalRequests;
+
+  @Option(names = "--max-tokens", description = "Config key max_tokens.")
+  Integer maxTokens;
+
+  @Option(names = "--rate", description = "Config key rate: open-loop requests per second.")
+  Double rate;
+
+  @Option(names = "--arrival", description = "Config key arrival: constant or poisson.")
+  String arrival;
+
+  @Option(names = "--duration", description = "Config key duration: e.g. 90s, 10m, forever.")
+  String duration;
+
+  @Option(names = "--run-id", description = "Config key run_id.")
+  String runId;
+
+  @Option(
+      names = "--label",
+      paramLabel = "NAME=VALUE",
+      description = "Add a label to every event (repeatable), e.g. --label target=gateway-a.")
+  Map<String, String> labels = new LinkedHashMap<>();
+
+  @Option(
+      names = "--progress-interval",
+      defaultValue = "5s",
+      description = "How often to print the progress line (default: ${DEFAULT-VALUE}; 0 = never).")
+  String progressInterval;
+
+  @Override
+  public Integer call() throws Exception {
+    Map<String, String> flags = new LinkedHashMap<>();
+    ProducerConfigOptions.put(flags, "concurrency", concurrency);
+    ProducerConfigOptions.put(flags, "total_requests", totalRequests);
+    ProducerConfigOptions.put(flags, "max_tokens", maxTokens);
+    ProducerConfigOptions.put(flags, "rate", rate);
+    ProducerConfigOptions.put(flags, "arrival", arrival);
+    ProducerConfigOptions.put(flags, "duration", duration);
+    ProducerConfigOptions.put(flags, "run_id", runId);
+    labels.forEach((k, v) -> flags.put("labels." + k, v));
+    ProducerConfig config = configOptions.load(flags);
+    KafkaSettings kafka =
+        KafkaSettings.of(bootstrapServers)
+            .withTopic(topic)
+            .withPartitions(partitions)
+            .withClientProperties(kafkaProperties(kafkaConfig))
+            .withSetupTimeout(Durations.parse("--kafka-timeout", kafkaTimeout, false));
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+
+    ProducerRun run = Producer.start(config, kafka);
+    AtomicBoolean printed = new AtomicBoolean();
+    run.stopOnShutdown(
+        Duration.ofSeconds(30),
+        stopped -> {
+          if (printed.compareAndSet(false, true)) {
+            out.print(ResultTable.format(stopped));
+            out.flush();
+          }
+        });
+    ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(daemon());
+    long everyMs =
+        progressInterval.equals("0")
+            ? 0
+            : Durations.parse("--progress-interval", progressInterval, false).toMillis();
+    if (everyMs > 0) {
+      ticker.scheduleAtFixedRate(
+          () -> {
+            err.println(ResultTable.progressLine(run.progress()));
+            err.flush();
+          },
+          everyMs,
+          everyMs,
+          TimeUnit.MILLISECONDS);
+    }
+    RunResult result;
+    try {
+      result = run.result().join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
+    } finally {
+      ticker.shutdownNow();
+    }
+    if (printed.compareAndSet(false, true)) {
+      out.print(ResultTable.format(result));
+      out.flush();
+    }
+    return 0;
+  }
+
+  static Properties kafkaProperties(Path file) {
+    Properties props = new Properties();
+    if (file == null) {
+      return props;
+    }
+    try (InputStream in = Files.newInputStream(file)) {
+      props.load(in);
+    } catch (IOException e) {
+      throw new ConfigException(
+          "cannot read --kafka-config " + file + " (" + e.getMessage() + "): check the path");
+    }
+    return props;
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon() {
+    return r -> {
+      Thread t = new Thread(r, "tpot-progress");
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}

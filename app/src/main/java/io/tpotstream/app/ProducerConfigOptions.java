@@ -1,0 +1,72 @@
+package io.tpotstream.app;
+
+import io.tpotstream.producer.config.ConfigLoader;
+import io.tpotstream.producer.config.ProducerConfig;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import picocli.CommandLine.Option;
+
+/** The producer config file and the flags that override its keys, shared by produce and models. */
+final class ProducerConfigOptions {
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      description = "JSON config (the seed script's format plus extensions; see the README).")
+  Path config;
+
+  @Option(
+      names = "--set",
+      paramLabel = "KEY=VALUE",
+      description =
+          "Override any config key (repeatable); dotted keys reach into objects, e.g."
+              + " --set timeouts.idle=5s --set labels.target=gateway-a.")
+  Map<String, String> set = new LinkedHashMap<>();
+
+  @Option(names = "--base-url", description = "Config key base_url.")
+  String baseUrl;
+
+  @Option(names = "--api", description = "Config key api: openai or anthropic.")
+  String api;
+
+  @Option(
+      names = "--models",
+      split = ",",
+      paramLabel = "MODEL",
+      description = "Config key models, comma-separated.")
+  java.util.List<String> models;
+
+  /** The overrides, dedicated flags last so they win over --set. */
+  Map<String, String> overrides(Map<String, String> more) {
+    Map<String, String> all = new LinkedHashMap<>(set);
+    put(all, "base_url", baseUrl);
+    put(all, "api", api);
+    if (models != null) {
+      all.put("models", String.join(",", models));
+    }
+    more.forEach((k, v) -> put(all, k, v));
+    return all;
+  }
+
+  ProducerConfig load(Map<String, String> more) {
+    return ConfigLoader.load(
+        config,
+        overrides(more),
+        System.getenv(),
+        warning -> System.err.println("tpot: warning: " + warning));
+  }
+
+  ProducerConfig loadForListing() {
+    return ConfigLoader.loadForListing(
+        config,
+        overrides(Map.of()),
+        System.getenv(),
+        warning -> System.err.println("tpot: warning: " + warning));
+  }
+
+  static void put(Map<String, String> map, String key, Object value) {
+    if (value != null) {
+      map.put(key, value.toString());
+    }
+  }
+}

@@ -1,0 +1,109 @@
+package io.tpotstream.app;
+
+import io.tpotstream.simulator.Simulator;
+import io.tpotstream.simulator.SimulatorConfig;
+import io.tpotstream.simulator.profile.Profiles;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code tpot simulate}: the LLM API simulator until Ctrl-C or SIGTERM. */
+@Command(
+    name = "simulate",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Run an OpenAI- and Anthropic-compatible streaming server with controlled token timing.",
+      "Serves POST .../v1/chat/completions, POST .../v1/messages, GET .../v1/models (under any"
+          + " path prefix) and GET /truth (what was actually sent)."
+    })
+final class SimulateCommand implements Callable<Integer> {
+  @Option(
+      names = "--port",
+      defaultValue = "8000",
+      description = "Port to listen on; 0 picks a free one (default: ${DEFAULT-VALUE}).")
+  int port;
+
+  @Option(
+      names = "--host",
+      defaultValue = "127.0.0.1",
+      description = "Address to listen on (default: ${DEFAULT-VALUE}).")
+  String host;
+
+  @Option(
+      names = "--profiles",
+      paramLabel = "FILE",
+      description = "JSON file of model profiles, added to the built-in model-a, model-b, model-c.")
+  Path profiles;
+
+  @Option(
+      names = "--seed",
+      paramLabel = "N",
+      description = "Seed: the same requests then get the same token texts and gaps.")
+  Long seed;
+
+  @Option(
+      names = "--truth",
+      paramLabel = "FILE",
+      description = "Append one JSON line per sent chunk (requestId, model, seq, sentNs, tokens).")
+  Path truthFile;
+
+  @Option(
+      names = "--api-key",
+      paramLabel = "KEY",
+      defaultValue = "${env:TPOT_SIMULATOR_API_KEY}",
+      description =
+          "Answer 401 unless clients send this key (default: $TPOT_SIMULATOR_API_KEY, else any"
+              + " key is accepted).")
+  String apiKey;
+
+  @Option(names = "--event-loops", description = "Event-loop threads (default: one per core).")
+  Integer eventLoops;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    SimulatorConfig config =
+        SimulatorConfig.defaults()
+            .withHost(host)
+            .withPort(port)
+            .withSeed(seed)
+            .withTruthFile(truthFile)
+            .withApiKey(apiKey == null || apiKey.isBlank() ? null : apiKey);
+    if (profiles != null) {
+      config = config.withProfiles(Profiles.load(profiles));
+    }
+    if (eventLoops != null) {
+      config = config.withEventLoops(eventLoops);
+    }
+    Simulator simulator = Simulator.start(config);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  System.out.println("Stopping the simulator");
+                  simulator.close();
+                  stopped.countDown();
+                },
+                "simulator-stop"));
+    System.out.println("Simulator listening on " + simulator.baseUrl());
+    System.out.println(
+        "Models: "
+            + String.join(", ", Profiles.names(config.profiles()))
+            + "  (OpenAI base URL "
+            + simulator.openAiBaseUrl()
+            + ")");
+    System.out.println(
+        "Seed: " + simulator.seed() + (seed == null ? " (repeat this run with --seed)" : ""));
+    if (truthFile != null) {
+      System.out.println("Ground truth: appending to " + truthFile);
+    }
+    System.out.println(
+        (config.apiKey() == null ? "Any API key is accepted." : "An API key is required.")
+            + " Ctrl-C to stop.");
+    System.out.flush();
+    stopped.await();
+    return 0;
+  }
+}

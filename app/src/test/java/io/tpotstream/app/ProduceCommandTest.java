@@ -1,0 +1,171 @@
+package io.tpotstream.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tpotstream.simulator.Simulator;
+import io.tpotstream.simulator.SimulatorConfig;
+import io.tpotstream.testkit.KafkaExtension;
+import io.tpotstream.testkit.TestKafka;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code tpot produce} and {@code tpot models} from the command line: output, exit codes, no key.
+ */
+@ExtendWith(KafkaExtension.class)
+class ProduceCommandTest {
+  static final String KEY = "sk-cli-SECRET-7";
+  static Simulator simulator;
+  @TempDir Path dir;
+
+  record Result(int exit, String out, String err) {}
+
+  @BeforeAll
+  static void start() {
+    simulator =
+        Simulator.start(
+            SimulatorConfig.defaults().withPort(0).withSeed(2L).withApiKey(KEY).withEventLoops(1));
+  }
+
+  @AfterAll
+  static void stop() {
+    simulator.close();
+  }
+
+  private static Result tpot(String... args) {
+    CommandLine tpot = Tpot.commandLine();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    tpot.setOut(new PrintWriter(out));
+    tpot.setErr(new PrintWriter(err));
+    int exit = tpot.execute(args);
+    return new Result(exit, out.toString(), err.toString());
+  }
+
+  private Path seedConfig(String key) throws Exception {
+    Path file = dir.resolve("config.json");
+    Files.writeString(
+        file,
+        """
+        {"base_url": "%s", "api_key": "%s", "models": ["model-a", "model-b"], "concurrency": 4,
+         "total_requests": 3, "max_tokens": 40, "prompt": "hi", "timeout": 30}
+        """
+            .formatted(simulator.baseUrl(), key));
+    return file;
+  }
+
+  @Test
+  void produceWithTheSeedConfigPrintsTheTableAndNeverTheKey(TestKafka kafka) throws Exception {
+    String topic = TestKafka.uniqueName("cli");
+    Result r =
+        tpot(
+            "produce",
+            "--config",
+            seedConfig(KEY).toString(),
+            "--bootstrap-servers",
+            kafka.bootstrapServers(),
+            "--topic",
+            topic,
+            "--label",
+            "target=sim");
+    assertEquals(0, r.exit(), r.err());
+    String[] lines = r.out().split("\n");
+    assertTrue(lines[0].startsWith("TPOT per model in ms (run "), r.out());
+    assertTrue(lines[1].matches("\\s+model-a\\s+model-b"), lines[1]);
+    assertTrue(lines[2].matches("samples\\s+117\\s+117"), r.out());
+    assertTrue(r.out().lines().anyMatch(l -> l.matches("requests\\s+3\\s+3")), r.out());
+    assertTrue(r.out().lines().anyMatch(l -> l.matches("error rate\\s+0.00%\\s+0.00%")), r.out());
+    assertFalse(r.out().contains(KEY));
+    assertFalse(r.err().contains(KEY));
+
+    long records = 0;
+    try (KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(kafka.consumerProps(TestKafka.uniqueName("cli")))) {
+      consumer.subscribe(List.of(topic));
+      for (int i = 0; i < 20; i++) {
+        for (ConsumerRecord<String, byte[]> rec : consumer.poll(Duration.ofMillis(300))) {
+          String value = new String(rec.value(), StandardCharsets.UTF_8);
+          assertFalse(value.contains(KEY), value);
+          if (!value.contains("\"heartbeat\"")) {
+            assertTrue(
+                value.contains("\"labels\":{\"concurrency\":\"4\",\"target\":\"sim\"}"), value);
+          }
+          records++;
+        }
+      }
+    }
+    // 6 requests × (start + 40 tokens + end), plus heartbeats
+    assertTrue(records >= 6 * 42, "records: " + records);
+  }
+
+  @Test
+  void aBadConfigIsOneLineAndExitCode2() {
+    Path missing = dir.resolve("missing.json");
+    Result r = tpot("produce", "--config", missing.toString());
+    assertEquals(2, r.exit());
+    assertEquals(
+        "tpot produce: config file " + missing + " not found: check --config", r.err().strip());
+    Result bad = tpot("produce", "--base-url", "http://h", "--models", "m", "--concurrency", "0");
+    assertEquals(2, bad.exit());
+    assertEquals(
+        "tpot produce: config key 'concurrency': must be a positive integer, got 0",
+        bad.err().strip());
+  }
+
+  @Test
+  void unreachableKafkaIsOneLineAndExitCode2() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    Result r =
+        tpot(
+            "produce",
+            "--config",
+            seedConfig(KEY).toString(),
+            "--bootstrap-servers",
+            "127.0.0.1:" + port,
+            "--kafka-timeout",
+            "2s");
+    assertEquals(2, r.exit());
+    assertTrue(
+        r.err().startsWith("tpot produce: cannot reach Kafka at 127.0.0.1:" + port + " within 2 s"),
+        r.err());
+    assertEquals(1, r.err().strip().lines().count(), r.err());
+  }
+
+  @Test
+  void modelsListsTheIdsAndExplainsAWrongKey() throws Exception {
+    Result ok = tpot("models", "--config", seedConfig(KEY).toString());
+    assertEquals(0, ok.exit(), ok.err());
+    assertEquals(List.of("model-a", "model-b", "model-c"), ok.out().lines().toList());
+
+    Result wrong =
+        tpot("models", "--base-url", simulator.baseUrl(), "--set", "api_key=sk-wrong-SECRET");
+    assertEquals(2, wrong.exit());
+    assertTrue(
+        wrong
+            .err()
+            .startsWith(
+                "tpot models: http_401: HTTP 401 from GET " + simulator.baseUrl() + "/v1/models"),
+        wrong.err());
+    assertTrue(wrong.err().contains("check the API key"), wrong.err());
+    assertFalse(wrong.err().contains("sk-wrong-SECRET"));
+  }
+}

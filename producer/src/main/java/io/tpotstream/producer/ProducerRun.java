@@ -1,0 +1,122 @@
+package io.tpotstream.producer;
+
+import io.tpotstream.producer.config.ProducerConfig;
+import io.tpotstream.producer.load.LoadRunner;
+import io.tpotstream.producer.publish.Publisher;
+import io.tpotstream.producer.report.RunStats;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** A producer run in progress: its result, its progress, and the way to stop it. */
+public final class ProducerRun {
+  private final ProducerConfig config;
+  private final String producerId;
+  private final LoadRunner load;
+  private final Publisher publisher;
+  private final RunStats stats;
+  private final long startNs;
+  private final CompletableFuture<RunResult> result;
+  private volatile boolean stopRequested;
+
+  ProducerRun(
+      ProducerConfig config,
+      String producerId,
+      LoadRunner load,
+      Publisher publisher,
+      RunStats stats,
+      long startNs,
+      CompletableFuture<RunResult> result) {
+    this.config = config;
+    this.producerId = producerId;
+    this.load = load;
+    this.publisher = publisher;
+    this.stats = stats;
+    this.startNs = startNs;
+    this.result = result;
+  }
+
+  /**
+   * Completes after the last request finished, the events were flushed and the final heartbeats
+   * sent; completes exceptionally with a {@link io.tpotstream.producer.publish.PublishException}
+   * when Kafka stopped taking events.
+   */
+  public CompletableFuture<RunResult> result() {
+    return result;
+  }
+
+  /**
+   * Stops the run cleanly (the Ctrl-C path): no new requests; requests in flight may finish within
+   * the config's {@code stop_grace}, then they are recorded as {@code cancelled}; then the
+   * publisher flushes and sends the final heartbeats. Returns at once; wait on {@link #result()}.
+   */
+  public void stop() {
+    stopRequested = true;
+    load.stop(config.stopGrace());
+  }
+
+  /**
+   * Makes Ctrl-C and SIGTERM stop this run cleanly: a shutdown hook calls {@link #stop()} and waits
+   * (up to the stop grace plus {@code flushWait}) for the final heartbeats.
+   */
+  public void stopOnShutdown(Duration flushWait) {
+    stopOnShutdown(flushWait, result -> {});
+  }
+
+  /**
+   * As {@link #stopOnShutdown(Duration)}, then hands the result to {@code onStopped} in the hook
+   * (e.g. to print the table before the JVM exits).
+   */
+  public void stopOnShutdown(Duration flushWait, java.util.function.Consumer<RunResult> onStopped) {
+    Thread hook =
+        new Thread(
+            () -> {
+              if (result.isDone()) {
+                return;
+              }
+              stop();
+              try {
+                onStopped.accept(
+                    result.get(
+                        config.stopGrace().plus(flushWait).toMillis(), TimeUnit.MILLISECONDS));
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              } catch (ExecutionException | TimeoutException e) {
+                // the caller reports the failure; at exit there is nothing more to do
+              }
+            },
+            "tpot-producer-stop");
+    Runtime.getRuntime().addShutdownHook(hook);
+  }
+
+  boolean stopRequested() {
+    return stopRequested;
+  }
+
+  public String runId() {
+    return config.runId();
+  }
+
+  public String producerId() {
+    return producerId;
+  }
+
+  /** The state now, for a progress line. */
+  public Progress progress() {
+    return new Progress(
+        stats.finished(),
+        config.plannedRequests(),
+        load.inFlight(),
+        stats.errors(),
+        stats.outputTokens(),
+        Duration.ofNanos(System.nanoTime() - startNs),
+        config.duration());
+  }
+
+  /** Token events Kafka acknowledged so far. */
+  public long eventsPublished() {
+    return publisher.acknowledged();
+  }
+}

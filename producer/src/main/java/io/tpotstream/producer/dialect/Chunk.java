@@ -1,0 +1,24 @@
+package io.tpotstream.producer.dialect;
+
+import io.tpotstream.common.event.TokenKind;
+
+/** What one server-sent event meant for the measurement. */
+public sealed interface Chunk {
+  /** An output-token chunk carrying {@code tokens} tokens (1 unless per-chunk usage said more). */
+  record Token(TokenKind kind, int tokens) implements Chunk {}
+
+  /** Not a token: role-only, empty, usage-only, ping, block start/stop. */
+  record Skip() implements Chunk {}
+
+  /** The stream said it is complete ({@code [DONE]}, {@code message_stop}). */
+  record Done() implements Chunk {}
+
+  /** Unreadable chunk (not JSON, not an object): skipped and counted, the stream goes on. */
+  record Malformed(String reason) implements Chunk {}
+
+  /** The stream carried an error or broke the protocol: the request fails with class protocol. */
+  record Failed(String message) implements Chunk {}
+
+  Skip SKIP = new Skip();
+  Done DONE = new Done();
+}

@@ -1,0 +1,55 @@
+package io.tpotstream.producer.dialect;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tpotstream.producer.config.ApiKind;
+import io.tpotstream.producer.config.ProducerConfig;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.function.BiConsumer;
+
+/** How one API wants its streaming requests and how its streams read. */
+public interface Dialect {
+  /** The request body for {@code model} and {@code messages}, with {@code extra_body} merged. */
+  ObjectNode requestBody(String model, ArrayNode messages, ProducerConfig config);
+
+  /** Adds the authentication and version headers. */
+  void authHeaders(ProducerConfig config, BiConsumer<String, String> header);
+
+  /** A reader for one response stream. */
+  StreamReader newReader();
+
+  /** The dialect of {@code api}. */
+  static Dialect of(ApiKind api) {
+    return api == ApiKind.ANTHROPIC ? new AnthropicDialect() : new OpenAiDialect();
+  }
+
+  /**
+   * Deep-merges {@code extra} into {@code body}: objects merge, other values replace, JSON null
+   * removes the key.
+   */
+  static void merge(ObjectNode body, ObjectNode extra) {
+    if (extra == null) {
+      return;
+    }
+    for (Iterator<Map.Entry<String, JsonNode>> it = extra.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      JsonNode value = e.getValue();
+      if (value.isNull()) {
+        body.remove(e.getKey());
+      } else if (value instanceof ObjectNode obj
+          && body.get(e.getKey()) instanceof ObjectNode into) {
+        merge(into, obj);
+      } else {
+        body.set(e.getKey(), value.deepCopy());
+      }
+    }
+  }
+
+  /** The first 200 characters of {@code text}, for messages. */
+  static String preview(String text) {
+    String oneLine = text.replace('\n', ' ').replace('\r', ' ');
+    return oneLine.length() <= 200 ? oneLine : oneLine.substring(0, 200) + "…";
+  }
+}

@@ -1,0 +1,42 @@
+package io.tpotstream.producer.http;
+
+/**
+ * What one request measured. Times are {@code System.nanoTime()} readings.
+ *
+ * @param startNs the request start
+ * @param arrivalsNs arrival of each output-token chunk, in order ({@code chunks} of them)
+ * @param tokensPerChunk tokens each chunk carried (1 unless per-chunk usage said more)
+ * @param chunks output-token chunks received
+ * @param endNs when the stream ended or failed
+ * @param completionTokens the API's reported completion tokens, or null
+ * @param failure why it failed, or null when it completed
+ * @param scheduleLagNs open loop: actual minus intended start; null when closed
+ */
+public record CallOutcome(
+    String model,
+    long startNs,
+    long[] arrivalsNs,
+    int[] tokensPerChunk,
+    int chunks,
+    long endNs,
+    Integer completionTokens,
+    RequestFailure failure,
+    Long scheduleLagNs) {
+
+  public boolean completed() {
+    return failure == null;
+  }
+
+  /** Output tokens: the reported completion tokens when known, else the token chunks. */
+  public long outputTokens() {
+    return completionTokens != null ? completionTokens : sumTokens();
+  }
+
+  private long sumTokens() {
+    long sum = 0;
+    for (int i = 0; i < chunks; i++) {
+      sum += tokensPerChunk[i];
+    }
+    return sum;
+  }
+}

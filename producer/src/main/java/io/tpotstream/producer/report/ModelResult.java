@@ -1,0 +1,35 @@
+package io.tpotstream.producer.report;
+
+import io.tpotstream.common.stats.LatencyHistogram;
+import java.math.BigDecimal;
+import java.util.SortedMap;
+
+/**
+ * One model's measurements over a run, from the producer's own timestamps. Histograms are in µs
+ * (the statistics core); {@code tpot} holds the per-chunk gaps (a k-token chunk gives k samples of
+ * gap/k), {@code ttft} the wait for the first token chunk, {@code e2e} the whole request, {@code
+ * scheduleLag} open-loop lateness.
+ *
+ * @param tooShort completed requests with fewer than 2 token chunks (no TPOT sample)
+ * @param errors failed requests by error class
+ * @param outputTokens completion tokens reported by the API, else token chunks
+ */
+public record ModelResult(
+    String model,
+    LatencyHistogram tpot,
+    LatencyHistogram ttft,
+    LatencyHistogram requestTpot,
+    LatencyHistogram e2e,
+    LatencyHistogram scheduleLag,
+    long started,
+    long completed,
+    long failed,
+    long tooShort,
+    SortedMap<String, Long> errors,
+    long outputTokens) {
+
+  /** Failed over finished requests, 4 decimals (0 when none finished). */
+  public BigDecimal errorRate() {
+    return LatencyHistogram.ratio(failed, completed + failed, 4);
+  }
+}

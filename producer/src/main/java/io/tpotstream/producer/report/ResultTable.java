@@ -1,0 +1,178 @@
+package io.tpotstream.producer.report;
+
+import io.tpotstream.common.stats.LatencyHistogram;
+import io.tpotstream.producer.Progress;
+import io.tpotstream.producer.RunResult;
+import io.tpotstream.producer.config.Durations;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.function.Function;
+
+/**
+ * The producer's printed output: the seed's table per model (samples, mean, median, P90, P99,
+ * P99.9, P99.99, max of TPOT in ms) plus TTFT median/P99 and the error rate, and the progress line.
+ */
+public final class ResultTable {
+  /** The seed's rule: above this error rate a batch's percentiles are not trustworthy. */
+  static final BigDecimal TRUSTWORTHY_ERROR_RATE = new BigDecimal("0.05");
+
+  private ResultTable() {}
+
+  /** The end-of-run table, one column per model, then notes. */
+  public static String format(RunResult result) {
+    List<ModelResult> models = result.models();
+    List<String[]> rows = new ArrayList<>();
+    rows.add(row("samples", models, m -> Long.toString(m.tpot().count())));
+    rows.add(row("mean", models, m -> ms(m.tpot(), m.tpot().meanMicros())));
+    rows.add(row("median", models, m -> pct(m.tpot(), 50)));
+    rows.add(row("P90", models, m -> pct(m.tpot(), 90)));
+    rows.add(row("P99", models, m -> pct(m.tpot(), 99)));
+    rows.add(row("P99.9", models, m -> pct(m.tpot(), 99.9)));
+    rows.add(row("P99.99", models, m -> pct(m.tpot(), 99.99)));
+    rows.add(row("max", models, m -> ms(m.tpot(), m.tpot().maxMicros())));
+    rows.add(row("TTFT median", models, m -> pct(m.ttft(), 50)));
+    rows.add(row("TTFT P99", models, m -> pct(m.ttft(), 99)));
+    rows.add(row("requests", models, m -> Long.toString(m.started())));
+    rows.add(row("completed", models, m -> Long.toString(m.completed())));
+    rows.add(row("failed", models, m -> Long.toString(m.failed())));
+    rows.add(row("error rate", models, m -> percent(m.errorRate())));
+    rows.add(row("output tokens", models, m -> Long.toString(m.outputTokens())));
+
+    int labelWidth = rows.stream().mapToInt(r -> r[0].length()).max().orElse(0);
+    int[] widths = new int[models.size()];
+    for (int c = 0; c < models.size(); c++) {
+      widths[c] = Math.max(10, models.get(c).model().length());
+      for (String[] r : rows) {
+        widths[c] = Math.max(widths[c], r[c + 1].length());
+      }
+    }
+    StringBuilder out = new StringBuilder();
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "TPOT per model in ms (run %s, %s%s)%n",
+            result.runId(),
+            seconds(result.elapsed().toNanos()),
+            result.stoppedEarly() ? ", stopped early" : ""));
+    out.append(" ".repeat(labelWidth));
+    for (int c = 0; c < models.size(); c++) {
+      out.append("  ").append(pad(models.get(c).model(), widths[c]));
+    }
+    out.append('\n');
+    for (String[] r : rows) {
+      out.append(r[0]).append(" ".repeat(labelWidth - r[0].length()));
+      for (int c = 0; c < models.size(); c++) {
+        out.append("  ").append(pad(r[c + 1], widths[c]));
+      }
+      out.append('\n');
+    }
+    for (ModelResult m : models) {
+      if (!m.errors().isEmpty()) {
+        out.append("errors ")
+            .append(m.model())
+            .append(": ")
+            .append(joined(m.errors()))
+            .append('\n');
+      }
+      if (m.tooShort() > 0) {
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "%s: %d complete response(s) had fewer than 2 token chunks (no TPOT sample)%n",
+                m.model(),
+                m.tooShort()));
+      }
+      if (m.errorRate().compareTo(TRUSTWORTHY_ERROR_RATE) > 0) {
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "warning: %s failed %s of its requests: above 5%% its percentiles are not"
+                    + " trustworthy%n",
+                m.model(),
+                percent(m.errorRate())));
+      }
+    }
+    if (result.notSent() > 0) {
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "%d due request(s) were not sent because the run stopped%n",
+              result.notSent()));
+    }
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "published %d events to %s (producer %s, longest own pause %.1f ms%s)%n",
+            result.eventsPublished(),
+            result.topic(),
+            result.producerId(),
+            result.clientPauseMaxUs() / 1000.0,
+            result.lateAtSource() > 0 ? ", " + result.lateAtSource() + " late at source" : ""));
+    return out.toString();
+  }
+
+  /** One progress line: requests done (or time), in flight, errors by class, tokens/s. */
+  public static String progressLine(Progress p) {
+    StringBuilder line = new StringBuilder("progress: ");
+    if (p.planned() >= 0) {
+      line.append(p.finished()).append('/').append(p.planned()).append(" requests");
+    } else {
+      line.append(seconds(p.elapsed().toNanos()));
+      if (p.duration() != null) {
+        line.append(" / ").append(Durations.format(p.duration()));
+      }
+      line.append(", ").append(p.finished()).append(" requests done");
+    }
+    line.append(", ").append(p.inFlight()).append(" in flight");
+    long errors = p.errors().values().stream().mapToLong(Long::longValue).sum();
+    line.append(", ").append(errors).append(errors == 1 ? " error" : " errors");
+    if (errors > 0) {
+      line.append(" (").append(joined(p.errors())).append(')');
+    }
+    line.append(String.format(Locale.ROOT, ", %.0f tokens/s", p.tokensPerSecond()));
+    return line.toString();
+  }
+
+  private static String[] row(
+      String label, List<ModelResult> models, Function<ModelResult, String> f) {
+    String[] r = new String[models.size() + 1];
+    r[0] = label;
+    for (int i = 0; i < models.size(); i++) {
+      r[i + 1] = f.apply(models.get(i));
+    }
+    return r;
+  }
+
+  private static String pct(LatencyHistogram h, double percentile) {
+    return ms(h, h.percentileMicros(percentile));
+  }
+
+  private static String ms(LatencyHistogram h, long micros) {
+    return h.count() == 0 ? "-" : LatencyHistogram.ms(micros).toPlainString();
+  }
+
+  private static String percent(BigDecimal ratio) {
+    return ratio.movePointRight(2).setScale(2, java.math.RoundingMode.HALF_EVEN).toPlainString()
+        + "%";
+  }
+
+  private static String seconds(long nanos) {
+    return String.format(Locale.ROOT, "%.1f s", nanos / 1e9);
+  }
+
+  private static String joined(SortedMap<String, Long> counts) {
+    StringBuilder s = new StringBuilder();
+    for (Map.Entry<String, Long> e : counts.entrySet()) {
+      s.append(s.length() == 0 ? "" : ", ").append(e.getKey()).append('=').append(e.getValue());
+    }
+    return s.toString();
+  }
+
+  private static String pad(String s, int width) {
+    return " ".repeat(Math.max(0, width - s.length())) + s;
+  }
+}

@@ -1,0 +1,258 @@
+package io.tpotstream.producer.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+  static final String SEED =
+      """
+      {
+        "base_url": "https://gateway.example.com/v1",
+        "api_key": "sk-seed-secret-123",
+        "models": ["model-a", "model-b", "model-c"],
+        "concurrency": 10,
+        "total_requests": 200,
+        "max_tokens": 256,
+        "prompt": "Explain TPOT.",
+        "timeout": 60
+      }
+      """;
+
+  @TempDir Path dir;
+  final List<String> warnings = new ArrayList<>();
+
+  private ProducerConfig load(String json, Map<String, String> overrides, Map<String, String> env)
+      throws IOException {
+    Path file = dir.resolve("config.json");
+    Files.writeString(file, json);
+    return ConfigLoader.load(file, overrides, env, warnings::add);
+  }
+
+  @Test
+  void seedConfigLoadsVerbatim() throws IOException {
+    ProducerConfig c = load(SEED, Map.of(), Map.of());
+    assertEquals(URI.create("https://gateway.example.com/v1"), c.apiBase());
+    assertEquals(URI.create("https://gateway.example.com/v1/chat/completions"), c.streamUrl());
+    assertEquals(List.of("model-a", "model-b", "model-c"), c.models());
+    assertEquals(10, c.concurrency());
+    assertEquals(200, c.totalRequests());
+    assertEquals(256, c.maxTokens());
+    assertEquals(Duration.ofSeconds(60), c.timeouts().total());
+    assertEquals(Duration.ofSeconds(10), c.timeouts().connect());
+    assertEquals(Duration.ofSeconds(60), c.timeouts().idle());
+    assertEquals(ApiKind.OPENAI, c.api());
+    assertFalse(c.openLoop());
+    assertEquals(600, c.plannedRequests());
+    assertEquals("10", c.labels().get("concurrency"));
+    assertEquals("sk-seed-secret-123", c.apiKey().reveal());
+    assertTrue(c.includeUsage());
+    assertFalse(c.continuousUsage());
+    assertEquals(List.of(), warnings);
+  }
+
+  @Test
+  void baseUrlWorksWithAndWithoutV1() throws IOException {
+    for (String base :
+        List.of("http://h:8000", "http://h:8000/", "http://h:8000/v1", "http://h:8000/v1/")) {
+      ProducerConfig c =
+          load("{\"base_url\": \"" + base + "\", \"models\": [\"m\"]}", Map.of(), Map.of());
+      assertEquals(URI.create("http://h:8000/v1/chat/completions"), c.streamUrl(), base);
+      assertEquals(URI.create("http://h:8000/v1/models"), c.modelsUrl(), base);
+    }
+    ProducerConfig prefixed =
+        load("{\"base_url\": \"https://gw/openai\", \"models\": [\"m\"]}", Map.of(), Map.of());
+    assertEquals(URI.create("https://gw/openai/v1/chat/completions"), prefixed.streamUrl());
+  }
+
+  @Test
+  void theKeyNeverShowsInTheConfigsPrintout() throws IOException {
+    ProducerConfig c = load(SEED, Map.of(), Map.of());
+    assertFalse(c.toString().contains("sk-seed-secret-123"), c.toString());
+    assertEquals("HTTP 401 for ***", c.apiKey().redact("HTTP 401 for sk-seed-secret-123"));
+  }
+
+  @Test
+  void keyComesFromTpotApiKeyThenTheVendorVariable() throws IOException {
+    String noKey = "{\"base_url\": \"http://h/v1\", \"models\": [\"m\"]}";
+    assertEquals(
+        "k1",
+        load(noKey, Map.of(), Map.of("TPOT_API_KEY", "k1", "OPENAI_API_KEY", "k2"))
+            .apiKey()
+            .reveal());
+    assertEquals("k2", load(noKey, Map.of(), Map.of("OPENAI_API_KEY", "k2")).apiKey().reveal());
+    assertEquals(
+        "k3",
+        load(
+                noKey,
+                Map.of("api", "anthropic"),
+                Map.of("ANTHROPIC_API_KEY", "k3", "OPENAI_API_KEY", "x"))
+            .apiKey()
+            .reveal());
+    assertNull(load(noKey, Map.of(), Map.of()).apiKey());
+    assertEquals(
+        "from-file",
+        load(
+                SEED.replace("sk-seed-secret-123", "Bearer from-file"),
+                Map.of(),
+                Map.of("TPOT_API_KEY", "env"))
+            .apiKey()
+            .reveal());
+  }
+
+  @Test
+  void overridesWinOverTheFileAndReachIntoObjects() throws IOException {
+    Map<String, String> o = new LinkedHashMap<>();
+    o.put("concurrency", "20");
+    o.put("timeouts.idle", "5s");
+    o.put("labels.target", "gateway-a");
+    o.put("models", "x,y");
+    o.put("rate", "2.5");
+    o.put("arrival", "poisson");
+    o.put("duration", "10m");
+    o.put("extra_body.temperature", "0");
+    ProducerConfig c = load(SEED, o, Map.of());
+    assertEquals(20, c.concurrency());
+    assertEquals(Duration.ofSeconds(5), c.timeouts().idle());
+    assertEquals(Map.of("concurrency", "20", "target", "gateway-a"), c.labels());
+    assertEquals(List.of("x", "y"), c.models());
+    assertEquals(2.5, c.rate());
+    assertEquals(Arrival.POISSON, c.arrival());
+    assertEquals(Duration.ofMinutes(10), c.duration());
+    assertEquals(-1, c.plannedRequests());
+    assertEquals(0, c.extraBody().get("temperature").asInt());
+  }
+
+  @Test
+  void openLoopWithoutConcurrencyIsUncapped() throws IOException {
+    ProducerConfig c =
+        load("{\"base_url\": \"http://h\", \"models\": [\"m\"], \"rate\": 5}", Map.of(), Map.of());
+    assertTrue(c.openLoop());
+    assertNull(c.concurrency());
+    assertEquals("unbounded", c.labels().get("concurrency"));
+  }
+
+  @Test
+  void durationsReadUnitsAndForever() {
+    assertEquals(Duration.ofSeconds(90), Durations.parse("d", "90s", true));
+    assertEquals(Duration.ofMinutes(10), Durations.parse("d", "10m", true));
+    assertEquals(Duration.ofMillis(500), Durations.parse("d", "500ms", true));
+    assertEquals(Duration.ofSeconds(60), Durations.parse("d", "60", true));
+    assertEquals(Durations.FOREVER, Durations.parse("d", "forever", true));
+    ConfigException e =
+        assertThrows(ConfigException.class, () -> Durations.parse("duration", "soon", true));
+    assertEquals(
+        "config key 'duration': cannot read 'soon' as a duration (use e.g. 500ms, 90s, 10m, 2h or"
+            + " forever)",
+        e.getMessage());
+  }
+
+  @Test
+  void badValuesNameTheKey() {
+    assertEquals(
+        "config key 'concurrency': must be a positive integer, got 0",
+        assertThrows(ConfigException.class, () -> load(SEED, Map.of("concurrency", "0"), Map.of()))
+            .getMessage());
+    assertEquals(
+        "config key 'base_url' is missing: set it to the API's address, e.g."
+            + " https://api.openai.com/v1",
+        assertThrows(ConfigException.class, () -> load("{\"models\": [\"m\"]}", Map.of(), Map.of()))
+            .getMessage());
+    assertTrue(
+        assertThrows(
+                ConfigException.class,
+                () -> load("{\"base_url\": \"ftp://h\", \"models\": [\"m\"]}", Map.of(), Map.of()))
+            .getMessage()
+            .startsWith("config key 'base_url': 'ftp://h' must be an http:// or https:// URL"));
+    assertTrue(
+        assertThrows(
+                ConfigException.class,
+                () -> load("{\"base_url\": \"http://h\"}", Map.of(), Map.of()))
+            .getMessage()
+            .startsWith("config key 'models' is missing"));
+    assertTrue(
+        assertThrows(ConfigException.class, () -> load("{not json", Map.of(), Map.of()))
+            .getMessage()
+            .contains("is not valid JSON"));
+  }
+
+  @Test
+  void unknownKeysAreReportedNotFatal() throws IOException {
+    load(
+        SEED.replace("\"timeout\": 60", "\"timeout\": 60, \"concurrrency\": 3"),
+        Map.of(),
+        Map.of());
+    assertEquals(List.of("config key 'concurrrency' is not known and is ignored"), warnings);
+  }
+
+  @Test
+  void promptsFileCyclesStringsObjectsAndMessageLists() throws IOException {
+    Files.writeString(
+        dir.resolve("prompts.jsonl"),
+        """
+        "first"
+        {"prompt": "second"}
+        {"messages": [{"role": "system", "content": "s"}, {"role": "user", "content": "third"}]}
+        [{"role": "user", "content": "fourth"}]
+        """);
+    ProducerConfig c =
+        load(
+            "{\"base_url\": \"http://h\", \"models\": [\"m\"], \"prompts_file\": \"prompts.jsonl\"}",
+            Map.of(),
+            Map.of());
+    assertEquals(4, c.prompts().size());
+    assertEquals("first", c.prompts().messages(0).get(0).get("content").asText());
+    assertEquals("second", c.prompts().messages(1).get(0).get("content").asText());
+    assertEquals("third", c.prompts().messages(2).get(1).get("content").asText());
+    assertEquals("fourth", c.prompts().messages(3).get(0).get("content").asText());
+    assertEquals("first", c.prompts().messages(4).get(0).get("content").asText());
+  }
+
+  @Test
+  void proxyComesFromTheEnvironmentUnlessNoProxyMatches() {
+    URI https = URI.create("https://api.example.com/v1");
+    ProxySettings p =
+        ProxySettings.resolve(
+            null, https, Map.of("HTTPS_PROXY", "http://user:pw@proxy.local:3128"));
+    assertEquals("proxy.local", p.host());
+    assertEquals(3128, p.port());
+    assertEquals("user", p.username());
+    assertEquals("HTTPS_PROXY", p.source());
+    assertEquals("proxy proxy.local:3128 (from HTTPS_PROXY)", p.describe());
+    assertFalse(
+        ProxySettings.resolve(
+                null,
+                https,
+                Map.of(
+                    "HTTPS_PROXY", "http://proxy.local:3128", "NO_PROXY", "localhost,.example.com"))
+            .enabled());
+    assertFalse(
+        ProxySettings.resolve(
+                null, https, Map.of("https_proxy", "proxy.local:3128", "no_proxy", "example.com"))
+            .enabled());
+    assertFalse(
+        ProxySettings.resolve(null, URI.create("http://h/v1"), Map.of("HTTPS_PROXY", "http://p:1"))
+            .enabled(),
+        "an http target uses HTTP_PROXY only");
+    assertTrue(
+        ProxySettings.resolve(
+                null, https, Map.of("HTTPS_PROXY", "http://p:1", "NO_PROXY", "other.com"))
+            .enabled());
+    assertFalse(
+        ProxySettings.resolve("none", https, Map.of("HTTPS_PROXY", "http://p:1")).enabled());
+  }
+}

@@ -1,0 +1,104 @@
+package io.tpotstream.producer.http;
+
+import static io.tpotstream.producer.testing.ScriptedServer.openAiStream;
+import static io.tpotstream.producer.testing.TopicReader.byRequest;
+import static io.tpotstream.producer.testing.TopicReader.types;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.producer.testing.Runs;
+import io.tpotstream.producer.testing.ScriptedServer;
+import io.tpotstream.producer.testing.ScriptedServer.Script;
+import io.tpotstream.testkit.KafkaExtension;
+import io.tpotstream.testkit.TestKafka;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Refused connections and dead proxies are class {@code connection}, naming what to check. */
+@ExtendWith(KafkaExtension.class)
+class ConnectionErrorsTest {
+  static final ScriptedServer server = new ScriptedServer();
+
+  @AfterAll
+  static void stop() {
+    server.close();
+  }
+
+  static int closedPort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  private static List<List<TokenEvent>> requests(Runs.Finished run) {
+    return List.copyOf(byRequest(run.records()).values());
+  }
+
+  @Test
+  void refusedConnectionNamesHostAndPort(TestKafka kafka) throws IOException {
+    int port = closedPort();
+    Runs.Finished run =
+        Runs.run(
+            kafka,
+            Runs.config(
+                Map.of(
+                    "base_url", "http://127.0.0.1:" + port,
+                    "models", "m",
+                    "total_requests", "2",
+                    "concurrency", "1")));
+    assertEquals(Map.of("connection", 2L), run.result().models().get(0).errors());
+    for (List<TokenEvent> events : requests(run)) {
+      assertEquals(List.of("start", "error"), types(events));
+      assertEquals(
+          "cannot connect to 127.0.0.1:"
+              + port
+              + " (connection refused): check base_url (host and port) and that the server is up"
+              + " (no proxy in use)",
+          events.get(1).message());
+    }
+  }
+
+  @Test
+  void proxyThatRefusesConnectionsIsNamed(TestKafka kafka) throws IOException {
+    int proxyPort = closedPort();
+    server.on("p", Script.sse().write(openAiStream(2)));
+    Runs.Finished run =
+        Runs.run(
+            kafka,
+            Runs.config(
+                Map.of("base_url", server.baseUrl(), "models", "p", "total_requests", "1"),
+                Map.of("HTTP_PROXY", "http://127.0.0.1:" + proxyPort)));
+    assertEquals(Map.of("connection", 1L), run.result().models().get(0).errors());
+    TokenEvent error = requests(run).get(0).get(1);
+    assertEquals("connection", error.errorClass());
+    assertEquals(
+        "cannot connect through proxy 127.0.0.1:"
+            + proxyPort
+            + " (from HTTP_PROXY) to 127.0.0.1:"
+            + server.port()
+            + " (connection refused): check HTTP_PROXY (a stale proxy?) or add the host to"
+            + " NO_PROXY",
+        error.message());
+  }
+
+  @Test
+  void noProxyBypassesAStaleProxy(TestKafka kafka) throws IOException {
+    server.on("np", Script.sse().write(openAiStream(3)));
+    Runs.Finished run =
+        Runs.run(
+            kafka,
+            Runs.config(
+                Map.of("base_url", server.baseUrl(), "models", "np", "total_requests", "1"),
+                Map.of(
+                    "HTTP_PROXY",
+                    "http://127.0.0.1:" + closedPort(),
+                    "NO_PROXY",
+                    "localhost,127.0.0.1")));
+    assertEquals(List.of("start", "token", "token", "token", "end"), types(requests(run).get(0)));
+  }
+}

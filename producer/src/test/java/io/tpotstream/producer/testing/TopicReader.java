@@ -1,0 +1,88 @@
+package io.tpotstream.producer.testing;
+
+import static org.awaitility.Awaitility.await;
+
+import io.tpotstream.common.event.EventType;
+import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.event.TokenEventCodec;
+import io.tpotstream.testkit.TestKafka;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+
+/** Reads a whole token-events topic back, in partition and offset order. */
+public final class TopicReader {
+  /** One record: where it was, its timestamp, key, raw bytes and decoded event. */
+  public record Rec(
+      int partition, long offset, long timestamp, String key, byte[] value, TokenEvent event) {
+    public String raw() {
+      return new String(value, StandardCharsets.UTF_8);
+    }
+  }
+
+  private TopicReader() {}
+
+  /** Reads until every partition ends with a final heartbeat of the producer (or 30 s pass). */
+  public static List<Rec> readUntilFinal(TestKafka kafka, String topic, int partitions) {
+    List<Rec> all = new ArrayList<>();
+    try (KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(kafka.consumerProps(TestKafka.uniqueName("reader")))) {
+      List<TopicPartition> tps = new ArrayList<>();
+      for (int p = 0; p < partitions; p++) {
+        tps.add(new TopicPartition(topic, p));
+      }
+      consumer.assign(tps);
+      consumer.seekToBeginning(tps);
+      Set<Integer> finals = new TreeSet<>();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                  TokenEvent e = TokenEventCodec.decode(r.value());
+                  all.add(new Rec(r.partition(), r.offset(), r.timestamp(), r.key(), r.value(), e));
+                  if (e.finalHeartbeat()) {
+                    finals.add(r.partition());
+                  }
+                }
+                return finals.size() == partitions;
+              });
+    }
+    return all;
+  }
+
+  /** The non-heartbeat events, grouped by request id, each list in offset order. */
+  public static Map<String, List<TokenEvent>> byRequest(List<Rec> records) {
+    return records.stream()
+        .filter(r -> r.event().type() != EventType.HEARTBEAT)
+        .collect(
+            Collectors.groupingBy(
+                r -> r.event().requestId(),
+                TreeMap::new,
+                Collectors.mapping(Rec::event, Collectors.toList())));
+  }
+
+  /** The events of the one request made for {@code model}. */
+  public static List<TokenEvent> onlyRequestOf(List<Rec> records, String model) {
+    List<List<TokenEvent>> requests =
+        byRequest(records).values().stream().filter(l -> l.get(0).model().equals(model)).toList();
+    if (requests.size() != 1) {
+      throw new AssertionError("expected one request for " + model + ", got " + requests.size());
+    }
+    return requests.get(0);
+  }
+
+  /** The types of {@code events} in order, e.g. [start, token, token, end]. */
+  public static List<String> types(List<TokenEvent> events) {
+    return events.stream().map(e -> e.type().wire()).toList();
+  }
+}

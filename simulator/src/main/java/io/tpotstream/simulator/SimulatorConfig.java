@@ -1,0 +1,138 @@
+package io.tpotstream.simulator;
+
+import io.tpotstream.simulator.pacing.Pacer;
+import io.tpotstream.simulator.profile.ModelProfile;
+import io.tpotstream.simulator.profile.Profiles;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * How to run a {@link Simulator}.
+ *
+ * @param host the address to listen on
+ * @param port the port; 0 picks a free one
+ * @param profiles model name to profile
+ * @param seed the run seed, or null for a random one (reported by {@link
+ *     io.tpotstream.simulator.truth.GroundTruth#seed()})
+ * @param truthFile append one JSON line per sent chunk here, or null
+ * @param apiKey the key clients must send, or null to accept any
+ * @param eventLoops event-loop threads serving connections
+ * @param requestsKept how many recent requests keep their per-chunk truth in memory
+ * @param spinNs how long before a chunk is due the pacer stops parking and spins
+ */
+public record SimulatorConfig(
+    String host,
+    int port,
+    Map<String, ModelProfile> profiles,
+    Long seed,
+    Path truthFile,
+    String apiKey,
+    int eventLoops,
+    int requestsKept,
+    long spinNs) {
+
+  public static final int DEFAULT_PORT = 8000;
+  public static final int DEFAULT_REQUESTS_KEPT = 10_000;
+
+  public SimulatorConfig {
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("port must be 0 to 65535, got " + port);
+    }
+    if (profiles == null || profiles.isEmpty()) {
+      throw new IllegalArgumentException("at least one model profile is needed");
+    }
+    profiles = Map.copyOf(new TreeMap<>(profiles));
+    if (eventLoops < 1) {
+      throw new IllegalArgumentException("eventLoops must be >= 1, got " + eventLoops);
+    }
+  }
+
+  /**
+   * 127.0.0.1:8000, the built-in profiles, a random seed, no truth file, no key, one event loop per
+   * core, the truth of the last 10,000 requests kept.
+   */
+  public static SimulatorConfig defaults() {
+    return new SimulatorConfig(
+        "127.0.0.1",
+        DEFAULT_PORT,
+        Profiles.builtIns(),
+        null,
+        null,
+        null,
+        Runtime.getRuntime().availableProcessors(),
+        DEFAULT_REQUESTS_KEPT,
+        Pacer.DEFAULT_SPIN_NS);
+  }
+
+  public SimulatorConfig withHost(String newHost) {
+    return new SimulatorConfig(
+        newHost, port, profiles, seed, truthFile, apiKey, eventLoops, requestsKept, spinNs);
+  }
+
+  public SimulatorConfig withPort(int newPort) {
+    return new SimulatorConfig(
+        host, newPort, profiles, seed, truthFile, apiKey, eventLoops, requestsKept, spinNs);
+  }
+
+  public SimulatorConfig withProfiles(Map<String, ModelProfile> newProfiles) {
+    return new SimulatorConfig(
+        host, port, newProfiles, seed, truthFile, apiKey, eventLoops, requestsKept, spinNs);
+  }
+
+  /** The built-ins plus {@code name}. */
+  public SimulatorConfig withProfile(String name, ModelProfile profile) {
+    Map<String, ModelProfile> more = new TreeMap<>(profiles);
+    more.put(name, profile);
+    return withProfiles(more);
+  }
+
+  public SimulatorConfig withSeed(Long newSeed) {
+    return new SimulatorConfig(
+        host, port, profiles, newSeed, truthFile, apiKey, eventLoops, requestsKept, spinNs);
+  }
+
+  public SimulatorConfig withTruthFile(Path newTruthFile) {
+    return new SimulatorConfig(
+        host, port, profiles, seed, newTruthFile, apiKey, eventLoops, requestsKept, spinNs);
+  }
+
+  public SimulatorConfig withApiKey(String newApiKey) {
+    return new SimulatorConfig(
+        host, port, profiles, seed, truthFile, newApiKey, eventLoops, requestsKept, spinNs);
+  }
+
+  public SimulatorConfig withEventLoops(int newEventLoops) {
+    return new SimulatorConfig(
+        host, port, profiles, seed, truthFile, apiKey, newEventLoops, requestsKept, spinNs);
+  }
+
+  public SimulatorConfig withRequestsKept(int newRequestsKept) {
+    return new SimulatorConfig(
+        host, port, profiles, seed, truthFile, apiKey, eventLoops, newRequestsKept, spinNs);
+  }
+
+  /** Never shows the API key. */
+  @Override
+  public String toString() {
+    return "SimulatorConfig[host="
+        + host
+        + ", port="
+        + port
+        + ", models="
+        + profiles.keySet()
+        + ", seed="
+        + seed
+        + ", truthFile="
+        + truthFile
+        + ", apiKey="
+        + (apiKey == null ? "none" : "***")
+        + ", eventLoops="
+        + eventLoops
+        + ", requestsKept="
+        + requestsKept
+        + ", spinNs="
+        + spinNs
+        + "]";
+  }
+}

@@ -1,0 +1,103 @@
+package io.tpotstream.simulator.api;
+
+import io.tpotstream.simulator.plan.ResponsePlan;
+
+/**
+ * Anthropic's message events: {@code message_start}, {@code content_block_start}, {@code ping}, one
+ * {@code content_block_delta} per output chunk ({@code thinking_delta} for reasoning, then {@code
+ * text_delta}; a thinking block ends with a {@code signature_delta}, which is not a token), {@code
+ * content_block_stop}, {@code message_delta} (stop reason, output tokens) and {@code message_stop}.
+ */
+final class AnthropicStreamFormat implements StreamFormat {
+  private final ResponsePlan plan;
+  private final ChatRequest request;
+  private final String requestId;
+  private int block;
+
+  AnthropicStreamFormat(ResponsePlan plan, ChatRequest request, String requestId) {
+    this.plan = plan;
+    this.request = request;
+    this.requestId = requestId;
+  }
+
+  @Override
+  public String opening() {
+    StringBuilder out = new StringBuilder(512);
+    event(out, "message_start").append("{\"type\":\"message_start\",\"message\":{\"id\":\"msg_");
+    JsonText.append(out, requestId).append("\",\"type\":\"message\",\"role\":\"assistant\"");
+    out.append(",\"model\":\"");
+    JsonText.append(out, request.model())
+        .append("\",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null")
+        .append(",\"usage\":{\"input_tokens\":")
+        .append(plan.promptTokens())
+        .append(",\"output_tokens\":1}}}\n\n");
+    blockStart(out, plan.reasoning(0));
+    return event(out, "ping").append("{\"type\":\"ping\"}\n\n").toString();
+  }
+
+  @Override
+  public String chunk(int seq) {
+    StringBuilder out = new StringBuilder(256);
+    if (seq > 0 && plan.reasoning(seq) != plan.reasoning(seq - 1)) {
+      blockStop(out, plan.reasoning(seq - 1));
+      block++;
+      blockStart(out, plan.reasoning(seq));
+    }
+    event(out, "content_block_delta")
+        .append("{\"type\":\"content_block_delta\",\"index\":")
+        .append(block)
+        .append(
+            plan.reasoning(seq)
+                ? ",\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\""
+                : ",\"delta\":{\"type\":\"text_delta\",\"text\":\"");
+    JsonText.append(out, plan.text(seq));
+    return out.append("\"}}\n\n").toString();
+  }
+
+  @Override
+  public String malformedLine() {
+    return "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"
+        + block
+        + ",\"delta\":{\"type\":\"text_delta\",\"text\":\"\n\n";
+  }
+
+  @Override
+  public String closing() {
+    StringBuilder out = new StringBuilder(512);
+    blockStop(out, plan.reasoning(plan.chunks() - 1));
+    event(out, "message_delta")
+        .append("{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"")
+        .append(plan.lengthCapped() ? "max_tokens" : "end_turn")
+        .append("\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":")
+        .append(plan.outputTokens())
+        .append("}}\n\n");
+    return event(out, "message_stop").append("{\"type\":\"message_stop\"}\n\n").toString();
+  }
+
+  private void blockStart(StringBuilder out, boolean thinking) {
+    event(out, "content_block_start")
+        .append("{\"type\":\"content_block_start\",\"index\":")
+        .append(block)
+        .append(
+            thinking
+                ? ",\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\"}}\n\n"
+                : ",\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n");
+  }
+
+  private void blockStop(StringBuilder out, boolean thinking) {
+    if (thinking) {
+      event(out, "content_block_delta")
+          .append("{\"type\":\"content_block_delta\",\"index\":")
+          .append(block)
+          .append(",\"delta\":{\"type\":\"signature_delta\",\"signature\":\"c2ltdWxhdGVk\"}}\n\n");
+    }
+    event(out, "content_block_stop")
+        .append("{\"type\":\"content_block_stop\",\"index\":")
+        .append(block)
+        .append("}\n\n");
+  }
+
+  private static StringBuilder event(StringBuilder out, String name) {
+    return out.append("event: ").append(name).append("\ndata: ");
+  }
+}

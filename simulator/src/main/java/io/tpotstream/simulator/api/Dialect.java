@@ -1,0 +1,9 @@
+package io.tpotstream.simulator.api;
+
+/** The two API shapes the simulator speaks. */
+enum Dialect {
+  /** {@code POST .../chat/completions}: OpenAI chat completions (vLLM and gateways alike). */
+  OPENAI,
+  /** {@code POST .../messages}: Anthropic messages. */
+  ANTHROPIC
+}

@@ -1,0 +1,270 @@
+package io.tpotstream.simulator.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tpotstream.common.Json;
+import io.tpotstream.simulator.pacing.LoopMailbox;
+import io.tpotstream.simulator.pacing.Pacer;
+import io.tpotstream.simulator.plan.Fault;
+import io.tpotstream.simulator.plan.Planner;
+import io.tpotstream.simulator.plan.ResponsePlan;
+import io.tpotstream.simulator.profile.ModelProfile;
+import io.tpotstream.simulator.profile.Profiles;
+import io.tpotstream.simulator.truth.GroundTruth;
+import io.tpotstream.simulator.truth.Outcome;
+import io.tpotstream.simulator.truth.RequestRecorder;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Serves every request. Paths match on their suffix, so any base path works ({@code
+ * /v1/chat/completions}, {@code /api/v1/chat/completions}, {@code /openai/v1/messages}). Shared by
+ * the event loops: its state is immutable or thread-safe.
+ */
+public final class Routes {
+  private static final String REQUEST_ID_HEADER = "X-Request-Id";
+
+  private final Map<String, ModelProfile> profiles;
+  private final long runSeed;
+  private final byte[] apiKey;
+  private final GroundTruth truth;
+  private final Pacer pacer;
+  private final AtomicLong unnamedRequests = new AtomicLong();
+  private final String modelsJson;
+
+  /**
+   * @param apiKey the key clients must send, or null to accept any
+   */
+  public Routes(
+      Map<String, ModelProfile> profiles,
+      long runSeed,
+      String apiKey,
+      GroundTruth truth,
+      Pacer pacer) {
+    this.profiles = Map.copyOf(profiles);
+    this.runSeed = runSeed;
+    this.apiKey = apiKey == null ? null : apiKey.getBytes(StandardCharsets.UTF_8);
+    this.truth = truth;
+    this.pacer = pacer;
+    this.modelsJson = modelsJson(profiles);
+  }
+
+  /** Handles one request on its event loop; {@code mailbox} posts to that loop. */
+  public void handle(HttpServerRequest request, LoopMailbox mailbox) {
+    String path = request.path();
+    while (path.length() > 1 && path.endsWith("/")) {
+      path = path.substring(0, path.length() - 1);
+    }
+    HttpMethod method = request.method();
+    if (path.endsWith("/chat/completions")) {
+      requirePost(request, method, Dialect.OPENAI, mailbox);
+    } else if (path.endsWith("/messages")) {
+      requirePost(request, method, Dialect.ANTHROPIC, mailbox);
+    } else if (path.endsWith("/models") && method == HttpMethod.GET) {
+      if (authorized(request)) {
+        json(request.response(), 200, modelsJson);
+      } else {
+        unauthorized(request, Dialect.OPENAI);
+      }
+    } else if (path.equals("/truth") && method == HttpMethod.GET) {
+      json(request.response(), 200, truth.toJson());
+    } else if (path.equals("/truth") && method == HttpMethod.DELETE) {
+      truth.reset();
+      request.response().setStatusCode(204).end();
+    } else {
+      error(
+          request.response(),
+          Dialect.OPENAI,
+          404,
+          "no route for "
+              + method
+              + " "
+              + path
+              + ": the simulator serves POST .../chat/completions, POST .../messages, GET"
+              + " .../models and GET /truth",
+          null);
+    }
+  }
+
+  private void requirePost(
+      HttpServerRequest request, HttpMethod method, Dialect dialect, LoopMailbox mailbox) {
+    if (method != HttpMethod.POST) {
+      error(request.response(), dialect, 405, method + " is not allowed here: use POST", null);
+      return;
+    }
+    request
+        .body()
+        .onSuccess(body -> chat(request, dialect, body, System.nanoTime(), mailbox))
+        .onFailure(ignored -> request.connection().close());
+  }
+
+  private void chat(
+      HttpServerRequest request,
+      Dialect dialect,
+      Buffer body,
+      long arrivalNs,
+      LoopMailbox mailbox) {
+    HttpServerResponse response = request.response();
+    JsonNode json;
+    try {
+      json = Json.MAPPER.readTree(body.getBytes());
+    } catch (java.io.IOException e) {
+      json = null;
+    }
+    if (json == null || !json.isObject()) {
+      error(response, dialect, 400, "the request body is not a JSON object", null);
+      return;
+    }
+    String model = ChatRequest.model(json);
+    boolean knownModel = model != null && profiles.containsKey(model);
+    if (!authorized(request)) {
+      if (knownModel) {
+        truth.refused(model, Outcome.HTTP_401);
+      }
+      unauthorized(request, dialect);
+      return;
+    }
+    ChatRequest chat;
+    try {
+      chat = ChatRequest.parse(json);
+    } catch (BadRequest e) {
+      if (knownModel) {
+        truth.refused(model, Outcome.HTTP_400);
+      }
+      error(response, dialect, 400, e.getMessage(), e.param());
+      return;
+    }
+    if (!knownModel) {
+      error(
+          response,
+          dialect,
+          404,
+          "The model '"
+              + model
+              + "' does not exist (this simulator serves: "
+              + String.join(", ", Profiles.names(profiles))
+              + ")",
+          "model");
+      return;
+    }
+    String requestId = request.getHeader(REQUEST_ID_HEADER);
+    if (requestId == null || requestId.isBlank()) {
+      requestId = "sim-" + unnamedRequests.incrementAndGet();
+    }
+    ResponsePlan plan =
+        Planner.plan(
+            profiles.get(model), runSeed, model, requestId, chat.maxTokens(), chat.promptTokens());
+    RequestRecorder recorder = truth.begin(requestId, model, arrivalNs);
+    response.putHeader(REQUEST_ID_HEADER, requestId);
+    if (plan.fault() == Fault.HTTP_429) {
+      recorder.end(Outcome.HTTP_429);
+      response.putHeader("Retry-After", Integer.toString(plan.retryAfterSeconds()));
+      error(response, dialect, 429, "Rate limit reached for " + model + " (simulated)", null);
+    } else if (plan.fault() == Fault.HTTP_500) {
+      recorder.end(Outcome.HTTP_500);
+      error(
+          response,
+          dialect,
+          500,
+          "The server had an error while processing your request (simulated)",
+          null);
+    } else if (chat.stream()) {
+      long createdS = System.currentTimeMillis() / 1000;
+      StreamFormat format =
+          dialect == Dialect.ANTHROPIC
+              ? new AnthropicStreamFormat(plan, chat, requestId)
+              : new OpenAiStreamFormat(plan, chat, requestId, createdS);
+      new StreamSession(mailbox, pacer, request, plan, format, recorder).start(arrivalNs);
+    } else {
+      answerWhole(request, dialect, chat, plan, recorder, requestId);
+    }
+  }
+
+  /** A non-streamed answer comes when the whole output would have been generated. */
+  private void answerWhole(
+      HttpServerRequest request,
+      Dialect dialect,
+      ChatRequest chat,
+      ResponsePlan plan,
+      RequestRecorder recorder,
+      String requestId) {
+    long createdS = System.currentTimeMillis() / 1000;
+    long delayMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(plan.totalWaitNs()));
+    request.response().closeHandler(ignored -> recorder.end(Outcome.CLIENT_CLOSED));
+    io.vertx.core.Vertx.currentContext()
+        .owner()
+        .setTimer(
+            delayMs,
+            ignored -> {
+              if (request.response().closed()) {
+                return;
+              }
+              if (plan.cutAfterChunks() != ResponsePlan.NONE) {
+                recorder.end(Outcome.CUT);
+                request.connection().close();
+                return;
+              }
+              recorder.end(Outcome.COMPLETED);
+              json(
+                  request.response(),
+                  200,
+                  dialect == Dialect.ANTHROPIC
+                      ? CompleteBodies.anthropic(plan, chat, requestId)
+                      : CompleteBodies.openAi(plan, chat, requestId, createdS));
+            });
+  }
+
+  private boolean authorized(HttpServerRequest request) {
+    if (apiKey == null) {
+      return true;
+    }
+    String bearer = request.getHeader("Authorization");
+    String xApiKey = request.getHeader("x-api-key");
+    return (bearer != null
+            && bearer.startsWith("Bearer ")
+            && sameKey(bearer.substring("Bearer ".length()).trim()))
+        || (xApiKey != null && sameKey(xApiKey.trim()));
+  }
+
+  private boolean sameKey(String given) {
+    return MessageDigest.isEqual(apiKey, given.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void unauthorized(HttpServerRequest request, Dialect dialect) {
+    error(
+        request.response(),
+        dialect,
+        401,
+        "Incorrect API key provided: send the simulator's key as 'Authorization: Bearer <key>'"
+            + " or 'x-api-key: <key>'",
+        null);
+  }
+
+  private static void error(
+      HttpServerResponse response, Dialect dialect, int status, String message, String param) {
+    json(response, status, ErrorBodies.body(dialect, status, message, param));
+  }
+
+  private static void json(HttpServerResponse response, int status, String body) {
+    response.setStatusCode(status).putHeader("Content-Type", "application/json").end(body);
+  }
+
+  private static String modelsJson(Map<String, ModelProfile> profiles) {
+    var body = Json.MAPPER.createObjectNode().put("object", "list");
+    var data = body.putArray("data");
+    for (String model : Profiles.names(profiles)) {
+      data.addObject()
+          .put("id", model)
+          .put("object", "model")
+          .put("created", 0)
+          .put("owned_by", "tpot-simulator");
+    }
+    return body.toString();
+  }
+}

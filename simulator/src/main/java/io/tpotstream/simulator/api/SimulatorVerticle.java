@@ -1,0 +1,45 @@
+package io.tpotstream.simulator.api;
+
+import io.tpotstream.simulator.pacing.LoopMailbox;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+
+/**
+ * One HTTP server on one event loop; several instances on the same port share the connections
+ * (Vert.x balances them across the instances' loops).
+ */
+public final class SimulatorVerticle extends VerticleBase {
+  private final Routes routes;
+  private final String host;
+  private final int port;
+  private HttpServer server;
+
+  public SimulatorVerticle(Routes routes, String host, int port) {
+    this.routes = routes;
+    this.host = host;
+    this.port = port;
+  }
+
+  @Override
+  public Future<?> start() {
+    LoopMailbox mailbox = new LoopMailbox(context);
+    HttpServerOptions options =
+        new HttpServerOptions()
+            .setHost(host)
+            .setPort(port)
+            .setCompressionSupported(false)
+            .setTcpNoDelay(true)
+            // HTTP/1.1 only: an injected cut then closes exactly one stream
+            .setHttp2ClearTextEnabled(false)
+            .setHandle100ContinueAutomatically(true);
+    server = vertx.createHttpServer(options).requestHandler(r -> routes.handle(r, mailbox));
+    return server.listen();
+  }
+
+  /** The port this instance listens on (the chosen one when asked for port 0). */
+  public int actualPort() {
+    return server.actualPort();
+  }
+}

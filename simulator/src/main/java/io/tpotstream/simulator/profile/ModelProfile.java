@@ -1,0 +1,135 @@
+package io.tpotstream.simulator.profile;
+
+import java.util.List;
+
+/**
+ * How one model streams.
+ *
+ * @param ttft the wait from the request's arrival to the first output chunk
+ * @param gap the wait between consecutive output chunks (per chunk, whatever its token count)
+ * @param stall rare stalls that replace a gap
+ * @param fixedStalls gaps fixed at given chunk indexes (they win over {@code gap} and {@code
+ *     stall})
+ * @param tokensPerChunk tokens carried by each output chunk (the last chunk of a kind may carry
+ *     fewer)
+ * @param outputTokens output length drawn per request and capped by the request's {@code
+ *     max_tokens}; null means the output is exactly {@code max_tokens} (or {@code defaultMaxTokens}
+ *     when the request has none)
+ * @param defaultMaxTokens the output cap when the request sets no {@code max_tokens}
+ * @param reasoningShare the share of the output sent first as reasoning ({@code reasoning_content},
+ *     Anthropic {@code thinking}), 0 to 1
+ * @param errors injected faults
+ */
+public record ModelProfile(
+    Distribution ttft,
+    Distribution gap,
+    Stall stall,
+    List<FixedStall> fixedStalls,
+    IntRange tokensPerChunk,
+    IntRange outputTokens,
+    int defaultMaxTokens,
+    double reasoningShare,
+    ErrorRates errors) {
+
+  public static final int DEFAULT_MAX_TOKENS = 256;
+
+  public ModelProfile {
+    if (ttft == null || gap == null) {
+      throw new IllegalArgumentException("a profile needs a ttft and a gap distribution");
+    }
+    stall = stall == null ? Stall.NONE : stall;
+    fixedStalls = fixedStalls == null ? List.of() : List.copyOf(fixedStalls);
+    tokensPerChunk = tokensPerChunk == null ? IntRange.exactly(1) : tokensPerChunk;
+    errors = errors == null ? ErrorRates.NONE : errors;
+    if (defaultMaxTokens < 1) {
+      throw new IllegalArgumentException("defaultMaxTokens must be >= 1, got " + defaultMaxTokens);
+    }
+    if (!(reasoningShare >= 0 && reasoningShare <= 1)) {
+      throw new IllegalArgumentException("reasoningShare must be in [0, 1], got " + reasoningShare);
+    }
+  }
+
+  /** A profile with this TTFT and gap and every other setting at its default. */
+  public static ModelProfile of(Distribution ttft, Distribution gap) {
+    return new ModelProfile(
+        ttft, gap, Stall.NONE, List.of(), null, null, DEFAULT_MAX_TOKENS, 0, ErrorRates.NONE);
+  }
+
+  public ModelProfile withStall(Stall newStall) {
+    return new ModelProfile(
+        ttft,
+        gap,
+        newStall,
+        fixedStalls,
+        tokensPerChunk,
+        outputTokens,
+        defaultMaxTokens,
+        reasoningShare,
+        errors);
+  }
+
+  public ModelProfile withFixedStalls(List<FixedStall> newFixedStalls) {
+    return new ModelProfile(
+        ttft,
+        gap,
+        stall,
+        newFixedStalls,
+        tokensPerChunk,
+        outputTokens,
+        defaultMaxTokens,
+        reasoningShare,
+        errors);
+  }
+
+  public ModelProfile withTokensPerChunk(IntRange newTokensPerChunk) {
+    return new ModelProfile(
+        ttft,
+        gap,
+        stall,
+        fixedStalls,
+        newTokensPerChunk,
+        outputTokens,
+        defaultMaxTokens,
+        reasoningShare,
+        errors);
+  }
+
+  public ModelProfile withOutputTokens(IntRange newOutputTokens) {
+    return new ModelProfile(
+        ttft,
+        gap,
+        stall,
+        fixedStalls,
+        tokensPerChunk,
+        newOutputTokens,
+        defaultMaxTokens,
+        reasoningShare,
+        errors);
+  }
+
+  public ModelProfile withReasoningShare(double newReasoningShare) {
+    return new ModelProfile(
+        ttft,
+        gap,
+        stall,
+        fixedStalls,
+        tokensPerChunk,
+        outputTokens,
+        defaultMaxTokens,
+        newReasoningShare,
+        errors);
+  }
+
+  public ModelProfile withErrors(ErrorRates newErrors) {
+    return new ModelProfile(
+        ttft,
+        gap,
+        stall,
+        fixedStalls,
+        tokensPerChunk,
+        outputTokens,
+        defaultMaxTokens,
+        reasoningShare,
+        newErrors);
+  }
+}

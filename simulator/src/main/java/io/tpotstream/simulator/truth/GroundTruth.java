@@ -1,0 +1,135 @@
+package io.tpotstream.simulator.truth;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.tpotstream.common.Json;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What the simulator actually sent: per model, histograms of the actual gaps, the scheduled gaps,
+ * the pacing error and the TTFT; per request (the most recent {@code requestsKept}), every chunk's
+ * scheduled and actual send instant; and, when a file is given, one JSON line per chunk. All
+ * instants are {@link System#nanoTime()} of the simulator's JVM: compare them as differences.
+ */
+public final class GroundTruth implements AutoCloseable {
+  private final long seed;
+  private final int requestsKept;
+  private final TruthFileWriter file;
+  private final Map<String, ModelStats> models = new ConcurrentHashMap<>();
+  private final LinkedHashMap<String, RequestRecorder> requests;
+
+  /**
+   * @param seed the run seed, reported back
+   * @param requestsKept how many of the most recent requests keep their per-chunk truth in memory
+   * @param truthFile the JSONL file to append to, or null
+   * @throws IllegalArgumentException when the file cannot be opened
+   */
+  public GroundTruth(long seed, int requestsKept, Path truthFile) {
+    if (requestsKept < 0) {
+      throw new IllegalArgumentException("requestsKept must be >= 0, got " + requestsKept);
+    }
+    this.seed = seed;
+    this.requestsKept = requestsKept;
+    this.file = truthFile == null ? null : TruthFileWriter.open(truthFile);
+    this.requests =
+        new LinkedHashMap<>() {
+          @Override
+          protected boolean removeEldestEntry(Map.Entry<String, RequestRecorder> eldest) {
+            return size() > GroundTruth.this.requestsKept;
+          }
+        };
+  }
+
+  public long seed() {
+    return seed;
+  }
+
+  /**
+   * Starts recording a request that arrived at {@code arrivalNs}. A later request with the same id
+   * replaces the earlier one in {@link #request} (both stay in the histograms and the file).
+   */
+  public RequestRecorder begin(String requestId, String model, long arrivalNs) {
+    ModelStats stats = stats(model);
+    stats.started();
+    RequestRecorder recorder = new RequestRecorder(requestId, model, arrivalNs, stats, file);
+    synchronized (requests) {
+      requests.put(requestId, recorder);
+    }
+    return recorder;
+  }
+
+  /** Counts a request for a known model refused before it got a plan (a 400 or a 401). */
+  public void refused(String model, Outcome outcome) {
+    ModelStats stats = stats(model);
+    stats.started();
+    stats.ended(outcome);
+  }
+
+  private ModelStats stats(String model) {
+    return models.computeIfAbsent(model, m -> new ModelStats());
+  }
+
+  /** The truth of a kept request, if it is still kept. */
+  public Optional<RequestTruth> request(String requestId) {
+    RequestRecorder recorder;
+    synchronized (requests) {
+      recorder = requests.get(requestId);
+    }
+    return Optional.ofNullable(recorder).map(RequestRecorder::snapshot);
+  }
+
+  /** The kept requests, oldest first. */
+  public List<RequestTruth> requests() {
+    List<RequestRecorder> kept;
+    synchronized (requests) {
+      kept = new ArrayList<>(requests.values());
+    }
+    return kept.stream().map(RequestRecorder::snapshot).toList();
+  }
+
+  /** Per model, since start or the last {@link #reset}. */
+  public SortedMap<String, ModelTruth> models() {
+    SortedMap<String, ModelTruth> snapshot = new TreeMap<>();
+    models.forEach((model, stats) -> snapshot.put(model, stats.snapshot(stats.unfinished())));
+    return snapshot;
+  }
+
+  public TruthReport report() {
+    return new TruthReport(seed, models(), file == null ? null : file.status());
+  }
+
+  /** {@link #report()} as the JSON that {@code GET /truth} returns. */
+  public String toJson() {
+    try {
+      return Json.MAPPER.writeValueAsString(report());
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot write the truth report as JSON", e);
+    }
+  }
+
+  /**
+   * Forgets the per-model statistics and the kept requests (the file keeps its lines). Requests
+   * still streaming go on recording into the statistics they started with, which are gone.
+   */
+  public void reset() {
+    models.clear();
+    synchronized (requests) {
+      requests.clear();
+    }
+  }
+
+  /** Writes the file's queued lines and closes it. */
+  @Override
+  public void close() {
+    if (file != null) {
+      file.close();
+    }
+  }
+}

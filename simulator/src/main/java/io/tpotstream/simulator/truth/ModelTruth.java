@@ -1,0 +1,44 @@
+package io.tpotstream.simulator.truth;
+
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.tpotstream.common.stats.LatencySummary;
+import java.util.SortedMap;
+
+/**
+ * What the simulator actually sent for one model since start (or the last reset).
+ *
+ * @param requests requests that got a plan (faults included)
+ * @param outcomes requests by how they ended ({@code completed}, {@code cut}, {@code http_429}...)
+ * @param chunks output chunks sent
+ * @param tokens output tokens sent
+ * @param malformedLines injected invalid {@code data:} lines
+ * @param gap actual gaps between consecutive chunk sends of a request
+ * @param scheduledGap the gaps the plan asked for (each from the previous chunk's actual send)
+ * @param pacingError per chunk, actual send minus scheduled instant
+ * @param ttft first chunk's send minus the request's arrival
+ * @param histograms {@code gap}, {@code scheduledGap}, {@code pacingError}, {@code ttft}: base64 of
+ *     HdrHistogram's compressed encoding, in µs (decode with common's HistogramCodec)
+ */
+@JsonPropertyOrder({
+  "requests",
+  "outcomes",
+  "chunks",
+  "tokens",
+  "malformedLines",
+  "gap",
+  "scheduledGap",
+  "pacingError",
+  "ttft",
+  "histograms"
+})
+public record ModelTruth(
+    long requests,
+    SortedMap<String, Long> outcomes,
+    long chunks,
+    long tokens,
+    long malformedLines,
+    LatencySummary gap,
+    LatencySummary scheduledGap,
+    LatencySummary pacingError,
+    LatencySummary ttft,
+    SortedMap<String, String> histograms) {}

@@ -1,0 +1,92 @@
+package io.tpotstream.simulator.truth;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Records one request's chunks as they are sent. Written by the request's event loop; read by
+ * anyone (under its lock).
+ */
+public final class RequestRecorder {
+  private final String requestId;
+  private final String model;
+  private final long arrivalNs;
+  private final ModelStats stats;
+  private final TruthFileWriter file;
+  private long[] dueNs = new long[16];
+  private long[] sentNs = new long[16];
+  private int[] tokens = new int[16];
+  private int count;
+  private int malformedLines;
+  private Outcome outcome = Outcome.IN_PROGRESS;
+
+  RequestRecorder(
+      String requestId, String model, long arrivalNs, ModelStats stats, TruthFileWriter file) {
+    this.requestId = requestId;
+    this.model = model;
+    this.arrivalNs = arrivalNs;
+    this.stats = stats;
+    this.file = file;
+  }
+
+  public String requestId() {
+    return requestId;
+  }
+
+  /**
+   * Records output chunk {@code seq}: scheduled at {@code dueNs}, written at {@code sentNs} (both
+   * {@link System#nanoTime()}), carrying {@code chunkTokens} tokens.
+   */
+  public void chunk(int seq, long dueNs, long sentNs, int chunkTokens) {
+    long gapNs;
+    long scheduledGapNs;
+    synchronized (this) {
+      if (count == this.sentNs.length) {
+        int size = count * 2;
+        this.dueNs = Arrays.copyOf(this.dueNs, size);
+        this.sentNs = Arrays.copyOf(this.sentNs, size);
+        this.tokens = Arrays.copyOf(this.tokens, size);
+      }
+      gapNs = count == 0 ? -1 : sentNs - this.sentNs[count - 1];
+      scheduledGapNs = count == 0 ? -1 : dueNs - this.sentNs[count - 1];
+      this.dueNs[count] = dueNs;
+      this.sentNs[count] = sentNs;
+      this.tokens[count] = chunkTokens;
+      count++;
+    }
+    stats.chunk(
+        gapNs, scheduledGapNs, sentNs - dueNs, seq == 0 ? sentNs - arrivalNs : -1, chunkTokens);
+    if (file != null) {
+      file.offer(new TruthFileWriter.Line(requestId, model, seq, sentNs, chunkTokens));
+    }
+  }
+
+  /** Counts one injected invalid {@code data:} line. */
+  public void malformedLine() {
+    synchronized (this) {
+      malformedLines++;
+    }
+    stats.malformedLine();
+  }
+
+  /** Records how the request ended; only the first call counts. */
+  public void end(Outcome how) {
+    synchronized (this) {
+      if (outcome != Outcome.IN_PROGRESS) {
+        return;
+      }
+      outcome = how;
+    }
+    stats.ended(how);
+  }
+
+  synchronized RequestTruth snapshot() {
+    List<ChunkTruth> chunks = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      chunks.add(new ChunkTruth(i, dueNs[i], sentNs[i], tokens[i]));
+    }
+    return new RequestTruth(
+        requestId, model, arrivalNs, outcome, List.copyOf(chunks), malformedLines);
+  }
+}

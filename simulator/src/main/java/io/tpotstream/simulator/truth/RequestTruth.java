@@ -1,0 +1,33 @@
+package io.tpotstream.simulator.truth;
+
+import java.util.List;
+
+/**
+ * The ground truth of one request: when each chunk was actually sent.
+ *
+ * @param requestId the client's {@code X-Request-Id}, or the simulator's {@code sim-N}
+ * @param arrivalNs {@link System#nanoTime()} when the request's body had arrived
+ * @param malformedLines injected invalid {@code data:} lines (not in {@code chunks})
+ */
+public record RequestTruth(
+    String requestId,
+    String model,
+    long arrivalNs,
+    Outcome outcome,
+    List<ChunkTruth> chunks,
+    int malformedLines) {
+
+  /** The gaps between consecutive chunk sends, in ns ({@code chunks - 1} of them). */
+  public long[] gapsNs() {
+    long[] gaps = new long[Math.max(0, chunks.size() - 1)];
+    for (int i = 1; i < chunks.size(); i++) {
+      gaps[i - 1] = chunks.get(i).sentNs() - chunks.get(i - 1).sentNs();
+    }
+    return gaps;
+  }
+
+  /** Output tokens sent. */
+  public int tokens() {
+    return chunks.stream().mapToInt(ChunkTruth::tokens).sum();
+  }
+}

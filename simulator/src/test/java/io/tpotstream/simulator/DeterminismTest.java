@@ -1,0 +1,83 @@
+package io.tpotstream.simulator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import io.tpotstream.simulator.truth.ChunkTruth;
+import io.tpotstream.simulator.truth.RequestTruth;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class DeterminismTest {
+  private static final String BODY = "{\"model\":\"model-a\",\"stream\":true,\"max_tokens\":60}";
+
+  /** What a run produced for one request: its token texts and its scheduled gaps (ns). */
+  private record Run(List<String> texts, List<Long> scheduledGapsNs) {}
+
+  private static Run run(Simulator simulator, String requestId) {
+    Map<String, String> headers = requestId == null ? Map.of() : Map.of("X-Request-Id", requestId);
+    SseClient.Response response =
+        SseClient.post(simulator.baseUrl() + "/v1/chat/completions", BODY, headers);
+    List<String> texts =
+        response.events().stream()
+            .filter(SseClient.Event::isJson)
+            .map(e -> e.json().path("choices").path(0).path("delta").path("content").asText(""))
+            .filter(text -> !text.isEmpty())
+            .toList();
+    String id = response.header("X-Request-Id");
+    RequestTruth truth = simulator.truth().request(id).orElseThrow();
+    List<Long> scheduledGaps = new ArrayList<>();
+    List<ChunkTruth> chunks = truth.chunks();
+    for (int i = 1; i < chunks.size(); i++) {
+      scheduledGaps.add(chunks.get(i).dueNs() - chunks.get(i - 1).sentNs());
+    }
+    return new Run(texts, scheduledGaps);
+  }
+
+  private static Simulator start(long seed) {
+    return Simulator.start(SimulatorConfig.defaults().withPort(0).withSeed(seed));
+  }
+
+  @Test
+  void sameSeedAndRequestIdGiveTheSameTokenTextsAndScheduledGaps() {
+    Run first;
+    Run unnamedFirst;
+    try (Simulator simulator = start(42)) {
+      first = run(simulator, "determinism-1");
+      unnamedFirst = run(simulator, null);
+    }
+    Run second;
+    Run unnamedSecond;
+    try (Simulator simulator = start(42)) {
+      unnamedSecond = run(simulator, null);
+      second = run(simulator, "determinism-1");
+    }
+
+    assertEquals(60, first.texts().size());
+    assertEquals(59, first.scheduledGapsNs().size());
+    assertEquals(first, second);
+    // unnamed requests are sim-1, sim-2... in arrival order: both runs' first one is sim-1
+    assertEquals(unnamedFirst, unnamedSecond);
+  }
+
+  @Test
+  void anotherSeedOrRequestIdGivesOtherTextsAndGaps() {
+    Run base;
+    Run otherId;
+    try (Simulator simulator = start(42)) {
+      base = run(simulator, "determinism-2");
+      otherId = run(simulator, "determinism-3");
+    }
+    Run otherSeed;
+    try (Simulator simulator = start(43)) {
+      otherSeed = run(simulator, "determinism-2");
+    }
+
+    assertNotEquals(base.texts(), otherId.texts());
+    assertNotEquals(base.scheduledGapsNs(), otherId.scheduledGapsNs());
+    assertNotEquals(base.texts(), otherSeed.texts());
+    assertNotEquals(base.scheduledGapsNs(), otherSeed.scheduledGapsNs());
+  }
+}

@@ -1,0 +1,152 @@
+package io.tpotstream.simulator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tpotstream.common.Json;
+import io.tpotstream.common.stats.HistogramCodec;
+import io.tpotstream.common.stats.LatencyHistogram;
+import io.tpotstream.simulator.profile.Distribution;
+import io.tpotstream.simulator.profile.IntRange;
+import io.tpotstream.simulator.profile.ModelProfile;
+import io.tpotstream.simulator.truth.ChunkTruth;
+import io.tpotstream.simulator.truth.RequestTruth;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class GroundTruthTest {
+  private static final ModelProfile FAST =
+      ModelProfile.of(new Distribution.Constant(1), new Distribution.Constant(0.5));
+
+  private static SseClient.Response stream(
+      Simulator simulator, String model, int maxTokens, String id) {
+    return SseClient.post(
+        simulator.baseUrl() + "/v1/chat/completions",
+        "{\"model\":\"" + model + "\",\"stream\":true,\"max_tokens\":" + maxTokens + "}",
+        Map.of("X-Request-Id", id));
+  }
+
+  @Test
+  void truthFileHasOneLinePerChunkMatchingTheRecordedSends(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("truth.jsonl");
+    ModelProfile chunky = FAST.withTokensPerChunk(new IntRange(2, 2));
+    try (Simulator simulator =
+        Simulator.start(
+            SimulatorConfig.defaults()
+                .withPort(0)
+                .withSeed(1L)
+                .withTruthFile(file)
+                .withProfile("fast", FAST)
+                .withProfile("pairs", chunky))) {
+      stream(simulator, "fast", 20, "file-1");
+      stream(simulator, "pairs", 9, "file-2");
+      RequestTruth first = simulator.truth().request("file-1").orElseThrow();
+      RequestTruth second = simulator.truth().request("file-2").orElseThrow();
+      simulator.close();
+
+      List<String> lines = Files.readAllLines(file);
+      assertEquals(20 + 5, lines.size());
+      for (int seq = 0; seq < 20; seq++) {
+        JsonNode line = Json.MAPPER.readTree(lines.get(seq));
+        assertEquals(
+            List.of("requestId", "model", "seq", "sentNs", "tokens"), iterable(line.fieldNames()));
+        assertEquals("file-1", line.get("requestId").asText());
+        assertEquals("fast", line.get("model").asText());
+        assertEquals(seq, line.get("seq").asInt());
+        assertEquals(first.chunks().get(seq).sentNs(), line.get("sentNs").asLong());
+        assertEquals(1, line.get("tokens").asInt());
+      }
+      List<Integer> pairTokens =
+          lines.subList(20, 25).stream().map(l -> read(l).get("tokens").asInt()).toList();
+      assertEquals(List.of(2, 2, 2, 2, 1), pairTokens);
+      assertEquals(
+          List.of(2, 2, 2, 2, 1), second.chunks().stream().map(ChunkTruth::tokens).toList());
+    }
+  }
+
+  private static JsonNode read(String line) {
+    try {
+      return Json.MAPPER.readTree(line);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static List<String> iterable(java.util.Iterator<String> names) {
+    List<String> list = new java.util.ArrayList<>();
+    names.forEachRemaining(list::add);
+    return list;
+  }
+
+  @Test
+  void truthEndpointReportsPerModelHistogramsOfWhatWasSent() {
+    try (Simulator simulator =
+        Simulator.start(
+            SimulatorConfig.defaults().withPort(0).withSeed(8L).withProfile("fast", FAST))) {
+      stream(simulator, "fast", 30, "endpoint-1");
+      stream(simulator, "fast", 10, "endpoint-2");
+      SseClient.post(
+          simulator.baseUrl() + "/v1/messages",
+          "{\"model\":\"model-b\",\"stream\":true,\"max_tokens\":5}");
+
+      JsonNode truth = SseClient.get(simulator.baseUrl() + "/truth").json();
+
+      assertEquals(8, truth.path("seed").asLong());
+      JsonNode fast = truth.path("models").path("fast");
+      assertEquals(2, fast.path("requests").asInt());
+      assertEquals(2, fast.path("outcomes").path("completed").asInt());
+      assertEquals(40, fast.path("chunks").asInt());
+      assertEquals(40, fast.path("tokens").asInt());
+      assertEquals(29 + 9, fast.path("gap").path("count").asInt());
+      assertEquals(40, fast.path("pacingError").path("count").asInt());
+      assertEquals(2, fast.path("ttft").path("count").asInt());
+      LatencyHistogram gaps = HistogramCodec.decode(fast.path("histograms").path("gap").asText());
+      assertEquals(38, gaps.count());
+      // a gap is the scheduled 0.5 ms plus the pacing error: never shorter
+      assertTrue(gaps.minMicros() >= 499, "shortest gap " + gaps.minMicros() + " µs");
+      LatencyHistogram scheduled =
+          HistogramCodec.decode(fast.path("histograms").path("scheduledGap").asText());
+      assertEquals(500, scheduled.percentileMicros(50), 1);
+      assertEquals(5, truth.path("models").path("model-b").path("chunks").asInt());
+      assertTrue(truth.path("truthFile").isMissingNode());
+
+      assertEquals(204, deleteTruth(simulator));
+      assertTrue(SseClient.get(simulator.baseUrl() + "/truth").json().path("models").isEmpty());
+    }
+  }
+
+  private static int deleteTruth(Simulator simulator) {
+    try {
+      var request =
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create(simulator.baseUrl() + "/truth"))
+              .DELETE()
+              .build();
+      return java.net.http.HttpClient.newHttpClient()
+          .send(request, java.net.http.HttpResponse.BodyHandlers.discarding())
+          .statusCode();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void onlyTheMostRecentRequestsKeepTheirPerChunkTruth() {
+    try (Simulator simulator =
+        Simulator.start(
+            SimulatorConfig.defaults().withPort(0).withRequestsKept(2).withProfile("fast", FAST))) {
+      for (int i = 1; i <= 3; i++) {
+        stream(simulator, "fast", 3, "kept-" + i);
+      }
+      assertEquals(
+          List.of("kept-2", "kept-3"),
+          simulator.truth().requests().stream().map(RequestTruth::requestId).toList());
+      assertTrue(simulator.truth().request("kept-1").isEmpty());
+      assertEquals(9, simulator.truth().models().get("fast").chunks());
+    }
+  }
+}

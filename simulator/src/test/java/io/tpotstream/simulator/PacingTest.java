@@ -1,0 +1,137 @@
+package io.tpotstream.simulator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tpotstream.common.stats.LatencyHistogram;
+import io.tpotstream.simulator.profile.Distribution;
+import io.tpotstream.simulator.profile.FixedStall;
+import io.tpotstream.simulator.profile.ModelProfile;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Gaps measured by a client (System.nanoTime when each data line arrives), compared with the
+ * profiles: fidelity, not speed.
+ */
+class PacingTest {
+  private static Simulator simulator;
+
+  @BeforeAll
+  static void start() {
+    ModelProfile fiveMs =
+        ModelProfile.of(new Distribution.Constant(10), new Distribution.Constant(5));
+    simulator =
+        Simulator.start(
+            SimulatorConfig.defaults()
+                .withPort(0)
+                .withSeed(2024L)
+                .withProfile("constant-5ms", fiveMs)
+                .withProfile(
+                    "stall-at-50",
+                    ModelProfile.of(new Distribution.Constant(10), new Distribution.Constant(2))
+                        .withFixedStalls(List.of(new FixedStall(50, 150)))));
+  }
+
+  @AfterAll
+  static void stop() {
+    simulator.close();
+  }
+
+  /** The client-side gaps between consecutive content chunks of one stream, in ns. */
+  private static List<Long> streamGapsNs(String model, int maxTokens, String requestId) {
+    SseClient.Response response =
+        SseClient.post(
+            simulator.baseUrl() + "/v1/chat/completions",
+            "{\"model\":\"" + model + "\",\"stream\":true,\"max_tokens\":" + maxTokens + "}",
+            Map.of("X-Request-Id", requestId));
+    List<Long> arrivals =
+        response.events().stream()
+            .filter(SseClient.Event::isJson)
+            .filter(
+                e ->
+                    !e.json()
+                        .path("choices")
+                        .path(0)
+                        .path("delta")
+                        .path("content")
+                        .asText("")
+                        .isEmpty())
+            .map(SseClient.Event::arrivalNs)
+            .toList();
+    assertEquals(maxTokens, arrivals.size(), requestId + " complete");
+    List<Long> gaps = new ArrayList<>();
+    for (int i = 1; i < arrivals.size(); i++) {
+      gaps.add(arrivals.get(i) - arrivals.get(i - 1));
+    }
+    return gaps;
+  }
+
+  /** Runs {@code streams} streams at once and returns all their client-side gaps. */
+  private static LatencyHistogram concurrentGaps(String model, int streams, int maxTokens)
+      throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(streams);
+    try {
+      List<Future<List<Long>>> results = new ArrayList<>();
+      for (int i = 0; i < streams; i++) {
+        String id = model + "-pacing-" + i;
+        results.add(pool.submit(() -> streamGapsNs(model, maxTokens, id)));
+      }
+      LatencyHistogram gaps = new LatencyHistogram();
+      for (Future<List<Long>> result : results) {
+        result.get().forEach(gaps::recordNanos);
+      }
+      return gaps;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void modelAMedianGapOver4000ClientGapsIsWithin10PercentOf1point6Ms() throws Exception {
+    LatencyHistogram gaps = concurrentGaps("model-a", 10, 401);
+
+    assertEquals(4000, gaps.count());
+    long medianMicros = gaps.percentileMicros(50);
+    assertTrue(Math.abs(medianMicros - 1600) <= 160, "client median gap " + medianMicros + " µs");
+  }
+
+  @Test
+  void fiftyConcurrentModelCStreamsAllCompleteWithAMedianGapNear4point9Ms() throws Exception {
+    LatencyHistogram gaps = concurrentGaps("model-c", 50, 100);
+
+    assertEquals(50 * 99, gaps.count());
+    long medianMicros = gaps.percentileMicros(50);
+    assertTrue(Math.abs(medianMicros - 4900) <= 490, "client median gap " + medianMicros + " µs");
+  }
+
+  @Test
+  void constantFiveMsGapsArriveFiveMsApart() {
+    LatencyHistogram gaps = new LatencyHistogram();
+    streamGapsNs("constant-5ms", 300, "constant-1").forEach(gaps::recordNanos);
+
+    assertEquals(299, gaps.count());
+    long medianMicros = gaps.percentileMicros(50);
+    assertTrue(Math.abs(medianMicros - 5000) <= 250, "client median gap " + medianMicros + " µs");
+  }
+
+  @Test
+  void fixedStallOf150MsIsTheGapBeforeChunk50AndOnlyThere() {
+    List<Long> gaps = streamGapsNs("stall-at-50", 100, "stall-1");
+
+    // gap i is between chunk i and chunk i+1: the stall before chunk 50 is gap 49
+    assertTrue(gaps.get(49) >= 150_000_000L, "gap before chunk 50: " + gaps.get(49) + " ns");
+    assertTrue(gaps.get(49) < 170_000_000L, "gap before chunk 50: " + gaps.get(49) + " ns");
+    long longGaps = gaps.stream().filter(gap -> gap > 50_000_000L).count();
+    assertEquals(1, longGaps);
+    long[] truthGaps = simulator.truth().request("stall-1").orElseThrow().gapsNs();
+    assertTrue(truthGaps[49] >= 150_000_000L);
+  }
+}
