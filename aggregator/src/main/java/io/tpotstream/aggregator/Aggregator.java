@@ -57,6 +57,9 @@ public final class Aggregator implements AutoCloseable {
         });
     streams.setStateListener(
         (now, before) -> {
+          if (now == KafkaStreams.State.RUNNING) {
+            LOG.info("aggregator running: reading {}", config.inputTopic());
+          }
           if (now == KafkaStreams.State.ERROR || now == KafkaStreams.State.NOT_RUNNING) {
             Throwable e = failure.get();
             if (e == null) {

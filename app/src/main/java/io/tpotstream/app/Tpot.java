@@ -9,7 +9,12 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "tpot-stream 0.1.0",
     description = "Measures how smoothly LLM APIs stream tokens (TPOT and its tail), on Kafka.",
-    subcommands = {BrokerCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      BrokerCommand.class,
+      AggregateCommand.class,
+      StatsCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class Tpot implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

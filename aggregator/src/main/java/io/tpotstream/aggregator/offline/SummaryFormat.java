@@ -4,7 +4,7 @@ import io.tpotstream.common.Windows;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,13 +24,12 @@ public enum SummaryFormat {
     try {
       return valueOf(name.toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "unknown format '" + name + "': use table, json or csv", e);
+      throw new IllegalArgumentException("unknown format '" + name + "': use table, json or csv");
     }
   }
 
   /** Writes {@code summaries}; {@code groupBy} names the label columns of the CSV. */
-  public void write(List<WindowSummary> summaries, List<String> groupBy, PrintStream out) {
+  public void write(List<WindowSummary> summaries, List<String> groupBy, PrintWriter out) {
     switch (this) {
       case JSON -> summaries.forEach(s -> out.println(WindowSummaryCodec.encodeToString(s)));
       case CSV -> csv(summaries, groupBy, out);
@@ -39,7 +38,7 @@ public enum SummaryFormat {
     out.flush();
   }
 
-  private static void csv(List<WindowSummary> summaries, List<String> groupBy, PrintStream out) {
+  private static void csv(List<WindowSummary> summaries, List<String> groupBy, PrintWriter out) {
     List<String> header =
         new ArrayList<>(List.of("window_start", "window_end", "ts", "series", "model"));
     groupBy.forEach(label -> header.add("label_" + label));
@@ -102,7 +101,7 @@ public enum SummaryFormat {
     }
   }
 
-  private static void table(List<WindowSummary> summaries, PrintStream out) {
+  private static void table(List<WindowSummary> summaries, PrintWriter out) {
     if (summaries.isEmpty()) {
       out.println("no windows: the file holds no request events");
       return;
