@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
       ModelsCommand.class,
       AggregateCommand.class,
       StatsCommand.class,
+      BenchCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Tpot implements Runnable {

@@ -1,0 +1,160 @@
+package io.tpotstream.bench.freshness;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tpotstream.aggregator.Aggregator;
+import io.tpotstream.aggregator.AggregatorConfig;
+import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.bench.BenchEnv;
+import io.tpotstream.bench.Report;
+import io.tpotstream.bench.fidelity.BenchProfiles;
+import io.tpotstream.bench.jvm.ChildJvm;
+import io.tpotstream.bench.jvm.ProducerChild;
+import io.tpotstream.bench.workload.BenchTopics;
+import io.tpotstream.common.Json;
+import io.tpotstream.common.stats.LatencyHistogram;
+import io.tpotstream.simulator.Simulator;
+import io.tpotstream.simulator.SimulatorConfig;
+import io.tpotstream.sink.Sink;
+import io.tpotstream.sink.SinkConfig;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+
+/**
+ * B3: the live pipeline (producer in its own JVM against the simulator, aggregator and sink here):
+ * the wall time from a window's end to its record in the metrics topic, as a reader of that topic
+ * sees it (read_committed).
+ */
+public final class Freshness {
+  static final Duration WINDOW = Duration.ofSeconds(1);
+  static final int STREAMS = 100;
+
+  private Freshness() {}
+
+  public static void run(BenchEnv env, Report report) {
+    Duration runFor = env.pick(Duration.ofSeconds(90), Duration.ofSeconds(20));
+    report.section(
+        "B3",
+        "freshness (window end to its record in the metrics topic; "
+            + STREAMS
+            + " streams of 50 tokens/s over 2 models, "
+            + WINDOW.toSeconds()
+            + " s windows, "
+            + runFor.toSeconds()
+            + " s)");
+    String servers = env.bootstrapServers();
+    String events = BenchTopics.unique("bench-b3-events");
+    String summaries = BenchTopics.unique("bench-b3-summaries");
+    String metrics = BenchTopics.unique("bench-b3-metrics");
+    BenchTopics.create(servers, events, 3);
+    BenchTopics.create(servers, summaries, 1);
+    BenchTopics.create(servers, metrics, 1);
+    AggregatorConfig config =
+        AggregatorConfig.defaults(servers)
+            .withTopics(events, summaries, BenchTopics.unique("bench-b3-dead"))
+            .withApplicationId(BenchTopics.unique("bench-b3"))
+            .withStage(StageSettings.defaults().withWindow(WINDOW));
+    SinkConfig sinkConfig =
+        SinkConfig.builder(servers)
+            .inputTopic(summaries)
+            .groupId(BenchTopics.unique("bench-b3-sink"))
+            .csv(env.workDir().resolve("b3-summaries.csv"))
+            .metricsTopic(metrics)
+            .noPrometheus()
+            .build();
+    LatencyHistogram freshness = new LatencyHistogram();
+    AtomicLong lastWindowEnd = new AtomicLong(-1);
+    AtomicBoolean reading = new AtomicBoolean(true);
+    Thread reader =
+        new Thread(
+            () -> readMetrics(servers, metrics, freshness, lastWindowEnd, reading),
+            "bench-b3-metrics");
+    SimulatorConfig simConfig =
+        SimulatorConfig.defaults()
+            .withPort(0)
+            .withSeed(3L)
+            .withProfiles(BenchProfiles.fiftyTokensPerSecond())
+            .withRequestsKept(0);
+    try (Simulator simulator = Simulator.start(simConfig);
+        Aggregator aggregator = Aggregator.start(config);
+        Sink sink = Sink.start(sinkConfig)) {
+      reader.start();
+      List<String> args =
+          List.of(
+              servers,
+              events,
+              "0",
+              "base_url=" + simulator.baseUrl(),
+              "run_id=bench-b3",
+              "models=[\"" + BenchProfiles.CONSTANT + "\",\"" + BenchProfiles.LOGNORMAL + "\"]",
+              "concurrency=" + STREAMS,
+              "duration=" + runFor.toSeconds() + "s",
+              "max_tokens=256");
+      long producerDoneMs;
+      try (ChildJvm child =
+          ChildJvm.start(
+              ProducerChild.class,
+              env.childJvmOptions(),
+              args,
+              env.workDir().resolve("b3-producer.log"))) {
+        child.await("result", runFor.plusSeconds(90));
+        child.waitFor(Duration.ofSeconds(30));
+        producerDoneMs = System.currentTimeMillis();
+      }
+      // the final heartbeats close the last window at once
+      long lastEnd = (producerDoneMs / WINDOW.toMillis()) * WINDOW.toMillis();
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (lastWindowEnd.get() < lastEnd - WINDOW.toMillis() && System.nanoTime() < deadline) {
+        sink.awaitWindowEnd(lastEnd - WINDOW.toMillis(), Duration.ofMillis(500));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } finally {
+      reading.set(false);
+      try {
+        reader.join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    report.headline(
+        "window end to metrics record: p50 / p99 / max",
+        String.format(
+            Locale.ROOT,
+            "%s / %s / %s (%s records)",
+            Report.ms(freshness.percentileMicros(50)),
+            Report.ms(freshness.percentileMicros(99)),
+            Report.ms(freshness.maxMicros()),
+            Report.count(freshness.count())));
+  }
+
+  private static void readMetrics(
+      String servers,
+      String topic,
+      LatencyHistogram freshness,
+      AtomicLong lastWindowEnd,
+      AtomicBoolean reading) {
+    try (KafkaConsumer<byte[], byte[]> consumer = BenchTopics.consumer(servers)) {
+      BenchTopics.assignFromStart(consumer, topic);
+      while (reading.get()) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(20))) {
+          long arrivedMs = System.currentTimeMillis();
+          JsonNode record = Json.MAPPER.readTree(r.value());
+          long windowEndMs = record.path("ts").asLong();
+          synchronized (freshness) {
+            freshness.recordMicros((arrivedMs - windowEndMs) * 1000);
+          }
+          lastWindowEnd.accumulateAndGet(windowEndMs, Math::max);
+        }
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("unreadable metrics record: " + e.getMessage(), e);
+    }
+  }
+}

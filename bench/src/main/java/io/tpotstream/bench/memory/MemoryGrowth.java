@@ -1,0 +1,250 @@
+package io.tpotstream.bench.memory;
+
+import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.bench.BenchEnv;
+import io.tpotstream.bench.Report;
+import io.tpotstream.bench.fidelity.BenchProfiles;
+import io.tpotstream.bench.jvm.ChildJvm;
+import io.tpotstream.bench.jvm.ProducerChild;
+import io.tpotstream.bench.workload.BenchTopics;
+import io.tpotstream.bench.workload.Preloader;
+import io.tpotstream.bench.workload.SummaryWatcher;
+import io.tpotstream.bench.workload.SyntheticWorkload;
+import io.tpotstream.bench.workload.WorkloadShape;
+import io.tpotstream.common.Json;
+import io.tpotstream.simulator.Simulator;
+import io.tpotstream.simulator.SimulatorConfig;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * B4: heap after a full GC and state-store size of the aggregator and of the producer while they
+ * work through many short requests, each in a JVM of its own: flat, or how it grows.
+ */
+public final class MemoryGrowth {
+  static final int PARTITIONS = 3;
+
+  private MemoryGrowth() {}
+
+  public static void run(BenchEnv env, Report report) {
+    long requests = env.pick(1_000_000L, 100_000L);
+    report.section(
+        "B4", "memory across " + Report.count(requests) + " requests (heap after a full GC)");
+    try {
+      aggregator(env, report, requests);
+      producer(env, report, env.pick(1_000_000L, 30_000L));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  private static void aggregator(BenchEnv env, Report report, long requests)
+      throws InterruptedException {
+    String servers = env.bootstrapServers();
+    String input = BenchTopics.unique("bench-b4-events");
+    String output = BenchTopics.unique("bench-b4-summaries");
+    BenchTopics.create(servers, input, PARTITIONS);
+    BenchTopics.create(servers, output, 1);
+    Duration window = StageSettings.DEFAULT_WINDOW;
+    long baseTsMs = (System.currentTimeMillis() / 3_600_000L - 48) * 3_600_000L;
+    Preloader.Loaded loaded =
+        Preloader.load(
+            servers,
+            input,
+            new SyntheticWorkload(
+                WorkloadShape.shortRequests(requests, PARTITIONS), window, baseTsMs));
+    SyntheticWorkload.Summary w = loaded.workload();
+    report.note(
+        "aggregator: "
+            + Report.count(w.requests())
+            + " requests (start, 2 tokens, end; 500 in flight over 20 models), "
+            + Report.count(w.records())
+            + " records preloaded, then aggregated by the topology in its own JVM");
+    List<AggregatorProbe.Sample> samples = new ArrayList<>();
+    List<String> args =
+        List.of(
+            servers,
+            input,
+            output,
+            BenchTopics.unique("bench-b4-dead"),
+            BenchTopics.unique("bench-b4"),
+            Integer.toString(PARTITIONS),
+            Long.toString(env.pick(3000L, 1000L)));
+    try (ChildJvm child =
+            ChildJvm.start(
+                AggregatorProbe.class,
+                env.childJvmOptions(),
+                args,
+                env.workDir().resolve("b4-aggregator.log"));
+        SummaryWatcher watcher = new SummaryWatcher(servers, output)) {
+      watcher.awaitLastWindow(
+          w.lastWindowEndMs(),
+          w.seriesInLastWindow(),
+          Duration.ofMinutes(30),
+          () -> drainSamples(child, samples));
+      // one more sample, taken after every window closed
+      int before = samples.size();
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (samples.size() == before && System.nanoTime() < deadline) {
+        drainSamples(child, samples);
+        Thread.sleep(100);
+      }
+      child.stop(Duration.ofSeconds(30));
+    }
+    if (samples.isEmpty()) {
+      report.note("no samples from the aggregator");
+      return;
+    }
+    double requestsPerRecord = w.requests() / (double) w.records();
+    report.figure("requests seen | heap after GC | request-store | partial-store | all stores", "");
+    for (AggregatorProbe.Sample s : thin(samples)) {
+      long entries = s.entries().values().stream().mapToLong(Long::longValue).sum();
+      long bytes = s.bytes().values().stream().mapToLong(Long::longValue).sum();
+      report.figure(
+          "  " + Report.count(Math.round(s.consumed() * requestsPerRecord)),
+          String.format(
+              Locale.ROOT,
+              "%s | %s entries | %s entries | %s entries, %s",
+              Report.mb(s.heapBytes()),
+              Report.count(s.entries().get(AggregatorProbe.STORES.get(0))),
+              Report.count(s.entries().get(AggregatorProbe.STORES.get(1))),
+              Report.count(entries),
+              Report.mb(bytes)));
+    }
+    AggregatorProbe.Sample first = samples.get(Math.min(samples.size() - 1, samples.size() / 5));
+    AggregatorProbe.Sample last = samples.get(samples.size() - 1);
+    report.headline(
+        "aggregator heap after GC",
+        growth(
+            first.heapBytes(),
+            last.heapBytes(),
+            Math.round((last.consumed() - first.consumed()) * requestsPerRecord)));
+  }
+
+  private static void drainSamples(ChildJvm child, List<AggregatorProbe.Sample> samples) {
+    try {
+      ChildJvm.Line line;
+      while ((line = child.next(Duration.ZERO)) != null) {
+        if (line.kind().equals("sample")) {
+          samples.add(Json.MAPPER.treeToValue(line.json(), AggregatorProbe.Sample.class));
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException e) {
+      throw new IllegalStateException("unreadable sample: " + e.getMessage(), e);
+    }
+  }
+
+  private static void producer(BenchEnv env, Report report, long requests)
+      throws InterruptedException {
+    String servers = env.bootstrapServers();
+    String topic = BenchTopics.unique("bench-b4-producer");
+    BenchTopics.create(servers, topic, PARTITIONS);
+    report.note(
+        "producer: "
+            + Report.count(requests)
+            + " closed-loop requests of 2 tokens (1 ms apart), 64 at a time, in its own JVM");
+    SimulatorConfig simConfig =
+        SimulatorConfig.defaults()
+            .withPort(0)
+            .withSeed(4L)
+            .withProfiles(BenchProfiles.shortRequests())
+            .withRequestsKept(0);
+    List<ProducerChild.HeapSample> samples = new ArrayList<>();
+    ProducerChild.Result result;
+    try (Simulator simulator = Simulator.start(simConfig)) {
+      List<String> args =
+          List.of(
+              servers,
+              topic,
+              Long.toString(env.pick(5000L, 1000L)),
+              "base_url=" + simulator.baseUrl(),
+              "run_id=bench-b4",
+              "models=" + BenchProfiles.SHORT,
+              "concurrency=64",
+              "total_requests=" + requests,
+              "max_tokens=2");
+      try (ChildJvm child =
+          ChildJvm.start(
+              ProducerChild.class,
+              env.childJvmOptions(),
+              args,
+              env.workDir().resolve("b4-producer.log"))) {
+        long deadline = System.nanoTime() + Duration.ofMinutes(60).toNanos();
+        ProducerChild.Result done = null;
+        while (done == null) {
+          if (System.nanoTime() > deadline) {
+            throw child.failure("did not finish within 60 minutes");
+          }
+          ChildJvm.Line line = child.next(Duration.ofSeconds(1));
+          if (line == null) {
+            if (!child.isAlive()) {
+              throw child.failure("exited before reporting its result");
+            }
+            continue;
+          }
+          if (line.kind().equals("heap")) {
+            samples.add(Json.MAPPER.treeToValue(line.json(), ProducerChild.HeapSample.class));
+          } else if (line.kind().equals("result")) {
+            done = Json.MAPPER.treeToValue(line.json(), ProducerChild.Result.class);
+          }
+        }
+        result = done;
+        child.waitFor(Duration.ofSeconds(30));
+      } catch (IOException e) {
+        throw new IllegalStateException("unreadable report from the producer: " + e, e);
+      }
+    }
+    report.figure(
+        "producer finished",
+        Report.count(result.completed())
+            + " requests in "
+            + Report.seconds(result.elapsedNs())
+            + String.format(
+                Locale.ROOT,
+                " (%,.0f requests/s)",
+                result.completed() / (result.elapsedNs() / 1e9)));
+    if (samples.isEmpty()) {
+      report.note("no heap samples from the producer");
+      return;
+    }
+    report.figure("requests finished | heap after GC", "");
+    for (ProducerChild.HeapSample s : thin(samples)) {
+      report.figure("  " + Report.count(s.finished()), Report.mb(s.heapBytes()));
+    }
+    ProducerChild.HeapSample first = samples.get(Math.min(samples.size() - 1, samples.size() / 5));
+    ProducerChild.HeapSample last = samples.get(samples.size() - 1);
+    report.headline(
+        "producer heap after GC",
+        growth(first.heapBytes(), last.heapBytes(), last.finished() - first.finished()));
+  }
+
+  /** At most 8 samples, evenly spaced, always with the last. */
+  static <T> List<T> thin(List<T> all) {
+    if (all.size() <= 8) {
+      return all;
+    }
+    List<T> picked = new ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      picked.add(all.get(i * (all.size() - 1) / 7));
+    }
+    picked.add(all.get(all.size() - 1));
+    return picked;
+  }
+
+  static String growth(long fromBytes, long toBytes, long requests) {
+    double perHundredK = requests <= 0 ? 0 : (toBytes - fromBytes) / (requests / 100_000.0);
+    return String.format(
+        Locale.ROOT,
+        "%s -> %s over the last %s requests (%+.2f MB per 100,000 requests)",
+        Report.mb(fromBytes),
+        Report.mb(toBytes),
+        Report.count(requests),
+        perHundredK / 1e6);
+  }
+}
