@@ -41,7 +41,7 @@ final class EventsTopic {
   long firstStartTsMs = Long.MAX_VALUE;
   long records;
 
-  private EventsTopic() {}
+  EventsTopic() {}
 
   /** Reads every record of {@code topic} (the producer has finished). */
   static EventsTopic read(String bootstrap, String topic) {
@@ -63,7 +63,7 @@ final class EventsTopic {
     return result;
   }
 
-  private void add(TokenEvent e) {
+  void add(TokenEvent e) {
     if (e.type() == EventType.HEARTBEAT) {
       return;
     }

@@ -65,7 +65,7 @@ public final class ProducerFidelity {
     keys.put("concurrency", Integer.toString(streams));
     keys.put("duration", runFor.toSeconds() + "s");
     keys.put("max_tokens", Integer.toString(MAX_TOKENS));
-    Outcome o = runProducer(env, keys, "b2-" + model + "-" + streams, runFor.multipliedBy(4));
+    Outcome o = runProducer(env, keys, "b2-" + model + "-" + streams, runFor.plusSeconds(90));
     String label = (model.equals(CONSTANT) ? "constant" : "lognormal") + " x " + streams;
     Distortion d = Distortion.of(o.events, o.truth);
     LatencyHistogram abs = d.absolute;
@@ -137,7 +137,7 @@ public final class ProducerFidelity {
     keys.put("concurrency", Integer.toString(OPEN_LOOP_CAP));
     keys.put("duration", openFor.toSeconds() + "s");
     keys.put("max_tokens", "50");
-    Outcome o = runProducer(env, keys, "b2-open-" + rate, openFor.multipliedBy(10));
+    Outcome o = runProducer(env, keys, "b2-open-" + rate, openFor.multipliedBy(6).plusSeconds(90));
     LatencyHistogram lag = new LatencyHistogram();
     for (EventsTopic.Request r : o.events.requests.values()) {
       if (r.scheduleLagNs != null) {

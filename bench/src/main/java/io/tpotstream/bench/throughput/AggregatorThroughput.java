@@ -24,7 +24,11 @@ public final class AggregatorThroughput {
   private AggregatorThroughput() {}
 
   public static void run(BenchEnv env, Report report) {
-    long target = env.pick(5_000_000L, 500_000L);
+    run(env, report, env.pick(5_000_000L, 500_000L));
+  }
+
+  /** B1 with about {@code target} records. */
+  static void run(BenchEnv env, Report report, long target) {
     report.section("B1", "aggregator throughput (" + Report.count(target) + " preloaded events)");
     String topic = BenchTopics.unique("bench-b1-events");
     BenchTopics.create(env.bootstrapServers(), topic, PARTITIONS);
@@ -68,7 +72,7 @@ public final class AggregatorThroughput {
             + Report.seconds(decoded.elapsedNs())
             + ")");
 
-    Run eos = aggregate(env, topic, w, window, StreamsConfig.EXACTLY_ONCE_V2);
+    Run eos = aggregate(env, topic, w, window, StreamsConfig.EXACTLY_ONCE_V2, Map.of());
     report.headline(
         "aggregator, exactly_once_v2 (default)",
         Report.perSecond(eos.perSecond(w.records()), "events")
@@ -89,8 +93,22 @@ public final class AggregatorThroughput {
             + " ("
             + Report.count(w.seriesWindows())
             + " series-windows in the input)");
-    if (!env.quick()) {
-      Run alo = aggregate(env, topic, w, window, StreamsConfig.AT_LEAST_ONCE);
+    if (!env.quick() || Boolean.getBoolean("tpot.bench.variants")) {
+      Run longerCommits =
+          aggregate(
+              env,
+              topic,
+              w,
+              window,
+              StreamsConfig.EXACTLY_ONCE_V2,
+              Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "1000"));
+      report.figure(
+          "aggregator, exactly_once_v2, commit.interval.ms=1000",
+          Report.perSecond(longerCommits.perSecond(w.records()), "events")
+              + " ("
+              + Report.seconds(longerCommits.totalNs)
+              + ")");
+      Run alo = aggregate(env, topic, w, window, StreamsConfig.AT_LEAST_ONCE, Map.of());
       report.figure(
           "aggregator, at_least_once",
           Report.perSecond(alo.perSecond(w.records()), "events")
@@ -107,7 +125,12 @@ public final class AggregatorThroughput {
   }
 
   private static Run aggregate(
-      BenchEnv env, String topic, SyntheticWorkload.Summary w, Duration window, String guarantee) {
+      BenchEnv env,
+      String topic,
+      SyntheticWorkload.Summary w,
+      Duration window,
+      String guarantee,
+      Map<String, String> streamsProperties) {
     String output = BenchTopics.unique("bench-b1-summaries");
     BenchTopics.create(env.bootstrapServers(), output, 1);
     AggregatorConfig config =
@@ -116,7 +139,7 @@ public final class AggregatorThroughput {
             .withApplicationId(BenchTopics.unique("bench-b1"))
             .withStage(StageSettings.defaults().withWindow(window))
             .withProcessingGuarantee(guarantee)
-            .withKafkaProperties(Map.of());
+            .withKafkaProperties(streamsProperties);
     try (SummaryWatcher watcher = new SummaryWatcher(env.bootstrapServers(), output)) {
       long startNs = System.nanoTime();
       long[] runningAt = {-1};

@@ -103,7 +103,6 @@ public final class SyntheticWorkload {
     // heartbeats ahead of the first request, as a producer sends them on start
     records += heartbeat(sink, baseTsMs, false);
     heartbeats += shape.partitions();
-    planned += shape.partitions();
     nextHeartbeatNs += heartbeatEveryNs;
     for (int i = 0; i < shape.streams(); i++) {
       Stream s = new Stream(i);
@@ -118,7 +117,6 @@ public final class SyntheticWorkload {
         long hbMs = baseTsMs + nextHeartbeatNs / 1_000_000;
         records += heartbeat(sink, hbMs, false);
         heartbeats += shape.partitions();
-        planned += shape.partitions();
         nextHeartbeatNs += heartbeatEveryNs;
       }
       long tsMs = baseTsMs + s.nextNs / 1_000_000;

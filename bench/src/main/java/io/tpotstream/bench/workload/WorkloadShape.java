@@ -7,8 +7,8 @@ import java.time.Duration;
  * spread over {@code models} models, each streaming {@code minTokens..maxTokens} output tokens with
  * log-normal gaps of median {@code gapMedianMs}, and a share of requests cut mid-stream.
  *
- * @param targetRecords stop starting requests once this many records (events and heartbeats) are
- *     planned; the generator ends a little below it, with every request finished
+ * @param targetRecords stop starting requests once this many events (heartbeats aside) are planned;
+ *     the generator ends at or a little below it, with every request finished
  * @param models distinct models (series)
  * @param streams requests in flight at once (synthetic time)
  * @param minTokens fewest output tokens in a request
