@@ -18,8 +18,10 @@ import io.tpotstream.sink.Sink;
 import io.tpotstream.sink.SinkConfig;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -84,17 +86,19 @@ public final class Freshness {
         Aggregator aggregator = Aggregator.start(config);
         Sink sink = Sink.start(sinkConfig)) {
       reader.start();
+      Map<String, String> keys = new LinkedHashMap<>();
+      keys.put("base_url", simulator.baseUrl());
+      keys.put("run_id", "bench-b3");
+      keys.put(
+          "models", "[\"" + BenchProfiles.CONSTANT + "\",\"" + BenchProfiles.LOGNORMAL + "\"]");
+      keys.put("concurrency", Integer.toString(STREAMS));
+      keys.put("duration", runFor.toSeconds() + "s");
+      keys.put("max_tokens", "256");
       List<String> args =
           List.of(
               servers,
-              events,
               "0",
-              "base_url=" + simulator.baseUrl(),
-              "run_id=bench-b3",
-              "models=[\"" + BenchProfiles.CONSTANT + "\",\"" + BenchProfiles.LOGNORMAL + "\"]",
-              "concurrency=" + STREAMS,
-              "duration=" + runFor.toSeconds() + "s",
-              "max_tokens=256");
+              Json.MAPPER.writeValueAsString(List.of(new ProducerChild.RunSpec(events, keys))));
       long producerDoneMs;
       try (ChildJvm child =
           ChildJvm.start(
@@ -115,6 +119,8 @@ public final class Freshness {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted", e);
+    } catch (IOException e) {
+      throw new IllegalStateException(e.getMessage(), e);
     } finally {
       reading.set(false);
       try {

@@ -116,6 +116,16 @@ public final class ChildJvm implements AutoCloseable {
     throw failure("did not report " + kind + " within " + timeout.toSeconds() + " s");
   }
 
+  /** Sends one line to the child's stdin. */
+  public void send(String line) {
+    try {
+      process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
+      process.getOutputStream().flush();
+    } catch (IOException e) {
+      throw failure("does not read its input (" + e.getMessage() + ")");
+    }
+  }
+
   /** Asks the child to stop (SIGTERM: its shutdown hooks run) and waits for it. */
   public int stop(Duration timeout) throws InterruptedException {
     process.destroy();

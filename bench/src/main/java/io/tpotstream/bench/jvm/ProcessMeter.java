@@ -119,6 +119,12 @@ public final class ProcessMeter implements AutoCloseable {
     }
   }
 
+  /** This process's CPU time so far, in ns. */
+  public static long processCpuNs() {
+    return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
   /** Heap in use right after a full collection, in bytes. */
   public static long heapAfterGc() {
     System.gc();

@@ -17,8 +17,10 @@ import io.tpotstream.simulator.SimulatorConfig;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * B4: heap after a full GC and state-store size of the aggregator and of the producer while they
@@ -158,17 +160,23 @@ public final class MemoryGrowth {
     List<ProducerChild.HeapSample> samples = new ArrayList<>();
     ProducerChild.Result result;
     try (Simulator simulator = Simulator.start(simConfig)) {
-      List<String> args =
-          List.of(
-              servers,
-              topic,
-              Long.toString(env.pick(5000L, 1000L)),
-              "base_url=" + simulator.baseUrl(),
-              "run_id=bench-b4",
-              "models=" + BenchProfiles.SHORT,
-              "concurrency=64",
-              "total_requests=" + requests,
-              "max_tokens=2");
+      Map<String, String> keys = new LinkedHashMap<>();
+      keys.put("base_url", simulator.baseUrl());
+      keys.put("run_id", "bench-b4");
+      keys.put("models", BenchProfiles.SHORT);
+      keys.put("concurrency", "64");
+      keys.put("total_requests", Long.toString(requests));
+      keys.put("max_tokens", "2");
+      List<String> args;
+      try {
+        args =
+            List.of(
+                servers,
+                Long.toString(env.pick(5000L, 1000L)),
+                Json.MAPPER.writeValueAsString(List.of(new ProducerChild.RunSpec(topic, keys))));
+      } catch (IOException e) {
+        throw new IllegalStateException(e.getMessage(), e);
+      }
       try (ChildJvm child =
           ChildJvm.start(
               ProducerChild.class,
