@@ -74,7 +74,11 @@ public final class BenchSuite {
         "%ntotal %.0f s; load average at the end (1/5/15 min): %s%n",
         (System.nanoTime() - startNs) / 1e9,
         Machine.loadAverage());
-    deleteQuietly(workDir);
+    if (System.getProperty("tpot.bench.keep") == null) {
+      deleteQuietly(workDir);
+    } else {
+      out.println("scratch files kept in " + workDir);
+    }
     return failed;
   }
 

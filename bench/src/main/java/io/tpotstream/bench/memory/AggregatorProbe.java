@@ -10,21 +10,18 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.Metric;
-import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * The aggregator's topology in a JVM of its own, built as {@link Aggregator#start} builds it but
  * with its stores open to queries: {@code <bootstrap> <input> <output> <deadLetter> <applicationId>
- * <partitions> <sampleMs>}. Every {@code sampleMs} it reports the input records consumed, the heap
- * after a full GC and each store's entries and bytes; SIGTERM closes it.
+ * <partitions> <sampleMs>}. Every {@code sampleMs} it reports the heap after a full GC and each
+ * store's entries; SIGTERM closes it.
  */
 public final class AggregatorProbe {
   static final List<String> STORES =
@@ -35,9 +32,8 @@ public final class AggregatorProbe {
           AggregatorTopology.MERGED_STORE,
           AggregatorTopology.MERGE_PROGRESS_STORE);
 
-  /** One sample: entries and bytes (keys + values) per store. */
-  public record Sample(
-      long consumed, long heapBytes, Map<String, Long> entries, Map<String, Long> bytes) {}
+  /** One sample: the heap after a full GC and the entries of each store. */
+  public record Sample(long heapBytes, Map<String, Long> entries) {}
 
   private AggregatorProbe() {}
 
@@ -59,7 +55,7 @@ public final class AggregatorProbe {
     while (true) {
       Thread.sleep(sampleMs);
       if (streams.state() == KafkaStreams.State.RUNNING) {
-        sample(streams, input);
+        sample(streams);
       } else if (!streams.state().isRunningOrRebalancing()) {
         System.err.println("the aggregator stopped: " + streams.state());
         System.exit(1);
@@ -67,41 +63,20 @@ public final class AggregatorProbe {
     }
   }
 
-  private static void sample(KafkaStreams streams, String input) {
-    long consumed = 0;
-    for (Map.Entry<MetricName, ? extends Metric> m : streams.metrics().entrySet()) {
-      MetricName name = m.getKey();
-      if (name.name().equals("records-consumed-total")
-          && name.group().equals("consumer-fetch-manager-metrics")
-          && input.equals(name.tags().get("topic"))) {
-        consumed += ((Number) m.getValue().metricValue()).longValue();
-      }
-    }
+  private static void sample(KafkaStreams streams) {
     long heap = ProcessMeter.heapAfterGc();
     Map<String, Long> entries = new LinkedHashMap<>();
-    Map<String, Long> bytes = new LinkedHashMap<>();
     for (String store : STORES) {
       try {
         ReadOnlyKeyValueStore<Bytes, byte[]> kv =
             streams.store(
                 StoreQueryParameters.fromNameAndType(
                     store, QueryableStoreTypes.<Bytes, byte[]>keyValueStore()));
-        long n = 0;
-        long size = 0;
-        try (KeyValueIterator<Bytes, byte[]> it = kv.all()) {
-          while (it.hasNext()) {
-            var kvPair = it.next();
-            n++;
-            size += kvPair.key.get().length + (kvPair.value == null ? 0 : kvPair.value.length);
-          }
-        }
-        entries.put(store, n);
-        bytes.put(store, size);
+        entries.put(store, kv.approximateNumEntries());
       } catch (InvalidStateStoreException e) {
         entries.put(store, -1L);
-        bytes.put(store, -1L);
       }
     }
-    ChildJvm.report("sample", new Sample(consumed, heap, entries, bytes));
+    ChildJvm.report("sample", new Sample(heap, entries));
   }
 }

@@ -21,6 +21,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * B4: heap after a full GC and state-store size of the aggregator and of the producer while they
@@ -32,12 +39,14 @@ public final class MemoryGrowth {
   private MemoryGrowth() {}
 
   public static void run(BenchEnv env, Report report) {
-    long requests = env.pick(1_000_000L, 100_000L);
+    long requests = env.pick(1_000_000L, 50_000L);
     report.section(
         "B4", "memory across " + Report.count(requests) + " requests (heap after a full GC)");
     try {
       aggregator(env, report, requests);
-      producer(env, report, env.pick(1_000_000L, 30_000L));
+      if (!Boolean.getBoolean("tpot.bench.noproducer")) {
+        producer(env, report, env.pick(1_000_000L, 20_000L));
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted", e);
@@ -66,14 +75,15 @@ public final class MemoryGrowth {
             + " requests (start, 2 tokens, end; 500 in flight over 20 models), "
             + Report.count(w.records())
             + " records preloaded, then aggregated by the topology in its own JVM");
-    List<AggregatorProbe.Sample> samples = new ArrayList<>();
+    List<Progress> samples = new ArrayList<>();
+    String applicationId = BenchTopics.unique("bench-b4");
     List<String> args =
         List.of(
             servers,
             input,
             output,
             BenchTopics.unique("bench-b4-dead"),
-            BenchTopics.unique("bench-b4"),
+            applicationId,
             Integer.toString(PARTITIONS),
             Long.toString(env.pick(3000L, 1000L)));
     try (ChildJvm child =
@@ -82,17 +92,16 @@ public final class MemoryGrowth {
                 env.childJvmOptions(),
                 args,
                 env.workDir().resolve("b4-aggregator.log"));
-        SummaryWatcher watcher = new SummaryWatcher(servers, output)) {
+        SummaryWatcher watcher = new SummaryWatcher(servers, output);
+        Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers))) {
+      Runnable drain = () -> drainSamples(child, admin, applicationId, samples);
       watcher.awaitLastWindow(
-          w.lastWindowEndMs(),
-          w.seriesInLastWindow(),
-          Duration.ofMinutes(30),
-          () -> drainSamples(child, samples));
+          w.lastWindowEndMs(), w.seriesInLastWindow(), Duration.ofMinutes(30), drain);
       // one more sample, taken after every window closed
       int before = samples.size();
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       while (samples.size() == before && System.nanoTime() < deadline) {
-        drainSamples(child, samples);
+        drain.run();
         Thread.sleep(100);
       }
       child.stop(Duration.ofSeconds(30));
@@ -102,43 +111,77 @@ public final class MemoryGrowth {
       return;
     }
     double requestsPerRecord = w.requests() / (double) w.records();
-    report.figure("requests seen | heap after GC | request-store | partial-store | all stores", "");
-    for (AggregatorProbe.Sample s : thin(samples)) {
-      long entries = s.entries().values().stream().mapToLong(Long::longValue).sum();
-      long bytes = s.bytes().values().stream().mapToLong(Long::longValue).sum();
+    report.figure(
+        "requests processed | heap after GC | stores: requests | partials | all", "(entries)");
+    for (Progress p : thin(samples)) {
+      Map<String, Long> entries = p.sample().entries();
       report.figure(
-          "  " + Report.count(Math.round(s.consumed() * requestsPerRecord)),
+          "  " + Report.count(Math.round(p.records() * requestsPerRecord)),
           String.format(
               Locale.ROOT,
-              "%s | %s entries | %s entries | %s entries, %s",
-              Report.mb(s.heapBytes()),
-              Report.count(s.entries().get(AggregatorProbe.STORES.get(0))),
-              Report.count(s.entries().get(AggregatorProbe.STORES.get(1))),
-              Report.count(entries),
-              Report.mb(bytes)));
+              "%s | %s | %s | %s",
+              Report.mb(p.sample().heapBytes()),
+              Report.count(entries.get(AggregatorProbe.STORES.get(0))),
+              Report.count(entries.get(AggregatorProbe.STORES.get(1))),
+              Report.count(entries.values().stream().mapToLong(Long::longValue).sum())));
     }
-    AggregatorProbe.Sample first = samples.get(Math.min(samples.size() - 1, samples.size() / 5));
-    AggregatorProbe.Sample last = samples.get(samples.size() - 1);
+    Progress peak = samples.get(0);
+    for (Progress p : samples) {
+      if (p.sample().heapBytes() > peak.sample().heapBytes()) {
+        peak = p;
+      }
+    }
+    Progress last = samples.get(samples.size() - 1);
     report.headline(
         "aggregator heap after GC",
-        growth(
-            first.heapBytes(),
-            last.heapBytes(),
-            Math.round((last.consumed() - first.consumed()) * requestsPerRecord)));
+        String.format(
+            Locale.ROOT,
+            "peak %s (at %s requests), %s once every window closed; request store at the end: %s"
+                + " entries",
+            Report.mb(peak.sample().heapBytes()),
+            Report.count(Math.round(peak.records() * requestsPerRecord)),
+            Report.mb(last.sample().heapBytes()),
+            Report.count(last.sample().entries().get(AggregatorProbe.STORES.get(0)))));
   }
 
-  private static void drainSamples(ChildJvm child, List<AggregatorProbe.Sample> samples) {
+  /** A probe sample and the input records processed (committed) when it came. */
+  private record Progress(long records, AggregatorProbe.Sample sample) {}
+
+  private static void drainSamples(
+      ChildJvm child, Admin admin, String applicationId, List<Progress> samples) {
     try {
       ChildJvm.Line line;
       while ((line = child.next(Duration.ZERO)) != null) {
         if (line.kind().equals("sample")) {
-          samples.add(Json.MAPPER.treeToValue(line.json(), AggregatorProbe.Sample.class));
+          AggregatorProbe.Sample sample =
+              Json.MAPPER.treeToValue(line.json(), AggregatorProbe.Sample.class);
+          samples.add(new Progress(committed(admin, applicationId), sample));
         }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (IOException e) {
       throw new IllegalStateException("unreadable sample: " + e.getMessage(), e);
+    }
+  }
+
+  /** Input offsets the application committed (under exactly-once, after its transactions). */
+  private static long committed(Admin admin, String applicationId) {
+    try {
+      Map<TopicPartition, OffsetAndMetadata> offsets =
+          admin
+              .listConsumerGroupOffsets(applicationId)
+              .partitionsToOffsetAndMetadata()
+              .get(10, TimeUnit.SECONDS);
+      return offsets.entrySet().stream()
+          .filter(e -> !e.getKey().topic().startsWith(applicationId))
+          .mapToLong(e -> e.getValue() == null ? 0 : e.getValue().offset())
+          .sum();
+    } catch (ExecutionException | TimeoutException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
     }
   }
 
@@ -226,10 +269,18 @@ public final class MemoryGrowth {
       report.figure("  " + Report.count(s.finished()), Report.mb(s.heapBytes()));
     }
     ProducerChild.HeapSample first = samples.get(Math.min(samples.size() - 1, samples.size() / 5));
+    ProducerChild.HeapSample peak = samples.get(0);
+    for (ProducerChild.HeapSample s : samples) {
+      if (s.heapBytes() > peak.heapBytes()) {
+        peak = s;
+      }
+    }
     ProducerChild.HeapSample last = samples.get(samples.size() - 1);
     report.headline(
         "producer heap after GC",
-        growth(first.heapBytes(), last.heapBytes(), last.finished() - first.finished()));
+        growth(first.heapBytes(), last.heapBytes(), last.finished() - first.finished())
+            + "; peak "
+            + Report.mb(peak.heapBytes()));
   }
 
   /** At most 8 samples, evenly spaced, always with the last. */
