@@ -18,6 +18,8 @@ import picocli.CommandLine.Command;
       SimulateCommand.class,
       ProduceCommand.class,
       ModelsCommand.class,
+      AggregateCommand.class,
+      StatsCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Tpot implements Runnable {

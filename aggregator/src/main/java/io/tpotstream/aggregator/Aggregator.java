@@ -1,0 +1,274 @@
+package io.tpotstream.aggregator;
+
+import io.tpotstream.aggregator.merge.PartitionsChangedException;
+import io.tpotstream.aggregator.topology.AggregatorTopology;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running aggregator: a Kafka Streams application turning token events into window summaries.
+ * {@link #start} prepares the topics and starts it; {@link #close} stops it; {@link #stopped}
+ * completes when it stops, exceptionally with a one-line reason when it failed.
+ */
+public final class Aggregator implements AutoCloseable {
+  /** Partitions of the input topic when the aggregator has to create it. */
+  public static final int DEFAULT_INPUT_PARTITIONS = 3;
+
+  private static final Logger LOG = LoggerFactory.getLogger(Aggregator.class);
+  private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(15);
+  private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
+
+  private final AggregatorConfig config;
+  private final KafkaStreams streams;
+  private final AtomicReference<Throwable> failure = new AtomicReference<>();
+  private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+
+  private Aggregator(AggregatorConfig config) {
+    this.config = config;
+    Properties props = AggregatorTopology.streamsProperties(config);
+    this.streams = new KafkaStreams(buildTopology(config), props);
+    streams.setUncaughtExceptionHandler(
+        e -> {
+          failure.compareAndSet(null, e);
+          return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        });
+    streams.setStateListener(
+        (now, before) -> {
+          if (now == KafkaStreams.State.RUNNING) {
+            LOG.info("aggregator running: reading {}", config.inputTopic());
+          }
+          if (now == KafkaStreams.State.ERROR || now == KafkaStreams.State.NOT_RUNNING) {
+            Throwable e = failure.get();
+            if (e == null) {
+              stopped.complete(null);
+            } else {
+              stopped.completeExceptionally(new AggregatorFailedException(reason(e), e));
+            }
+          }
+        });
+  }
+
+  /**
+   * Prepares the topics (reads the input's partition count, creates missing topics) and starts the
+   * Streams application.
+   *
+   * @throws IllegalStateException with a one-line reason when Kafka cannot be reached
+   */
+  public static Aggregator start(AggregatorConfig config) {
+    AggregatorConfig ready = prepareTopics(config);
+    StringBuilder series = new StringBuilder("model");
+    ready.stage().groupBy().forEach(label -> series.append('+').append(label));
+    LOG.info(
+        "aggregating {} ({} partitions) into {}: windows of {}, grace {}, series by {}, requests"
+            + " abandoned after {} of silence, producers stale {} behind; application id {} ({});"
+            + " records that are not token events go to {}",
+        ready.inputTopic(),
+        ready.inputPartitions(),
+        ready.outputTopic(),
+        words(ready.stage().windowSize()),
+        words(ready.stage().grace()),
+        series,
+        words(ready.stage().requestTimeout()),
+        words(ready.stage().producerTimeout()),
+        ready.applicationId(),
+        ready.processingGuarantee(),
+        ready.deadLetterTopic());
+    Aggregator aggregator = new Aggregator(ready);
+    aggregator.streams.start();
+    return aggregator;
+  }
+
+  /** The two-stage topology; {@code config.inputPartitions()} must be set. */
+  public static Topology buildTopology(AggregatorConfig config) {
+    return AggregatorTopology.buildTopology(config);
+  }
+
+  /** The configuration it runs with (with the input's partition count). */
+  public AggregatorConfig config() {
+    return config;
+  }
+
+  /** Completes when the aggregator stops; exceptionally ({@link AggregatorFailedException}). */
+  public CompletableFuture<Void> stopped() {
+    return stopped;
+  }
+
+  /** True once every task is running (after start-up and rebalancing). */
+  public boolean isRunning() {
+    return streams.state() == KafkaStreams.State.RUNNING;
+  }
+
+  /** Stops the application, committing what it processed (waits up to 30 s). */
+  @Override
+  public void close() {
+    streams.close(CLOSE_TIMEOUT);
+    stopped.complete(null);
+  }
+
+  /** Why the aggregator stopped, in one line. */
+  public static final class AggregatorFailedException extends RuntimeException {
+    AggregatorFailedException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  private static String reason(Throwable e) {
+    Throwable root = e;
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof PartitionsChangedException) {
+        return t.getMessage();
+      }
+      root = t;
+    }
+    return "the aggregator stopped: " + root;
+  }
+
+  private static AggregatorConfig prepareTopics(AggregatorConfig config) {
+    try (Admin admin = Admin.create(adminProperties(config))) {
+      int partitions = inputPartitions(admin, config);
+      Map<String, String> keepForever = Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1");
+      createIfMissing(admin, config.outputTopic(), 1, keepForever);
+      createIfMissing(admin, config.deadLetterTopic(), 1, keepForever);
+      warnIfRetentionDeletes(admin, config.outputTopic());
+      return config.withInputPartitions(partitions);
+    } catch (ExecutionException | TimeoutException e) {
+      throw unreachable(config, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while preparing the topics", e);
+    }
+  }
+
+  private static int inputPartitions(Admin admin, AggregatorConfig config)
+      throws ExecutionException, InterruptedException, TimeoutException {
+    try {
+      TopicDescription input =
+          admin
+              .describeTopics(List.of(config.inputTopic()))
+              .allTopicNames()
+              .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+              .get(config.inputTopic());
+      return input.partitions().size();
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+        throw e;
+      }
+    }
+    int partitions =
+        config.inputPartitions() > 0 ? config.inputPartitions() : DEFAULT_INPUT_PARTITIONS;
+    if (createIfMissing(admin, config.inputTopic(), partitions, Map.of())) {
+      return partitions;
+    }
+    return inputPartitions(admin, config);
+  }
+
+  /** Creates a topic with the broker's default replication; false when it already existed. */
+  private static boolean createIfMissing(
+      Admin admin, String topic, int partitions, Map<String, String> configs)
+      throws ExecutionException, InterruptedException, TimeoutException {
+    try {
+      admin
+          .createTopics(
+              List.of(
+                  new NewTopic(topic, Optional.of(partitions), Optional.empty()).configs(configs)))
+          .all()
+          .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      LOG.info("created topic {} with {} partition(s)", topic, partitions);
+      return true;
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof TopicExistsException) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  private static void warnIfRetentionDeletes(Admin admin, String topic)
+      throws ExecutionException, InterruptedException, TimeoutException {
+    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+    Config configs =
+        admin
+            .describeConfigs(List.of(resource))
+            .all()
+            .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+            .get(resource);
+    var retention = configs.get(TopicConfig.RETENTION_MS_CONFIG);
+    if (retention != null && !"-1".equals(retention.value())) {
+      LOG.warn(
+          "topic {} has retention.ms={}: summaries of windows older than that (a replay of old"
+              + " events) may be deleted at once; set retention.ms=-1 to keep them",
+          topic,
+          retention.value());
+    }
+  }
+
+  private static Properties adminProperties(AggregatorConfig config) {
+    Properties p = new Properties();
+    Set<String> known = AdminClientConfig.configNames();
+    config
+        .kafkaProperties()
+        .forEach(
+            (k, v) -> {
+              if (known.contains(k)) {
+                p.put(k, v);
+              }
+            });
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) ADMIN_TIMEOUT.toMillis());
+    p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) ADMIN_TIMEOUT.toMillis());
+    return p;
+  }
+
+  private static IllegalStateException unreachable(AggregatorConfig config, Exception e) {
+    Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+    return new IllegalStateException(
+        "cannot prepare topics on Kafka at "
+            + config.bootstrapServers()
+            + " ("
+            + (cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage())
+            + "): check --bootstrap-servers, that the broker is up and the --kafka-config"
+            + " security settings",
+        cause);
+  }
+
+  /** A duration as a user wrote it: 10s, 1m, 500ms. */
+  static String words(Duration d) {
+    long ms = d.toMillis();
+    if (ms == 0) {
+      return "0s";
+    }
+    if (ms % 3_600_000 == 0) {
+      return ms / 3_600_000 + "h";
+    }
+    if (ms % 60_000 == 0) {
+      return ms / 60_000 + "m";
+    }
+    if (ms % 1000 == 0) {
+      return ms / 1000 + "s";
+    }
+    return ms + "ms";
+  }
+}

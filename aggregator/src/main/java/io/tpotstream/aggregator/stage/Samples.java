@@ -1,0 +1,14 @@
+package io.tpotstream.aggregator.stage;
+
+/**
+ * Where the per-request logic puts what it observed; {@code tsMs} (epoch ms) picks the window, as
+ * DESIGN.md's "Which window a sample belongs to" says.
+ */
+interface Samples {
+  /** {@code count} latency samples of {@code micros} µs each. */
+  void latency(Metric metric, String series, long tsMs, long micros, long count);
+
+  void count(Counter counter, String series, long tsMs, long count);
+
+  void failed(String series, long tsMs, String errorClass);
+}

@@ -1,0 +1,93 @@
+package io.tpotstream.aggregator.stage;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The window rules both stages and the offline {@code stats} command share.
+ *
+ * @param windowSize tumbling window length, aligned to the epoch (whole ms, at least 1 ms)
+ * @param grace extra close-time margin after a window's end before it closes
+ * @param groupBy labels that, with the model, make up a series
+ * @param requestTimeout a request with no event for this long (in close time) is abandoned
+ * @param producerTimeout a producer whose watermark is this far behind the highest is stale
+ */
+public record StageSettings(
+    Duration windowSize,
+    Duration grace,
+    List<String> groupBy,
+    Duration requestTimeout,
+    Duration producerTimeout) {
+
+  public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_GRACE = Duration.ZERO;
+  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofMinutes(10);
+  public static final Duration DEFAULT_PRODUCER_TIMEOUT = Duration.ofSeconds(60);
+
+  public StageSettings {
+    if (windowSize == null || windowSize.toMillis() < 1) {
+      throw new IllegalArgumentException(
+          "window size must be at least 1 ms (got " + windowSize + "): check --window");
+    }
+    if (grace == null || grace.isNegative()) {
+      throw new IllegalArgumentException("grace must not be negative (got " + grace + ")");
+    }
+    if (requestTimeout == null || requestTimeout.toMillis() < 1) {
+      throw new IllegalArgumentException(
+          "request timeout must be positive (got " + requestTimeout + "): check --request-timeout");
+    }
+    if (producerTimeout == null || producerTimeout.toMillis() < 1) {
+      throw new IllegalArgumentException(
+          "producer timeout must be positive (got "
+              + producerTimeout
+              + "): check --producer-timeout");
+    }
+    groupBy = groupBy == null ? List.of() : List.copyOf(groupBy);
+  }
+
+  /** The defaults: 10 s windows, no grace, series by model only, 10 min and 60 s timeouts. */
+  public static StageSettings defaults() {
+    return new StageSettings(
+        DEFAULT_WINDOW,
+        DEFAULT_GRACE,
+        List.of(),
+        DEFAULT_REQUEST_TIMEOUT,
+        DEFAULT_PRODUCER_TIMEOUT);
+  }
+
+  public StageSettings withWindow(Duration size) {
+    return new StageSettings(size, grace, groupBy, requestTimeout, producerTimeout);
+  }
+
+  public StageSettings withGrace(Duration value) {
+    return new StageSettings(windowSize, value, groupBy, requestTimeout, producerTimeout);
+  }
+
+  public StageSettings withGroupBy(List<String> labels) {
+    return new StageSettings(windowSize, grace, labels, requestTimeout, producerTimeout);
+  }
+
+  public StageSettings withRequestTimeout(Duration value) {
+    return new StageSettings(windowSize, grace, groupBy, value, producerTimeout);
+  }
+
+  public StageSettings withProducerTimeout(Duration value) {
+    return new StageSettings(windowSize, grace, groupBy, requestTimeout, value);
+  }
+
+  long windowMs() {
+    return windowSize.toMillis();
+  }
+
+  long graceMs() {
+    return grace.toMillis();
+  }
+
+  long requestTimeoutMs() {
+    return requestTimeout.toMillis();
+  }
+
+  long producerTimeoutMs() {
+    return producerTimeout.toMillis();
+  }
+}

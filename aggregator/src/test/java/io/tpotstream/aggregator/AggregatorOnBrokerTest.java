@@ -1,0 +1,174 @@
+package io.tpotstream.aggregator;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tpotstream.aggregator.fixtures.SyntheticLoad;
+import io.tpotstream.aggregator.offline.OfflineStats;
+import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.topology.DeadLetterHeaders;
+import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.summary.WindowSummary;
+import io.tpotstream.common.summary.WindowSummaryCodec;
+import io.tpotstream.testkit.KafkaExtension;
+import io.tpotstream.testkit.TestKafka;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The aggregator against a real broker: synthetic events published as a producer does into a
+ * 3-partition topic give summaries equal to the offline statistics over the same events, whatever
+ * the application id or partition count.
+ */
+@ExtendWith(KafkaExtension.class)
+class AggregatorOnBrokerTest {
+  static final long T0 = 1_700_000_000_000L;
+  static final StageSettings SETTINGS =
+      StageSettings.defaults().withGroupBy(List.of("concurrency"));
+
+  static List<TokenEvent> events;
+  static List<String> offline;
+  static String threePartitions;
+  static RecordMetadata poison;
+
+  @TempDir static Path stateDir;
+
+  @BeforeAll
+  static void publishEvents(TestKafka kafka) {
+    events = SyntheticLoad.events(42, T0, 400);
+    offline =
+        OfflineStats.compute(
+                events,
+                SETTINGS,
+                problem -> {
+                  throw new AssertionError(problem);
+                })
+            .stream()
+            .map(WindowSummaryCodec::encodeToString)
+            .toList();
+    threePartitions = TestKafka.uniqueName("events-3p");
+    kafka.createTopic(threePartitions, 3, Map.of("retention.ms", "-1"));
+    poison =
+        SyntheticLoad.publish(kafka.producerProps(), threePartitions, 3, events, events.size() / 2);
+  }
+
+  @Test
+  void summariesEqualTheGapsInTheEventsAndTheOfflineStatistics(TestKafka kafka) {
+    AggregatorConfig config = config(kafka, threePartitions, "agg-a");
+    try (Aggregator aggregator = Aggregator.start(config)) {
+      assertEquals(3, aggregator.config().inputPartitions());
+      List<String> json = readSummaries(kafka, config.outputTopic(), offline.size());
+
+      List<WindowSummary> summaries = json.stream().map(WindowSummaryCodec::decode).toList();
+      for (String model : List.of("model-a", "model-b")) {
+        long tpot =
+            summaries.stream()
+                .filter(s -> s.model().equals(model))
+                .mapToLong(s -> s.tpot().count())
+                .sum();
+        assertEquals(SyntheticLoad.gaps(events, model), tpot, model + ": one sample per gap");
+      }
+      Set<String> seen = new HashSet<>();
+      for (WindowSummary s : summaries) {
+        assertTrue(seen.add(s.series() + "@" + s.windowStartMs()), "twice: " + s.series());
+        assertNotNull(s.histograms().tpot());
+      }
+      assertEquals(offline, json, "the offline statistics over the same events, byte for byte");
+
+      List<ConsumerRecord<byte[], byte[]>> dead = readDeadLetters(kafka, config.deadLetterTopic());
+      assertEquals(1, dead.size());
+      ConsumerRecord<byte[], byte[]> d = dead.get(0);
+      assertEquals("poison-key", new String(d.key(), StandardCharsets.UTF_8));
+      assertEquals("not a token event", new String(d.value(), StandardCharsets.UTF_8));
+      assertEquals(threePartitions, header(d, DeadLetterHeaders.SOURCE_TOPIC));
+      assertEquals("" + poison.partition(), header(d, DeadLetterHeaders.SOURCE_PARTITION));
+      assertEquals("" + poison.offset(), header(d, DeadLetterHeaders.SOURCE_OFFSET));
+      assertTrue(header(d, DeadLetterHeaders.REASON).startsWith("not a token event"));
+    }
+  }
+
+  @Test
+  void anotherApplicationIdAndAnotherPartitionCountGiveIdenticalSummaries(TestKafka kafka) {
+    String fivePartitions = TestKafka.uniqueName("events-5p");
+    kafka.createTopic(fivePartitions, 5, Map.of("retention.ms", "-1"));
+    SyntheticLoad.publish(kafka.producerProps(), fivePartitions, 5, events, -1);
+    AggregatorConfig sameTopic = config(kafka, threePartitions, "agg-b");
+    AggregatorConfig otherTopic = config(kafka, fivePartitions, "agg-c");
+    try (Aggregator b = Aggregator.start(sameTopic);
+        Aggregator c = Aggregator.start(otherTopic)) {
+      assertEquals(5, c.config().inputPartitions());
+      assertEquals(offline, readSummaries(kafka, sameTopic.outputTopic(), offline.size()));
+      assertEquals(offline, readSummaries(kafka, otherTopic.outputTopic(), offline.size()));
+    }
+  }
+
+  private static AggregatorConfig config(TestKafka kafka, String input, String name) {
+    String id = TestKafka.uniqueName(name);
+    return AggregatorConfig.defaults(kafka.bootstrapServers())
+        .withTopics(input, id + "-summaries", id + "-dead-letters")
+        .withApplicationId(id)
+        .withStage(SETTINGS)
+        .withKafkaProperties(
+            Map.of(StreamsConfig.STATE_DIR_CONFIG, stateDir.resolve(id).toString()));
+  }
+
+  private static List<String> readSummaries(TestKafka kafka, String topic, int expected) {
+    List<String> json = new ArrayList<>();
+    try (KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(kafka.consumerProps(TestKafka.uniqueName("reader")))) {
+      consumer.subscribe(List.of(topic));
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .until(
+              () -> {
+                consumer
+                    .poll(Duration.ofMillis(200))
+                    .forEach(r -> json.add(new String(r.value(), StandardCharsets.UTF_8)));
+                return json.size() >= expected;
+              });
+    }
+    return json;
+  }
+
+  private static List<ConsumerRecord<byte[], byte[]>> readDeadLetters(
+      TestKafka kafka, String topic) {
+    var props = kafka.consumerProps(TestKafka.uniqueName("dead"));
+    props.put(
+        "key.deserializer",
+        org.apache.kafka.common.serialization.ByteArrayDeserializer.class.getName());
+    List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+      consumer.subscribe(List.of(topic));
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+                return !records.isEmpty();
+              });
+    }
+    return records;
+  }
+
+  private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
+    Header h = record.headers().lastHeader(name);
+    return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+  }
+}

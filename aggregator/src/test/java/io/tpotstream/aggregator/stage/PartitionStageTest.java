@@ -1,0 +1,115 @@
+package io.tpotstream.aggregator.stage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.tpotstream.aggregator.fixtures.Req;
+import io.tpotstream.aggregator.offline.OfflineStats;
+import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.stats.HistogramCodec;
+import io.tpotstream.common.stats.LatencyHistogram;
+import io.tpotstream.common.summary.WindowSummary;
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The per-request sample logic and close time, run through the offline path (same core). */
+class PartitionStageTest {
+  static final long T0 = 1_700_000_000_000L;
+
+  private static List<WindowSummary> run(List<TokenEvent> events) {
+    return OfflineStats.compute(
+        events,
+        StageSettings.defaults(),
+        problem -> {
+          throw new AssertionError(problem);
+        });
+  }
+
+  private static long ms(long millis) {
+    return millis * 1_000_000L;
+  }
+
+  @Test
+  void aChunkOfThreeTokensGivesThreeSamplesOfAThirdOfItsGap() {
+    Req r = new Req("r1", "model-a");
+    List<WindowSummary> out =
+        run(
+            List.of(
+                r.start(T0),
+                r.token(T0 + 100, ms(100), 2),
+                r.token(T0 + 130, ms(130), 3), // 30 ms for 3 tokens: three samples of 10 ms
+                r.token(T0 + 131, ms(131), 1),
+                r.end(T0 + 140, ms(140), 6)));
+    WindowSummary s = out.get(0);
+    LatencyHistogram expected = new LatencyHistogram();
+    expected.recordMicros(10_000, 3);
+    expected.recordMicros(1_000);
+    assertEquals(expected, HistogramCodec.decode(s.histograms().tpot()));
+    assertEquals(4, s.tpot().count());
+    assertEquals(6, s.outputTokens());
+    // request TPOT: 31 ms over (6 tokens - 2 of the first chunk)
+    assertEquals(new BigDecimal("7.751"), s.requestTpot().p50Ms()); // 4 µs buckets here
+  }
+
+  @Test
+  void gapsBeforeAnErrorCountAndTheRequestCountsAsFailed() {
+    Req ok = new Req("ok", "model-a");
+    Req bad = new Req("bad", "model-a");
+    List<WindowSummary> out =
+        run(
+            List.of(
+                ok.start(T0),
+                bad.start(T0),
+                ok.token(T0 + 10, ms(10)),
+                bad.token(T0 + 11, ms(11)),
+                bad.token(T0 + 16, ms(16)),
+                bad.token(T0 + 18, ms(18)),
+                ok.end(T0 + 20, ms(20)),
+                bad.error(T0 + 30_000, ms(30_000), "timeout_idle")));
+    assertEquals(2, out.size());
+    WindowSummary first = out.get(0);
+    assertEquals(2, first.tpot().count(), "the failed request's two gaps");
+    assertEquals(1, first.requests().completed());
+    assertEquals(1, first.requests().tooShort(), "one token: complete but too short");
+    assertEquals(0, first.requestTpot().count());
+    WindowSummary last = out.get(1);
+    assertEquals(T0 + 30_000, last.windowStartMs());
+    assertEquals(1, last.requests().failed());
+    assertEquals(Map.of("timeout_idle", 1L), last.requests().errors());
+    assertEquals(1, last.e2e().count());
+    assertEquals(new BigDecimal("1.0000"), last.requests().errorRate());
+  }
+
+  @Test
+  void aRepeatedChunkIsCountedOnce() {
+    Req r = new Req("r1", "model-a");
+    TokenEvent first = r.token(T0 + 10, ms(10));
+    TokenEvent second = r.token(T0 + 20, ms(20));
+    List<WindowSummary> out =
+        run(List.of(r.start(T0), first, second, second, r.end(T0 + 30, ms(30))));
+    assertEquals(1, out.get(0).tpot().count());
+    assertEquals(2, out.get(0).outputTokens());
+  }
+
+  @Test
+  void closeTimeIsTheLowestLiveWatermark() {
+    List<CloseTime.Mark> marks =
+        List.of(
+            new CloseTime.Mark(T0 + 25_000, false),
+            new CloseTime.Mark(T0 + 41_000, false),
+            new CloseTime.Mark(T0 + 80_000, true));
+    assertEquals(T0 + 20_000, CloseTime.closedThroughMs(marks, 10_000, 0, 60_000));
+    assertEquals(T0 + 10_000, CloseTime.closedThroughMs(marks, 10_000, 6_000, 60_000));
+    // more than the producer timeout behind the highest watermark: stale, no longer holding
+    assertEquals(T0 + 40_000, CloseTime.closedThroughMs(marks, 10_000, 0, 55_000 - 1));
+  }
+
+  @Test
+  void whenEveryProducerIsFinalTheWindowOfTheHighestWatermarkCloses() {
+    List<CloseTime.Mark> marks =
+        List.of(new CloseTime.Mark(T0 + 25_000, true), new CloseTime.Mark(T0 + 31_000, true));
+    assertEquals(T0 + 40_000, CloseTime.closedThroughMs(marks, 10_000, 5_000, 60_000));
+    assertEquals(CloseTime.NONE, CloseTime.closedThroughMs(List.of(), 10_000, 0, 60_000));
+  }
+}

@@ -1,0 +1,425 @@
+package io.tpotstream.aggregator.topology;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tpotstream.aggregator.fixtures.Req;
+import io.tpotstream.aggregator.offline.OfflineStats;
+import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.stats.HistogramCodec;
+import io.tpotstream.common.stats.LatencyHistogram;
+import io.tpotstream.common.summary.WindowSummary;
+import io.tpotstream.common.summary.WindowSummaryCodec;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.Test;
+
+class AggregatorTopologyTest {
+  /** A window start: 10 s windows align to the epoch. */
+  static final long T0 = 1_700_000_000_000L;
+
+  static final StageSettings TEN_SECONDS = StageSettings.defaults();
+
+  private static long ms(long millis) {
+    return millis * 1_000_000L;
+  }
+
+  @Test
+  void knownGapsGiveExactPercentiles() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      Req r = new Req("r1", "model-a");
+      h.pipe(Req.heartbeat(T0, "p1", T0 - 200), r.start(T0 + 1));
+      long elapsedNs = ms(100);
+      h.pipe(r.token(T0 + 100, elapsedNs));
+      LatencyHistogram expected = new LatencyHistogram();
+      for (int i = 1; i <= 100; i++) {
+        long gapMicros = i * 20L; // 20 µs .. 2 ms: exact in a 3-digit HdrHistogram
+        elapsedNs += gapMicros * 1000;
+        h.pipe(r.token(T0 + 100 + i, elapsedNs));
+        expected.recordMicros(gapMicros);
+      }
+      h.pipe(r.end(T0 + 300, elapsedNs + ms(1)));
+      assertTrue(h.newSummaries().isEmpty(), "no window closes before the watermark passes it");
+
+      h.pipe(Req.heartbeat(T0 + 10_500, "p1", T0 + 10_000));
+
+      List<WindowSummary> out = h.newSummaries();
+      assertEquals(1, out.size());
+      WindowSummary s = out.get(0);
+      assertEquals("model-a", s.series());
+      assertEquals(T0, s.windowStartMs());
+      assertEquals(T0 + 10_000, s.windowEndMs());
+      assertEquals(100, s.tpot().count());
+      assertEquals(new BigDecimal("0.020"), s.tpot().minMs());
+      assertEquals(new BigDecimal("1.010"), s.tpot().meanMs());
+      assertEquals(new BigDecimal("1.000"), s.tpot().p50Ms());
+      assertEquals(new BigDecimal("1.800"), s.tpot().p90Ms());
+      assertEquals(new BigDecimal("1.980"), s.tpot().p99Ms());
+      assertEquals(new BigDecimal("2.000"), s.tpot().p999Ms());
+      assertEquals(new BigDecimal("2.000"), s.tpot().maxMs());
+      assertEquals(expected, HistogramCodec.decode(s.histograms().tpot()));
+      assertEquals(1, s.ttft().count());
+      assertEquals(new BigDecimal("100.031"), s.ttft().p50Ms()); // 100 ms' bucket, 64 µs wide
+      assertEquals(1, s.requests().started());
+      assertEquals(1, s.requests().completed());
+      assertEquals(0, s.requests().tooShort());
+      assertEquals(101, s.outputTokens());
+      // request TPOT: (last - first) / (101 tokens - 1) = 101 ms / 100
+      assertEquals(new BigDecimal("1.010"), s.requestTpot().p50Ms());
+    }
+  }
+
+  @Test
+  void aStallOf150msIsTheMaxOfItsSeries() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      Req r = new Req("r1", "model-a");
+      h.pipe(Req.heartbeat(T0, "p1", T0), r.start(T0 + 1), r.token(T0 + 200, ms(200)));
+      LatencyHistogram expected = new LatencyHistogram();
+      long elapsedNs = ms(200);
+      for (int i = 1; i <= 50; i++) {
+        long gapNs = i == 25 ? ms(150) : 3_210_000L;
+        elapsedNs += gapNs;
+        expected.recordNanos(gapNs);
+        h.pipe(r.token(T0 + 200 + i * 4L, elapsedNs));
+      }
+      h.pipe(r.end(T0 + 500, elapsedNs), Req.finalHeartbeat(T0 + 600, "p1", T0 + 550));
+
+      WindowSummary s = h.newSummaries().get(0);
+      assertEquals(50, s.tpot().count());
+      assertEquals(LatencyHistogram.ms(expected.maxMicros()), s.tpot().maxMs());
+      assertEquals(new BigDecimal("150.015"), s.tpot().maxMs()); // 150 ms' bucket, 32 µs wide
+      assertEquals(new BigDecimal("3.211"), s.tpot().p50Ms());
+    }
+  }
+
+  @Test
+  void eachKindOfSampleLandsInItsWindow() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      Req r = new Req("r1", "model-a");
+      h.pipe(Req.heartbeat(T0 + 9_000, "p1", T0 + 8_800));
+      h.pipe(r.start(T0 + 9_500, ms(2))); // start + schedule lag: window 0
+      h.pipe(r.token(T0 + 10_200, ms(700))); // first token, TTFT: window 1
+      h.pipe(r.token(T0 + 19_900, ms(10_400))); // TPOT 9.7 s: window 1
+      h.pipe(r.token(T0 + 20_100, ms(10_600))); // TPOT 200 ms: window 2
+      h.pipe(r.end(T0 + 30_500, ms(21_000))); // E2E, request TPOT, completed: window 3
+      h.pipe(Req.finalHeartbeat(T0 + 30_600, "p1", T0 + 30_550));
+
+      List<WindowSummary> out = h.newSummaries();
+      assertEquals(4, out.size());
+      WindowSummary w0 = out.get(0);
+      WindowSummary w1 = out.get(1);
+      WindowSummary w2 = out.get(2);
+      WindowSummary w3 = out.get(3);
+      assertEquals(
+          List.of(T0, T0 + 10_000, T0 + 20_000, T0 + 30_000),
+          out.stream().map(WindowSummary::windowStartMs).toList());
+
+      assertEquals(1, w0.requests().started());
+      assertEquals(new BigDecimal("2.000"), w0.scheduleLag().p50Ms());
+      assertEquals(0, w0.tpot().count());
+      assertEquals(0, w0.ttft().count());
+
+      assertEquals(1, w1.ttft().count());
+      assertEquals(new BigDecimal("700.415"), w1.ttft().p50Ms()); // 512 µs buckets
+      assertEquals(1, w1.ttftFromIntended().count());
+      assertEquals(1, w1.tpot().count());
+      assertEquals(0, w1.requests().started());
+      assertEquals(2, w1.outputTokens());
+
+      assertEquals(1, w2.tpot().count());
+      assertEquals(new BigDecimal("200.063"), w2.tpot().p50Ms());
+      assertEquals(0, w2.requests().completed());
+
+      assertEquals(1, w3.requests().completed());
+      assertEquals(1, w3.e2e().count());
+      assertEquals(1, w3.requestTpot().count());
+      assertEquals(0, w3.tpot().count());
+      assertNull(w3.scheduleLag());
+    }
+  }
+
+  @Test
+  void heartbeatsCloseWindowsWithoutTokens() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      Req r = new Req("r1", "model-a");
+      h.pipe(Req.heartbeat(T0, "p1", T0), r.start(T0 + 10), r.token(T0 + 20, ms(20)));
+      h.pipe(r.token(T0 + 30, ms(30)));
+      h.pipe(Req.heartbeat(T0 + 5_000, "p1", T0 + 4_800));
+      h.pipe(Req.heartbeat(T0 + 9_999, "p1", T0 + 9_999));
+      assertTrue(h.newSummaries().isEmpty());
+
+      h.pipe(Req.heartbeat(T0 + 10_200, "p1", T0 + 10_000));
+
+      List<WindowSummary> out = h.newSummaries();
+      assertEquals(1, out.size());
+      assertEquals(1, out.get(0).tpot().count());
+      assertEquals(1, out.get(0).requests().started());
+      assertEquals(0, out.get(0).requests().completed());
+    }
+  }
+
+  @Test
+  void aFinalHeartbeatFlushesTheLastWindow() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS.withGrace(Duration.ofSeconds(5)))) {
+      Req r = new Req("r1", "model-a");
+      h.pipe(Req.heartbeat(T0 + 12_000, "p1", T0 + 11_800));
+      h.pipe(r.start(T0 + 12_000), r.token(T0 + 12_100, ms(100)), r.token(T0 + 19_990, ms(7990)));
+      h.pipe(r.end(T0 + 19_995, ms(7995)));
+      h.pipe(Req.heartbeat(T0 + 20_000, "p1", T0 + 19_800));
+      assertTrue(h.newSummaries().isEmpty());
+
+      // its watermark is still inside the window, but a final heartbeat promises nothing more
+      h.pipe(Req.finalHeartbeat(T0 + 20_005, "p1", T0 + 19_805));
+
+      List<WindowSummary> out = h.newSummaries();
+      assertEquals(1, out.size());
+      assertEquals(T0 + 10_000, out.get(0).windowStartMs());
+      assertEquals(1, out.get(0).tpot().count());
+      assertEquals(1, out.get(0).requests().completed());
+    }
+  }
+
+  @Test
+  void theWindowHoldingTheLastTokenIsEmittedWhenTheFinalWatermarkIsBehindIt() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      Req r = new Req("r1", "model-a");
+      h.pipe(Req.heartbeat(T0 + 9_000, "p1", T0 + 8_800), r.start(T0 + 9_900));
+      h.pipe(
+          r.token(T0 + 9_950, ms(50)), r.token(T0 + 10_050, ms(150)), r.end(T0 + 10_060, ms(160)));
+      h.pipe(Req.finalHeartbeat(T0 + 10_070, "p1", T0 + 9_870));
+
+      List<WindowSummary> out = h.newSummaries();
+      assertEquals(
+          List.of(T0, T0 + 10_000), out.stream().map(WindowSummary::windowStartMs).toList());
+      assertEquals(1, out.get(1).tpot().count());
+    }
+  }
+
+  @Test
+  void aStaleProducersSamplesAreCountedLate() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      Req slow = new Req("slow-1", "model-a", Map.of(), "p-slow");
+      Req fast = new Req("fast-1", "model-a", Map.of(), "p-fast");
+      h.pipe(Req.heartbeat(T0, "p-slow", T0), Req.heartbeat(T0, "p-fast", T0));
+      h.pipe(slow.start(T0 + 100), slow.token(T0 + 200, ms(100)));
+      h.pipe(fast.start(T0 + 100), fast.token(T0 + 200, ms(100)), fast.token(T0 + 300, ms(200)));
+      h.pipe(fast.end(T0 + 400, ms(300)));
+      // p-slow goes quiet; p-fast's watermark runs ahead
+      for (long s = 1; s <= 70; s++) {
+        h.pipe(Req.heartbeat(T0 + s * 1000, "p-fast", T0 + s * 1000 - 200));
+      }
+      List<WindowSummary> closed = h.newSummaries();
+      assertEquals(1, closed.size(), "windows close once p-slow is 60 s behind p-fast");
+      assertEquals(T0, closed.get(0).windowStartMs());
+      assertEquals(1, closed.get(0).tpot().count());
+      assertEquals(0, closed.get(0).lateSamples());
+
+      // p-slow's delayed chunks: their windows already closed on this partition
+      h.pipe(slow.token(T0 + 300, ms(200)), slow.token(T0 + 400, ms(300)));
+      h.pipe(Req.finalHeartbeat(T0 + 70_500, "p-fast", T0 + 70_500));
+
+      List<WindowSummary> open = h.newSummaries();
+      assertEquals(1, open.size(), "a summary with zero samples carries the late count");
+      WindowSummary late = open.get(0);
+      assertEquals(T0 + 60_000, late.windowStartMs(), "the window open when they arrived");
+      assertEquals(2, late.lateSamples());
+      assertEquals(0, late.tpot().count());
+    }
+  }
+
+  @Test
+  void abandonedRequestsExpireAndLeaveNoState() {
+    StageSettings settings = TEN_SECONDS.withRequestTimeout(Duration.ofSeconds(30));
+    try (TopologyHarness h = new TopologyHarness(settings)) {
+      Req r = new Req("r1", "model-a");
+      h.pipe(Req.heartbeat(T0, "p1", T0), r.start(T0 + 100), r.token(T0 + 200, ms(100)));
+      h.pipe(r.token(T0 + 2_500, ms(2_400)));
+      assertEquals(1, h.storeSize(AggregatorTopology.REQUEST_STORE));
+      for (long s = 1; s <= 45; s++) {
+        h.pipe(Req.heartbeat(T0 + s * 1000, "p1", T0 + s * 1000 - 200));
+      }
+      List<WindowSummary> out = h.newSummaries();
+      // expiry at 2.5 s + 30 s = 32.5 s: window [30 s, 40 s)
+      assertEquals(
+          List.of(T0, T0 + 30_000), out.stream().map(WindowSummary::windowStartMs).toList());
+      assertEquals(0, out.get(0).requests().abandoned());
+      assertEquals(1, out.get(1).requests().abandoned());
+      assertEquals(new BigDecimal("1.0000"), out.get(1).requests().errorRate());
+      assertEquals(0, h.storeSize(AggregatorTopology.REQUEST_STORE));
+    }
+  }
+
+  @Test
+  void twoProducersWhoseClocksDifferBy8sLoseNoSample() {
+    List<TokenEvent> events = new ArrayList<>();
+    long skewMs = 8_000;
+    int expectedGaps = 0;
+    for (int p = 0; p < 2; p++) {
+      events.add(Req.heartbeat(T0 + p * skewMs, "p" + p, T0 + p * skewMs - 200));
+    }
+    // real time t runs 0..40 s; producer p1's clock reads t + 8 s
+    List<Req> open = new ArrayList<>();
+    for (long t = 0; t < 40_000; t += 100) {
+      for (int p = 0; p < 2; p++) {
+        long ts = T0 + t + p * skewMs;
+        if (t % 1000 == 0) {
+          events.add(Req.heartbeat(ts, "p" + p, ts - 200));
+        }
+        if (t % 2000 == 0) {
+          Req r = new Req("p" + p + "-r" + t, "model-a", Map.of(), "p" + p);
+          events.add(r.start(ts));
+          for (int i = 0; i < 12; i++) {
+            events.add(r.token(ts + 10 + i * 100L, ms(10 + i * 100L)));
+          }
+          events.add(r.end(ts + 1_200, ms(1_200)));
+          expectedGaps += 11;
+        }
+      }
+    }
+    // a producer's events in its ts order, the two producers interleaved by real time
+    events.sort((a, b) -> Long.compare(realTime(a, skewMs), realTime(b, skewMs)));
+    events.add(Req.finalHeartbeat(T0 + 41_000, "p0", T0 + 41_000));
+    events.add(Req.finalHeartbeat(T0 + 49_000, "p1", T0 + 49_000));
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      h.pipe(events);
+      List<WindowSummary> out = h.newSummaries();
+      assertEquals(expectedGaps, out.stream().mapToLong(s -> s.tpot().count()).sum());
+      assertEquals(0, out.stream().mapToLong(WindowSummary::lateSamples).sum());
+      assertEquals(40, out.stream().mapToLong(s -> s.requests().completed()).sum());
+    }
+  }
+
+  private static long realTime(TokenEvent e, long skewMs) {
+    return "p1".equals(e.producerId()) ? e.ts() - skewMs : e.ts();
+  }
+
+  @Test
+  void aVanishedProducerHoldsWindowsOpenUntilAnotherMakesItStale() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      Req killed = new Req("k-1", "model-a", Map.of(), "p-killed");
+      h.pipe(Req.heartbeat(T0, "p-killed", T0), Req.heartbeat(T0, "p-alive", T0));
+      h.pipe(killed.start(T0 + 100), killed.token(T0 + 200, ms(100)));
+      h.pipe(killed.token(T0 + 5_000, ms(4_900)));
+      h.pipe(Req.heartbeat(T0 + 5_000, "p-killed", T0 + 4_800)); // its last word: SIGKILL
+      for (long s = 1; s <= 70; s++) {
+        h.pipe(Req.heartbeat(T0 + s * 1000, "p-alive", T0 + s * 1000 - 200));
+        if (s * 1000 - 200 <= 4_800 + 60_000) {
+          assertTrue(h.newSummaries().isEmpty(), "window 0 held open at alive's watermark " + s);
+        }
+      }
+      List<WindowSummary> out = h.newSummaries();
+      assertEquals(1, out.size());
+      assertEquals(T0, out.get(0).windowStartMs());
+      assertEquals(1, out.get(0).tpot().count(), "the killed producer's sample is kept");
+    }
+  }
+
+  @Test
+  void aPoisonRecordGoesToTheDeadLettersAndTheNextRecordsAreProcessed() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      Req r = new Req("r1", "model-a");
+      h.pipe(Req.heartbeat(T0, "p1", T0), r.start(T0 + 1), r.token(T0 + 2, ms(2)));
+      byte[] poison = "{not json".getBytes(StandardCharsets.UTF_8);
+      h.pipeRaw("bad-key", poison, T0 + 3);
+      h.pipe(
+          r.token(T0 + 4, ms(4)), r.end(T0 + 5, ms(5)), Req.finalHeartbeat(T0 + 6, "p1", T0 + 6));
+
+      List<TestRecord<byte[], byte[]>> dead = h.deadLetters();
+      assertEquals(1, dead.size());
+      TestRecord<byte[], byte[]> d = dead.get(0);
+      assertEquals("bad-key", new String(d.key(), StandardCharsets.UTF_8));
+      assertEquals("{not json", new String(d.value(), StandardCharsets.UTF_8));
+      assertEquals(h.config.inputTopic(), header(d, DeadLetterHeaders.SOURCE_TOPIC));
+      assertEquals("0", header(d, DeadLetterHeaders.SOURCE_PARTITION));
+      assertEquals("3", header(d, DeadLetterHeaders.SOURCE_OFFSET));
+      assertTrue(header(d, DeadLetterHeaders.REASON).startsWith("not a token event"));
+
+      WindowSummary s = h.newSummaries().get(0);
+      assertEquals(1, s.tpot().count());
+      assertEquals(1, s.requests().completed());
+    }
+  }
+
+  @Test
+  void shortRequestsLeaveNoStateInAnyStore() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      int requests = 5_000; // the driver commits per record: Stage1ProcessorTest runs a million
+      h.pipe(Req.heartbeat(T0, "p1", T0));
+      List<TokenEvent> batch = new ArrayList<>();
+      for (int i = 0; i < requests; i++) {
+        long ts = T0 + i / 100; // 100 requests per ms: 10 s of requests
+        Req r = new Req("r" + i, "model-a");
+        batch.add(r.start(ts));
+        batch.add(r.token(ts, 1_000));
+        batch.add(r.end(ts, 2_000));
+        if (batch.size() >= 30_000) {
+          h.pipe(batch);
+          batch.clear();
+        }
+      }
+      h.pipe(batch);
+      h.pipe(Req.finalHeartbeat(T0 + 10_001, "p1", T0 + 10_001));
+
+      assertEquals(0, h.storeSize(AggregatorTopology.REQUEST_STORE));
+      assertEquals(0, h.storeSize(AggregatorTopology.PARTIAL_STORE));
+      assertEquals(0, h.storeSize(AggregatorTopology.MERGED_STORE));
+      List<WindowSummary> out = h.newSummaries();
+      assertEquals(requests, out.stream().mapToLong(s -> s.requests().tooShort()).sum());
+      assertEquals(requests, out.stream().mapToLong(s -> s.requests().started()).sum());
+    }
+  }
+
+  @Test
+  void theOfflineStatsGiveTheSameBytesAsTheTopology() {
+    List<TokenEvent> events = new ArrayList<>();
+    events.add(Req.heartbeat(T0, "p1", T0, 1_234));
+    for (int i = 0; i < 30; i++) {
+      Req r = new Req("r" + i, "model-" + (i % 3), Map.of("concurrency", "" + (i % 2)), "p1");
+      long ts = T0 + i * 900L;
+      events.add(r.start(ts, 1_000_000L * i));
+      for (int k = 0; k < 20; k++) {
+        events.add(
+            r.token(
+                ts + 50 + k * 40L,
+                ms(50) + k * 40_000_000L + (k * 7919L % 3000) * 1000,
+                k % 4 == 0 ? 2 : null));
+      }
+      events.add(
+          i % 7 == 0
+              ? r.error(ts + 1_000, ms(1_000), "timeout_idle")
+              : r.end(ts + 1_000, ms(1_000)));
+      events.add(Req.heartbeat(ts + 1_000, "p1", ts + 800, 500 + i));
+    }
+    events.add(Req.finalHeartbeat(T0 + 40_000, "p1", T0 + 40_000));
+    StageSettings settings = TEN_SECONDS.withGroupBy(List.of("concurrency"));
+    List<String> offline =
+        OfflineStats.compute(
+                events,
+                settings,
+                p -> {
+                  throw new AssertionError(p);
+                })
+            .stream()
+            .map(WindowSummaryCodec::encodeToString)
+            .toList();
+    try (TopologyHarness h = new TopologyHarness(settings)) {
+      h.pipe(events);
+      h.newSummaries();
+      assertEquals(offline, h.json);
+      assertEquals(3 * 6, offline.size(), "3 windows x 3 models x 2 concurrencies");
+    }
+  }
+
+  private static String header(TestRecord<byte[], byte[]> record, String name) {
+    Header h = record.headers().lastHeader(name);
+    return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,123 @@
+package io.tpotstream.aggregator.topology;
+
+import io.tpotstream.aggregator.AggregatorConfig;
+import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.event.TokenEventCodec;
+import io.tpotstream.common.summary.WindowSummary;
+import io.tpotstream.common.summary.WindowSummaryCodec;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.test.TestRecord;
+
+/** The aggregator's topology in a TopologyTestDriver (one partition per topic). */
+final class TopologyHarness implements AutoCloseable {
+  final AggregatorConfig config;
+  final TopologyTestDriver driver;
+  private final TestInputTopic<byte[], byte[]> input;
+  private final TestOutputTopic<String, byte[]> output;
+  private final TestOutputTopic<byte[], byte[]> deadLetters;
+
+  /** Every summary read so far, in output order. */
+  final List<WindowSummary> summaries = new ArrayList<>();
+
+  /** Their JSON, in output order. */
+  final List<String> json = new ArrayList<>();
+
+  TopologyHarness(StageSettings settings) {
+    config =
+        AggregatorConfig.defaults("unused:9092")
+            .withApplicationId("ttd-aggregator")
+            .withStage(settings)
+            .withInputPartitions(1);
+    Properties props = AggregatorTopology.streamsProperties(config);
+    driver = new TopologyTestDriver(AggregatorTopology.buildTopology(config), props);
+    input =
+        driver.createInputTopic(
+            config.inputTopic(), new ByteArraySerializer(), new ByteArraySerializer());
+    output =
+        driver.createOutputTopic(
+            config.outputTopic(), new StringDeserializer(), new ByteArrayDeserializer());
+    deadLetters =
+        driver.createOutputTopic(
+            config.deadLetterTopic(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+
+  /** Pipes events as the producer publishes them: key = request id, timestamp = ts. */
+  void pipe(TokenEvent... events) {
+    for (TokenEvent e : events) {
+      pipe(List.of(e));
+    }
+  }
+
+  void pipe(List<TokenEvent> events) {
+    for (TokenEvent e : events) {
+      String key = e.requestId() != null ? e.requestId() : e.producerId();
+      input.pipeInput(key.getBytes(StandardCharsets.UTF_8), TokenEventCodec.encode(e), e.ts());
+    }
+    dropChangelogRecords();
+  }
+
+  /** The driver keeps every changelog record it "produced"; long runs must drop them. */
+  private void dropChangelogRecords() {
+    for (String topic : driver.producedTopicNames()) {
+      if (topic.endsWith("-changelog")) {
+        driver
+            .createOutputTopic(topic, new ByteArrayDeserializer(), new ByteArrayDeserializer())
+            .readRecordsToList();
+      }
+    }
+  }
+
+  void pipeRaw(String key, byte[] value, long ts) {
+    input.pipeInput(key.getBytes(StandardCharsets.UTF_8), value, ts);
+  }
+
+  /** Reads the summaries emitted since the last call (and keeps them in {@link #summaries}). */
+  List<WindowSummary> newSummaries() {
+    List<WindowSummary> fresh = new ArrayList<>();
+    for (TestRecord<String, byte[]> r : output.readRecordsToList()) {
+      WindowSummary s = WindowSummaryCodec.decode(r.value());
+      if (!s.series().equals(r.key())) {
+        throw new AssertionError("summary of " + s.series() + " keyed by " + r.key());
+      }
+      fresh.add(s);
+      json.add(new String(r.value(), StandardCharsets.UTF_8));
+    }
+    summaries.addAll(fresh);
+    return fresh;
+  }
+
+  List<TestRecord<byte[], byte[]>> deadLetters() {
+    return deadLetters.readRecordsToList();
+  }
+
+  /** Entries in a store (through its cache). */
+  int storeSize(String name) {
+    KeyValueStore<Bytes, byte[]> store = driver.getKeyValueStore(name);
+    int n = 0;
+    try (KeyValueIterator<Bytes, byte[]> it = store.all()) {
+      while (it.hasNext()) {
+        it.next();
+        n++;
+      }
+    }
+    return n;
+  }
+
+  @Override
+  public void close() {
+    driver.close();
+  }
+}

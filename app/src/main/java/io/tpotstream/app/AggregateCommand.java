@@ -1,0 +1,159 @@
+package io.tpotstream.app;
+
+import io.tpotstream.aggregator.Aggregator;
+import io.tpotstream.aggregator.AggregatorConfig;
+import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.common.Topics;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code tpot aggregate}: token events in, windowed TPOT summaries out, until Ctrl-C. */
+@Command(
+    name = "aggregate",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Turn token events into windowed TPOT, TTFT and error summaries per series (Kafka Streams,"
+          + " exactly once).",
+      "Windows close on the producers' watermarks: a window is emitted once every producer has"
+          + " promised no more events for it (or has stopped or gone silent for"
+          + " --producer-timeout).",
+      "A new --application-id reads the input from its start, e.g. to recompute with another"
+          + " --window or --group-by."
+    })
+final class AggregateCommand implements Callable<Integer> {
+  @Option(
+      names = "--bootstrap-servers",
+      description = "Kafka bootstrap servers (default: from --kafka-config, else localhost:9092).")
+  String bootstrapServers;
+
+  @Option(
+      names = "--input",
+      defaultValue = Topics.TOKEN_EVENTS,
+      description = "Token events topic (default: ${DEFAULT-VALUE}).")
+  String input;
+
+  @Option(
+      names = "--output",
+      defaultValue = Topics.WINDOW_SUMMARIES,
+      description = "Window summaries topic, created when missing (default: ${DEFAULT-VALUE}).")
+  String output;
+
+  @Option(
+      names = "--dead-letter",
+      defaultValue = Topics.DEAD_LETTER,
+      description = "Where records that are not token events go (default: ${DEFAULT-VALUE}).")
+  String deadLetter;
+
+  @Option(
+      names = "--window",
+      defaultValue = "10s",
+      converter = HumanDuration.class,
+      description = "Window length, aligned to the epoch (default: ${DEFAULT-VALUE}).")
+  Duration window;
+
+  @Option(
+      names = "--grace",
+      defaultValue = "0s",
+      converter = HumanDuration.class,
+      description = "Extra wait after a window's end before it closes (default: ${DEFAULT-VALUE}).")
+  Duration grace;
+
+  @Option(
+      names = "--group-by",
+      split = ",",
+      paramLabel = "LABEL",
+      description = "Labels that split a model into series, e.g. concurrency,target.")
+  List<String> groupBy = List.of();
+
+  @Option(
+      names = "--application-id",
+      defaultValue = AggregatorConfig.DEFAULT_APPLICATION_ID,
+      description =
+          "Kafka Streams application id; a new one starts from the earliest offset"
+              + " (default: ${DEFAULT-VALUE}).")
+  String applicationId;
+
+  @Option(
+      names = "--request-timeout",
+      defaultValue = "10m",
+      converter = HumanDuration.class,
+      description = "A request silent this long is counted abandoned (default: ${DEFAULT-VALUE}).")
+  Duration requestTimeout;
+
+  @Option(
+      names = "--producer-timeout",
+      defaultValue = "60s",
+      converter = HumanDuration.class,
+      description =
+          "A producer whose watermark is this far behind the others no longer holds windows"
+              + " open (default: ${DEFAULT-VALUE}).")
+  Duration producerTimeout;
+
+  @Option(
+      names = "--kafka-config",
+      paramLabel = "FILE",
+      description = "Properties file with extra Kafka client settings (security, threads, ...).")
+  Path kafkaConfig;
+
+  @Option(
+      names = "--processing-guarantee",
+      defaultValue = "exactly_once_v2",
+      description =
+          "exactly_once_v2 (default) or at_least_once (faster; after a crash a window may be"
+              + " emitted twice and the exactness claims no longer hold).")
+  String processingGuarantee;
+
+  @Override
+  public Integer call() {
+    Map<String, String> extra = readKafkaConfig(kafkaConfig);
+    String servers = bootstrapServers;
+    if (servers == null) {
+      servers = extra.getOrDefault("bootstrap.servers", "localhost:9092");
+    }
+    StageSettings stage =
+        new StageSettings(window, grace, groupBy, requestTimeout, producerTimeout);
+    AggregatorConfig config =
+        AggregatorConfig.defaults(servers)
+            .withTopics(input, output, deadLetter)
+            .withApplicationId(applicationId)
+            .withStage(stage)
+            .withProcessingGuarantee(processingGuarantee)
+            .withKafkaProperties(extra);
+    Aggregator aggregator = Aggregator.start(config);
+    Runtime.getRuntime().addShutdownHook(new Thread(aggregator::close, "aggregate-stop"));
+    try {
+      aggregator.stopped().join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    }
+    return 0;
+  }
+
+  /** The --kafka-config properties (never logged: they may hold secrets). */
+  static Map<String, String> readKafkaConfig(Path file) {
+    Map<String, String> values = new TreeMap<>();
+    if (file == null) {
+      return values;
+    }
+    Properties p = new Properties();
+    try (Reader reader = Files.newBufferedReader(file)) {
+      p.load(reader);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(
+          "cannot read --kafka-config " + file + " (" + e.getMessage() + "): check the path", e);
+    }
+    p.stringPropertyNames().forEach(name -> values.put(name, p.getProperty(name)));
+    return values;
+  }
+}

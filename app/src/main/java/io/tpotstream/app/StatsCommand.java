@@ -1,0 +1,122 @@
+package io.tpotstream.app;
+
+import io.tpotstream.aggregator.offline.ExportedEvents;
+import io.tpotstream.aggregator.offline.OfflineStats;
+import io.tpotstream.aggregator.offline.SummaryFormat;
+import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.common.summary.WindowSummary;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code tpot stats FILE}: the aggregator's statistics over a file of token events, without Kafka.
+ */
+@Command(
+    name = "stats",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Compute the window summaries of a token-event file offline (a tpot export file or plain"
+          + " JSONL token events, .gz too), with the same logic as the aggregator.",
+      "The end of the file counts as every producer's final heartbeat. A line that is not a"
+          + " token event is reported on stderr with its number and skipped."
+    })
+final class StatsCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Parameters(paramLabel = "FILE", description = "JSONL file of token events (.gz accepted).")
+  Path file;
+
+  @Option(
+      names = "--window",
+      defaultValue = "10s",
+      converter = HumanDuration.class,
+      description = "Window length, aligned to the epoch (default: ${DEFAULT-VALUE}).")
+  Duration window;
+
+  @Option(
+      names = "--grace",
+      defaultValue = "0s",
+      converter = HumanDuration.class,
+      description = "Extra wait after a window's end before it closes (default: ${DEFAULT-VALUE}).")
+  Duration grace;
+
+  @Option(
+      names = "--group-by",
+      split = ",",
+      paramLabel = "LABEL",
+      description = "Labels that split a model into series, e.g. concurrency,target.")
+  List<String> groupBy = List.of();
+
+  @Option(
+      names = "--request-timeout",
+      defaultValue = "10m",
+      converter = HumanDuration.class,
+      description = "A request silent this long is counted abandoned (default: ${DEFAULT-VALUE}).")
+  Duration requestTimeout;
+
+  @Option(
+      names = "--producer-timeout",
+      defaultValue = "60s",
+      converter = HumanDuration.class,
+      description =
+          "A producer this far behind the others no longer holds windows open (default:"
+              + " ${DEFAULT-VALUE}).")
+  Duration producerTimeout;
+
+  @Option(
+      names = "--format",
+      defaultValue = "table",
+      description =
+          "table, json (one summary per line, the aggregator's JSON) or csv"
+              + " (default: ${DEFAULT-VALUE}).")
+  String format;
+
+  @Override
+  public Integer call() throws IOException {
+    SummaryFormat output = SummaryFormat.of(format);
+    if (!Files.isReadable(file)) {
+      throw new IllegalArgumentException("cannot read " + file + ": check the path");
+    }
+    StageSettings settings =
+        new StageSettings(window, grace, groupBy, requestTimeout, producerTimeout);
+    PrintWriter err = spec.commandLine().getErr();
+    int[] problems = {0};
+    List<ExportedEvents.Positioned> events =
+        ExportedEvents.read(
+            file,
+            problem -> {
+              problems[0]++;
+              err.println("tpot stats: " + file.getFileName() + " " + problem + " (skipped)");
+            });
+    List<WindowSummary> summaries =
+        OfflineStats.computePositioned(
+            events,
+            settings,
+            problem -> {
+              problems[0]++;
+              err.println("tpot stats: " + file.getFileName() + " " + problem + " (skipped)");
+            });
+    PrintWriter out = spec.commandLine().getOut();
+    output.write(summaries, settings.groupBy(), out);
+    err.println(
+        "tpot stats: "
+            + events.size()
+            + " events, "
+            + problems[0]
+            + " lines skipped, "
+            + summaries.size()
+            + " summaries");
+    err.flush();
+    return 0;
+  }
+}

@@ -1,0 +1,146 @@
+package io.tpotstream.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tpotstream.aggregator.offline.OfflineStats;
+import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.common.Json;
+import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.event.TokenEventCodec;
+import io.tpotstream.common.event.TokenKind;
+import io.tpotstream.common.summary.WindowSummaryCodec;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class StatsCommandTest {
+  static final long T0 = 1_700_000_000_000L;
+
+  @TempDir Path dir;
+
+  /** Two requests of two concurrency labels, 20 chunks 5 ms apart, and a final heartbeat. */
+  private static List<TokenEvent> events() {
+    List<TokenEvent> events = new ArrayList<>();
+    events.add(TokenEvent.heartbeat(T0, "run", "p1", T0 - 200, false, null));
+    for (int r = 0; r < 2; r++) {
+      Map<String, String> labels = Map.of("concurrency", r == 0 ? "5" : "20");
+      String id = "req-" + r;
+      events.add(TokenEvent.start(T0 + 10, "run", id, "m", labels, null, "p1"));
+      for (int k = 0; k < 20; k++) {
+        long elapsedNs = 100_000_000L + k * 5_000_000L + r * 1_000_000L;
+        events.add(
+            TokenEvent.token(
+                T0 + 110 + k * 5L,
+                "run",
+                id,
+                "m",
+                labels,
+                elapsedNs,
+                k,
+                1,
+                TokenKind.CONTENT,
+                "p1"));
+      }
+      events.add(
+          TokenEvent.end(
+              T0 + 300, "run", id, "m", labels, 200_000_000L, 20, 5, 20, "stop", null, "p1"));
+    }
+    events.add(TokenEvent.heartbeat(T0 + 400, "run", "p1", T0 + 400, true, null));
+    return events;
+  }
+
+  /** Writes the events as `tpot export` does, in partition-then-offset order, plus junk. */
+  private Path exportFile(List<TokenEvent> events) throws Exception {
+    List<String> lines = new ArrayList<>();
+    for (int i = events.size() - 1; i >= 0; i--) { // reversed: stats must sort by (ts, ...)
+      TokenEvent e = events.get(i);
+      Map<String, Object> line = new LinkedHashMap<>();
+      line.put("key", e.requestId() != null ? e.requestId() : e.producerId());
+      line.put("partition", 0);
+      line.put("offset", i);
+      line.put("timestamp", e.ts());
+      line.put("value", Json.MAPPER.readTree(TokenEventCodec.encode(e)));
+      lines.add(Json.MAPPER.writeValueAsString(line));
+    }
+    lines.add(2, "{\"key\":\"x\",\"partition\":0,\"offset\":99,\"value\":{\"type\":\"token\"");
+    Path file = dir.resolve("events.jsonl");
+    Files.write(file, lines);
+    return file;
+  }
+
+  private record Run(int exit, String out, String err) {}
+
+  private static Run tpot(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cmd = Tpot.commandLine();
+    cmd.setOut(new PrintWriter(out));
+    cmd.setErr(new PrintWriter(err));
+    int exit = cmd.execute(args);
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  @Test
+  void jsonFormatPrintsTheAggregatorsSummariesAndSkipsACorruptLineByNumber() throws Exception {
+    List<TokenEvent> events = events();
+    Path file = exportFile(events);
+
+    Run run = tpot("stats", file.toString(), "--group-by", "concurrency", "--format", "json");
+
+    assertEquals(0, run.exit(), run.err());
+    List<String> expected =
+        OfflineStats.compute(
+                events,
+                StageSettings.defaults().withGroupBy(List.of("concurrency")),
+                p -> {
+                  throw new AssertionError(p);
+                })
+            .stream()
+            .map(WindowSummaryCodec::encodeToString)
+            .toList();
+    assertEquals(2, expected.size());
+    assertEquals(expected, run.out().lines().toList());
+    assertTrue(run.err().contains("events.jsonl line 3: "), run.err());
+    assertTrue(run.err().contains("(skipped)"), run.err());
+    assertTrue(
+        run.err().contains(events.size() + " events, 1 lines skipped, 2 summaries"), run.err());
+    assertEquals(19, WindowSummaryCodec.decode(run.out().lines().findFirst().get()).tpot().count());
+  }
+
+  @Test
+  void csvFormatWritesTheSinkColumns() throws Exception {
+    Path file = exportFile(events());
+
+    Run run = tpot("stats", file.toString(), "--group-by", "concurrency", "--format", "csv");
+
+    List<String> rows = run.out().lines().toList();
+    assertEquals(3, rows.size());
+    assertTrue(
+        rows.get(0)
+            .startsWith(
+                "window_start,window_end,ts,series,model,label_concurrency,tpot_count,tpot_mean_ms"),
+        rows.get(0));
+    assertEquals(
+        "2023-11-14T22:13:20Z,2023-11-14T22:13:30Z,1700000010000,m{concurrency=20},m,20,"
+            + "19,5.002,5.003,5.003,5.003,5.003,5.003,5.003,"
+            + "101.055,101.055,101.055,101.055,5.003,5.003,1,1,0,0.0000,20,2.000,0",
+        rows.get(1));
+  }
+
+  @Test
+  void aBadFormatIsAOneLineError() throws Exception {
+    Path file = exportFile(events());
+    Run run = tpot("stats", file.toString(), "--format", "xml");
+    assertEquals(2, run.exit());
+    assertEquals("tpot stats: unknown format 'xml': use table, json or csv", run.err().strip());
+  }
+}
