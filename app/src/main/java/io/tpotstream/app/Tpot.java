@@ -10,16 +10,18 @@ import picocli.CommandLine.Command;
     version = "tpot-stream 0.1.0",
     description = "Measures how smoothly LLM APIs stream tokens (TPOT and its tail), on Kafka.",
     subcommands = {
+      DemoCommand.class,
+      RunCommand.class,
+      ProduceCommand.class,
+      AggregateCommand.class,
+      SinkCommand.class,
+      SimulateCommand.class,
       BrokerCommand.class,
       ExportCommand.class,
       ReplayCommand.class,
-      SinkCommand.class,
-      ReportCommand.class,
-      SimulateCommand.class,
-      ProduceCommand.class,
-      ModelsCommand.class,
-      AggregateCommand.class,
       StatsCommand.class,
+      ReportCommand.class,
+      ModelsCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Tpot implements Runnable {
