@@ -25,14 +25,14 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The examples in README-section.md match the real field and metric names. */
+/** The examples in the README match the real field and metric names. */
 class ReadmeSectionTest {
   private static final List<String> COLUMNS = FlatRecord.columns(List.of("concurrency"));
 
   @TempDir Path dir;
 
   private static String readme() throws Exception {
-    return Files.readString(Path.of("README-section.md"));
+    return Files.readString(Path.of("..", "README.md"));
   }
 
   private static String block(String readme, String language) {
