@@ -63,7 +63,11 @@ public final class Simulator implements AutoCloseable {
       throw new IllegalStateException(e.getMessage(), e);
     }
     Pacer pacer = new Pacer(config.spinNs(), "simulator-pacer");
-    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.eventLoops()));
+    Vertx vertx =
+        Vertx.vertx(
+            new VertxOptions()
+                .setEventLoopPoolSize(config.eventLoops())
+                .setPreferNativeTransport(!Boolean.getBoolean("tpot.simulator.nio")));
     Routes routes = new Routes(config.profiles(), seed, config.apiKey(), truth, pacer);
     try {
       // a negative port is Vert.x's "one random port shared by every instance"

@@ -27,6 +27,7 @@ public final class Pacer implements AutoCloseable {
   public static final long DEFAULT_MAX_SPIN_NS = TimeUnit.MICROSECONDS.toNanos(300);
 
   private static final long SPIN_MARGIN_NS = TimeUnit.MICROSECONDS.toNanos(20);
+  private static final long YIELD_ABOVE_NS = TimeUnit.MICROSECONDS.toNanos(20);
 
   private static final long RUNNING = Long.MIN_VALUE;
   private static final long IDLE = Long.MAX_VALUE;
@@ -87,6 +88,9 @@ public final class Pacer implements AutoCloseable {
         next.mailbox().post(next);
       } else if (waitNs > spinNs) {
         park(next.dueNs() - spinNs, waitNs - spinNs);
+      } else if (waitNs > YIELD_ABOVE_NS) {
+        // lets an event loop of this process run on this core meanwhile, when one is waiting for it
+        Thread.yield();
       } else {
         Thread.onSpinWait();
       }
