@@ -27,7 +27,7 @@ class DeterminismTest {
             .filter(text -> !text.isEmpty())
             .toList();
     String id = response.header("X-Request-Id");
-    RequestTruth truth = simulator.truth().request(id).orElseThrow();
+    RequestTruth truth = EndedTruth.of(simulator, id);
     List<Long> scheduledGaps = new ArrayList<>();
     List<ChunkTruth> chunks = truth.chunks();
     for (int i = 1; i < chunks.size(); i++) {

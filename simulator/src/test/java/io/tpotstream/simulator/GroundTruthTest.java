@@ -45,8 +45,8 @@ class GroundTruthTest {
                 .withProfile("pairs", chunky))) {
       stream(simulator, "fast", 20, "file-1");
       stream(simulator, "pairs", 9, "file-2");
-      RequestTruth first = simulator.truth().request("file-1").orElseThrow();
-      RequestTruth second = simulator.truth().request("file-2").orElseThrow();
+      RequestTruth first = EndedTruth.of(simulator, "file-1");
+      RequestTruth second = EndedTruth.of(simulator, "file-2");
       simulator.close();
 
       List<String> lines = Files.readAllLines(file);
@@ -90,9 +90,13 @@ class GroundTruthTest {
             SimulatorConfig.defaults().withPort(0).withSeed(8L).withProfile("fast", FAST))) {
       stream(simulator, "fast", 30, "endpoint-1");
       stream(simulator, "fast", 10, "endpoint-2");
-      SseClient.post(
-          simulator.baseUrl() + "/v1/messages",
-          "{\"model\":\"model-b\",\"stream\":true,\"max_tokens\":5}");
+      SseClient.Response anthropic =
+          SseClient.post(
+              simulator.baseUrl() + "/v1/messages",
+              "{\"model\":\"model-b\",\"stream\":true,\"max_tokens\":5}");
+      for (String id : List.of("endpoint-1", "endpoint-2", anthropic.header("X-Request-Id"))) {
+        EndedTruth.of(simulator, id);
+      }
 
       JsonNode truth = SseClient.get(simulator.baseUrl() + "/truth").json();
 
@@ -141,6 +145,7 @@ class GroundTruthTest {
             SimulatorConfig.defaults().withPort(0).withRequestsKept(2).withProfile("fast", FAST))) {
       for (int i = 1; i <= 3; i++) {
         stream(simulator, "fast", 3, "kept-" + i);
+        EndedTruth.of(simulator, "kept-" + i);
       }
       assertEquals(
           List.of("kept-2", "kept-3"),

@@ -203,7 +203,7 @@ class OpenAiStreamingTest {
             Map.of("X-Request-Id", "openai-truth-1"));
 
     assertEquals("openai-truth-1", response.header("X-Request-Id"));
-    RequestTruth truth = simulator.truth().request("openai-truth-1").orElseThrow();
+    RequestTruth truth = EndedTruth.of(simulator, "openai-truth-1");
     assertEquals("model-a", truth.model());
     assertEquals(Outcome.COMPLETED, truth.outcome());
     assertEquals(30, truth.chunks().size());

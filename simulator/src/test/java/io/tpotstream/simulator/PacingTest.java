@@ -150,7 +150,7 @@ class PacingTest {
     assertTrue(gaps.get(49) < 170_000_000L, "gap before chunk 50: " + gaps.get(49) + " ns");
     long longGaps = gaps.stream().filter(gap -> gap > 50_000_000L).count();
     assertEquals(1, longGaps);
-    long[] truthGaps = simulator.truth().request("stall-1").orElseThrow().gapsNs();
+    long[] truthGaps = EndedTruth.of(simulator, "stall-1").gapsNs();
     assertTrue(truthGaps[49] >= 150_000_000L);
   }
 }

@@ -60,7 +60,6 @@ public final class Pacer implements AutoCloseable {
     this.spinNs = minSpinNs;
     this.thread = new Thread(this::loop, threadName);
     thread.setDaemon(true);
-    thread.setPriority(Thread.MAX_PRIORITY);
     thread.start();
   }
 

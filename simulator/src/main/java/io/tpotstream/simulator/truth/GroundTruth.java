@@ -3,6 +3,7 @@ package io.tpotstream.simulator.truth;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.tpotstream.common.Json;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,6 +12,7 @@ import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
 
 /**
  * What the simulator actually sent: per model, histograms of the actual gaps, the scheduled gaps,
@@ -83,6 +85,29 @@ public final class GroundTruth implements AutoCloseable {
       recorder = requests.get(requestId);
     }
     return Optional.ofNullable(recorder).map(RequestRecorder::snapshot);
+  }
+
+  /**
+   * The truth of a kept request once it has ended (completed, cut, refused, or its client gone). A
+   * client that has read a whole response may be microseconds ahead of the recording of its last
+   * chunk: tests and benchmarks read the truth through this.
+   *
+   * @return empty when no such request is kept
+   * @throws TimeoutException when the request is still in progress after {@code timeout}
+   */
+  public Optional<RequestTruth> awaitEnd(String requestId, Duration timeout)
+      throws InterruptedException, TimeoutException {
+    RequestRecorder recorder;
+    synchronized (requests) {
+      recorder = requests.get(requestId);
+    }
+    if (recorder == null) {
+      return Optional.empty();
+    }
+    if (!recorder.awaitEnd(timeout)) {
+      throw new TimeoutException("request " + requestId + " still in progress after " + timeout);
+    }
+    return Optional.of(recorder.snapshot());
   }
 
   /** The kept requests, oldest first. */
