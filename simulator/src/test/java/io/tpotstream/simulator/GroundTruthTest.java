@@ -119,22 +119,8 @@ class GroundTruthTest {
       assertEquals(5, truth.path("models").path("model-b").path("chunks").asInt());
       assertTrue(truth.path("truthFile").isMissingNode());
 
-      assertEquals(204, deleteTruth(simulator));
+      assertEquals(204, SseClient.delete(simulator.baseUrl() + "/truth").status());
       assertTrue(SseClient.get(simulator.baseUrl() + "/truth").json().path("models").isEmpty());
-    }
-  }
-
-  private static int deleteTruth(Simulator simulator) {
-    try {
-      var request =
-          java.net.http.HttpRequest.newBuilder(java.net.URI.create(simulator.baseUrl() + "/truth"))
-              .DELETE()
-              .build();
-      return java.net.http.HttpClient.newHttpClient()
-          .send(request, java.net.http.HttpResponse.BodyHandlers.discarding())
-          .statusCode();
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
     }
   }
 

@@ -173,7 +173,7 @@ class OpenAiStreamingTest {
             .filter(d -> d.has("reasoning_content") || (d.has("content") && !d.has("role")))
             .map(d -> d.has("reasoning_content") ? "r" : "c")
             .toList();
-    assertEquals("rrrrrccccccccccccccc", String.join("", kinds));
+    assertEquals("rrrrrccccccccccccccc", String.join("", kinds), response.body());
     JsonNode usage = response.events().get(response.events().size() - 2).json().path("usage");
     assertEquals(20, usage.path("completion_tokens").asInt());
     assertEquals(5, usage.path("completion_tokens_details").path("reasoning_tokens").asInt());

@@ -11,9 +11,7 @@ import io.tpotstream.simulator.truth.ModelTruth;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -46,13 +44,16 @@ class PacingTest {
     simulator.close();
   }
 
-  /** The client-side gaps between consecutive content chunks of one stream, in ns. */
-  private static List<Long> streamGapsNs(String model, int maxTokens, String requestId) {
-    SseClient.Response response =
-        SseClient.post(
-            simulator.baseUrl() + "/v1/chat/completions",
-            "{\"model\":\"" + model + "\",\"stream\":true,\"max_tokens\":" + maxTokens + "}",
-            Map.of("X-Request-Id", requestId));
+  private static CompletableFuture<SseClient.Response> stream(
+      String model, int maxTokens, String requestId) {
+    return SseClient.postAsync(
+        simulator.baseUrl() + "/v1/chat/completions",
+        "{\"model\":\"" + model + "\",\"stream\":true,\"max_tokens\":" + maxTokens + "}",
+        Map.of("X-Request-Id", requestId));
+  }
+
+  /** The client-side gaps between consecutive content chunks of one response, in ns. */
+  private static List<Long> gapsNs(SseClient.Response response, int maxTokens) {
     List<Long> arrivals =
         response.events().stream()
             .filter(SseClient.Event::isJson)
@@ -67,7 +68,7 @@ class PacingTest {
                         .isEmpty())
             .map(SseClient.Event::arrivalNs)
             .toList();
-    assertEquals(maxTokens, arrivals.size(), requestId + " complete");
+    assertEquals(maxTokens, arrivals.size(), response.header("X-Request-Id") + " complete");
     List<Long> gaps = new ArrayList<>();
     for (int i = 1; i < arrivals.size(); i++) {
       gaps.add(arrivals.get(i) - arrivals.get(i - 1));
@@ -75,24 +76,21 @@ class PacingTest {
     return gaps;
   }
 
+  private static List<Long> streamGapsNs(String model, int maxTokens, String requestId) {
+    return gapsNs(SseClient.await(stream(model, maxTokens, requestId)), maxTokens);
+  }
+
   /** Runs {@code streams} streams at once and returns all their client-side gaps. */
-  private static LatencyHistogram concurrentGaps(String model, int streams, int maxTokens)
-      throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(streams);
-    try {
-      List<Future<List<Long>>> results = new ArrayList<>();
-      for (int i = 0; i < streams; i++) {
-        String id = model + "-pacing-" + i;
-        results.add(pool.submit(() -> streamGapsNs(model, maxTokens, id)));
-      }
-      LatencyHistogram gaps = new LatencyHistogram();
-      for (Future<List<Long>> result : results) {
-        result.get().forEach(gaps::recordNanos);
-      }
-      return gaps;
-    } finally {
-      pool.shutdownNow();
+  private static LatencyHistogram concurrentGaps(String model, int streams, int maxTokens) {
+    List<CompletableFuture<SseClient.Response>> responses = new ArrayList<>();
+    for (int i = 0; i < streams; i++) {
+      responses.add(stream(model, maxTokens, model + "-pacing-" + i));
     }
+    LatencyHistogram gaps = new LatencyHistogram();
+    for (CompletableFuture<SseClient.Response> response : responses) {
+      gapsNs(SseClient.await(response), maxTokens).forEach(gaps::recordNanos);
+    }
+    return gaps;
   }
 
   /**
@@ -114,7 +112,7 @@ class PacingTest {
   }
 
   @Test
-  void modelAMedianGapOver4000ClientGapsIsWithin10PercentOf1point6Ms() throws Exception {
+  void modelAMedianGapOver4000ClientGapsIsWithin10PercentOf1point6Ms() {
     LatencyHistogram gaps = concurrentGaps("model-a", 10, 401);
 
     assertEquals(4000, gaps.count());
@@ -123,7 +121,7 @@ class PacingTest {
   }
 
   @Test
-  void fiftyConcurrentModelCStreamsAllCompleteWithAMedianGapNear4point9Ms() throws Exception {
+  void fiftyConcurrentModelCStreamsAllCompleteWithAMedianGapNear4point9Ms() {
     LatencyHistogram gaps = concurrentGaps("model-c", 50, 100);
 
     assertEquals(50 * 99, gaps.count());
