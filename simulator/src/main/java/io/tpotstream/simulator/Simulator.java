@@ -2,6 +2,7 @@ package io.tpotstream.simulator;
 
 import io.tpotstream.simulator.api.Routes;
 import io.tpotstream.simulator.api.SimulatorVerticle;
+import io.tpotstream.simulator.api.Warmup;
 import io.tpotstream.simulator.pacing.Pacer;
 import io.tpotstream.simulator.truth.GroundTruth;
 import io.vertx.core.DeploymentOptions;
@@ -48,8 +49,10 @@ public final class Simulator implements AutoCloseable {
   }
 
   /**
-   * Starts a simulator and returns once it listens (at most 30 s); call from any thread but an
-   * event loop.
+   * Starts a simulator and returns once it listens and has warmed up (at most 30 s each); call from
+   * any thread but an event loop. The warm-up streams {@link SimulatorConfig#warmupChunks()} chunks
+   * through its own HTTP path so that the JIT has compiled it before the first real request (about
+   * a second); its requests are then forgotten by the ground truth.
    *
    * @throws IllegalStateException when it cannot listen (port taken, bad host) or open the truth
    *     file, with a one-line reason
@@ -83,6 +86,10 @@ public final class Simulator implements AutoCloseable {
               },
               new DeploymentOptions().setInstances(config.eventLoops())));
       int port = instances.get(0).actualPort();
+      if (config.warmupChunks() > 0) {
+        await(Warmup.run(vertx, config.host(), port, config.warmupChunks()));
+        truth.reset();
+      }
       return new Simulator(config, vertx, pacer, truth, port);
     } catch (RuntimeException e) {
       pacer.close();

@@ -37,7 +37,8 @@ class DeterminismTest {
   }
 
   private static Simulator start(long seed) {
-    return Simulator.start(SimulatorConfig.defaults().withPort(0).withSeed(seed));
+    return Simulator.start(
+        SimulatorConfig.defaults().withWarmupChunks(0).withPort(0).withSeed(seed));
   }
 
   @Test

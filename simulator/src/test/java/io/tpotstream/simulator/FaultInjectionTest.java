@@ -27,6 +27,7 @@ class FaultInjectionTest {
     simulator =
         Simulator.start(
             SimulatorConfig.defaults()
+                .withWarmupChunks(0)
                 .withPort(0)
                 .withSeed(3L)
                 .withApiKey(KEY)

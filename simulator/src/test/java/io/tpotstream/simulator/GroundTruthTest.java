@@ -38,6 +38,7 @@ class GroundTruthTest {
     try (Simulator simulator =
         Simulator.start(
             SimulatorConfig.defaults()
+                .withWarmupChunks(0)
                 .withPort(0)
                 .withSeed(1L)
                 .withTruthFile(file)
@@ -87,7 +88,11 @@ class GroundTruthTest {
   void truthEndpointReportsPerModelHistogramsOfWhatWasSent() {
     try (Simulator simulator =
         Simulator.start(
-            SimulatorConfig.defaults().withPort(0).withSeed(8L).withProfile("fast", FAST))) {
+            SimulatorConfig.defaults()
+                .withWarmupChunks(0)
+                .withPort(0)
+                .withSeed(8L)
+                .withProfile("fast", FAST))) {
       stream(simulator, "fast", 30, "endpoint-1");
       stream(simulator, "fast", 10, "endpoint-2");
       SseClient.Response anthropic =
@@ -128,7 +133,11 @@ class GroundTruthTest {
   void onlyTheMostRecentRequestsKeepTheirPerChunkTruth() {
     try (Simulator simulator =
         Simulator.start(
-            SimulatorConfig.defaults().withPort(0).withRequestsKept(2).withProfile("fast", FAST))) {
+            SimulatorConfig.defaults()
+                .withWarmupChunks(0)
+                .withPort(0)
+                .withRequestsKept(2)
+                .withProfile("fast", FAST))) {
       for (int i = 1; i <= 3; i++) {
         stream(simulator, "fast", 3, "kept-" + i);
         EndedTruth.of(simulator, "kept-" + i);

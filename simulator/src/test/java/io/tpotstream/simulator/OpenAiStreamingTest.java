@@ -26,6 +26,7 @@ class OpenAiStreamingTest {
     simulator =
         Simulator.start(
             SimulatorConfig.defaults()
+                .withWarmupChunks(0)
                 .withPort(0)
                 .withSeed(11L)
                 .withProfile(

@@ -58,9 +58,15 @@ public final class GroundTruth implements AutoCloseable {
    * replaces the earlier one in {@link #request} (both stay in the histograms and the file).
    */
   public RequestRecorder begin(String requestId, String model, long arrivalNs) {
+    return begin(requestId, model, arrivalNs, true);
+  }
+
+  /** As {@link #begin(String, String, long)}; {@code toFile} false keeps it out of the file. */
+  public RequestRecorder begin(String requestId, String model, long arrivalNs, boolean toFile) {
     ModelStats stats = stats(model);
     stats.started();
-    RequestRecorder recorder = new RequestRecorder(requestId, model, arrivalNs, stats, file);
+    RequestRecorder recorder =
+        new RequestRecorder(requestId, model, arrivalNs, stats, toFile ? file : null);
     synchronized (requests) {
       requests.put(requestId, recorder);
     }
