@@ -130,6 +130,21 @@ class GroundTruthTest {
   }
 
   @Test
+  void warmUpLeavesNoTraceInTheTruthTheFileOrTheModelList(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("warm.jsonl");
+    try (Simulator simulator =
+        Simulator.start(
+            SimulatorConfig.defaults().withPort(0).withWarmupChunks(400).withTruthFile(file))) {
+      assertTrue(simulator.truth().models().isEmpty());
+      assertTrue(simulator.truth().requests().isEmpty());
+      JsonNode models = SseClient.get(simulator.openAiBaseUrl() + "/models").json();
+      assertEquals(
+          List.of("model-a", "model-b", "model-c"), models.path("data").findValuesAsText("id"));
+    }
+    assertEquals(List.of(), Files.readAllLines(file));
+  }
+
+  @Test
   void onlyTheMostRecentRequestsKeepTheirPerChunkTruth() {
     try (Simulator simulator =
         Simulator.start(
