@@ -31,7 +31,7 @@ class DeterminismTest {
     List<Long> scheduledGaps = new ArrayList<>();
     List<ChunkTruth> chunks = truth.chunks();
     for (int i = 1; i < chunks.size(); i++) {
-      scheduledGaps.add(chunks.get(i).dueNs() - chunks.get(i - 1).sentNs());
+      scheduledGaps.add(chunks.get(i).dueNs() - chunks.get(i - 1).dueNs());
     }
     return new Run(texts, scheduledGaps);
   }

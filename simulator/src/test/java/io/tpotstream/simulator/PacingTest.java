@@ -7,18 +7,24 @@ import io.tpotstream.common.stats.LatencyHistogram;
 import io.tpotstream.simulator.profile.Distribution;
 import io.tpotstream.simulator.profile.FixedStall;
 import io.tpotstream.simulator.profile.ModelProfile;
+import io.tpotstream.simulator.truth.ChunkTruth;
 import io.tpotstream.simulator.truth.ModelTruth;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Gaps measured by a client (System.nanoTime when each data line arrives), compared with the
- * profiles: fidelity, not speed.
+ * profiles: fidelity, not speed. A machine whose other processes leave this JVM less than 75% of a
+ * core per core cannot show sub-millisecond pacing (every wake-up waits for a core); such a run is
+ * aborted with the measured share, not failed and not passed.
  */
 class PacingTest {
   private static Simulator simulator;
@@ -42,6 +48,17 @@ class PacingTest {
   @AfterAll
   static void stop() {
     simulator.close();
+  }
+
+  @BeforeEach
+  void requireAMachineThatGivesThisJvmItsCpu() {
+    double lost = CpuAvailability.lostShare(Duration.ofMillis(300));
+    Assumptions.assumeTrue(
+        lost < 0.25,
+        String.format(
+            "spinning threads of this JVM (one per core) were descheduled up to %.0f%% of 300 ms: the"
+                + " machine is too busy to judge pacing below a millisecond",
+            lost * 100));
   }
 
   private static CompletableFuture<SseClient.Response> stream(
@@ -143,12 +160,12 @@ class PacingTest {
   void fixedStallOf150MsIsTheGapBeforeChunk50AndOnlyThere() {
     List<Long> gaps = streamGapsNs("stall-at-50", 100, "stall-1");
 
-    // gap i is between chunk i and chunk i+1: the stall before chunk 50 is gap 49
-    assertTrue(gaps.get(49) >= 150_000_000L, "gap before chunk 50: " + gaps.get(49) + " ns");
+    // gap i is between chunk i and chunk i+1: the stall before chunk 50 is gap 49 (± pacing error)
+    assertTrue(gaps.get(49) >= 149_000_000L, "gap before chunk 50: " + gaps.get(49) + " ns");
     assertTrue(gaps.get(49) < 170_000_000L, "gap before chunk 50: " + gaps.get(49) + " ns");
     long longGaps = gaps.stream().filter(gap -> gap > 50_000_000L).count();
     assertEquals(1, longGaps);
-    long[] truthGaps = EndedTruth.of(simulator, "stall-1").gapsNs();
-    assertTrue(truthGaps[49] >= 150_000_000L);
+    List<ChunkTruth> sent = EndedTruth.of(simulator, "stall-1").chunks();
+    assertEquals(150_000_000L, sent.get(50).dueNs() - sent.get(49).dueNs());
   }
 }

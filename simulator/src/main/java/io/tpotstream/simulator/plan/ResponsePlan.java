@@ -3,7 +3,8 @@ package io.tpotstream.simulator.plan;
 /**
  * Everything one response will send, decided when the request arrives: the output chunks (text,
  * kind, tokens), the scheduled wait before each (the first is the TTFT, from the request's arrival;
- * the others are gaps from the previous chunk's actual send) and the injected faults. Immutable.
+ * the others are gaps from the previous chunk's scheduled instant) and the injected faults.
+ * Immutable.
  */
 public final class ResponsePlan {
   /** {@link #cutAfterChunks()} and {@link #malformedBeforeSeq()} when there is none. */
@@ -74,7 +75,7 @@ public final class ResponsePlan {
 
   /**
    * The scheduled wait before chunk {@code seq}, in ns: the TTFT for 0 (from arrival), the gap from
-   * the previous chunk's send otherwise.
+   * the previous chunk's scheduled instant otherwise.
    */
   public long waitNs(int seq) {
     return waitNs[seq];

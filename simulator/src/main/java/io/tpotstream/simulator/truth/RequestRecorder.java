@@ -53,7 +53,7 @@ public final class RequestRecorder {
         this.tokens = Arrays.copyOf(this.tokens, size);
       }
       gapNs = count == 0 ? -1 : sentNs - this.sentNs[count - 1];
-      scheduledGapNs = count == 0 ? -1 : dueNs - this.sentNs[count - 1];
+      scheduledGapNs = count == 0 ? -1 : dueNs - this.dueNs[count - 1];
       this.dueNs[count] = dueNs;
       this.sentNs[count] = sentNs;
       this.tokens[count] = chunkTokens;
