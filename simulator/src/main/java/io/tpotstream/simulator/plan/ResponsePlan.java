@@ -18,6 +18,7 @@ public final class ResponsePlan {
   private final long[] waitNs;
   private final int promptTokens;
   private final int outputTokens;
+  private final int reasoningTokens;
   private final boolean lengthCapped;
   private final int cutAfterChunks;
   private final int malformedBeforeSeq;
@@ -42,6 +43,11 @@ public final class ResponsePlan {
     this.waitNs = waitNs;
     this.promptTokens = promptTokens;
     this.outputTokens = outputTokens;
+    int reasoningSum = 0;
+    for (int i = 0; i < tokens.length; i++) {
+      reasoningSum += reasoning[i] ? tokens[i] : 0;
+    }
+    this.reasoningTokens = reasoningSum;
     this.lengthCapped = lengthCapped;
     this.cutAfterChunks = cutAfterChunks;
     this.malformedBeforeSeq = malformedBeforeSeq;
@@ -101,11 +107,7 @@ public final class ResponsePlan {
 
   /** Output tokens sent as reasoning. */
   public int reasoningTokens() {
-    int sum = 0;
-    for (int i = 0; i < tokens.length; i++) {
-      sum += reasoning[i] ? tokens[i] : 0;
-    }
-    return sum;
+    return reasoningTokens;
   }
 
   /** Output tokens up to and including chunk {@code seq}. */

@@ -136,8 +136,27 @@ public final class PacingLoadCheck {
       System.out.println("actual gaps   " + truth.gap());
       System.out.println("pacing error  " + truth.pacingError());
       System.out.println("outcomes      " + truth.outcomes());
+      System.out.println("CPU by thread " + cpuByThread());
     }
     client.close();
+  }
+
+  /** CPU seconds per thread name (digits folded), the largest first. */
+  private static String cpuByThread() {
+    java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    java.util.Map<String, Long> byName = new java.util.TreeMap<>();
+    for (java.lang.management.ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (info != null) {
+        long cpuNs = threads.getThreadCpuTime(info.getThreadId());
+        byName.merge(info.getThreadName().replaceAll("\\d+", "N"), Math.max(0, cpuNs), Long::sum);
+      }
+    }
+    StringBuilder out = new StringBuilder();
+    byName.entrySet().stream()
+        .sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed())
+        .limit(6)
+        .forEach(e -> out.append(String.format("%s %.1f s; ", e.getKey(), e.getValue() / 1e9)));
+    return out.toString();
   }
 
   private static int count(String text, String needle) {
