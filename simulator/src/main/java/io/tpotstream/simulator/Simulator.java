@@ -28,8 +28,9 @@ import java.util.concurrent.TimeoutException;
  * same requests (same model and id, or the same arrival order for unnamed ones) get the same token
  * texts and the same scheduled gaps, whatever the concurrency.
  *
- * <p>The server has its own Vert.x instance (its own event loops) and one pacing thread, so a
- * producer in the same JVM does not share threads with it.
+ * <p>The server has its own Vert.x instance (its own event loops, on Linux's epoll transport when
+ * available; {@code -Dtpot.simulator.nio=true} forces NIO) and one pacing thread, so a producer in
+ * the same JVM does not share threads with it.
  */
 public final class Simulator implements AutoCloseable {
   private static final long START_TIMEOUT_S = 30;
@@ -72,6 +73,7 @@ public final class Simulator implements AutoCloseable {
                 .setEventLoopPoolSize(config.eventLoops())
                 .setPreferNativeTransport(!Boolean.getBoolean("tpot.simulator.nio")));
     Routes routes = new Routes(config.profiles(), seed, config.apiKey(), truth, pacer);
+    int port;
     try {
       // a negative port is Vert.x's "one random port shared by every instance"
       int listenPort = config.port() == 0 ? -1 : config.port();
@@ -85,12 +87,7 @@ public final class Simulator implements AutoCloseable {
                 return instance;
               },
               new DeploymentOptions().setInstances(config.eventLoops())));
-      int port = instances.get(0).actualPort();
-      if (config.warmupChunks() > 0) {
-        await(Warmup.run(vertx, config.host(), port, config.warmupChunks()));
-        truth.reset();
-      }
-      return new Simulator(config, vertx, pacer, truth, port);
+      port = instances.get(0).actualPort();
     } catch (RuntimeException e) {
       pacer.close();
       closeQuietly(vertx);
@@ -105,6 +102,20 @@ public final class Simulator implements AutoCloseable {
               + "): is another server using this port? choose another --port",
           e);
     }
+    if (config.warmupChunks() > 0) {
+      try {
+        await(Warmup.run(vertx, config.host(), port, config.warmupChunks()));
+      } catch (RuntimeException e) {
+        pacer.close();
+        closeQuietly(vertx);
+        truth.close();
+        throw new IllegalStateException(
+            "the warm-up (" + config.warmupChunks() + " chunks) did not finish: " + e.getMessage(),
+            e);
+      }
+      truth.reset();
+    }
+    return new Simulator(config, vertx, pacer, truth, port);
   }
 
   private static <T> T await(Future<T> future) {
