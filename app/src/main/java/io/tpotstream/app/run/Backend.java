@@ -44,19 +44,7 @@ public final class Backend {
       }
       String simulatorUrl = "-";
       if (simulate) {
-        SimulatorConfig defaults = SimulatorConfig.defaults();
-        Simulator simulator =
-            Simulator.start(
-                new SimulatorConfig(
-                    defaults.host(),
-                    0,
-                    defaults.profiles(),
-                    42L,
-                    null,
-                    null,
-                    defaults.eventLoops(),
-                    defaults.requestsKept(),
-                    defaults.spinNs()));
+        Simulator simulator = Simulator.start(SimulatorConfig.defaults().withPort(0).withSeed(42L));
         started.add(simulator);
         simulatorUrl = simulator.baseUrl();
       }

@@ -138,8 +138,6 @@ class ReplayEqualityTest {
   }
 
   private static SimulatorConfig simulatorOnFreePort() {
-    SimulatorConfig d = SimulatorConfig.defaults();
-    return new SimulatorConfig(
-        d.host(), 0, d.profiles(), 7L, null, null, d.eventLoops(), d.requestsKept(), d.spinNs());
+    return SimulatorConfig.defaults().withPort(0).withSeed(7L);
   }
 }
