@@ -11,9 +11,15 @@ import io.tpotstream.simulator.profile.Distribution;
 import io.tpotstream.simulator.profile.IntRange;
 import io.tpotstream.simulator.profile.ModelProfile;
 import io.tpotstream.simulator.truth.ChunkTruth;
+import io.tpotstream.simulator.truth.Outcome;
 import io.tpotstream.simulator.truth.RequestTruth;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -78,8 +84,8 @@ class GroundTruthTest {
     }
   }
 
-  private static List<String> iterable(java.util.Iterator<String> names) {
-    List<String> list = new java.util.ArrayList<>();
+  private static List<String> iterable(Iterator<String> names) {
+    List<String> list = new ArrayList<>();
     names.forEachRemaining(list::add);
     return list;
   }
@@ -142,6 +148,47 @@ class GroundTruthTest {
           List.of("model-a", "model-b", "model-c"), models.path("data").findValuesAsText("id"));
     }
     assertEquals(List.of(), Files.readAllLines(file));
+  }
+
+  @Test
+  void aClientLeavingMidStreamIsRecordedAsClientClosedWithTheChunksSentSoFar() throws Exception {
+    ModelProfile slow =
+        ModelProfile.of(new Distribution.Constant(1), new Distribution.Constant(20));
+    try (Simulator simulator =
+            Simulator.start(
+                SimulatorConfig.defaults()
+                    .withPort(0)
+                    .withWarmupChunks(0)
+                    .withProfile("slow", slow));
+        Socket socket = new Socket("127.0.0.1", simulator.port())) {
+      String body = "{\"model\":\"slow\",\"stream\":true,\"max_tokens\":500}";
+      String request =
+          "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: leaver\r\n"
+              + "Content-Type: application/json\r\nContent-Length: "
+              + body.length()
+              + "\r\n\r\n"
+              + body;
+      socket.getOutputStream().write(request.getBytes(StandardCharsets.UTF_8));
+      InputStream in = socket.getInputStream();
+      int contentChunks = 0;
+      StringBuilder text = new StringBuilder();
+      while (contentChunks < 3) {
+        int b = in.read();
+        assertTrue(b >= 0, "stream ended early: " + text);
+        text.append((char) b);
+        if (text.toString().endsWith("\"content\":\"")
+            && !text.toString().endsWith("{\"role\":\"assistant\",\"content\":\"")) {
+          contentChunks++;
+        }
+      }
+      socket.close();
+
+      RequestTruth truth = EndedTruth.of(simulator, "leaver");
+      assertEquals(Outcome.CLIENT_CLOSED, truth.outcome());
+      assertTrue(
+          truth.chunks().size() >= 3 && truth.chunks().size() < 500,
+          "sent " + truth.chunks().size());
+    }
   }
 
   @Test

@@ -22,11 +22,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A manual load check, not a test: {@code streams} concurrent streams of a model whose gap is a
  * constant {@code gapMs}, read by a Vert.x client in the same JVM (its own event loops); prints the
- * client's gaps, the simulator's actual gaps and its pacing error. Run it with the test classpath:
- * {@code java -cp ... io.tpotstream.simulator.load.PacingLoadCheck 2000 20 250}. With a fifth
- * argument, a port, it loads an already running simulator's model {@code load} instead (start it
- * with {@code tpot simulate --profiles} a file defining {@code load}) and prints only the client's
- * view: read the simulator's own in {@code GET /truth}.
+ * client's gaps, the simulator's actual gaps, its pacing error and the CPU per thread. Arguments:
+ * streams, gapMs, tokens per stream, client event loops (defaults 2000, 20, 250, 1). Run it with
+ * the test classpath:
+ *
+ * <pre>
+ * ./mvnw -q -pl simulator -am test-compile dependency:build-classpath -Dmdep.outputFile=cp.txt
+ * java -cp simulator/target/test-classes:simulator/target/classes:$(cat simulator/cp.txt) \
+ *     io.tpotstream.simulator.load.PacingLoadCheck 2000 20 150
+ * </pre>
+ *
+ * <p>With a fifth argument, a port, it loads an already running simulator's model {@code load}
+ * instead (start it with {@code tpot simulate --profiles} a file defining {@code load}) and prints
+ * only the client's view: read the simulator's own in {@code GET /truth}.
  */
 public final class PacingLoadCheck {
   private PacingLoadCheck() {}
