@@ -31,8 +31,13 @@ class ReadmeSectionTest {
 
   @TempDir Path dir;
 
+  /** The README's sink section: from its heading to the next top-level section. */
   private static String readme() throws Exception {
-    return Files.readString(Path.of("..", "README.md"));
+    String readme = Files.readString(Path.of("..", "README.md"));
+    int start = readme.indexOf("\n## Sink:");
+    assertTrue(start >= 0, "the README has a '## Sink:' section");
+    int end = readme.indexOf("\n## ", start + 1);
+    return readme.substring(start, end < 0 ? readme.length() : end);
   }
 
   private static String block(String readme, String language) {
