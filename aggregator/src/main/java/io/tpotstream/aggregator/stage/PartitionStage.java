@@ -135,7 +135,7 @@ public final class PartitionStage {
 
   private void close(long closed, long through, Stage1Output out) {
     expireRequests(new Assignment(closed), through);
-    for (WindowPartials.ClosedWindow window : partials.drainBefore(through)) {
+    for (WindowPartials.ClosedWindow window : partials.drain(closed, through)) {
       if (window.pauseMaxUs >= 0) {
         out.clientPause(window.windowStartMs, window.pauseMaxUs);
       }

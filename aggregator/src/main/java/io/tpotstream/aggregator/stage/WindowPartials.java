@@ -68,12 +68,15 @@ final class WindowPartials {
     }
   }
 
-  /** Removes and returns every window starting before {@code endMs}, oldest first. */
-  List<ClosedWindow> drainBefore(long endMs) {
+  /**
+   * Removes and returns every window starting at or after {@code fromMs} and before {@code endMs},
+   * oldest first (nothing is kept below the last closed window end, so that is where to start).
+   */
+  List<ClosedWindow> drain(long fromMs, long endMs) {
     TreeMap<Long, ClosedWindow> windows = new TreeMap<>();
     List<Bytes> keys = new ArrayList<>();
     state.range(
-        Bytes.wrap(new byte[0]),
+        fromMs == Long.MIN_VALUE ? Bytes.wrap(new byte[0]) : Bytes.wrap(longBytes(fromMs)),
         Bytes.wrap(longBytes(endMs)),
         (key, value) -> {
           keys.add(key);
