@@ -10,6 +10,7 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.TopologyConfig;
 import org.apache.kafka.streams.kstream.Branched;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
@@ -61,7 +62,8 @@ public final class AggregatorTopology {
     }
     Serde<byte[]> bytes = Serdes.ByteArray();
     Serde<StageMessage> messages = StageMessageSerde.serde();
-    StreamsBuilder builder = new StreamsBuilder();
+    StreamsBuilder builder =
+        new StreamsBuilder(new TopologyConfig(new StreamsConfig(streamsProperties(config))));
     builder.addStateStore(store(REQUEST_STORE));
     builder.addStateStore(store(PARTIAL_STORE));
     builder.addStateStore(store(PARTITION_STORE));
