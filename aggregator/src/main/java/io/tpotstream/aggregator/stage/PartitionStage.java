@@ -267,7 +267,7 @@ public final class PartitionStage {
       long start = Windows.startOf(tsMs, settings.windowSize());
       if (!isClosed(closed, start)) {
         partials.count(start, series, counter, count);
-      } else if (counter != Counter.OUTPUT_TOKENS) {
+      } else if (counter != Counter.FIRST_CHUNK_TOKENS) {
         partials.count(closed, series, Counter.LATE_SAMPLES, count);
       }
     }

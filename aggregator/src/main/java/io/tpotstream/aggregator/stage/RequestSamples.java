@@ -63,12 +63,12 @@ final class RequestSamples {
     }
     int k = Math.max(1, e.tokensOrOne());
     long elapsedNs = e.elapsedNs();
-    out.count(Counter.OUTPUT_TOKENS, s.series(), e.ts(), k);
     long firstElapsedNs = s.firstElapsedNs();
     int firstChunkTokens = s.firstChunkTokens();
     if (s.chunks() == 0) {
       firstElapsedNs = elapsedNs;
       firstChunkTokens = k;
+      out.count(Counter.FIRST_CHUNK_TOKENS, s.series(), e.ts(), k);
       if (seq == 0) {
         out.latency(Metric.TTFT, s.series(), e.ts(), micros(elapsedNs), 1);
         if (s.hasLag()) {

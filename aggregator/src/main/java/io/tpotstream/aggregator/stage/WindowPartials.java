@@ -112,6 +112,9 @@ final class WindowPartials {
           }
         });
     keys.forEach(state::delete);
+    for (ClosedWindow window : windows.values()) {
+      window.series.values().forEach(stats -> stats.outputTokens(stats.tpot.count()));
+    }
     return new ArrayList<>(windows.values());
   }
 
