@@ -124,6 +124,9 @@ public final class Aggregator implements AutoCloseable {
   /** Stops the application, committing what it processed (waits up to 30 s). */
   @Override
   public void close() {
+    if (!stopped.isDone()) {
+      LOG.info("stopping the aggregator: committing what it has read");
+    }
     streams.close(CLOSE_TIMEOUT);
     stopped.complete(null);
   }
