@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -75,17 +76,6 @@ class DemoPipelineTest {
           table.stream().filter(t -> t.model().equals(m.model())).findFirst().orElseThrow();
       assertEquals(m.tpot().count(), s.tpot().count(), m.model());
     }
-    BigDecimal medianA = table.get(0).tpot().p50Ms();
-    BigDecimal medianB = table.get(1).tpot().p50Ms();
-    BigDecimal medianC = table.get(2).tpot().p50Ms();
-    assertTrue(
-        medianA.compareTo(new BigDecimal("1.3")) >= 0
-            && medianA.compareTo(new BigDecimal("2.0")) <= 0,
-        "model-a median " + medianA + " ms should be near the profile's 1.6 ms");
-    assertTrue(
-        medianC.compareTo(medianB) > 0 && medianB.compareTo(medianA) > 0,
-        medianA + " " + medianB + " " + medianC);
-
     assertTrue(text.contains("P99.99"), text);
     for (String model : List.of("model-a", "model-b", "model-c")) {
       assertTrue(text.lines().anyMatch(l -> l.startsWith(model + " ")), "table row for " + model);
@@ -108,6 +98,24 @@ class DemoPipelineTest {
       assertEquals(Report.WIDTH_PX, ImageIO.read(chart.toFile()).getWidth(), png);
       assertTrue(html.contains(png), "report.html references " + png);
     }
+
+    // Timing last, and only on a machine that let the instrument run: when other processes starve
+    // the producer (its own pause meter shows it), chunks pile up in socket buffers and arrive
+    // together, and the medians describe the machine, not the profiles.
+    long pauseUs = outcome.producer().clientPauseMaxUs();
+    Assumptions.assumeTrue(
+        pauseUs < 20_000,
+        "machine too busy: the producer's own worst pause was " + pauseUs + " µs");
+    BigDecimal medianA = table.get(0).tpot().p50Ms();
+    BigDecimal medianB = table.get(1).tpot().p50Ms();
+    BigDecimal medianC = table.get(2).tpot().p50Ms();
+    assertTrue(
+        medianA.compareTo(new BigDecimal("1.3")) >= 0
+            && medianA.compareTo(new BigDecimal("2.0")) <= 0,
+        "model-a median " + medianA + " ms should be near the profile's 1.6 ms");
+    assertTrue(
+        medianC.compareTo(medianB) > 0 && medianB.compareTo(medianA) > 0,
+        medianA + " " + medianB + " " + medianC);
   }
 
   private static Map<String, String> overrides(String simulatorUrl) {
