@@ -124,6 +124,9 @@ public final class Aggregator implements AutoCloseable {
   /** Stops the application, committing what it processed (waits up to 30 s). */
   @Override
   public void close() {
+    if (!stopped.isDone()) {
+      LOG.info("stopping the aggregator: committing what it has read");
+    }
     streams.close(CLOSE_TIMEOUT);
     stopped.complete(null);
   }
@@ -150,9 +153,11 @@ public final class Aggregator implements AutoCloseable {
     try (Admin admin = Admin.create(adminProperties(config))) {
       int partitions = inputPartitions(admin, config);
       Map<String, String> keepForever = Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1");
-      createIfMissing(admin, config.outputTopic(), 1, keepForever);
+      boolean created = createIfMissing(admin, config.outputTopic(), 1, keepForever);
       createIfMissing(admin, config.deadLetterTopic(), 1, keepForever);
-      warnIfRetentionDeletes(admin, config.outputTopic());
+      if (!created) {
+        warnIfRetentionDeletes(admin, config.outputTopic());
+      }
       return config.withInputPartitions(partitions);
     } catch (ExecutionException | TimeoutException e) {
       throw unreachable(config, e);
@@ -209,12 +214,21 @@ public final class Aggregator implements AutoCloseable {
   private static void warnIfRetentionDeletes(Admin admin, String topic)
       throws ExecutionException, InterruptedException, TimeoutException {
     ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-    Config configs =
-        admin
-            .describeConfigs(List.of(resource))
-            .all()
-            .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-            .get(resource);
+    Config configs;
+    try {
+      configs =
+          admin
+              .describeConfigs(List.of(resource))
+              .all()
+              .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+              .get(resource);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        // metadata of a topic created a moment ago may not have propagated: only a warning is lost
+        return;
+      }
+      throw e;
+    }
     var retention = configs.get(TopicConfig.RETENTION_MS_CONFIG);
     if (retention != null && !"-1".equals(retention.value())) {
       LOG.warn(

@@ -22,6 +22,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "aggregate",
     mixinStandardHelpOptions = true,
+    header = "Windowed TPOT, TTFT and error percentiles per series (Kafka Streams).",
     description = {
       "Turn token events into windowed TPOT, TTFT and error summaries per series (Kafka Streams,"
           + " exactly once).",

@@ -13,6 +13,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "export",
     mixinStandardHelpOptions = true,
+    header = "Archive token events with their keys, partitions and offsets.",
     description = "Archive token events with their keys, partitions and offsets to JSONL.")
 final class ExportCommand implements Callable<Integer> {
   @Mixin KafkaOptions kafka;

@@ -15,6 +15,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "models",
     mixinStandardHelpOptions = true,
+    header = "List the models the configured API serves (GET /v1/models).",
     description = "List the models the configured API serves (GET /v1/models), one id a line.")
 final class ModelsCommand implements Callable<Integer> {
   @Spec CommandSpec spec;

@@ -37,6 +37,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "produce",
     mixinStandardHelpOptions = true,
+    header = "Stream chat completions and publish every token arrival to Kafka.",
     description =
         "Stream chat completions and publish every token arrival to Kafka; print TPOT"
             + " percentiles per model at the end.")

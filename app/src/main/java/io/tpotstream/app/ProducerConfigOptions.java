@@ -64,6 +64,12 @@ final class ProducerConfigOptions {
         warning -> System.err.println("tpot: warning: " + warning));
   }
 
+  /** A config from overrides alone, without reading API keys from the environment (the demo). */
+  static ProducerConfig loadDemo(Map<String, String> overrides) {
+    return ConfigLoader.load(
+        null, overrides, Map.of(), warning -> System.err.println("tpot: warning: " + warning));
+  }
+
   static void put(Map<String, String> map, String key, Object value) {
     if (value != null) {
       map.put(key, value.toString());

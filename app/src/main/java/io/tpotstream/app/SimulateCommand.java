@@ -13,6 +13,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "simulate",
     mixinStandardHelpOptions = true,
+    header = "An OpenAI/Anthropic-compatible server with known token timing.",
     description = {
       "Run an OpenAI- and Anthropic-compatible streaming server with controlled token timing.",
       "Serves POST .../v1/chat/completions, POST .../v1/messages, GET .../v1/models (under any"

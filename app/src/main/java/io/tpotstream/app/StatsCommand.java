@@ -24,6 +24,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "stats",
     mixinStandardHelpOptions = true,
+    header = "The aggregator's statistics offline, from an exported file.",
     description = {
       "Compute the window summaries of a token-event file offline (a tpot export file or plain"
           + " JSONL token events, .gz too), with the same logic as the aggregator.",

@@ -2,6 +2,7 @@ package io.tpotstream.simulator;
 
 import io.tpotstream.simulator.api.Routes;
 import io.tpotstream.simulator.api.SimulatorVerticle;
+import io.tpotstream.simulator.api.Warmup;
 import io.tpotstream.simulator.pacing.Pacer;
 import io.tpotstream.simulator.truth.GroundTruth;
 import io.vertx.core.DeploymentOptions;
@@ -27,8 +28,9 @@ import java.util.concurrent.TimeoutException;
  * same requests (same model and id, or the same arrival order for unnamed ones) get the same token
  * texts and the same scheduled gaps, whatever the concurrency.
  *
- * <p>The server has its own Vert.x instance (its own event loops) and one pacing thread, so a
- * producer in the same JVM does not share threads with it.
+ * <p>The server has its own Vert.x instance (its own event loops, on Linux's epoll transport when
+ * available; {@code -Dtpot.simulator.nio=true} forces NIO) and one pacing thread, so a producer in
+ * the same JVM does not share threads with it.
  */
 public final class Simulator implements AutoCloseable {
   private static final long START_TIMEOUT_S = 30;
@@ -48,8 +50,10 @@ public final class Simulator implements AutoCloseable {
   }
 
   /**
-   * Starts a simulator and returns once it listens (at most 30 s); call from any thread but an
-   * event loop.
+   * Starts a simulator and returns once it listens and has warmed up (at most 30 s each); call from
+   * any thread but an event loop. The warm-up streams {@link SimulatorConfig#warmupChunks()} chunks
+   * through its own HTTP path so that the JIT has compiled it before the first real request (about
+   * a second); its requests are then forgotten by the ground truth.
    *
    * @throws IllegalStateException when it cannot listen (port taken, bad host) or open the truth
    *     file, with a one-line reason
@@ -63,8 +67,13 @@ public final class Simulator implements AutoCloseable {
       throw new IllegalStateException(e.getMessage(), e);
     }
     Pacer pacer = new Pacer(config.spinNs(), "simulator-pacer");
-    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(config.eventLoops()));
+    Vertx vertx =
+        Vertx.vertx(
+            new VertxOptions()
+                .setEventLoopPoolSize(config.eventLoops())
+                .setPreferNativeTransport(!Boolean.getBoolean("tpot.simulator.nio")));
     Routes routes = new Routes(config.profiles(), seed, config.apiKey(), truth, pacer);
+    int port;
     try {
       // a negative port is Vert.x's "one random port shared by every instance"
       int listenPort = config.port() == 0 ? -1 : config.port();
@@ -78,8 +87,7 @@ public final class Simulator implements AutoCloseable {
                 return instance;
               },
               new DeploymentOptions().setInstances(config.eventLoops())));
-      int port = instances.get(0).actualPort();
-      return new Simulator(config, vertx, pacer, truth, port);
+      port = instances.get(0).actualPort();
     } catch (RuntimeException e) {
       pacer.close();
       closeQuietly(vertx);
@@ -94,6 +102,20 @@ public final class Simulator implements AutoCloseable {
               + "): is another server using this port? choose another --port",
           e);
     }
+    if (config.warmupChunks() > 0) {
+      try {
+        await(Warmup.run(vertx, config.host(), port, config.warmupChunks()));
+      } catch (RuntimeException e) {
+        pacer.close();
+        closeQuietly(vertx);
+        truth.close();
+        throw new IllegalStateException(
+            "the warm-up (" + config.warmupChunks() + " chunks) did not finish: " + e.getMessage(),
+            e);
+      }
+      truth.reset();
+    }
+    return new Simulator(config, vertx, pacer, truth, port);
   }
 
   private static <T> T await(Future<T> future) {

@@ -19,7 +19,9 @@ import java.util.TreeMap;
  * @param apiKey the key clients must send, or null to accept any
  * @param eventLoops event-loop threads serving connections
  * @param requestsKept how many recent requests keep their per-chunk truth in memory
- * @param spinNs how long before a chunk is due the pacer stops parking and spins
+ * @param spinNs the pacer's minimum spin window (see {@link Pacer})
+ * @param warmupChunks chunks streamed to itself at start, so that the JIT compiles the per-chunk
+ *     path before real requests (0: none)
  */
 public record SimulatorConfig(
     String host,
@@ -30,10 +32,12 @@ public record SimulatorConfig(
     String apiKey,
     int eventLoops,
     int requestsKept,
-    long spinNs) {
+    long spinNs,
+    int warmupChunks) {
 
   public static final int DEFAULT_PORT = 8000;
   public static final int DEFAULT_REQUESTS_KEPT = 10_000;
+  public static final int DEFAULT_WARMUP_CHUNKS = 16_000;
 
   public SimulatorConfig {
     if (port < 0 || port > 65535) {
@@ -43,6 +47,9 @@ public record SimulatorConfig(
       throw new IllegalArgumentException("at least one model profile is needed");
     }
     profiles = Map.copyOf(new TreeMap<>(profiles));
+    if (warmupChunks < 0) {
+      throw new IllegalArgumentException("warmupChunks must be >= 0, got " + warmupChunks);
+    }
     if (eventLoops < 1) {
       throw new IllegalArgumentException("eventLoops must be >= 1, got " + eventLoops);
     }
@@ -62,22 +69,50 @@ public record SimulatorConfig(
         null,
         Runtime.getRuntime().availableProcessors(),
         DEFAULT_REQUESTS_KEPT,
-        Pacer.DEFAULT_SPIN_NS);
+        Pacer.DEFAULT_SPIN_NS,
+        DEFAULT_WARMUP_CHUNKS);
   }
 
   public SimulatorConfig withHost(String newHost) {
     return new SimulatorConfig(
-        newHost, port, profiles, seed, truthFile, apiKey, eventLoops, requestsKept, spinNs);
+        newHost,
+        port,
+        profiles,
+        seed,
+        truthFile,
+        apiKey,
+        eventLoops,
+        requestsKept,
+        spinNs,
+        warmupChunks);
   }
 
   public SimulatorConfig withPort(int newPort) {
     return new SimulatorConfig(
-        host, newPort, profiles, seed, truthFile, apiKey, eventLoops, requestsKept, spinNs);
+        host,
+        newPort,
+        profiles,
+        seed,
+        truthFile,
+        apiKey,
+        eventLoops,
+        requestsKept,
+        spinNs,
+        warmupChunks);
   }
 
   public SimulatorConfig withProfiles(Map<String, ModelProfile> newProfiles) {
     return new SimulatorConfig(
-        host, port, newProfiles, seed, truthFile, apiKey, eventLoops, requestsKept, spinNs);
+        host,
+        port,
+        newProfiles,
+        seed,
+        truthFile,
+        apiKey,
+        eventLoops,
+        requestsKept,
+        spinNs,
+        warmupChunks);
   }
 
   /** The built-ins plus {@code name}. */
@@ -89,27 +124,86 @@ public record SimulatorConfig(
 
   public SimulatorConfig withSeed(Long newSeed) {
     return new SimulatorConfig(
-        host, port, profiles, newSeed, truthFile, apiKey, eventLoops, requestsKept, spinNs);
+        host,
+        port,
+        profiles,
+        newSeed,
+        truthFile,
+        apiKey,
+        eventLoops,
+        requestsKept,
+        spinNs,
+        warmupChunks);
   }
 
   public SimulatorConfig withTruthFile(Path newTruthFile) {
     return new SimulatorConfig(
-        host, port, profiles, seed, newTruthFile, apiKey, eventLoops, requestsKept, spinNs);
+        host,
+        port,
+        profiles,
+        seed,
+        newTruthFile,
+        apiKey,
+        eventLoops,
+        requestsKept,
+        spinNs,
+        warmupChunks);
   }
 
   public SimulatorConfig withApiKey(String newApiKey) {
     return new SimulatorConfig(
-        host, port, profiles, seed, truthFile, newApiKey, eventLoops, requestsKept, spinNs);
+        host,
+        port,
+        profiles,
+        seed,
+        truthFile,
+        newApiKey,
+        eventLoops,
+        requestsKept,
+        spinNs,
+        warmupChunks);
   }
 
   public SimulatorConfig withEventLoops(int newEventLoops) {
     return new SimulatorConfig(
-        host, port, profiles, seed, truthFile, apiKey, newEventLoops, requestsKept, spinNs);
+        host,
+        port,
+        profiles,
+        seed,
+        truthFile,
+        apiKey,
+        newEventLoops,
+        requestsKept,
+        spinNs,
+        warmupChunks);
   }
 
   public SimulatorConfig withRequestsKept(int newRequestsKept) {
     return new SimulatorConfig(
-        host, port, profiles, seed, truthFile, apiKey, eventLoops, newRequestsKept, spinNs);
+        host,
+        port,
+        profiles,
+        seed,
+        truthFile,
+        apiKey,
+        eventLoops,
+        newRequestsKept,
+        spinNs,
+        warmupChunks);
+  }
+
+  public SimulatorConfig withWarmupChunks(int newWarmupChunks) {
+    return new SimulatorConfig(
+        host,
+        port,
+        profiles,
+        seed,
+        truthFile,
+        apiKey,
+        eventLoops,
+        requestsKept,
+        spinNs,
+        newWarmupChunks);
   }
 
   /** Never shows the API key. */
@@ -133,6 +227,8 @@ public record SimulatorConfig(
         + requestsKept
         + ", spinNs="
         + spinNs
+        + ", warmupChunks="
+        + warmupChunks
         + "]";
   }
 }

@@ -22,6 +22,7 @@ class AnthropicStreamingTest {
     simulator =
         Simulator.start(
             SimulatorConfig.defaults()
+                .withWarmupChunks(0)
                 .withPort(0)
                 .withSeed(5L)
                 .withProfile("thinker", ModelProfile.of(fast, fast).withReasoningShare(0.2)));

@@ -27,17 +27,18 @@ class DeterminismTest {
             .filter(text -> !text.isEmpty())
             .toList();
     String id = response.header("X-Request-Id");
-    RequestTruth truth = simulator.truth().request(id).orElseThrow();
+    RequestTruth truth = EndedTruth.of(simulator, id);
     List<Long> scheduledGaps = new ArrayList<>();
     List<ChunkTruth> chunks = truth.chunks();
     for (int i = 1; i < chunks.size(); i++) {
-      scheduledGaps.add(chunks.get(i).dueNs() - chunks.get(i - 1).sentNs());
+      scheduledGaps.add(chunks.get(i).dueNs() - chunks.get(i - 1).dueNs());
     }
     return new Run(texts, scheduledGaps);
   }
 
   private static Simulator start(long seed) {
-    return Simulator.start(SimulatorConfig.defaults().withPort(0).withSeed(seed));
+    return Simulator.start(
+        SimulatorConfig.defaults().withWarmupChunks(0).withPort(0).withSeed(seed));
   }
 
   @Test

@@ -27,6 +27,7 @@ class FaultInjectionTest {
     simulator =
         Simulator.start(
             SimulatorConfig.defaults()
+                .withWarmupChunks(0)
                 .withPort(0)
                 .withSeed(3L)
                 .withApiKey(KEY)
@@ -128,8 +129,8 @@ class FaultInjectionTest {
     assertEquals(10, contentChunks(response));
     assertFalse(response.body().contains("[DONE]"));
     assertFalse(response.body().contains("finish_reason\":\""));
-    assertEquals(Outcome.CUT, simulator.truth().request("cut-1").orElseThrow().outcome());
-    assertEquals(10, simulator.truth().request("cut-1").orElseThrow().chunks().size());
+    assertEquals(Outcome.CUT, EndedTruth.of(simulator, "cut-1").outcome());
+    assertEquals(10, EndedTruth.of(simulator, "cut-1").chunks().size());
   }
 
   @Test
@@ -150,7 +151,7 @@ class FaultInjectionTest {
     assertEquals(List.of(5), invalid);
     assertEquals(20, contentChunks(response));
     assertEquals("[DONE]", events.get(events.size() - 1).data());
-    assertEquals(1, simulator.truth().request("malformed-1").orElseThrow().malformedLines());
+    assertEquals(1, EndedTruth.of(simulator, "malformed-1").malformedLines());
   }
 
   @Test

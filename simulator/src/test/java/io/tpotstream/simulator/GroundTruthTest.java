@@ -11,9 +11,15 @@ import io.tpotstream.simulator.profile.Distribution;
 import io.tpotstream.simulator.profile.IntRange;
 import io.tpotstream.simulator.profile.ModelProfile;
 import io.tpotstream.simulator.truth.ChunkTruth;
+import io.tpotstream.simulator.truth.Outcome;
 import io.tpotstream.simulator.truth.RequestTruth;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -38,6 +44,7 @@ class GroundTruthTest {
     try (Simulator simulator =
         Simulator.start(
             SimulatorConfig.defaults()
+                .withWarmupChunks(0)
                 .withPort(0)
                 .withSeed(1L)
                 .withTruthFile(file)
@@ -45,8 +52,8 @@ class GroundTruthTest {
                 .withProfile("pairs", chunky))) {
       stream(simulator, "fast", 20, "file-1");
       stream(simulator, "pairs", 9, "file-2");
-      RequestTruth first = simulator.truth().request("file-1").orElseThrow();
-      RequestTruth second = simulator.truth().request("file-2").orElseThrow();
+      RequestTruth first = EndedTruth.of(simulator, "file-1");
+      RequestTruth second = EndedTruth.of(simulator, "file-2");
       simulator.close();
 
       List<String> lines = Files.readAllLines(file);
@@ -77,8 +84,8 @@ class GroundTruthTest {
     }
   }
 
-  private static List<String> iterable(java.util.Iterator<String> names) {
-    List<String> list = new java.util.ArrayList<>();
+  private static List<String> iterable(Iterator<String> names) {
+    List<String> list = new ArrayList<>();
     names.forEachRemaining(list::add);
     return list;
   }
@@ -87,12 +94,20 @@ class GroundTruthTest {
   void truthEndpointReportsPerModelHistogramsOfWhatWasSent() {
     try (Simulator simulator =
         Simulator.start(
-            SimulatorConfig.defaults().withPort(0).withSeed(8L).withProfile("fast", FAST))) {
+            SimulatorConfig.defaults()
+                .withWarmupChunks(0)
+                .withPort(0)
+                .withSeed(8L)
+                .withProfile("fast", FAST))) {
       stream(simulator, "fast", 30, "endpoint-1");
       stream(simulator, "fast", 10, "endpoint-2");
-      SseClient.post(
-          simulator.baseUrl() + "/v1/messages",
-          "{\"model\":\"model-b\",\"stream\":true,\"max_tokens\":5}");
+      SseClient.Response anthropic =
+          SseClient.post(
+              simulator.baseUrl() + "/v1/messages",
+              "{\"model\":\"model-b\",\"stream\":true,\"max_tokens\":5}");
+      for (String id : List.of("endpoint-1", "endpoint-2", anthropic.header("X-Request-Id"))) {
+        EndedTruth.of(simulator, id);
+      }
 
       JsonNode truth = SseClient.get(simulator.baseUrl() + "/truth").json();
 
@@ -107,30 +122,72 @@ class GroundTruthTest {
       assertEquals(2, fast.path("ttft").path("count").asInt());
       LatencyHistogram gaps = HistogramCodec.decode(fast.path("histograms").path("gap").asText());
       assertEquals(38, gaps.count());
-      // a gap is the scheduled 0.5 ms plus the pacing error: never shorter
-      assertTrue(gaps.minMicros() >= 499, "shortest gap " + gaps.minMicros() + " µs");
       LatencyHistogram scheduled =
           HistogramCodec.decode(fast.path("histograms").path("scheduledGap").asText());
-      assertEquals(500, scheduled.percentileMicros(50), 1);
+      assertEquals(38, scheduled.count());
+      assertEquals(500, scheduled.minMicros());
+      assertEquals(500, scheduled.maxMicros());
       assertEquals(5, truth.path("models").path("model-b").path("chunks").asInt());
       assertTrue(truth.path("truthFile").isMissingNode());
 
-      assertEquals(204, deleteTruth(simulator));
+      assertEquals(204, SseClient.delete(simulator.baseUrl() + "/truth").status());
       assertTrue(SseClient.get(simulator.baseUrl() + "/truth").json().path("models").isEmpty());
     }
   }
 
-  private static int deleteTruth(Simulator simulator) {
-    try {
-      var request =
-          java.net.http.HttpRequest.newBuilder(java.net.URI.create(simulator.baseUrl() + "/truth"))
-              .DELETE()
-              .build();
-      return java.net.http.HttpClient.newHttpClient()
-          .send(request, java.net.http.HttpResponse.BodyHandlers.discarding())
-          .statusCode();
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
+  @Test
+  void warmUpLeavesNoTraceInTheTruthTheFileOrTheModelList(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("warm.jsonl");
+    try (Simulator simulator =
+        Simulator.start(
+            SimulatorConfig.defaults().withPort(0).withWarmupChunks(400).withTruthFile(file))) {
+      assertTrue(simulator.truth().models().isEmpty());
+      assertTrue(simulator.truth().requests().isEmpty());
+      JsonNode models = SseClient.get(simulator.openAiBaseUrl() + "/models").json();
+      assertEquals(
+          List.of("model-a", "model-b", "model-c"), models.path("data").findValuesAsText("id"));
+    }
+    assertEquals(List.of(), Files.readAllLines(file));
+  }
+
+  @Test
+  void aClientLeavingMidStreamIsRecordedAsClientClosedWithTheChunksSentSoFar() throws Exception {
+    ModelProfile slow =
+        ModelProfile.of(new Distribution.Constant(1), new Distribution.Constant(20));
+    try (Simulator simulator =
+            Simulator.start(
+                SimulatorConfig.defaults()
+                    .withPort(0)
+                    .withWarmupChunks(0)
+                    .withProfile("slow", slow));
+        Socket socket = new Socket("127.0.0.1", simulator.port())) {
+      String body = "{\"model\":\"slow\",\"stream\":true,\"max_tokens\":500}";
+      String request =
+          "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: leaver\r\n"
+              + "Content-Type: application/json\r\nContent-Length: "
+              + body.length()
+              + "\r\n\r\n"
+              + body;
+      socket.getOutputStream().write(request.getBytes(StandardCharsets.UTF_8));
+      InputStream in = socket.getInputStream();
+      int contentChunks = 0;
+      StringBuilder text = new StringBuilder();
+      while (contentChunks < 3) {
+        int b = in.read();
+        assertTrue(b >= 0, "stream ended early: " + text);
+        text.append((char) b);
+        if (text.toString().endsWith("\"content\":\"")
+            && !text.toString().endsWith("{\"role\":\"assistant\",\"content\":\"")) {
+          contentChunks++;
+        }
+      }
+      socket.close();
+
+      RequestTruth truth = EndedTruth.of(simulator, "leaver");
+      assertEquals(Outcome.CLIENT_CLOSED, truth.outcome());
+      assertTrue(
+          truth.chunks().size() >= 3 && truth.chunks().size() < 500,
+          "sent " + truth.chunks().size());
     }
   }
 
@@ -138,9 +195,14 @@ class GroundTruthTest {
   void onlyTheMostRecentRequestsKeepTheirPerChunkTruth() {
     try (Simulator simulator =
         Simulator.start(
-            SimulatorConfig.defaults().withPort(0).withRequestsKept(2).withProfile("fast", FAST))) {
+            SimulatorConfig.defaults()
+                .withWarmupChunks(0)
+                .withPort(0)
+                .withRequestsKept(2)
+                .withProfile("fast", FAST))) {
       for (int i = 1; i <= 3; i++) {
         stream(simulator, "fast", 3, "kept-" + i);
+        EndedTruth.of(simulator, "kept-" + i);
       }
       assertEquals(
           List.of("kept-2", "kept-3"),

@@ -26,6 +26,7 @@ class OpenAiStreamingTest {
     simulator =
         Simulator.start(
             SimulatorConfig.defaults()
+                .withWarmupChunks(0)
                 .withPort(0)
                 .withSeed(11L)
                 .withProfile(
@@ -173,7 +174,7 @@ class OpenAiStreamingTest {
             .filter(d -> d.has("reasoning_content") || (d.has("content") && !d.has("role")))
             .map(d -> d.has("reasoning_content") ? "r" : "c")
             .toList();
-    assertEquals("rrrrrccccccccccccccc", String.join("", kinds));
+    assertEquals("rrrrrccccccccccccccc", String.join("", kinds), response.body());
     JsonNode usage = response.events().get(response.events().size() - 2).json().path("usage");
     assertEquals(20, usage.path("completion_tokens").asInt());
     assertEquals(5, usage.path("completion_tokens_details").path("reasoning_tokens").asInt());
@@ -203,7 +204,7 @@ class OpenAiStreamingTest {
             Map.of("X-Request-Id", "openai-truth-1"));
 
     assertEquals("openai-truth-1", response.header("X-Request-Id"));
-    RequestTruth truth = simulator.truth().request("openai-truth-1").orElseThrow();
+    RequestTruth truth = EndedTruth.of(simulator, "openai-truth-1");
     assertEquals("model-a", truth.model());
     assertEquals(Outcome.COMPLETED, truth.outcome());
     assertEquals(30, truth.chunks().size());

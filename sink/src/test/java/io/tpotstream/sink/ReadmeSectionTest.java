@@ -25,14 +25,19 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The examples in README-section.md match the real field and metric names. */
+/** The examples in the README match the real field and metric names. */
 class ReadmeSectionTest {
   private static final List<String> COLUMNS = FlatRecord.columns(List.of("concurrency"));
 
   @TempDir Path dir;
 
+  /** The README's sink section: from its heading to the next top-level section. */
   private static String readme() throws Exception {
-    return Files.readString(Path.of("README-section.md"));
+    String readme = Files.readString(Path.of("..", "README.md"));
+    int start = readme.indexOf("\n## Sink:");
+    assertTrue(start >= 0, "the README has a '## Sink:' section");
+    int end = readme.indexOf("\n## ", start + 1);
+    return readme.substring(start, end < 0 ? readme.length() : end);
   }
 
   private static String block(String readme, String language) {

@@ -84,6 +84,10 @@ public final class WindowMerger {
   /** Keeps the worst producer pause (µs) of a window, applied to each of its series at the end. */
   public void clientPause(int partition, long windowStartMs, long pauseMaxUs) {
     checkPartition(partition);
+    long finalised = finalisedThroughMs();
+    if (finalised != NONE && windowStartMs < finalised) {
+      return; // that window was emitted already
+    }
     Bytes key = Bytes.wrap(ByteBuffer.allocate(9).putLong(windowStartMs).put(PAUSE_TAG).array());
     byte[] before = merged.get(key);
     if (before == null || ByteBuffer.wrap(before).getLong() < pauseMaxUs) {
@@ -127,8 +131,9 @@ public final class WindowMerger {
   private void finalise(long throughMs, MergeOutput out) {
     List<Bytes> keys = new ArrayList<>();
     List<byte[]> values = new ArrayList<>();
+    long finalised = finalisedThroughMs();
     merged.range(
-        Bytes.wrap(new byte[0]),
+        finalised == NONE ? Bytes.wrap(new byte[0]) : Bytes.wrap(longBytes(finalised)),
         Bytes.wrap(longBytes(throughMs)),
         (key, value) -> {
           keys.add(key);

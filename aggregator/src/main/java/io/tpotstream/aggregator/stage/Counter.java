@@ -10,7 +10,12 @@ public enum Counter {
   /** Complete with fewer than two output-token chunks: no TPOT sample. */
   TOO_SHORT,
   ABANDONED,
-  OUTPUT_TOKENS,
+  /**
+   * Output tokens of first chunks. A later chunk of k tokens gives exactly k TPOT samples in its
+   * window, so a window's output tokens are these plus its TPOT count: one store update per chunk
+   * saved.
+   */
+  FIRST_CHUNK_TOKENS,
   LATE_SAMPLES,
   /** Latency samples outside the histogram range, clamped on record (logged, not summarised). */
   CLAMPED;
@@ -27,7 +32,7 @@ public enum Counter {
       case COMPLETED_FULL -> stats.completed(count, false);
       case TOO_SHORT -> stats.completed(count, true);
       case ABANDONED -> stats.abandoned(count);
-      case OUTPUT_TOKENS -> stats.outputTokens(count);
+      case FIRST_CHUNK_TOKENS -> stats.outputTokens(count);
       case LATE_SAMPLES -> stats.lateSamples(count);
       case CLAMPED -> {}
     }

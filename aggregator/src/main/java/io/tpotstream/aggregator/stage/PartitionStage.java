@@ -29,6 +29,7 @@ public final class PartitionStage {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionStage.class);
   private static final byte PRODUCER = 'p';
   private static final byte SERIES = 's';
+  private static final byte SERIES_ID = 'i';
   private static final byte COUNTER = 'n';
   private static final Bytes CLOSED_THROUGH = Bytes.wrap(new byte[] {'c'});
 
@@ -68,7 +69,7 @@ public final class PartitionStage {
       RequestSamples.abandon(state, requestTimeoutMs, scope);
       state = null;
     }
-    String series = state != null ? state.series() : seriesOf(event);
+    int series = state != null ? state.series() : seriesOf(event);
     RequestState next = RequestSamples.apply(state, event, series, scope);
     if (next != null) {
       requests.put(key, next.encode());
@@ -135,7 +136,8 @@ public final class PartitionStage {
 
   private void close(long closed, long through, Stage1Output out) {
     expireRequests(new Assignment(closed), through);
-    for (WindowPartials.ClosedWindow window : partials.drainBefore(through)) {
+    for (WindowPartials.ClosedWindow window :
+        partials.drain(closed, through, id -> seriesName(id).series)) {
       if (window.pauseMaxUs >= 0) {
         out.clientPause(window.windowStartMs, window.pauseMaxUs);
       }
@@ -184,19 +186,32 @@ public final class PartitionStage {
     return marks;
   }
 
-  private String seriesOf(TokenEvent event) {
+  /** The partition's small id of the event's series, assigned on first sight. */
+  private int seriesOf(TokenEvent event) {
     SortedMap<String, String> labels = Series.select(event.labels(), settings.groupBy());
     String series = Series.name(event.model(), labels);
     Bytes key = prefixed(SERIES, series);
-    if (partition.get(key) == null) {
-      partition.put(key, new SeriesName(event.model(), labels).encode());
+    byte[] known = partition.get(key);
+    if (known != null) {
+      return ByteBuffer.wrap(known).getInt();
     }
-    return series;
+    int id = (int) addToCounter("seriesIds", 1);
+    partition.put(key, ByteBuffer.allocate(4).putInt(id).array());
+    partition.put(idKey(id), new SeriesName(series, event.model(), labels).encode());
+    return id;
+  }
+
+  private SeriesName seriesName(int id) {
+    return SeriesName.decode(partition.get(idKey(id)));
   }
 
   private SeriesName seriesName(String series) {
-    byte[] value = partition.get(prefixed(SERIES, series));
-    return value == null ? new SeriesName(series, new TreeMap<>()) : SeriesName.decode(value);
+    byte[] id = partition.get(prefixed(SERIES, series));
+    return seriesName(ByteBuffer.wrap(id).getInt());
+  }
+
+  private static Bytes idKey(int id) {
+    return Bytes.wrap(ByteBuffer.allocate(5).put(SERIES_ID).putInt(id).array());
   }
 
   private boolean isClosed(long closed, long windowStartMs) {
@@ -238,7 +253,7 @@ public final class PartitionStage {
     }
 
     @Override
-    public void latency(Metric metric, String series, long tsMs, long micros, long count) {
+    public void latency(Metric metric, int series, long tsMs, long micros, long count) {
       long start = Windows.startOf(tsMs, settings.windowSize());
       if (isClosed(closed, start)) {
         partials.count(closed, series, Counter.LATE_SAMPLES, count);
@@ -248,17 +263,17 @@ public final class PartitionStage {
     }
 
     @Override
-    public void count(Counter counter, String series, long tsMs, long count) {
+    public void count(Counter counter, int series, long tsMs, long count) {
       long start = Windows.startOf(tsMs, settings.windowSize());
       if (!isClosed(closed, start)) {
         partials.count(start, series, counter, count);
-      } else if (counter != Counter.OUTPUT_TOKENS) {
+      } else if (counter != Counter.FIRST_CHUNK_TOKENS) {
         partials.count(closed, series, Counter.LATE_SAMPLES, count);
       }
     }
 
     @Override
-    public void failed(String series, long tsMs, String errorClass) {
+    public void failed(int series, long tsMs, String errorClass) {
       long start = Windows.startOf(tsMs, settings.windowSize());
       if (isClosed(closed, start)) {
         partials.count(closed, series, Counter.LATE_SAMPLES, 1);
@@ -268,10 +283,11 @@ public final class PartitionStage {
     }
   }
 
-  /** A series' model and grouped labels, as summaries carry them. */
-  private record SeriesName(String model, SortedMap<String, String> labels) {
+  /** A series' name, model and grouped labels, as summaries carry them. */
+  private record SeriesName(String series, String model, SortedMap<String, String> labels) {
     byte[] encode() {
       List<byte[]> parts = new ArrayList<>();
+      parts.add(series.getBytes(StandardCharsets.UTF_8));
       parts.add(model.getBytes(StandardCharsets.UTF_8));
       labels.forEach(
           (k, v) -> {
@@ -289,12 +305,13 @@ public final class PartitionStage {
 
     static SeriesName decode(byte[] value) {
       ByteBuffer b = ByteBuffer.wrap(value);
+      String series = next(b);
       String model = next(b);
       SortedMap<String, String> labels = new TreeMap<>();
       while (b.hasRemaining()) {
         labels.put(next(b), next(b));
       }
-      return new SeriesName(model, labels);
+      return new SeriesName(series, model, labels);
     }
 
     private static String next(ByteBuffer b) {

@@ -16,7 +16,7 @@ final class RequestSamples {
    * @param state the state so far, or null for a request not seen yet
    * @return the next state, or null when the request is over (end or error)
    */
-  static RequestState apply(RequestState state, TokenEvent e, String series, Samples out) {
+  static RequestState apply(RequestState state, TokenEvent e, int series, Samples out) {
     return switch (e.type()) {
       case START -> start(state, e, series, out);
       case TOKEN -> token(state, e, series, out);
@@ -31,7 +31,7 @@ final class RequestSamples {
     out.count(Counter.ABANDONED, state.series(), state.lastTsMs() + requestTimeoutMs, 1);
   }
 
-  private static RequestState start(RequestState state, TokenEvent e, String series, Samples out) {
+  private static RequestState start(RequestState state, TokenEvent e, int series, Samples out) {
     if (state != null && state.started()) {
       return state;
     }
@@ -55,7 +55,7 @@ final class RequestSamples {
         base.firstChunkTokens());
   }
 
-  private static RequestState token(RequestState state, TokenEvent e, String series, Samples out) {
+  private static RequestState token(RequestState state, TokenEvent e, int series, Samples out) {
     RequestState s = state == null ? RequestState.fresh(series, e.ts()) : state;
     int seq = e.seq();
     if (s.chunks() > 0 && seq <= s.lastSeq()) {
@@ -63,12 +63,12 @@ final class RequestSamples {
     }
     int k = Math.max(1, e.tokensOrOne());
     long elapsedNs = e.elapsedNs();
-    out.count(Counter.OUTPUT_TOKENS, s.series(), e.ts(), k);
     long firstElapsedNs = s.firstElapsedNs();
     int firstChunkTokens = s.firstChunkTokens();
     if (s.chunks() == 0) {
       firstElapsedNs = elapsedNs;
       firstChunkTokens = k;
+      out.count(Counter.FIRST_CHUNK_TOKENS, s.series(), e.ts(), k);
       if (seq == 0) {
         out.latency(Metric.TTFT, s.series(), e.ts(), micros(elapsedNs), 1);
         if (s.hasLag()) {
@@ -97,7 +97,7 @@ final class RequestSamples {
         firstChunkTokens);
   }
 
-  private static RequestState end(RequestState state, TokenEvent e, String series, Samples out) {
+  private static RequestState end(RequestState state, TokenEvent e, int series, Samples out) {
     RequestState s = state == null ? RequestState.fresh(series, e.ts()) : state;
     boolean tooShort = s.chunks() < 2;
     out.count(tooShort ? Counter.TOO_SHORT : Counter.COMPLETED_FULL, s.series(), e.ts(), 1);
@@ -114,7 +114,7 @@ final class RequestSamples {
     return null;
   }
 
-  private static RequestState error(TokenEvent e, String series, Samples out) {
+  private static RequestState error(TokenEvent e, int series, Samples out) {
     out.failed(series, e.ts(), e.errorClass());
     out.latency(Metric.E2E, series, e.ts(), micros(e.elapsedNs()), 1);
     return null;

@@ -1,13 +1,12 @@
 package io.tpotstream.aggregator.stage;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 
 /**
  * What the aggregator remembers of one request between its events (kept small: it is written on
  * every event).
  *
- * @param series the series the request's samples go to
+ * @param series the partition's id of the series the request's samples go to
  * @param lastTsMs {@code ts} of its latest event (epoch ms), for abandonment
  * @param started whether its {@code start} event was seen
  * @param scheduleLagNs the start's schedule lag in ns, or {@link #NO_LAG} (closed loop)
@@ -19,7 +18,7 @@ import java.nio.charset.StandardCharsets;
  * @param firstChunkTokens tokens of the first chunk seen
  */
 record RequestState(
-    String series,
+    int series,
     long lastTsMs,
     boolean started,
     long scheduleLagNs,
@@ -31,9 +30,9 @@ record RequestState(
     int firstChunkTokens) {
 
   static final long NO_LAG = Long.MIN_VALUE;
-  private static final int FIXED_BYTES = 1 + 8 + 8 + 4 + 8 + 4 + 8 + 8 + 4;
+  private static final int BYTES = 1 + 8 + 8 + 4 + 8 + 4 + 8 + 8 + 4 + 4;
 
-  static RequestState fresh(String series, long tsMs) {
+  static RequestState fresh(int series, long tsMs) {
     return new RequestState(series, tsMs, false, NO_LAG, 0, 0, -1, 0, 0, 0);
   }
 
@@ -42,8 +41,7 @@ record RequestState(
   }
 
   byte[] encode() {
-    byte[] name = series.getBytes(StandardCharsets.UTF_8);
-    return ByteBuffer.allocate(FIXED_BYTES + name.length)
+    return ByteBuffer.allocate(BYTES)
         .put((byte) (started ? 1 : 0))
         .putLong(lastTsMs)
         .putLong(scheduleLagNs)
@@ -53,7 +51,7 @@ record RequestState(
         .putLong(firstElapsedNs)
         .putLong(lastElapsedNs)
         .putInt(firstChunkTokens)
-        .put(name)
+        .putInt(series)
         .array();
   }
 
@@ -68,8 +66,7 @@ record RequestState(
     long first = b.getLong();
     long last = b.getLong();
     int firstTokens = b.getInt();
-    String series =
-        new String(bytes, FIXED_BYTES, bytes.length - FIXED_BYTES, StandardCharsets.UTF_8);
+    int series = b.getInt();
     return new RequestState(
         series, lastTsMs, started, lag, chunks, tokens, lastSeq, first, last, firstTokens);
   }

@@ -6,9 +6,9 @@ package io.tpotstream.aggregator.stage;
  */
 interface Samples {
   /** {@code count} latency samples of {@code micros} µs each. */
-  void latency(Metric metric, String series, long tsMs, long micros, long count);
+  void latency(Metric metric, int series, long tsMs, long micros, long count);
 
-  void count(Counter counter, String series, long tsMs, long count);
+  void count(Counter counter, int series, long tsMs, long count);
 
-  void failed(String series, long tsMs, String errorClass);
+  void failed(int series, long tsMs, String errorClass);
 }

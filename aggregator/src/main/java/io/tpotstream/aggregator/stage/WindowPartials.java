@@ -9,15 +9,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.IntFunction;
 import org.HdrHistogram.Histogram;
 import org.apache.kafka.common.utils.Bytes;
 
 /**
- * A partition's open windows, kept as cheap counters: key (window, series, histogram, bucket) →
- * count, (window, series, counter) → count, (window, series, error class) → count and (window) →
- * the producers' worst pause. A sample costs one small read and write, never a histogram
- * serialisation; the histograms are built when the window closes. Buckets are HdrHistogram's, so
- * the rebuilt histogram equals one that recorded every sample.
+ * A partition's open windows, kept as cheap counters: key (window, series id, histogram, bucket) →
+ * count, (window, series id, counter) → count, (window, series id, error class) → count and
+ * (window) → the producers' worst pause. Keys are short (a series is a small id of the partition)
+ * so that the stores compare them quickly. A sample costs one small read and write, never a
+ * histogram serialisation; the histograms are built when the window closes. Buckets are
+ * HdrHistogram's, so the rebuilt histogram equals one that recorded every sample.
  */
 final class WindowPartials {
   private static final Histogram SHAPE = new LatencyHistogram().toHdr();
@@ -25,6 +27,7 @@ final class WindowPartials {
   private static final int COUNTER_TAG = 16;
   private static final int ERROR_TAG = 32;
   private static final int PAUSE_TAG = 48;
+  private static final int NO_SERIES = -1;
 
   private final ByteState state;
 
@@ -36,7 +39,7 @@ final class WindowPartials {
    * Adds {@code count} samples of {@code micros}; a value outside 0 µs to 1 h is clamped to the
    * range and counted in {@link Counter#CLAMPED}.
    */
-  void latency(long windowStartMs, String series, Metric metric, long micros, long count) {
+  void latency(long windowStartMs, int series, Metric metric, long micros, long count) {
     long value = micros;
     if (micros < 0 || micros > LatencyHistogram.HIGHEST_MICROS) {
       value = micros < 0 ? 0 : LatencyHistogram.HIGHEST_MICROS;
@@ -48,11 +51,11 @@ final class WindowPartials {
     add(Bytes.wrap(key), count);
   }
 
-  void count(long windowStartMs, String series, Counter counter, long count) {
+  void count(long windowStartMs, int series, Counter counter, long count) {
     add(Bytes.wrap(key(windowStartMs, series, COUNTER_TAG + counter.ordinal(), 0)), count);
   }
 
-  void failed(long windowStartMs, String series, String errorClass, long count) {
+  void failed(long windowStartMs, int series, String errorClass, long count) {
     byte[] name = errorClass.getBytes(StandardCharsets.UTF_8);
     byte[] key = key(windowStartMs, series, ERROR_TAG, name.length);
     System.arraycopy(name, 0, key, key.length - name.length, name.length);
@@ -61,27 +64,29 @@ final class WindowPartials {
 
   /** Keeps the largest producer pause (µs) reported in the window. */
   void clientPause(long windowStartMs, long micros) {
-    Bytes key = Bytes.wrap(key(windowStartMs, "", PAUSE_TAG, 0));
+    Bytes key = Bytes.wrap(key(windowStartMs, NO_SERIES, PAUSE_TAG, 0));
     byte[] old = state.get(key);
     if (old == null || ByteBuffer.wrap(old).getLong() < micros) {
       state.put(key, longBytes(micros));
     }
   }
 
-  /** Removes and returns every window starting before {@code endMs}, oldest first. */
-  List<ClosedWindow> drainBefore(long endMs) {
+  /**
+   * Removes and returns every window starting at or after {@code fromMs} and before {@code endMs},
+   * oldest first (nothing is kept below the last closed window end, so that is where to start);
+   * {@code seriesNames} turns a series id back into its name.
+   */
+  List<ClosedWindow> drain(long fromMs, long endMs, IntFunction<String> seriesNames) {
     TreeMap<Long, ClosedWindow> windows = new TreeMap<>();
     List<Bytes> keys = new ArrayList<>();
     state.range(
-        Bytes.wrap(new byte[0]),
+        fromMs == Long.MIN_VALUE ? Bytes.wrap(new byte[0]) : Bytes.wrap(longBytes(fromMs)),
         Bytes.wrap(longBytes(endMs)),
         (key, value) -> {
           keys.add(key);
           ByteBuffer k = ByteBuffer.wrap(key.get());
           long windowStartMs = k.getLong();
-          int seriesLength = k.getInt();
-          String series = new String(key.get(), 12, seriesLength, StandardCharsets.UTF_8);
-          k.position(12 + seriesLength);
+          int seriesId = k.getInt();
           int tag = k.get();
           long count = ByteBuffer.wrap(value).getLong();
           ClosedWindow window =
@@ -90,7 +95,8 @@ final class WindowPartials {
             window.pauseMaxUs = count;
             return;
           }
-          WindowStats stats = window.series.computeIfAbsent(series, s -> new WindowStats());
+          WindowStats stats =
+              window.series.computeIfAbsent(seriesNames.apply(seriesId), s -> new WindowStats());
           if (tag < COUNTER_TAG) {
             Metric.ofCode(tag - LATENCY_TAG).of(stats).recordMicros(k.getLong(), count);
           } else if (tag < ERROR_TAG) {
@@ -106,6 +112,9 @@ final class WindowPartials {
           }
         });
     keys.forEach(state::delete);
+    for (ClosedWindow window : windows.values()) {
+      window.series.values().forEach(stats -> stats.outputTokens(stats.tpot.count()));
+    }
     return new ArrayList<>(windows.values());
   }
 
@@ -115,12 +124,10 @@ final class WindowPartials {
     state.put(key, longBytes(total));
   }
 
-  /** [window start 8][series length 4][series][tag 1][payload]. */
-  private static byte[] key(long windowStartMs, String series, int tag, int payloadBytes) {
-    byte[] name = series.getBytes(StandardCharsets.UTF_8);
-    byte[] key = new byte[8 + 4 + name.length + 1 + payloadBytes];
-    ByteBuffer b = ByteBuffer.wrap(key);
-    b.putLong(windowStartMs).putInt(name.length).put(name).put((byte) tag);
+  /** [window start 8][series id 4][tag 1][payload]. */
+  private static byte[] key(long windowStartMs, int series, int tag, int payloadBytes) {
+    byte[] key = new byte[8 + 4 + 1 + payloadBytes];
+    ByteBuffer.wrap(key).putLong(windowStartMs).putInt(series).put((byte) tag);
     return key;
   }
 

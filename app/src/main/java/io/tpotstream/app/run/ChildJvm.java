@@ -61,8 +61,11 @@ final class ChildJvm implements AutoCloseable {
     command.add(System.getProperty("java.class.path"));
     command.add(mainClass.getName());
     command.addAll(args);
-    Process process =
-        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+    // the live view speaks for the child: its own INFO lines would only interleave with it
+    builder.environment().putIfAbsent("TPOT_LOG_LEVEL", "WARN");
+    Process process = builder.start();
     ChildJvm child = new ChildJvm(process, echo);
     Runtime.getRuntime().addShutdownHook(new Thread(child::close, "child-jvm-stop"));
     return child;

@@ -16,6 +16,7 @@ import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -67,7 +68,14 @@ class FidelityTest {
           sent.recordNanos(gapNs);
         }
         long truthMaxUs = sent.maxMicros();
-        assertTrue(Math.abs(truthMaxUs - 150_000) < 5_000, "the simulator sent the stall: " + sent);
+        // A precondition on the machine, not a claim about the producer: when other processes
+        // starve
+        // the simulator of CPU it cannot keep its own schedule, and there is nothing to judge
+        // against.
+        Assumptions.assumeTrue(
+            Math.abs(truthMaxUs - 150_000) < 5_000,
+            "machine too busy: the simulator itself did not send its 150 ms stall on time: "
+                + sent);
         assertTrue(
             Math.abs(measured.maxMicros() - truthMaxUs) <= 3_000,
             "max gap: measured " + measured + " vs sent " + sent);

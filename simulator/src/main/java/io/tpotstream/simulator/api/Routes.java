@@ -47,7 +47,9 @@ public final class Routes {
       String apiKey,
       GroundTruth truth,
       Pacer pacer) {
-    this.profiles = Map.copyOf(profiles);
+    Map<String, ModelProfile> served = new java.util.HashMap<>(profiles);
+    served.putIfAbsent(Warmup.MODEL, Warmup.PROFILE);
+    this.profiles = Map.copyOf(served);
     this.runSeed = runSeed;
     this.apiKey = apiKey == null ? null : apiKey.getBytes(StandardCharsets.UTF_8);
     this.truth = truth;
@@ -148,7 +150,7 @@ public final class Routes {
           "The model '"
               + model
               + "' does not exist (this simulator serves: "
-              + String.join(", ", Profiles.names(profiles))
+              + String.join(", ", listed(profiles))
               + ")",
           "model");
       return;
@@ -160,7 +162,8 @@ public final class Routes {
     ResponsePlan plan =
         Planner.plan(
             profiles.get(model), runSeed, model, requestId, chat.maxTokens(), chat.promptTokens());
-    RequestRecorder recorder = truth.begin(requestId, model, arrivalNs);
+    RequestRecorder recorder =
+        truth.begin(requestId, model, arrivalNs, !model.equals(Warmup.MODEL));
     response.putHeader(REQUEST_ID_HEADER, requestId);
     if (plan.fault() == Fault.HTTP_429) {
       recorder.end(Outcome.HTTP_429);
@@ -255,10 +258,15 @@ public final class Routes {
     response.setStatusCode(status).putHeader("Content-Type", "application/json").end(body);
   }
 
+  /** The models a user asked for (the warm-up's is hidden). */
+  private static java.util.List<String> listed(Map<String, ModelProfile> profiles) {
+    return Profiles.names(profiles).stream().filter(name -> !name.equals(Warmup.MODEL)).toList();
+  }
+
   private static String modelsJson(Map<String, ModelProfile> profiles) {
     var body = Json.MAPPER.createObjectNode().put("object", "list");
     var data = body.putArray("data");
-    for (String model : Profiles.names(profiles)) {
+    for (String model : listed(profiles)) {
       data.addObject()
           .put("id", model)
           .put("object", "model")

@@ -33,6 +33,9 @@ public final class SimulatorVerticle extends VerticleBase {
             .setTcpNoDelay(true)
             // HTTP/1.1 only: an injected cut then closes exactly one stream
             .setHttp2ClearTextEnabled(false)
+            // no WebSocket: spares a pipeline handler on every write
+            .setPerMessageWebSocketCompressionSupported(false)
+            .setPerFrameWebSocketCompressionSupported(false)
             .setHandle100ContinueAutomatically(true);
     server = vertx.createHttpServer(options).requestHandler(r -> routes.handle(r, mailbox));
     return server.listen();

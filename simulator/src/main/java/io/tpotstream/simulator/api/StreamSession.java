@@ -13,8 +13,10 @@ import io.vertx.core.http.HttpServerResponse;
 /**
  * One streamed response: writes the opening at once, then each output chunk when the {@link Pacer}
  * releases it on this connection's event loop. Chunk 0 is due at arrival + TTFT; chunk n at the
- * actual send of chunk n-1 + its planned gap, so a late write delays what follows instead of
- * bunching it. Every write's {@code nanoTime} right after it returns is recorded as the truth.
+ * instant chunk n-1 was due + its planned gap, so the schedule is fixed when the request arrives
+ * (as a server's generation goes on whatever its writes do): a late write does not shift what
+ * follows, and the actual gap is the planned gap plus this chunk's pacing error minus the previous
+ * one's. Every write's {@code nanoTime} right after it returns is recorded as the truth.
  */
 final class StreamSession extends PacedTask {
   private final HttpServerRequest request;
@@ -93,6 +95,6 @@ final class StreamSession extends PacedTask {
       return;
     }
     next++;
-    pacer.schedule(this, sentNs + plan.waitNs(next));
+    pacer.schedule(this, dueNs + plan.waitNs(next));
   }
 }

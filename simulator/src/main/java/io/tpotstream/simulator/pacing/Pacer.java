@@ -12,20 +12,28 @@ import java.util.concurrent.locks.LockSupport;
  * due times, parks until a spin window before the earliest, then spins until it is due and hands it
  * to its event loop. The spin window adapts to how late this machine's parks wake (timer slack, a
  * virtual machine's scheduling): it is the larger of the configured minimum and 1.5 times the
- * average park overshoot plus 20 µs, at most 1 ms. What remains (a park that overshoots even that,
- * the hand-off to the loop, the write) is the pacing error that the caller measures and records.
+ * average park overshoot plus 20 µs, at most 300 µs by default. What remains (a park that
+ * overshoots even that, the hand-off to the loop, the write) is the pacing error that the caller
+ * measures and records.
  */
 public final class Pacer implements AutoCloseable {
   /** The default minimum spin window: above Linux's default 50 µs timer slack. */
   public static final long DEFAULT_SPIN_NS = TimeUnit.MICROSECONDS.toNanos(100);
 
-  private static final long MAX_SPIN_NS = TimeUnit.MILLISECONDS.toNanos(1);
+  /**
+   * The default maximum spin window: beyond it, parks overshoot because the machine is short of
+   * CPU, and spinning longer would only take more of it.
+   */
+  public static final long DEFAULT_MAX_SPIN_NS = TimeUnit.MICROSECONDS.toNanos(300);
+
   private static final long SPIN_MARGIN_NS = TimeUnit.MICROSECONDS.toNanos(20);
+  private static final long YIELD_ABOVE_NS = TimeUnit.MICROSECONDS.toNanos(20);
 
   private static final long RUNNING = Long.MIN_VALUE;
   private static final long IDLE = Long.MAX_VALUE;
 
   private final long minSpinNs;
+  private final long maxSpinNs;
   private volatile long spinNs;
   private long averageOvershootNs;
   private final Queue<PacedTask> inbox = new ConcurrentLinkedQueue<>();
@@ -36,15 +44,22 @@ public final class Pacer implements AutoCloseable {
   private volatile long wakeAtNs = RUNNING;
   private long order;
 
-  public Pacer(long spinNs, String threadName) {
-    if (spinNs < 0) {
-      throw new IllegalArgumentException("spinNs must be >= 0, got " + spinNs);
+  /** A pacer whose spin window adapts between {@code minSpinNs} and 300 µs. */
+  public Pacer(long minSpinNs, String threadName) {
+    this(minSpinNs, Math.max(minSpinNs, DEFAULT_MAX_SPIN_NS), threadName);
+  }
+
+  /** A pacer whose spin window adapts between the two bounds (equal bounds: a fixed window). */
+  public Pacer(long minSpinNs, long maxSpinNs, String threadName) {
+    if (minSpinNs < 0 || maxSpinNs < minSpinNs) {
+      throw new IllegalArgumentException(
+          "need 0 <= minSpinNs <= maxSpinNs, got " + minSpinNs + " and " + maxSpinNs);
     }
-    this.minSpinNs = spinNs;
-    this.spinNs = Math.min(MAX_SPIN_NS, spinNs);
+    this.minSpinNs = minSpinNs;
+    this.maxSpinNs = maxSpinNs;
+    this.spinNs = minSpinNs;
     this.thread = new Thread(this::loop, threadName);
     thread.setDaemon(true);
-    thread.setPriority(Thread.MAX_PRIORITY);
     thread.start();
   }
 
@@ -72,6 +87,9 @@ public final class Pacer implements AutoCloseable {
         next.mailbox().post(next);
       } else if (waitNs > spinNs) {
         park(next.dueNs() - spinNs, waitNs - spinNs);
+      } else if (waitNs > YIELD_ABOVE_NS) {
+        // lets an event loop of this process run on this core meanwhile, when one is waiting for it
+        Thread.yield();
       } else {
         Thread.onSpinWait();
       }
@@ -104,9 +122,8 @@ public final class Pacer implements AutoCloseable {
     if (overshootNs < 0) {
       return;
     }
-    averageOvershootNs += (Math.min(overshootNs, MAX_SPIN_NS) - averageOvershootNs) / 16;
-    spinNs =
-        Math.min(MAX_SPIN_NS, Math.max(minSpinNs, averageOvershootNs * 3 / 2 + SPIN_MARGIN_NS));
+    averageOvershootNs += (Math.min(overshootNs, maxSpinNs) - averageOvershootNs) / 16;
+    spinNs = Math.min(maxSpinNs, Math.max(minSpinNs, averageOvershootNs * 3 / 2 + SPIN_MARGIN_NS));
   }
 
   /** The current spin window, in ns. */

@@ -3,7 +3,8 @@ package io.tpotstream.simulator.plan;
 /**
  * Everything one response will send, decided when the request arrives: the output chunks (text,
  * kind, tokens), the scheduled wait before each (the first is the TTFT, from the request's arrival;
- * the others are gaps from the previous chunk's actual send) and the injected faults. Immutable.
+ * the others are gaps from the previous chunk's scheduled instant) and the injected faults.
+ * Immutable.
  */
 public final class ResponsePlan {
   /** {@link #cutAfterChunks()} and {@link #malformedBeforeSeq()} when there is none. */
@@ -17,6 +18,7 @@ public final class ResponsePlan {
   private final long[] waitNs;
   private final int promptTokens;
   private final int outputTokens;
+  private final int reasoningTokens;
   private final boolean lengthCapped;
   private final int cutAfterChunks;
   private final int malformedBeforeSeq;
@@ -41,6 +43,11 @@ public final class ResponsePlan {
     this.waitNs = waitNs;
     this.promptTokens = promptTokens;
     this.outputTokens = outputTokens;
+    int reasoningSum = 0;
+    for (int i = 0; i < tokens.length; i++) {
+      reasoningSum += reasoning[i] ? tokens[i] : 0;
+    }
+    this.reasoningTokens = reasoningSum;
     this.lengthCapped = lengthCapped;
     this.cutAfterChunks = cutAfterChunks;
     this.malformedBeforeSeq = malformedBeforeSeq;
@@ -74,7 +81,7 @@ public final class ResponsePlan {
 
   /**
    * The scheduled wait before chunk {@code seq}, in ns: the TTFT for 0 (from arrival), the gap from
-   * the previous chunk's send otherwise.
+   * the previous chunk's scheduled instant otherwise.
    */
   public long waitNs(int seq) {
     return waitNs[seq];
@@ -100,11 +107,7 @@ public final class ResponsePlan {
 
   /** Output tokens sent as reasoning. */
   public int reasoningTokens() {
-    int sum = 0;
-    for (int i = 0; i < tokens.length; i++) {
-      sum += reasoning[i] ? tokens[i] : 0;
-    }
-    return sum;
+    return reasoningTokens;
   }
 
   /** Output tokens up to and including chunk {@code seq}. */

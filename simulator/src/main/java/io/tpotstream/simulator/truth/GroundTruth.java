@@ -3,6 +3,7 @@ package io.tpotstream.simulator.truth;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.tpotstream.common.Json;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,6 +12,7 @@ import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
 
 /**
  * What the simulator actually sent: per model, histograms of the actual gaps, the scheduled gaps,
@@ -56,9 +58,15 @@ public final class GroundTruth implements AutoCloseable {
    * replaces the earlier one in {@link #request} (both stay in the histograms and the file).
    */
   public RequestRecorder begin(String requestId, String model, long arrivalNs) {
+    return begin(requestId, model, arrivalNs, true);
+  }
+
+  /** As {@link #begin(String, String, long)}; {@code toFile} false keeps it out of the file. */
+  public RequestRecorder begin(String requestId, String model, long arrivalNs, boolean toFile) {
     ModelStats stats = stats(model);
     stats.started();
-    RequestRecorder recorder = new RequestRecorder(requestId, model, arrivalNs, stats, file);
+    RequestRecorder recorder =
+        new RequestRecorder(requestId, model, arrivalNs, stats, toFile ? file : null);
     synchronized (requests) {
       requests.put(requestId, recorder);
     }
@@ -83,6 +91,29 @@ public final class GroundTruth implements AutoCloseable {
       recorder = requests.get(requestId);
     }
     return Optional.ofNullable(recorder).map(RequestRecorder::snapshot);
+  }
+
+  /**
+   * The truth of a kept request once it has ended (completed, cut, refused, or its client gone). A
+   * client that has read a whole response may be microseconds ahead of the recording of its last
+   * chunk: tests and benchmarks read the truth through this.
+   *
+   * @return empty when no such request is kept
+   * @throws TimeoutException when the request is still in progress after {@code timeout}
+   */
+  public Optional<RequestTruth> awaitEnd(String requestId, Duration timeout)
+      throws InterruptedException, TimeoutException {
+    RequestRecorder recorder;
+    synchronized (requests) {
+      recorder = requests.get(requestId);
+    }
+    if (recorder == null) {
+      return Optional.empty();
+    }
+    if (!recorder.awaitEnd(timeout)) {
+      throw new TimeoutException("request " + requestId + " still in progress after " + timeout);
+    }
+    return Optional.of(recorder.snapshot());
   }
 
   /** The kept requests, oldest first. */

@@ -13,7 +13,7 @@ import java.util.SortedMap;
  * @param tokens output tokens sent
  * @param malformedLines injected invalid {@code data:} lines
  * @param gap actual gaps between consecutive chunk sends of a request
- * @param scheduledGap the gaps the plan asked for (each from the previous chunk's actual send)
+ * @param scheduledGap the gaps the plan asked for (between consecutive scheduled instants)
  * @param pacingError per chunk, actual send minus scheduled instant
  * @param ttft first chunk's send minus the request's arrival
  * @param histograms {@code gap}, {@code scheduledGap}, {@code pacingError}, {@code ttft}: base64 of

@@ -1,8 +1,11 @@
 package io.tpotstream.simulator.truth;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Records one request's chunks as they are sent. Written by the request's event loop; read by
@@ -20,6 +23,7 @@ public final class RequestRecorder {
   private int count;
   private int malformedLines;
   private Outcome outcome = Outcome.IN_PROGRESS;
+  private final CountDownLatch ended = new CountDownLatch(1);
 
   RequestRecorder(
       String requestId, String model, long arrivalNs, ModelStats stats, TruthFileWriter file) {
@@ -49,7 +53,7 @@ public final class RequestRecorder {
         this.tokens = Arrays.copyOf(this.tokens, size);
       }
       gapNs = count == 0 ? -1 : sentNs - this.sentNs[count - 1];
-      scheduledGapNs = count == 0 ? -1 : dueNs - this.sentNs[count - 1];
+      scheduledGapNs = count == 0 ? -1 : dueNs - this.dueNs[count - 1];
       this.dueNs[count] = dueNs;
       this.sentNs[count] = sentNs;
       this.tokens[count] = chunkTokens;
@@ -79,6 +83,12 @@ public final class RequestRecorder {
       outcome = how;
     }
     stats.ended(how);
+    ended.countDown();
+  }
+
+  /** Waits until the request has ended; false on timeout. */
+  boolean awaitEnd(Duration timeout) throws InterruptedException {
+    return ended.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
   }
 
   synchronized RequestTruth snapshot() {

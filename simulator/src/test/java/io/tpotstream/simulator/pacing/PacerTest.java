@@ -62,7 +62,8 @@ class PacerTest {
     LoopMailbox mailbox = new LoopMailbox(vertx.getOrCreateContext());
     List<String> order = new ArrayList<>();
     CountDownLatch done = new CountDownLatch(4);
-    long now = System.nanoTime();
+    // far enough ahead that all four are scheduled before the first is due, even on a busy machine
+    long now = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
     List<Probe> probes = new ArrayList<>();
     long[] offsetsMs = {30, 10, 20, 0};
     for (int i = 0; i < offsetsMs.length; i++) {

@@ -1,0 +1,74 @@
+package io.tpotstream.app;
+
+import io.tpotstream.app.run.Pipeline;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code tpot run}: producer, aggregator and sink under one command. */
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    header = "Producer, aggregator and sink in one command (embedded Kafka unless given).",
+    description = {
+      "Streams chat completions per the config, publishes every token arrival to Kafka, computes"
+          + " windowed TPOT percentiles per model and writes them to CSV, tpot.metrics, /metrics and"
+          + " charts; prints a live view and, at the end, the whole run's table.",
+      "Without --bootstrap-servers it starts an embedded Kafka broker. The broker and the aggregator"
+          + " run in a child JVM so that their garbage collection never pauses the producer."
+    })
+final class RunCommand implements Callable<Integer> {
+  @Mixin ProducerConfigOptions configOptions;
+  @Mixin RunOptions runOptions;
+
+  @Option(
+      names = "--bootstrap-servers",
+      description = "An existing Kafka (default: start an embedded broker for this run).")
+  String bootstrapServers;
+
+  @Option(names = "--concurrency", description = "Config key concurrency.")
+  Integer concurrency;
+
+  @Option(names = "--total-requests", description = "Config key total_requests (per model).")
+  Integer totalRequests;
+
+  @Option(names = "--max-tokens", description = "Config key max_tokens.")
+  Integer maxTokens;
+
+  @Option(names = "--rate", description = "Config key rate: open-loop requests per second.")
+  Double rate;
+
+  @Option(names = "--duration", description = "Config key duration: e.g. 90s, 10m, forever.")
+  String duration;
+
+  @Override
+  public Integer call() throws Exception {
+    if (configOptions.config == null && configOptions.baseUrl == null) {
+      throw new IllegalArgumentException(
+          "tpot run needs --config FILE (or --base-url and --models); try ./tpot demo for a run"
+              + " against the built-in simulator");
+    }
+    Map<String, String> flags = new LinkedHashMap<>();
+    ProducerConfigOptions.put(flags, "concurrency", concurrency);
+    ProducerConfigOptions.put(flags, "total_requests", totalRequests);
+    ProducerConfigOptions.put(flags, "max_tokens", maxTokens);
+    ProducerConfigOptions.put(flags, "rate", rate);
+    ProducerConfigOptions.put(flags, "duration", duration);
+    Pipeline.Settings settings =
+        new Pipeline.Settings(
+            simulatorUrl -> configOptions.load(flags),
+            bootstrapServers,
+            runOptions.out,
+            runOptions.windowSize(),
+            runOptions.groupBy,
+            false,
+            runOptions.prometheusPort,
+            System.console() != null,
+            runOptions.drain());
+    new Pipeline(settings, System.out).run();
+    return 0;
+  }
+}

@@ -1,0 +1,196 @@
+package io.tpotstream.app.run;
+
+import io.tpotstream.common.stats.LatencySummary;
+import io.tpotstream.common.summary.WindowSummary;
+import io.tpotstream.common.summary.WindowSummaryCodec;
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * Follows the summaries topic while a run goes on: the latest window per series (p50, p99, p99.9,
+ * errors and the producer's own worst pause), and per model the requests accounted for, which tells
+ * the run when every request it made is in a closed window.
+ */
+final class LiveView implements AutoCloseable {
+  private static final DateTimeFormatter CLOCK =
+      DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneOffset.UTC);
+
+  private final Properties client;
+  private final String topic;
+  private final long sinceMs;
+  private final PrintStream out;
+  private final boolean inPlace;
+  private final AtomicBoolean stopped = new AtomicBoolean();
+  private final Map<String, WindowSummary> latest = new TreeMap<>();
+  private final Map<String, Long> finishedPerModel = new HashMap<>();
+  private final Map<String, Long> tpotPerModel = new HashMap<>();
+  private long summaries;
+  private int linesDrawn;
+  private String progress = "";
+  private Thread thread;
+
+  LiveView(Properties client, String topic, long sinceMs, PrintStream out, boolean inPlace) {
+    this.client = client;
+    this.topic = topic;
+    this.sinceMs = sinceMs;
+    this.out = out;
+    this.inPlace = inPlace;
+  }
+
+  void start() {
+    thread = new Thread(this::follow, "live-view");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /** Summaries of this run seen so far. */
+  synchronized long summaries() {
+    return summaries;
+  }
+
+  /** Completed plus failed requests of {@code model} counted in the summaries so far. */
+  synchronized long finished(String model) {
+    return finishedPerModel.getOrDefault(model, 0L);
+  }
+
+  /** TPOT samples of {@code model} counted in the summaries so far. */
+  synchronized long tpotSamples(String model) {
+    return tpotPerModel.getOrDefault(model, 0L);
+  }
+
+  /** The producer's progress line, shown under the table. */
+  synchronized void progress(String line) {
+    progress = line;
+    if (inPlace) {
+      redraw();
+    } else {
+      out.println(line);
+    }
+  }
+
+  private void follow() {
+    Properties p = new Properties();
+    p.putAll(client);
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p)) {
+      List<TopicPartition> partitions = List.of();
+      while (!stopped.get() && partitions.isEmpty()) {
+        partitions =
+            consumer.partitionsFor(topic, Duration.ofSeconds(5)).stream()
+                .map(i -> new TopicPartition(i.topic(), i.partition()))
+                .toList();
+      }
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      while (!stopped.get()) {
+        for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          WindowSummary s;
+          try {
+            s = WindowSummaryCodec.decode(r.value());
+          } catch (IllegalArgumentException e) {
+            continue;
+          }
+          if (s.windowEndMs() > sinceMs) {
+            add(s);
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      if (!stopped.get()) {
+        out.println("live view stopped: " + e.getMessage());
+      }
+    }
+  }
+
+  private synchronized void add(WindowSummary s) {
+    summaries++;
+    latest.put(s.series(), s);
+    finishedPerModel.merge(s.model(), s.requests().completed() + s.requests().failed(), Long::sum);
+    tpotPerModel.merge(s.model(), s.tpot().count(), Long::sum);
+    if (inPlace) {
+      redraw();
+    } else {
+      out.println(line(s));
+    }
+  }
+
+  private void redraw() {
+    StringBuilder frame = new StringBuilder();
+    if (linesDrawn > 0) {
+      frame.append("\033[").append(linesDrawn).append("F");
+    }
+    int lines = 0;
+    for (WindowSummary s : latest.values()) {
+      frame.append("\033[2K").append(line(s)).append('\n');
+      lines++;
+    }
+    frame.append("\033[2K").append(progress).append('\n');
+    lines++;
+    out.print(frame);
+    out.flush();
+    linesDrawn = lines;
+  }
+
+  static String line(WindowSummary s) {
+    LatencySummary t = s.tpot();
+    StringBuilder line =
+        new StringBuilder()
+            .append(CLOCK.format(Instant.ofEpochMilli(s.windowStartMs())))
+            .append('–')
+            .append(CLOCK.format(Instant.ofEpochMilli(s.windowEndMs())))
+            .append("  ")
+            .append(String.format("%-10s", s.series()))
+            .append(" TPOT p50 ")
+            .append(ms(t.p50Ms()))
+            .append(" p99 ")
+            .append(ms(t.p99Ms()))
+            .append(" p99.9 ")
+            .append(ms(t.p999Ms()))
+            .append(" ms (")
+            .append(t.count())
+            .append(" gaps), TTFT p50 ")
+            .append(ms(s.ttft().p50Ms()))
+            .append(" ms, errors ")
+            .append(s.requests().failed());
+    if (!s.requests().errors().isEmpty()) {
+      line.append(' ').append(s.requests().errors());
+    }
+    if (s.clientPauseMaxMs() != null) {
+      line.append(", producer pause max ").append(ms(s.clientPauseMaxMs())).append(" ms");
+    }
+    return line.toString();
+  }
+
+  static String ms(BigDecimal value) {
+    return value == null
+        ? "-"
+        : value.setScale(2, java.math.RoundingMode.HALF_EVEN).toPlainString();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    stopped.set(true);
+    if (thread != null) {
+      thread.join(5_000);
+    }
+  }
+}

@@ -1,0 +1,261 @@
+package io.tpotstream.app.run;
+
+import io.tpotstream.common.Topics;
+import io.tpotstream.common.stats.LatencySummary;
+import io.tpotstream.common.summary.WindowSummary;
+import io.tpotstream.producer.Producer;
+import io.tpotstream.producer.ProducerRun;
+import io.tpotstream.producer.RunResult;
+import io.tpotstream.producer.config.ProducerConfig;
+import io.tpotstream.producer.publish.KafkaSettings;
+import io.tpotstream.producer.report.ModelResult;
+import io.tpotstream.producer.report.ResultTable;
+import io.tpotstream.sink.Sink;
+import io.tpotstream.sink.SinkConfig;
+import io.tpotstream.sink.report.Report;
+import io.tpotstream.sink.report.ReportModel;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.function.Function;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.core.config.Configurator;
+
+/**
+ * {@code tpot run} and {@code tpot demo}: the producer in this JVM; the broker (unless given), the
+ * aggregator and, for the demo, the simulator in a child JVM ({@link Backend}) so that their
+ * garbage collection never pauses the instrument; the sink in this JVM (it only wakes once per
+ * window). At the end, the seed's table per series from merged window histograms and the paths of
+ * the files.
+ */
+public final class Pipeline {
+  /** What to run. {@code bootstrapServers} null: start the embedded broker. */
+  public record Settings(
+      Function<String, ProducerConfig> producerConfig,
+      String bootstrapServers,
+      Path out,
+      Duration window,
+      List<String> groupBy,
+      boolean simulate,
+      int prometheusPort,
+      boolean liveInPlace,
+      Duration drainTimeout) {}
+
+  /** What a run produced. */
+  public record Outcome(
+      RunResult producer, List<WindowSummary> wholeRun, Path csv, Path report, List<Path> charts) {}
+
+  private final Settings settings;
+  private final PrintStream out;
+
+  public Pipeline(Settings settings, PrintStream out) {
+    this.settings = settings;
+    this.out = out;
+  }
+
+  public Outcome run() throws Exception {
+    if (System.getenv("TPOT_LOG_LEVEL") == null) {
+      // the live view and the final table say what happens; component INFO lines would interleave
+      Configurator.setLevel("io.tpotstream", Level.WARN);
+    }
+    Files.createDirectories(settings.out());
+    String runTag = Long.toString(System.currentTimeMillis(), 36);
+    List<String> args =
+        List.of(
+            settings.bootstrapServers() == null ? "embedded" : settings.bootstrapServers(),
+            Long.toString(settings.window().toMillis()),
+            "tpot-run-" + runTag,
+            Boolean.toString(settings.simulate()),
+            String.join(",", settings.groupBy()));
+    out.println(
+        settings.bootstrapServers() == null
+            ? "Starting the embedded Kafka broker and the aggregator in a child JVM..."
+            : "Starting the aggregator in a child JVM against "
+                + settings.bootstrapServers()
+                + "...");
+    try (ChildJvm backend =
+        ChildJvm.start(Backend.class, List.of("-Xmx1g", "-XX:+UseParallelGC"), args, line -> {})) {
+      String ready = backend.awaitLine(Backend.READY, Duration.ofMinutes(2));
+      String bootstrap = field(ready, "bootstrap");
+      String simulator = field(ready, "simulator");
+      ProducerConfig config =
+          settings.producerConfig().apply("-".equals(simulator) ? null : simulator);
+      out.println(
+          "Kafka at "
+              + bootstrap
+              + (settings.simulate() ? ", simulator at " + simulator : "")
+              + "; window "
+              + settings.window().toSeconds()
+              + " s.");
+      return runWith(bootstrap, config);
+    }
+  }
+
+  private Outcome runWith(String bootstrap, ProducerConfig config) throws Exception {
+    Path csv = settings.out().resolve("summaries.csv");
+    Properties client = new Properties();
+    client.put("bootstrap.servers", bootstrap);
+    long sinceMs = System.currentTimeMillis() - settings.window().toMillis();
+    SinkConfig.Builder sinkConfig =
+        SinkConfig.builder(bootstrap).csv(csv).groupId("tpot-run-sink-" + config.runId());
+    sinkConfig =
+        settings.prometheusPort() < 0
+            ? sinkConfig.noPrometheus()
+            : sinkConfig.prometheus("127.0.0.1", settings.prometheusPort());
+    try (Sink sink = Sink.start(sinkConfig.build());
+        LiveView live =
+            new LiveView(client, Topics.WINDOW_SUMMARIES, sinceMs, out, settings.liveInPlace())) {
+      sink.prometheusPort()
+          .ifPresent(port -> out.println("Prometheus: http://127.0.0.1:" + port + "/metrics"));
+      live.start();
+      ProducerRun run = Producer.start(config, KafkaSettings.of(bootstrap));
+      run.stopOnShutdown(Duration.ofSeconds(30));
+      RunResult result = awaitProducer(run, live);
+      live.progress(ResultTable.progressLine(run.progress()));
+      out.println("Requests done; waiting for the last windows to close...");
+      awaitAccounted(result, live);
+      long expected = live.summaries();
+      long deadline = System.nanoTime() + settings.drainTimeout().toNanos();
+      while (sink.summariesWritten() < expected && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
+      if (sink.summariesWritten() < expected) {
+        out.printf(
+            "warning: the sink wrote %d of %d summaries within %s%n",
+            sink.summariesWritten(), expected, settings.drainTimeout());
+      }
+      sink.close();
+      return finish(result, csv);
+    }
+  }
+
+  private RunResult awaitProducer(ProducerRun run, LiveView live) throws Exception {
+    while (true) {
+      try {
+        return run.result().get(5, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        live.progress(ResultTable.progressLine(run.progress()));
+      } catch (java.util.concurrent.ExecutionException e) {
+        throw e.getCause() instanceof Exception cause ? cause : e;
+      }
+    }
+  }
+
+  /** Waits until the summaries count every request the producer finished, per model. */
+  private void awaitAccounted(RunResult result, LiveView live) throws InterruptedException {
+    long deadline = System.nanoTime() + settings.drainTimeout().toNanos();
+    while (System.nanoTime() < deadline) {
+      boolean all = true;
+      for (ModelResult m : result.models()) {
+        if (live.finished(m.model()) < m.completed() + m.failed()) {
+          all = false;
+          break;
+        }
+      }
+      if (all) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+    StringBuilder missing = new StringBuilder();
+    for (ModelResult m : result.models()) {
+      missing.append(
+          String.format(
+              " %s %d/%d", m.model(), live.finished(m.model()), m.completed() + m.failed()));
+    }
+    out.println(
+        "warning: not every request is in a closed window after "
+            + settings.drainTimeout()
+            + " (requests in summaries / done:"
+            + missing
+            + "); is the aggregator running?");
+  }
+
+  private Outcome finish(RunResult result, Path csv) throws IOException {
+    ReportModel model = ReportModel.fromJsonl(SinkConfig.jsonlBeside(csv));
+    List<Path> written = model.isEmpty() ? List.of() : Report.write(model, settings.out(), false);
+    List<WindowSummary> wholeRun = new ArrayList<>();
+    for (String series : model.seriesNames()) {
+      wholeRun.add(model.wholeRun(series));
+    }
+    out.println();
+    out.print(table(wholeRun, result));
+    out.println();
+    out.println("CSV:    " + csv);
+    Path html = settings.out().resolve(Report.HTML);
+    List<Path> charts = written.stream().filter(p -> p.toString().endsWith(".png")).toList();
+    out.println("Report: " + html);
+    for (Path chart : charts) {
+      out.println("Chart:  " + chart);
+    }
+    return new Outcome(result, wholeRun, csv, html, charts);
+  }
+
+  /** The seed's table, one row per series: TPOT in ms from merged window histograms. */
+  static String table(List<WindowSummary> wholeRun, RunResult result) {
+    StringBuilder t = new StringBuilder();
+    t.append("Whole run, TPOT in ms (merged window histograms):\n");
+    String header =
+        String.format(
+            Locale.ROOT,
+            "%-22s %9s %8s %8s %8s %8s %8s %8s %8s  %9s %9s %8s %10s%n",
+            "series",
+            "samples",
+            "mean",
+            "median",
+            "P90",
+            "P99",
+            "P99.9",
+            "P99.99",
+            "max",
+            "TTFT p50",
+            "TTFT p99",
+            "errors",
+            "error rate");
+    t.append(header);
+    for (WindowSummary s : wholeRun) {
+      LatencySummary p = s.tpot();
+      t.append(
+          String.format(
+              Locale.ROOT,
+              "%-22s %9d %8s %8s %8s %8s %8s %8s %8s  %9s %9s %8d %10s%n",
+              s.series(),
+              p.count(),
+              LiveView.ms(p.meanMs()),
+              LiveView.ms(p.p50Ms()),
+              LiveView.ms(p.p90Ms()),
+              LiveView.ms(p.p99Ms()),
+              LiveView.ms(p.p999Ms()),
+              LiveView.ms(p.p9999Ms()),
+              LiveView.ms(p.maxMs()),
+              LiveView.ms(s.ttft().p50Ms()),
+              LiveView.ms(s.ttft().p99Ms()),
+              s.requests().failed(),
+              s.requests().errorRate().toPlainString()));
+    }
+    t.append(
+        String.format(
+            Locale.ROOT,
+            "Producer: %d events published in %.1f s; its own worst pause %.2f ms%s.%n",
+            result.eventsPublished(),
+            result.elapsed().toMillis() / 1000.0,
+            result.clientPauseMaxUs() / 1000.0,
+            result.lateAtSource() > 0 ? ", " + result.lateAtSource() + " late at source" : ""));
+    return t.toString();
+  }
+
+  private static String field(String line, String name) {
+    for (String part : line.split(" ")) {
+      if (part.startsWith(name + "=")) {
+        return part.substring(name.length() + 1);
+      }
+    }
+    throw new IllegalStateException("backend line without " + name + ": " + line);
+  }
+}

@@ -1,0 +1,143 @@
+package io.tpotstream.app.archive;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tpotstream.aggregator.Aggregator;
+import io.tpotstream.aggregator.AggregatorConfig;
+import io.tpotstream.aggregator.offline.ExportedEvents;
+import io.tpotstream.aggregator.offline.OfflineStats;
+import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.common.summary.WindowSummary;
+import io.tpotstream.common.summary.WindowSummaryCodec;
+import io.tpotstream.producer.Producer;
+import io.tpotstream.producer.RunResult;
+import io.tpotstream.producer.config.ConfigLoader;
+import io.tpotstream.producer.publish.KafkaSettings;
+import io.tpotstream.simulator.Simulator;
+import io.tpotstream.simulator.SimulatorConfig;
+import io.tpotstream.testkit.KafkaExtension;
+import io.tpotstream.testkit.TestKafka;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 8's equality: a live run's summaries, the summaries of its exported-then-replayed events in
+ * a topic with another partition count, and {@code stats} on the exported file are identical per
+ * (series, window), encoded histograms included.
+ */
+@ExtendWith(KafkaExtension.class)
+class ReplayEqualityTest {
+  private static final int REQUESTS_PER_MODEL = 12;
+  private static final StageSettings WINDOWS =
+      new StageSettings(
+          Duration.ofSeconds(2),
+          Duration.ZERO,
+          List.of(),
+          StageSettings.DEFAULT_REQUEST_TIMEOUT,
+          StageSettings.DEFAULT_PRODUCER_TIMEOUT);
+
+  @Test
+  void liveReplayedAndOfflineSummariesAreIdentical(TestKafka kafka, @TempDir Path dir)
+      throws Exception {
+    String live = TestKafka.uniqueName("eq-live");
+    kafka.createTopic(live, 3, Map.of("retention.ms", "-1"));
+
+    RunResult run;
+    try (Simulator simulator = Simulator.start(simulatorOnFreePort())) {
+      Map<String, String> overrides =
+          Map.of(
+              "base_url", simulator.baseUrl(),
+              "models", "model-a,model-c",
+              "concurrency", "6",
+              "total_requests", Integer.toString(REQUESTS_PER_MODEL),
+              "max_tokens", "60",
+              "api_key", "k");
+      run =
+          Producer.start(
+                  ConfigLoader.load(null, overrides, Map.of(), w -> {}),
+                  KafkaSettings.of(kafka.bootstrapServers()).withTopic(live))
+              .result()
+              .get();
+    }
+    assertEquals(
+        2 * REQUESTS_PER_MODEL,
+        run.models().stream().mapToLong(m -> m.completed() + m.failed()).sum());
+
+    Map<String, String> liveSummaries = aggregate(kafka, live, "eq-app-1");
+
+    Path file = dir.resolve("live.jsonl.gz");
+    Properties client = new Properties();
+    client.put("bootstrap.servers", kafka.bootstrapServers());
+    PrintStream quiet = new PrintStream(new ByteArrayOutputStream());
+    new Exporter(new Exporter.Settings(client, live, file, null, null, false), quiet).run();
+
+    String replayed = TestKafka.uniqueName("eq-replayed");
+    new Replayer(new Replayer.Settings(client, file, replayed, 0, 2), quiet).run();
+    Map<String, String> replayedSummaries = aggregate(kafka, replayed, "eq-app-2");
+
+    List<String> problems = new ArrayList<>();
+    List<WindowSummary> offline =
+        OfflineStats.computePositioned(
+            ExportedEvents.read(file, problems::add), WINDOWS, problems::add);
+    assertEquals(List.of(), problems);
+    Map<String, String> offlineSummaries = new TreeMap<>();
+    offline.forEach(s -> offlineSummaries.put(key(s), WindowSummaryCodec.encodeToString(s)));
+
+    assertTrue(liveSummaries.size() >= 2, "several windows: " + liveSummaries.keySet());
+    assertEquals(liveSummaries, replayedSummaries);
+    assertEquals(liveSummaries, offlineSummaries);
+  }
+
+  /** Runs the aggregator over {@code input} until every request of the run is in a summary. */
+  private static Map<String, String> aggregate(TestKafka kafka, String input, String applicationId)
+      throws Exception {
+    String output = input + "-summaries";
+    Map<String, String> summaries = new TreeMap<>();
+    try (Aggregator aggregator =
+            Aggregator.start(
+                AggregatorConfig.defaults(kafka.bootstrapServers())
+                    .withTopics(input, output, input + "-dead")
+                    .withApplicationId(applicationId + "-" + input)
+                    .withStage(WINDOWS));
+        KafkaConsumer<String, byte[]> consumer =
+            new KafkaConsumer<>(kafka.consumerProps(output + "-reader"))) {
+      consumer.subscribe(List.of(output));
+      long[] finished = {0};
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .until(
+              () -> {
+                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                  WindowSummary s = WindowSummaryCodec.decode(r.value());
+                  String previous = summaries.put(key(s), new String(r.value()));
+                  assertEquals(null, previous, "a (series, window) emitted twice: " + key(s));
+                  finished[0] += s.requests().completed() + s.requests().failed();
+                }
+                return finished[0] == 2 * REQUESTS_PER_MODEL;
+              });
+    }
+    return summaries;
+  }
+
+  private static String key(WindowSummary s) {
+    return s.series() + "@" + s.windowStart();
+  }
+
+  private static SimulatorConfig simulatorOnFreePort() {
+    return SimulatorConfig.defaults().withPort(0).withSeed(7L);
+  }
+}

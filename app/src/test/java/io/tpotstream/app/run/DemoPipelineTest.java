@@ -1,0 +1,132 @@
+package io.tpotstream.app.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tpotstream.common.stats.LatencySummary;
+import io.tpotstream.common.summary.WindowSummary;
+import io.tpotstream.producer.config.ConfigLoader;
+import io.tpotstream.producer.report.ModelResult;
+import io.tpotstream.sink.report.Report;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The demo's wiring end to end: simulator, producer, embedded broker, aggregator, sink, report. */
+class DemoPipelineTest {
+  private static final int REQUESTS = 20;
+  private static final int MAX_TOKENS = 100;
+
+  @Test
+  void shortenedDemoPrintsTheSeedTableForThreeModelsAndLeavesItsFiles(@TempDir Path out)
+      throws Exception {
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    Pipeline.Settings settings =
+        new Pipeline.Settings(
+            simulatorUrl -> ConfigLoader.load(null, overrides(simulatorUrl), Map.of(), w -> {}),
+            null,
+            out,
+            Duration.ofSeconds(2),
+            List.of(),
+            true,
+            -1,
+            false,
+            Duration.ofMinutes(1));
+    Pipeline.Outcome outcome =
+        new Pipeline(settings, new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
+    String text = printed.toString(StandardCharsets.UTF_8);
+
+    List<WindowSummary> table = outcome.wholeRun();
+    assertEquals(
+        List.of("model-a", "model-b", "model-c"),
+        table.stream().map(WindowSummary::series).toList());
+    for (WindowSummary s : table) {
+      LatencySummary tpot = s.tpot();
+      // every response has MAX_TOKENS single-token chunks: MAX_TOKENS - 1 gaps each, all counted
+      assertEquals((long) REQUESTS * (MAX_TOKENS - 1), tpot.count(), s.series());
+      for (BigDecimal stat :
+          List.of(
+              tpot.meanMs(),
+              tpot.p50Ms(),
+              tpot.p90Ms(),
+              tpot.p99Ms(),
+              tpot.p999Ms(),
+              tpot.p9999Ms(),
+              tpot.maxMs())) {
+        assertNotNull(stat, s.series());
+      }
+      assertEquals(REQUESTS, s.requests().completed());
+      assertEquals(0, s.requests().failed());
+    }
+    // the pipeline's counts equal the producer's own measurements
+    for (ModelResult m : outcome.producer().models()) {
+      WindowSummary s =
+          table.stream().filter(t -> t.model().equals(m.model())).findFirst().orElseThrow();
+      assertEquals(m.tpot().count(), s.tpot().count(), m.model());
+    }
+    assertTrue(text.contains("P99.99"), text);
+    for (String model : List.of("model-a", "model-b", "model-c")) {
+      assertTrue(text.lines().anyMatch(l -> l.startsWith(model + " ")), "table row for " + model);
+    }
+
+    // files: one CSV row per summary, the report and its charts
+    List<String> csv = Files.readAllLines(outcome.csv());
+    long summaries =
+        Files.readAllLines(out.resolve("summaries.jsonl")).stream()
+            .filter(l -> !l.isBlank())
+            .count();
+    assertTrue(
+        csv.get(0).startsWith("window_start,window_end,ts,series,model,tpot_count"), csv.get(0));
+    assertEquals(summaries + 1, csv.size());
+    String html = Files.readString(outcome.report());
+    for (String png :
+        List.of(Report.TPOT_PNG, Report.TTFT_PNG, Report.ERROR_RATE_PNG, Report.TOKENS_PNG)) {
+      Path chart = out.resolve(png);
+      assertTrue(Files.size(chart) > 1_000, png);
+      assertEquals(Report.WIDTH_PX, ImageIO.read(chart.toFile()).getWidth(), png);
+      assertTrue(html.contains(png), "report.html references " + png);
+    }
+
+    // Timing last, and only on a machine that let the instrument run: when other processes starve
+    // the producer (its own pause meter shows it), chunks pile up in socket buffers and arrive
+    // together, and the medians describe the machine, not the profiles.
+    long pauseUs = outcome.producer().clientPauseMaxUs();
+    Assumptions.assumeTrue(
+        pauseUs < 20_000,
+        "machine too busy: the producer's own worst pause was " + pauseUs + " µs");
+    BigDecimal medianA = table.get(0).tpot().p50Ms();
+    BigDecimal medianB = table.get(1).tpot().p50Ms();
+    BigDecimal medianC = table.get(2).tpot().p50Ms();
+    assertTrue(
+        medianA.compareTo(new BigDecimal("1.3")) >= 0
+            && medianA.compareTo(new BigDecimal("2.0")) <= 0,
+        "model-a median " + medianA + " ms should be near the profile's 1.6 ms");
+    assertTrue(
+        medianC.compareTo(medianB) > 0 && medianB.compareTo(medianA) > 0,
+        medianA + " " + medianB + " " + medianC);
+  }
+
+  private static Map<String, String> overrides(String simulatorUrl) {
+    Map<String, String> o = new LinkedHashMap<>();
+    o.put("base_url", simulatorUrl);
+    o.put("models", "model-a,model-b,model-c");
+    o.put("concurrency", "10");
+    o.put("total_requests", Integer.toString(REQUESTS));
+    o.put("max_tokens", Integer.toString(MAX_TOKENS));
+    o.put("prompt", "Write a short story about a robot learning to paint.");
+    o.put("api_key", "demo");
+    return o;
+  }
+}

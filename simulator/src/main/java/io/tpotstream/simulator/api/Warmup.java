@@ -1,0 +1,82 @@
+package io.tpotstream.simulator.api;
+
+import io.tpotstream.simulator.profile.Distribution;
+import io.tpotstream.simulator.profile.ModelProfile;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Streams chunks with no wait through the simulator's own HTTP path (both dialects) before it
+ * serves anyone, so that the JIT has compiled the per-chunk code: a fresh JVM interprets it, and an
+ * interpreted write costs hundreds of µs, all of it pacing error.
+ */
+public final class Warmup {
+  /** The hidden model the warm-up streams; it is not listed by {@code /v1/models}. */
+  public static final String MODEL = "tpot-warmup";
+
+  /** Its profile: no TTFT, no gap. */
+  public static final ModelProfile PROFILE =
+      ModelProfile.of(new Distribution.Constant(0), new Distribution.Constant(0));
+
+  private static final int STREAMS = 8;
+  private static final int MAX_TOKENS_PER_STREAM = 2_000;
+
+  private Warmup() {}
+
+  /**
+   * Streams about {@code chunks} chunks from the server at {@code port}; completes when all have
+   * arrived (failures are ignored: the warm-up only speeds what follows).
+   */
+  public static Future<Void> run(Vertx vertx, String host, int port, int chunks) {
+    HttpClientAgent client =
+        vertx.createHttpClient(
+            new HttpClientOptions().setDecompressionSupported(false),
+            new PoolOptions().setHttp1MaxSize(STREAMS));
+    int perStream = Math.max(1, Math.min(MAX_TOKENS_PER_STREAM, chunks / STREAMS));
+    int rounds = Math.max(1, (int) Math.ceil(chunks / (double) (perStream * STREAMS)));
+    Future<Void> all = Future.succeededFuture();
+    for (int round = 0; round < rounds; round++) {
+      int r = round;
+      all = all.compose(ignored -> round(client, host, port, perStream, r));
+    }
+    return all.eventually(client::close);
+  }
+
+  private static Future<Void> round(
+      HttpClientAgent client, String host, int port, int tokens, int round) {
+    List<Future<?>> streams = new ArrayList<>();
+    for (int i = 0; i < STREAMS; i++) {
+      boolean anthropic = i % 4 == 3;
+      String body =
+          "{\"model\":\""
+              + MODEL
+              + "\",\"stream\":true,\"max_tokens\":"
+              + tokens
+              + ",\"stream_options\":{\"include_usage\":true,\"continuous_usage_stats\":"
+              + (i % 2 == 0)
+              + "}}";
+      RequestOptions options =
+          new RequestOptions()
+              .setMethod(HttpMethod.POST)
+              .setHost(host)
+              .setPort(port)
+              .setURI(anthropic ? "/v1/messages" : "/v1/chat/completions")
+              .putHeader("Content-Type", "application/json")
+              .putHeader("X-Request-Id", "warmup-" + round + "-" + i);
+      streams.add(
+          client
+              .request(options)
+              .compose(request -> request.send(body))
+              .compose(response -> response.body())
+              .recover(ignored -> Future.succeededFuture()));
+    }
+    return Future.join(streams).<Void>mapEmpty().recover(ignored -> Future.succeededFuture());
+  }
+}
