@@ -51,9 +51,13 @@ public final class Report {
     out.println("| benchmark | figure | value |");
     out.println("|---|---|---|");
     for (Headline h : headlines) {
-      out.println("| " + h.benchmark() + " | " + h.figure() + " | " + h.value() + " |");
+      out.println("| " + h.benchmark() + " | " + cell(h.figure()) + " | " + cell(h.value()) + " |");
     }
     out.flush();
+  }
+
+  private static String cell(String text) {
+    return text.replace("|", "\\|");
   }
 
   /** {@code 12,345} */

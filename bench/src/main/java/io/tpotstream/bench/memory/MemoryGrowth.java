@@ -296,14 +296,19 @@ public final class MemoryGrowth {
     return picked;
   }
 
+  /** From one heap figure to another; the slope only over enough requests to mean something. */
   static String growth(long fromBytes, long toBytes, long requests) {
-    double perHundredK = requests <= 0 ? 0 : (toBytes - fromBytes) / (requests / 100_000.0);
-    return String.format(
-        Locale.ROOT,
-        "%s -> %s over the last %s requests (%+.2f MB per 100,000 requests)",
-        Report.mb(fromBytes),
-        Report.mb(toBytes),
-        Report.count(requests),
-        perHundredK / 1e6);
+    String text =
+        Report.mb(fromBytes)
+            + " -> "
+            + Report.mb(toBytes)
+            + " over the last "
+            + Report.count(requests)
+            + " requests";
+    if (requests < 200_000) {
+      return text;
+    }
+    double perHundredK = (toBytes - fromBytes) / (requests / 100_000.0);
+    return text + String.format(Locale.ROOT, " (%+.2f MB per 100,000 requests)", perHundredK / 1e6);
   }
 }
