@@ -117,6 +117,19 @@ class StatsCommandTest {
   }
 
   @Test
+  void aGzippedFileGivesTheSameSummaries() throws Exception {
+    Path plain = exportFile(events());
+    Path gz = dir.resolve("events.jsonl.gz");
+    try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
+      out.write(Files.readAllBytes(plain));
+    }
+    Run fromPlain = tpot("stats", plain.toString(), "--format", "json");
+    Run fromGz = tpot("stats", gz.toString(), "--format", "json");
+    assertEquals(1, fromGz.out().lines().count(), fromGz.err()); // one series, one window
+    assertEquals(fromPlain.out(), fromGz.out());
+  }
+
+  @Test
   void csvFormatWritesTheSinkColumns() throws Exception {
     Path file = exportFile(events());
 
