@@ -23,6 +23,13 @@ public record ArchivedRecord(
           .thenComparingInt(ArchivedRecord::partition)
           .thenComparingLong(ArchivedRecord::offset);
 
+  /** True for a heartbeat with {@code final: true}. */
+  public boolean isFinalHeartbeat() {
+    return value != null
+        && "heartbeat".equals(value.path("type").asText())
+        && value.path("final").asBoolean(false);
+  }
+
   /** The event's {@code ts} (falls back to the record timestamp when the value has none). */
   public long ts() {
     JsonNode ts = value == null ? null : value.get("ts");
