@@ -20,6 +20,8 @@ public record ArchivedRecord(
    */
   public static final Comparator<ArchivedRecord> REPLAY_ORDER =
       Comparator.comparingLong(ArchivedRecord::ts)
+          // a final heartbeat says "nothing more from this producer": after every event of its ms
+          .thenComparing(ArchivedRecord::isFinalHeartbeat)
           .thenComparingInt(ArchivedRecord::partition)
           .thenComparingLong(ArchivedRecord::offset);
 
