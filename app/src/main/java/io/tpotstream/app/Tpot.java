@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
       StatsCommand.class,
       ReportCommand.class,
       ModelsCommand.class,
+      BenchCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Tpot implements Runnable {

@@ -1,0 +1,24 @@
+package io.tpotstream.bench;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What every benchmark runs against.
+ *
+ * @param bootstrapServers the embedded broker
+ * @param quick the short suite ({@code --quick})
+ * @param workDir scratch files and the child JVMs' logs
+ * @param childJvmOptions extra options for child JVMs (e.g. a JFR recording)
+ */
+public record BenchEnv(
+    String bootstrapServers, boolean quick, Path workDir, List<String> childJvmOptions) {
+  public BenchEnv {
+    childJvmOptions = List.copyOf(childJvmOptions);
+  }
+
+  /** {@code full} in the full suite, {@code quick} in the quick one. */
+  public <T> T pick(T full, T quickValue) {
+    return quick ? quickValue : full;
+  }
+}

@@ -1,0 +1,100 @@
+package io.tpotstream.bench;
+
+import io.tpotstream.bench.fidelity.ProducerFidelity;
+import io.tpotstream.bench.freshness.Freshness;
+import io.tpotstream.bench.memory.MemoryGrowth;
+import io.tpotstream.bench.throughput.AggregatorThroughput;
+import io.tpotstream.broker.LocalKafka;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The end-to-end benchmarks (B1 to B4) against one embedded broker, printing every figure with its
+ * unit. Benchmarks that fail are reported and the others still run.
+ */
+public final class BenchSuite {
+  /** The benchmarks, in the order they run. */
+  public static final List<String> ALL = List.of("B1", "B2", "B3", "B4");
+
+  private BenchSuite() {}
+
+  /**
+   * Runs the benchmarks in {@code only} (all when empty).
+   *
+   * @param quick the short suite (about 3 minutes on 2 cores)
+   * @param jfrDir when set, each child JVM records a JFR profile here
+   * @return the number of benchmarks that failed
+   */
+  public static int run(boolean quick, Set<String> only, Path jfrDir, PrintStream out) {
+    Report report = new Report(out);
+    long startNs = System.nanoTime();
+    out.println("tpot bench" + (quick ? " --quick" : "") + ": " + Machine.describe());
+    out.println("load average at start (1/5/15 min): " + Machine.loadAverage());
+    Path workDir = tempDir();
+    List<String> childOptions = new ArrayList<>();
+    if (jfrDir != null) {
+      childOptions.add(
+          "-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
+              + jfrDir.toAbsolutePath()
+              + "/");
+    }
+    int failed = 0;
+    try (LocalKafka kafka = LocalKafka.create(0, workDir.resolve("kafka"))) {
+      kafka.start();
+      BenchEnv env = new BenchEnv(kafka.bootstrapServers(), quick, workDir, childOptions);
+      for (String id : ALL) {
+        if (!only.isEmpty() && !only.contains(id)) {
+          continue;
+        }
+        try {
+          switch (id) {
+            case "B1" -> AggregatorThroughput.run(env, report);
+            case "B2" -> ProducerFidelity.run(env, report);
+            case "B3" -> Freshness.run(env, report);
+            default -> MemoryGrowth.run(env, report);
+          }
+        } catch (RuntimeException e) {
+          failed++;
+          report.note(id + " failed: " + e.getMessage());
+          e.printStackTrace(out);
+        }
+        out.println("    (load average now: " + Machine.loadAverage() + ")");
+      }
+    }
+    report.printSummary();
+    out.printf(
+        Locale.ROOT,
+        "%ntotal %.0f s; load average at the end (1/5/15 min): %s%n",
+        (System.nanoTime() - startNs) / 1e9,
+        Machine.loadAverage());
+    if (System.getProperty("tpot.bench.keep") == null) {
+      deleteQuietly(workDir);
+    } else {
+      out.println("scratch files kept in " + workDir);
+    }
+    return failed;
+  }
+
+  private static Path tempDir() {
+    try {
+      return Files.createTempDirectory("tpot-bench-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a scratch directory", e);
+    }
+  }
+
+  private static void deleteQuietly(Path dir) {
+    try (var paths = Files.walk(dir)) {
+      paths.sorted((a, b) -> b.getNameCount() - a.getNameCount()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // scratch files in the temp directory: nothing to do
+    }
+  }
+}

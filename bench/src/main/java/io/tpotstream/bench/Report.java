@@ -1,0 +1,83 @@
+package io.tpotstream.bench;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Prints each figure as it is measured, with its unit, and keeps the headline figures for a summary
+ * table at the end.
+ */
+public final class Report {
+  private record Headline(String benchmark, String figure, String value) {}
+
+  private final PrintStream out;
+  private final List<Headline> headlines = new ArrayList<>();
+  private String benchmark = "";
+
+  public Report(PrintStream out) {
+    this.out = out;
+  }
+
+  /** Starts a benchmark's section. */
+  public void section(String id, String title) {
+    benchmark = id;
+    out.println();
+    out.println(id + "  " + title);
+  }
+
+  /** One measured figure, its value already carrying its unit. */
+  public void figure(String label, String valueWithUnit) {
+    out.printf(Locale.ROOT, "    %-46s %s%n", label, valueWithUnit);
+    out.flush();
+  }
+
+  /** A figure that also goes to the summary at the end. */
+  public void headline(String label, String valueWithUnit) {
+    figure(label, valueWithUnit);
+    headlines.add(new Headline(benchmark, label, valueWithUnit));
+  }
+
+  /** A line of context (what ran, a warning). */
+  public void note(String text) {
+    out.println("    - " + text);
+    out.flush();
+  }
+
+  /** The headline figures as a Markdown table. */
+  public void printSummary() {
+    out.println();
+    out.println("| benchmark | figure | value |");
+    out.println("|---|---|---|");
+    for (Headline h : headlines) {
+      out.println("| " + h.benchmark() + " | " + h.figure() + " | " + h.value() + " |");
+    }
+    out.flush();
+  }
+
+  /** {@code 12,345} */
+  public static String count(long n) {
+    return String.format(Locale.ROOT, "%,d", n);
+  }
+
+  /** {@code 12,345 events/s} */
+  public static String perSecond(double rate, String unit) {
+    return String.format(Locale.ROOT, "%,.0f %s/s", rate, unit);
+  }
+
+  /** Seconds with two decimals: {@code 4.21 s}. */
+  public static String seconds(long nanos) {
+    return String.format(Locale.ROOT, "%.2f s", nanos / 1e9);
+  }
+
+  /** Milliseconds from µs with three decimals: {@code 0.125 ms}. */
+  public static String ms(long micros) {
+    return String.format(Locale.ROOT, "%.3f ms", micros / 1000.0);
+  }
+
+  /** Bytes as MB with one decimal. */
+  public static String mb(long bytes) {
+    return String.format(Locale.ROOT, "%.1f MB", bytes / 1e6);
+  }
+}

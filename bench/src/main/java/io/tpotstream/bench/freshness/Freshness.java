@@ -1,0 +1,218 @@
+package io.tpotstream.bench.freshness;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tpotstream.aggregator.Aggregator;
+import io.tpotstream.aggregator.AggregatorConfig;
+import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.bench.BenchEnv;
+import io.tpotstream.bench.Report;
+import io.tpotstream.bench.fidelity.BenchProfiles;
+import io.tpotstream.bench.jvm.ChildJvm;
+import io.tpotstream.bench.jvm.ProducerChild;
+import io.tpotstream.bench.workload.BenchTopics;
+import io.tpotstream.bench.workload.Preloader;
+import io.tpotstream.bench.workload.SyntheticWorkload;
+import io.tpotstream.bench.workload.WorkloadShape;
+import io.tpotstream.common.Json;
+import io.tpotstream.common.stats.LatencyHistogram;
+import io.tpotstream.simulator.Simulator;
+import io.tpotstream.simulator.SimulatorConfig;
+import io.tpotstream.sink.Sink;
+import io.tpotstream.sink.SinkConfig;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.streams.StreamsConfig;
+
+/**
+ * B3: the live pipeline (producer in its own JVM against the simulator, aggregator and sink here):
+ * the wall time from a window's end to its record in the metrics topic, as a reader of that topic
+ * sees it (read_committed).
+ */
+public final class Freshness {
+  static final Duration WINDOW = Duration.ofSeconds(1);
+  static final int STREAMS = 100;
+
+  private Freshness() {}
+
+  public static void run(BenchEnv env, Report report) {
+    Duration runFor = env.pick(Duration.ofSeconds(90), Duration.ofSeconds(20));
+    report.section(
+        "B3",
+        "freshness (window end to its record in the metrics topic; "
+            + STREAMS
+            + " streams of 50 tokens/s over 2 models, "
+            + WINDOW.toSeconds()
+            + " s windows, "
+            + runFor.toSeconds()
+            + " s)");
+    measure(env, report, runFor, Map.of(), "window end to metrics record: p50 / p99 / max");
+    if (!env.quick()) {
+      measure(
+          env,
+          report,
+          runFor,
+          Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "100"),
+          "same, aggregator committing every 100 ms");
+    }
+  }
+
+  private static void measure(
+      BenchEnv env,
+      Report report,
+      Duration runFor,
+      Map<String, String> streamsProperties,
+      String label) {
+    String servers = env.bootstrapServers();
+    String events = BenchTopics.unique("bench-b3-events");
+    String summaries = BenchTopics.unique("bench-b3-summaries");
+    String metrics = BenchTopics.unique("bench-b3-metrics");
+    BenchTopics.create(servers, events, 3);
+    BenchTopics.create(servers, summaries, 1);
+    BenchTopics.create(servers, metrics, 1);
+    AggregatorConfig config =
+        AggregatorConfig.defaults(servers)
+            .withTopics(events, summaries, BenchTopics.unique("bench-b3-dead"))
+            .withApplicationId(BenchTopics.unique("bench-b3"))
+            .withStage(StageSettings.defaults().withWindow(WINDOW))
+            .withKafkaProperties(streamsProperties);
+    SinkConfig sinkConfig =
+        SinkConfig.builder(servers)
+            .inputTopic(summaries)
+            .groupId(BenchTopics.unique("bench-b3-sink"))
+            .csv(env.workDir().resolve("b3-summaries.csv"))
+            .metricsTopic(metrics)
+            .noPrometheus()
+            .build();
+    List<long[]> arrivals = Collections.synchronizedList(new ArrayList<>());
+    AtomicLong lastWindowEnd = new AtomicLong(-1);
+    AtomicBoolean reading = new AtomicBoolean(true);
+    AtomicLong measureFrom = new AtomicLong(Long.MAX_VALUE);
+    Thread reader =
+        new Thread(
+            () -> readMetrics(servers, metrics, arrivals, lastWindowEnd, reading),
+            "bench-b3-metrics");
+    SimulatorConfig simConfig =
+        SimulatorConfig.defaults()
+            .withPort(0)
+            .withSeed(3L)
+            .withProfiles(BenchProfiles.fiftyTokensPerSecond())
+            .withRequestsKept(0);
+    try (Simulator simulator = Simulator.start(simConfig);
+        Aggregator aggregator = Aggregator.start(config);
+        Sink sink = Sink.start(sinkConfig)) {
+      reader.start();
+      // a finished synthetic producer's events first: every Streams task, internal topic and
+      // transaction is up before the measured run starts, as in a pipeline already running
+      long warmBaseMs = System.currentTimeMillis() - 120_000;
+      SyntheticWorkload.Summary warm =
+          Preloader.load(
+                  servers,
+                  events,
+                  new SyntheticWorkload(WorkloadShape.chat(5_000, 3), WINDOW, warmBaseMs))
+              .workload();
+      long warmDeadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+      while (lastWindowEnd.get() < warm.lastWindowEndMs() && System.nanoTime() < warmDeadline) {
+        sink.awaitWindowEnd(warm.lastWindowEndMs(), Duration.ofMillis(200));
+      }
+      long measuredFromMs = System.currentTimeMillis();
+      measureFrom.set(measuredFromMs);
+      Map<String, String> keys = new LinkedHashMap<>();
+      keys.put("base_url", simulator.baseUrl());
+      keys.put("run_id", "bench-b3");
+      keys.put(
+          "models", "[\"" + BenchProfiles.CONSTANT + "\",\"" + BenchProfiles.LOGNORMAL + "\"]");
+      keys.put("concurrency", Integer.toString(STREAMS));
+      keys.put("duration", runFor.toSeconds() + "s");
+      keys.put("max_tokens", "256");
+      List<String> args =
+          List.of(
+              servers,
+              "0",
+              Json.MAPPER.writeValueAsString(List.of(new ProducerChild.RunSpec(events, keys))));
+      long producerDoneMs;
+      try (ChildJvm child =
+          ChildJvm.start(
+              ProducerChild.class,
+              env.childJvmOptions(),
+              args,
+              env.workDir().resolve("b3-producer.log"))) {
+        child.await("result", runFor.plusSeconds(90));
+        child.waitFor(Duration.ofSeconds(30));
+        producerDoneMs = System.currentTimeMillis();
+      }
+      // the final heartbeats close the last window at once
+      long lastEnd = (producerDoneMs / WINDOW.toMillis()) * WINDOW.toMillis();
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (lastWindowEnd.get() < lastEnd - WINDOW.toMillis() && System.nanoTime() < deadline) {
+        sink.awaitWindowEnd(lastEnd - WINDOW.toMillis(), Duration.ofMillis(500));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } catch (IOException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    } finally {
+      reading.set(false);
+      try {
+        reader.join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    LatencyHistogram freshness = new LatencyHistogram();
+    long firstMs = -1;
+    for (long[] a : arrivals) {
+      if (a[1] > measureFrom.get()) {
+        freshness.recordMicros((a[0] - a[1]) * 1000);
+        firstMs = firstMs < 0 ? a[0] - a[1] : firstMs;
+      }
+    }
+    if (freshness.count() == 0) {
+      throw new IllegalStateException("no window of the measured run reached the metrics topic");
+    }
+    if (streamsProperties.isEmpty()) {
+      report.figure("first window of the run", Report.ms(firstMs * 1000) + " after its end");
+    }
+    report.headline(
+        label,
+        String.format(
+            Locale.ROOT,
+            "%s / %s / %s (%s records)",
+            Report.ms(freshness.percentileMicros(50)),
+            Report.ms(freshness.percentileMicros(99)),
+            Report.ms(freshness.maxMicros()),
+            Report.count(freshness.count())));
+  }
+
+  private static void readMetrics(
+      String servers,
+      String topic,
+      List<long[]> arrivals,
+      AtomicLong lastWindowEnd,
+      AtomicBoolean reading) {
+    try (KafkaConsumer<byte[], byte[]> consumer = BenchTopics.consumer(servers)) {
+      BenchTopics.assignFromStart(consumer, topic);
+      while (reading.get()) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(20))) {
+          long arrivedMs = System.currentTimeMillis();
+          JsonNode record = Json.MAPPER.readTree(r.value());
+          long windowEndMs = record.path("ts").asLong();
+          arrivals.add(new long[] {arrivedMs, windowEndMs});
+          lastWindowEnd.accumulateAndGet(windowEndMs, Math::max);
+        }
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("unreadable metrics record: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package io.tpotstream.bench.jmh;
+
+import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.event.TokenEventCodec;
+import io.tpotstream.common.event.TokenKind;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * A token event to JSON bytes (the producer, once per chunk) and back (the aggregator, once per
+ * record), with the labels a producer run puts on every event.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class TokenEventCodecBenchmark {
+  private TokenEvent event;
+  private byte[] json;
+
+  @Setup
+  public void setUp() {
+    event =
+        TokenEvent.token(
+            1_767_225_600_123L,
+            "run-20260101-120000-ab12",
+            "run-20260101-120000-ab12-4711",
+            "model-a",
+            Map.of("concurrency", "10", "target", "gateway"),
+            812_345_678L,
+            41,
+            1,
+            TokenKind.CONTENT,
+            "host-1234-ab12");
+    json = TokenEventCodec.encode(event);
+  }
+
+  @Benchmark
+  public byte[] encodeTokenEvent() {
+    return TokenEventCodec.encode(event);
+  }
+
+  @Benchmark
+  public TokenEvent decodeTokenEvent() {
+    return TokenEventCodec.decode(json);
+  }
+}

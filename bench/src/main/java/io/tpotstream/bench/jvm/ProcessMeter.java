@@ -1,0 +1,153 @@
+package io.tpotstream.bench.jvm;
+
+import com.sun.management.OperatingSystemMXBean;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * This JVM's own costs: process CPU time (OS bean), CPU per thread (ThreadMXBean, sampled so that
+ * threads that end are still counted), garbage collection, and the heap after a full GC.
+ */
+public final class ProcessMeter implements AutoCloseable {
+  private final OperatingSystemMXBean os =
+      (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+  private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+  private final Map<Long, String> names = new HashMap<>();
+  private final Map<Long, Long> cpuByThread = new HashMap<>();
+  private final Map<Long, Long> cpuAtStart = new HashMap<>();
+  private final long startCpuNs;
+  private final long startNs;
+  private final long startGcCount;
+  private final long startGcMs;
+  private final Thread sampler;
+  private volatile boolean running = true;
+
+  private ProcessMeter() {
+    startCpuNs = os.getProcessCpuTime();
+    startNs = System.nanoTime();
+    startGcCount = gcCount();
+    startGcMs = gcMillis();
+    sampleThreads(cpuAtStart);
+    sampler = new Thread(this::loop, "bench-process-meter");
+    sampler.setDaemon(true);
+  }
+
+  /** Starts measuring from now. */
+  public static ProcessMeter start() {
+    ProcessMeter meter = new ProcessMeter();
+    meter.sampler.start();
+    return meter;
+  }
+
+  private void loop() {
+    while (running) {
+      synchronized (cpuByThread) {
+        sampleThreads(cpuByThread);
+      }
+      try {
+        Thread.sleep(250);
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
+  private void sampleThreads(Map<Long, Long> into) {
+    for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (info == null) {
+        continue;
+      }
+      long cpu = threads.getThreadCpuTime(info.getThreadId());
+      if (cpu >= 0) {
+        into.put(info.getThreadId(), cpu);
+        names.putIfAbsent(info.getThreadId(), info.getThreadName());
+      }
+    }
+  }
+
+  /** The costs since start. */
+  public Costs costs() {
+    Map<String, Long> byGroup = new TreeMap<>();
+    synchronized (cpuByThread) {
+      sampleThreads(cpuByThread);
+      cpuByThread.forEach(
+          (id, cpu) ->
+              byGroup.merge(
+                  group(names.get(id)), cpu - cpuAtStart.getOrDefault(id, 0L), Long::sum));
+    }
+    Map<String, Long> top = new LinkedHashMap<>();
+    byGroup.entrySet().stream()
+        .sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
+        .limit(8)
+        .forEach(e -> top.put(e.getKey(), e.getValue() / 1_000_000));
+    return new Costs(
+        os.getProcessCpuTime() - startCpuNs,
+        System.nanoTime() - startNs,
+        Runtime.getRuntime().availableProcessors(),
+        gcCount() - startGcCount,
+        gcMillis() - startGcMs,
+        top);
+  }
+
+  /**
+   * What this JVM spent.
+   *
+   * @param cpuNs process CPU time
+   * @param wallNs wall time
+   * @param cores available processors
+   * @param gcCount collections
+   * @param gcMs time in collections (summed over collectors; concurrent ones overlap the run)
+   * @param cpuMsByThreadGroup CPU ms of the busiest thread groups (names without their number)
+   */
+  public record Costs(
+      long cpuNs,
+      long wallNs,
+      int cores,
+      long gcCount,
+      long gcMs,
+      Map<String, Long> cpuMsByThreadGroup) {
+    /** Cores kept busy on average. */
+    public double coresUsed() {
+      return cpuNs / (double) wallNs;
+    }
+  }
+
+  /** This process's CPU time so far, in ns. */
+  public static long processCpuNs() {
+    return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  /** Heap in use right after a full collection, in bytes. */
+  public static long heapAfterGc() {
+    System.gc();
+    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+  }
+
+  private static String group(String name) {
+    return name == null ? "?" : name.replaceAll("[-#]?\\d+$", "").replaceAll("-\\d+-", "-N-");
+  }
+
+  private static long gcCount() {
+    List<GarbageCollectorMXBean> beans = ManagementFactory.getGarbageCollectorMXBeans();
+    return beans.stream().mapToLong(GarbageCollectorMXBean::getCollectionCount).sum();
+  }
+
+  private static long gcMillis() {
+    List<GarbageCollectorMXBean> beans = ManagementFactory.getGarbageCollectorMXBeans();
+    return beans.stream().mapToLong(GarbageCollectorMXBean::getCollectionTime).sum();
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    sampler.interrupt();
+  }
+}

@@ -1,0 +1,148 @@
+package io.tpotstream.bench.jvm;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.tpotstream.common.Json;
+import io.tpotstream.producer.Producer;
+import io.tpotstream.producer.ProducerRun;
+import io.tpotstream.producer.RunResult;
+import io.tpotstream.producer.config.ConfigLoader;
+import io.tpotstream.producer.config.ProducerConfig;
+import io.tpotstream.producer.publish.KafkaSettings;
+import io.tpotstream.producer.report.ModelResult;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The real producer in a JVM of its own: {@code <bootstrap> <heapSampleMs> <runs>}, where runs is a
+ * JSON array of {@code {"topic": ..., "keys": {config key: value}}}. Runs them one after the other
+ * in this JVM (so later runs find it warm); before each run after the first it waits for a line on
+ * stdin, so that the parent can read the previous run's topic undisturbed. Reports {@code heap}
+ * lines every {@code heapSampleMs} (0: none) and a {@code result} line per run.
+ */
+public final class ProducerChild {
+  private ProducerChild() {}
+
+  /** One run: the topic to publish to and its config keys. */
+  public record RunSpec(String topic, Map<String, String> keys) {}
+
+  /** One heap sample: requests finished so far and the heap after a full GC. */
+  public record HeapSample(long finished, long heapBytes, long elapsedMs) {}
+
+  /**
+   * A run's outcome and what it cost this JVM.
+   *
+   * @param cpuTimeline pairs of (ms since the run started, process CPU ns since then), every 250 ms
+   */
+  public record Result(
+      long eventsPublished,
+      long heartbeats,
+      long elapsedNs,
+      long clientPauseMaxUs,
+      long notSent,
+      long lateAtSource,
+      long started,
+      long completed,
+      long failed,
+      Map<String, Long> errors,
+      ProcessMeter.Costs costs,
+      List<long[]> cpuTimeline) {
+
+    /** Cores used on average between {@code fromMs} and {@code toMs} of the run. */
+    public double coresBetween(long fromMs, long toMs) {
+      long[] from = null;
+      long[] to = null;
+      for (long[] point : cpuTimeline) {
+        if (from == null && point[0] >= fromMs) {
+          from = point;
+        }
+        if (point[0] <= toMs) {
+          to = point;
+        }
+      }
+      if (from == null || to == null || to[0] <= from[0]) {
+        return costs.coresUsed();
+      }
+      return (to[1] - from[1]) / ((to[0] - from[0]) * 1e6);
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    String bootstrap = args[0];
+    long heapSampleMs = Long.parseLong(args[1]);
+    List<RunSpec> runs = Json.MAPPER.readValue(args[2], new TypeReference<List<RunSpec>>() {});
+    BufferedReader stdin =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    for (int i = 0; i < runs.size(); i++) {
+      if (i > 0 && stdin.readLine() == null) {
+        break;
+      }
+      run(bootstrap, heapSampleMs, runs.get(i));
+    }
+    System.exit(0);
+  }
+
+  private static void run(String bootstrap, long heapSampleMs, RunSpec spec) throws Exception {
+    ProducerConfig config =
+        ConfigLoader.load(null, new LinkedHashMap<>(spec.keys()), Map.of(), System.err::println);
+    KafkaSettings kafka =
+        KafkaSettings.of(bootstrap)
+            .withTopic(spec.topic())
+            .withSetupTimeout(Duration.ofSeconds(30));
+    ProcessMeter meter = ProcessMeter.start();
+    long startNs = System.nanoTime();
+    long startCpuNs = ProcessMeter.processCpuNs();
+    List<long[]> cpu = new ArrayList<>();
+    ProducerRun run = Producer.start(config, kafka);
+    long nextHeapMs = 0;
+    while (!run.result().isDone()) {
+      long elapsedMs = (System.nanoTime() - startNs) / 1_000_000;
+      cpu.add(new long[] {elapsedMs, ProcessMeter.processCpuNs() - startCpuNs});
+      if (heapSampleMs > 0 && elapsedMs >= nextHeapMs) {
+        ChildJvm.report(
+            "heap",
+            new HeapSample(run.progress().finished(), ProcessMeter.heapAfterGc(), elapsedMs));
+        nextHeapMs = elapsedMs + heapSampleMs;
+      }
+      try {
+        run.result().get(250, TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        // next sample
+      }
+    }
+    RunResult r = run.result().join();
+    meter.close();
+    long started = 0;
+    long completed = 0;
+    long failed = 0;
+    Map<String, Long> errors = new LinkedHashMap<>();
+    for (ModelResult m : r.models()) {
+      started += m.started();
+      completed += m.completed();
+      failed += m.failed();
+      m.errors().forEach((k, v) -> errors.merge(k, v, Long::sum));
+    }
+    ChildJvm.report(
+        "result",
+        new Result(
+            r.eventsPublished(),
+            r.heartbeats(),
+            r.elapsed().toNanos(),
+            r.clientPauseMaxUs(),
+            r.notSent(),
+            r.lateAtSource(),
+            started,
+            completed,
+            failed,
+            errors,
+            meter.costs(),
+            cpu));
+  }
+}

@@ -1,0 +1,169 @@
+package io.tpotstream.bench.throughput;
+
+import io.tpotstream.aggregator.Aggregator;
+import io.tpotstream.aggregator.AggregatorConfig;
+import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.bench.BenchEnv;
+import io.tpotstream.bench.Report;
+import io.tpotstream.bench.workload.BenchTopics;
+import io.tpotstream.bench.workload.Preloader;
+import io.tpotstream.bench.workload.SummaryWatcher;
+import io.tpotstream.bench.workload.SyntheticWorkload;
+import io.tpotstream.bench.workload.WorkloadShape;
+import java.time.Duration;
+import java.util.Map;
+import org.apache.kafka.streams.StreamsConfig;
+
+/**
+ * B1: how fast the aggregator turns a preloaded topic of token events into summaries, next to a
+ * plain consumer reading the same topic in the same run.
+ */
+public final class AggregatorThroughput {
+  public static final int PARTITIONS = 3;
+
+  private AggregatorThroughput() {}
+
+  public static void run(BenchEnv env, Report report) {
+    run(env, report, env.pick(5_000_000L, 500_000L));
+  }
+
+  /** B1 with about {@code target} records. */
+  static void run(BenchEnv env, Report report, long target) {
+    report.section("B1", "aggregator throughput (" + Report.count(target) + " preloaded events)");
+    String topic = BenchTopics.unique("bench-b1-events");
+    BenchTopics.create(env.bootstrapServers(), topic, PARTITIONS);
+    Duration window = StageSettings.DEFAULT_WINDOW;
+    long baseTsMs = (System.currentTimeMillis() / 3_600_000L - 24) * 3_600_000L;
+    SyntheticWorkload workload =
+        new SyntheticWorkload(WorkloadShape.chat(target, PARTITIONS), window, baseTsMs);
+    Preloader.Loaded loaded = Preloader.load(env.bootstrapServers(), topic, workload);
+    SyntheticWorkload.Summary w = loaded.workload();
+    report.note(
+        String.format(
+            "%s records: %s requests over 20 models (64-448 tokens at 50 tokens/s, 256 in flight,"
+                + " 1%% cut short), %s heartbeats, %s s of event time, %d partitions,"
+                + " %.0f bytes/event of JSON",
+            Report.count(w.records()),
+            Report.count(w.requests()),
+            Report.count(w.heartbeats()),
+            Report.count((w.lastTsMs() - w.firstTsMs()) / 1000),
+            PARTITIONS,
+            loaded.bytes() / (double) w.records()));
+    report.figure(
+        "preload (KafkaProducer, lz4, acks=all)",
+        Report.perSecond(loaded.recordsPerSecond(), "events"));
+
+    PlainConsumer.Read plain = PlainConsumer.readAll(env.bootstrapServers(), topic, false);
+    report.headline(
+        "plain KafkaConsumer (bytes only)",
+        Report.perSecond(plain.perSecond(), "events")
+            + " ("
+            + Report.count(plain.records())
+            + " in "
+            + Report.seconds(plain.elapsedNs())
+            + ")");
+    PlainConsumer.Read decoded = PlainConsumer.readAll(env.bootstrapServers(), topic, true);
+    report.figure(
+        "plain KafkaConsumer + JSON decode",
+        Report.perSecond(decoded.perSecond(), "events")
+            + " ("
+            + Report.count(decoded.records())
+            + " in "
+            + Report.seconds(decoded.elapsedNs())
+            + ")");
+
+    Run eos = aggregate(env, topic, w, window, StreamsConfig.EXACTLY_ONCE_V2, Map.of());
+    report.headline(
+        "aggregator, exactly_once_v2 (default)",
+        Report.perSecond(eos.perSecond(w.records()), "events")
+            + " ("
+            + Report.count(w.records())
+            + " in "
+            + Report.seconds(eos.totalNs)
+            + " from start to the last window's summaries)");
+    report.figure("  of which start-up (until Streams is RUNNING)", Report.seconds(eos.runningNs));
+    report.figure("  first summary out after", Report.seconds(eos.firstSummaryNs));
+    report.headline(
+        "aggregator / plain consumer",
+        String.format(
+            java.util.Locale.ROOT, "%.2f", eos.perSecond(w.records()) / plain.perSecond()));
+    report.figure(
+        "summaries out",
+        Report.count(eos.summaries)
+            + " ("
+            + Report.count(w.seriesWindows())
+            + " series-windows in the input)");
+    if (!env.quick() || Boolean.getBoolean("tpot.bench.variants")) {
+      Run shortCommits =
+          aggregate(
+              env,
+              topic,
+              w,
+              window,
+              StreamsConfig.EXACTLY_ONCE_V2,
+              Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "100"));
+      report.figure(
+          "aggregator, exactly_once_v2, commits every 100 ms",
+          Report.perSecond(shortCommits.perSecond(w.records()), "events")
+              + " ("
+              + Report.seconds(shortCommits.totalNs)
+              + ")");
+      Run alo = aggregate(env, topic, w, window, StreamsConfig.AT_LEAST_ONCE, Map.of());
+      report.figure(
+          "aggregator, at_least_once",
+          Report.perSecond(alo.perSecond(w.records()), "events")
+              + " ("
+              + Report.seconds(alo.totalNs)
+              + ")");
+    }
+  }
+
+  private record Run(long totalNs, long runningNs, long firstSummaryNs, long summaries) {
+    double perSecond(long records) {
+      return records / (totalNs / 1e9);
+    }
+  }
+
+  private static Run aggregate(
+      BenchEnv env,
+      String topic,
+      SyntheticWorkload.Summary w,
+      Duration window,
+      String guarantee,
+      Map<String, String> streamsProperties) {
+    String output = BenchTopics.unique("bench-b1-summaries");
+    BenchTopics.create(env.bootstrapServers(), output, 1);
+    AggregatorConfig config =
+        AggregatorConfig.defaults(env.bootstrapServers())
+            .withTopics(topic, output, BenchTopics.unique("bench-b1-dead"))
+            .withApplicationId(BenchTopics.unique("bench-b1"))
+            .withStage(StageSettings.defaults().withWindow(window))
+            .withProcessingGuarantee(guarantee)
+            .withKafkaProperties(streamsProperties);
+    try (SummaryWatcher watcher = new SummaryWatcher(env.bootstrapServers(), output)) {
+      long startNs = System.nanoTime();
+      long[] runningAt = {-1};
+      try (Aggregator aggregator = Aggregator.start(config)) {
+        SummaryWatcher.Seen seen =
+            watcher.awaitLastWindow(
+                w.lastWindowEndMs(),
+                w.seriesInLastWindow(),
+                Duration.ofMinutes(20),
+                () -> {
+                  if (runningAt[0] < 0 && aggregator.isRunning()) {
+                    runningAt[0] = System.nanoTime();
+                  }
+                  if (aggregator.stopped().isDone()) {
+                    aggregator.stopped().join();
+                    throw new IllegalStateException("the aggregator stopped early");
+                  }
+                });
+        return new Run(
+            seen.lastWindowDoneNs() - startNs,
+            runningAt[0] - startNs,
+            seen.firstNs() - startNs,
+            seen.summaries());
+      }
+    }
+  }
+}

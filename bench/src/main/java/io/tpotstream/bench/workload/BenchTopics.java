@@ -1,0 +1,76 @@
+package io.tpotstream.bench.workload;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/** Topics and clients of the benchmarks: fresh names, kept forever, read from the start. */
+public final class BenchTopics {
+  private BenchTopics() {}
+
+  /** A name no earlier run used: {@code prefix-<random hex>}. */
+  public static String unique(String prefix) {
+    return prefix + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
+  }
+
+  /** Creates {@code topic} with {@code partitions} partitions and no time-based retention. */
+  public static void create(String bootstrap, String topic, int partitions) {
+    try (Admin admin = Admin.create(adminProps(bootstrap))) {
+      admin
+          .createTopics(
+              List.of(
+                  new NewTopic(topic, Optional.of(partitions), Optional.empty())
+                      .configs(Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1"))))
+          .all()
+          .get(30, TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("cannot create topic " + topic + ": " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted creating " + topic, e);
+    }
+  }
+
+  static Properties adminProps(String bootstrap) {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    return p;
+  }
+
+  /** A plain byte consumer (no group), read_committed, as the aggregator reads. */
+  public static KafkaConsumer<byte[], byte[]> consumer(String bootstrap) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    return new KafkaConsumer<>(p);
+  }
+
+  /** Assigns every partition of {@code topic} from its start; returns the partitions. */
+  public static List<TopicPartition> assignFromStart(
+      KafkaConsumer<byte[], byte[]> consumer, String topic) {
+    List<TopicPartition> parts =
+        consumer.partitionsFor(topic).stream()
+            .map(info -> new TopicPartition(topic, info.partition()))
+            .toList();
+    consumer.assign(parts);
+    consumer.seekToBeginning(parts);
+    return parts;
+  }
+}

@@ -1,0 +1,71 @@
+package io.tpotstream.bench.workload;
+
+import io.tpotstream.common.event.TokenEventCodec;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/** Writes a synthetic workload into a topic, keyed and compressed as the real producer does. */
+public final class Preloader {
+  /** What was written and how fast. */
+  public record Loaded(SyntheticWorkload.Summary workload, long elapsedNs, long bytes) {
+    public double recordsPerSecond() {
+      return workload.records() / (elapsedNs / 1e9);
+    }
+  }
+
+  private Preloader() {}
+
+  /** Generates {@code workload} into {@code topic} and waits until Kafka acknowledged it all. */
+  public static Loaded load(String bootstrap, String topic, SyntheticWorkload workload) {
+    AtomicReference<Exception> failure = new AtomicReference<>();
+    AtomicLong bytes = new AtomicLong();
+    long startNs = System.nanoTime();
+    SyntheticWorkload.Summary summary;
+    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(props(bootstrap))) {
+      summary =
+          workload.generate(
+              (event, partition) -> {
+                byte[] value = TokenEventCodec.encode(event);
+                bytes.addAndGet(value.length);
+                ProducerRecord<String, byte[]> record =
+                    partition < 0
+                        ? new ProducerRecord<>(topic, null, event.ts(), event.requestId(), value)
+                        : new ProducerRecord<>(
+                            topic, partition, event.ts(), event.producerId(), value);
+                producer.send(
+                    record,
+                    (metadata, error) -> {
+                      if (error != null) {
+                        failure.compareAndSet(null, error);
+                      }
+                    });
+              });
+      producer.flush();
+    }
+    if (failure.get() != null) {
+      throw new IllegalStateException(
+          "preloading " + topic + " failed: " + failure.get().getMessage(), failure.get());
+    }
+    return new Loaded(summary, System.nanoTime() - startNs, bytes.get());
+  }
+
+  private static Properties props(String bootstrap) {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    // as the real producer: idempotent, lz4; bigger batches than it uses, to load fast
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+    p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
+    p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(128L * 1024 * 1024));
+    return p;
+  }
+}
