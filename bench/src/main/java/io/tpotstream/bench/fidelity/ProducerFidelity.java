@@ -36,8 +36,8 @@ public final class ProducerFidelity {
 
   public static void run(BenchEnv env, Report report) {
     List<Integer> streams = env.pick(List.of(100, 1_000, 2_000), List.of(100, 1_000));
-    Duration runFor = env.pick(Duration.ofSeconds(30), Duration.ofSeconds(6));
-    Duration openFor = env.pick(Duration.ofSeconds(20), Duration.ofSeconds(4));
+    Duration runFor = env.pick(Duration.ofSeconds(30), Duration.ofSeconds(5));
+    Duration openFor = env.pick(Duration.ofSeconds(20), Duration.ofSeconds(3));
     report.section(
         "B2",
         "producer fidelity and capacity (closed loop, "

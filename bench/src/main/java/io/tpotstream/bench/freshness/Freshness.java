@@ -46,7 +46,7 @@ public final class Freshness {
   private Freshness() {}
 
   public static void run(BenchEnv env, Report report) {
-    Duration runFor = env.pick(Duration.ofSeconds(90), Duration.ofSeconds(20));
+    Duration runFor = env.pick(Duration.ofSeconds(90), Duration.ofSeconds(15));
     report.section(
         "B3",
         "freshness (window end to its record in the metrics topic; "

@@ -45,7 +45,7 @@ public final class MemoryGrowth {
     try {
       aggregator(env, report, requests);
       if (!Boolean.getBoolean("tpot.bench.noproducer")) {
-        producer(env, report, env.pick(1_000_000L, 20_000L));
+        producer(env, report, env.pick(1_000_000L, 10_000L));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
