@@ -144,6 +144,11 @@ public final class Aggregator implements AutoCloseable {
       if (t instanceof PartitionsChangedException) {
         return t.getMessage();
       }
+      if (t.getMessage() != null && t.getMessage().contains("has invalid partitions")) {
+        return "partitions changed: re-aggregate with a new --application-id ("
+            + t.getMessage()
+            + ")";
+      }
       root = t;
     }
     return "the aggregator stopped: " + root;
@@ -152,6 +157,7 @@ public final class Aggregator implements AutoCloseable {
   private static AggregatorConfig prepareTopics(AggregatorConfig config) {
     try (Admin admin = Admin.create(adminProperties(config))) {
       int partitions = inputPartitions(admin, config);
+      checkPartitionsUnchanged(admin, config, partitions);
       Map<String, String> keepForever = Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1");
       boolean created = createIfMissing(admin, config.outputTopic(), 1, keepForever);
       createIfMissing(admin, config.deadLetterTopic(), 1, keepForever);
@@ -188,6 +194,40 @@ public final class Aggregator implements AutoCloseable {
       return partitions;
     }
     return inputPartitions(admin, config);
+  }
+
+  /**
+   * Stage 1's changelog has one partition per input partition: if this application id ran before
+   * with another count, its windows can no longer be completed.
+   */
+  private static void checkPartitionsUnchanged(Admin admin, AggregatorConfig config, int now)
+      throws ExecutionException, InterruptedException, TimeoutException {
+    String changelog =
+        config.applicationId() + "-" + AggregatorTopology.PARTIAL_STORE + "-changelog";
+    try {
+      int before =
+          admin
+              .describeTopics(List.of(changelog))
+              .allTopicNames()
+              .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+              .get(changelog)
+              .partitions()
+              .size();
+      if (before != now) {
+        throw new PartitionsChangedException(
+            "partitions changed: re-aggregate with a new --application-id (topic "
+                + config.inputTopic()
+                + " had "
+                + before
+                + " partitions when this application id started, now "
+                + now
+                + ")");
+      }
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+        throw e;
+      }
+    }
   }
 
   /** Creates a topic with the broker's default replication; false when it already existed. */

@@ -3,9 +3,11 @@ package io.tpotstream.aggregator;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.aggregator.fixtures.SyntheticLoad;
+import io.tpotstream.aggregator.merge.PartitionsChangedException;
 import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.stage.StageSettings;
 import io.tpotstream.aggregator.topology.DeadLetterHeaders;
@@ -22,6 +24,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -117,6 +120,28 @@ class AggregatorOnBrokerTest {
       assertEquals(offline, readSummaries(kafka, sameTopic.outputTopic(), offline.size()));
       assertEquals(offline, readSummaries(kafka, otherTopic.outputTopic(), offline.size()));
     }
+  }
+
+  @Test
+  void aChangedPartitionCountStopsTheAggregatorWithAClearMessage(TestKafka kafka) throws Exception {
+    String topic = TestKafka.uniqueName("events-grow");
+    kafka.createTopic(topic, 2, Map.of("retention.ms", "-1"));
+    List<TokenEvent> few = SyntheticLoad.events(3, T0, 20);
+    SyntheticLoad.publish(kafka.producerProps(), topic, 2, few, -1);
+    AggregatorConfig config = config(kafka, topic, "agg-grow");
+    try (Aggregator first = Aggregator.start(config)) {
+      readSummaries(kafka, config.outputTopic(), 1); // it ran with 2 partitions
+    }
+    try (var admin = kafka.admin()) {
+      admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(3))).all().get();
+    }
+    PartitionsChangedException e =
+        assertThrows(PartitionsChangedException.class, () -> Aggregator.start(config));
+    assertEquals(
+        "partitions changed: re-aggregate with a new --application-id (topic "
+            + topic
+            + " had 2 partitions when this application id started, now 3)",
+        e.getMessage());
   }
 
   private static AggregatorConfig config(TestKafka kafka, String input, String name) {

@@ -7,6 +7,7 @@ import io.tpotstream.common.Topics;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -150,9 +151,11 @@ final class AggregateCommand implements Callable<Integer> {
     Properties p = new Properties();
     try (Reader reader = Files.newBufferedReader(file)) {
       p.load(reader);
+    } catch (NoSuchFileException e) {
+      throw new IllegalArgumentException("no file " + file + ": check --kafka-config");
     } catch (IOException e) {
       throw new IllegalArgumentException(
-          "cannot read --kafka-config " + file + " (" + e.getMessage() + "): check the path", e);
+          "cannot read --kafka-config " + file + " (" + e + "): check the file");
     }
     p.stringPropertyNames().forEach(name -> values.put(name, p.getProperty(name)));
     return values;

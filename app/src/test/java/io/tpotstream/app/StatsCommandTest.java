@@ -9,6 +9,7 @@ import io.tpotstream.common.Json;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
 import io.tpotstream.common.event.TokenKind;
+import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -114,6 +115,59 @@ class StatsCommandTest {
     assertTrue(
         run.err().contains(events.size() + " events, 1 lines skipped, 2 summaries"), run.err());
     assertEquals(19, WindowSummaryCodec.decode(run.out().lines().findFirst().get()).tpot().count());
+  }
+
+  @Test
+  void aFinalHeartbeatInTheMillisecondOfTheLastTokenDoesNotMakeItLate() throws Exception {
+    long ts = T0 + 9_999;
+    List<TokenEvent> events = new ArrayList<>();
+    events.add(TokenEvent.heartbeat(T0, "run", "p1", T0 - 200, false, null));
+    events.add(TokenEvent.start(T0 + 1, "run", "r", "m", Map.of(), null, "p1"));
+    events.add(
+        TokenEvent.token(
+            T0 + 2, "run", "r", "m", Map.of(), 1_000_000L, 0, 1, TokenKind.CONTENT, "p1"));
+    events.add(
+        TokenEvent.token(ts, "run", "r", "m", Map.of(), 2_000_000L, 1, 1, TokenKind.CONTENT, "p1"));
+    events.add(TokenEvent.heartbeat(ts, "run", "p1", ts, true, null));
+    List<String> lines = new ArrayList<>();
+    for (int p = 0; p < 3; p++) { // the final heartbeat went to partitions 0..2; the token to 2
+      lines.add(exported(events.get(4), p, 10 + p));
+    }
+    lines.add(exported(events.get(0), 0, 0));
+    lines.add(exported(events.get(1), 2, 0));
+    lines.add(exported(events.get(2), 2, 1));
+    lines.add(exported(events.get(3), 2, 2));
+    Path file = dir.resolve("same-ms.jsonl");
+    Files.write(file, lines);
+
+    Run run = tpot("stats", file.toString(), "--format", "json");
+
+    WindowSummary s = WindowSummaryCodec.decode(run.out().lines().findFirst().orElseThrow());
+    assertEquals(1, s.tpot().count(), run.out());
+    assertEquals(0, s.lateSamples());
+  }
+
+  private static String exported(TokenEvent e, int partition, long offset) throws Exception {
+    Map<String, Object> line = new LinkedHashMap<>();
+    line.put("key", e.requestId() != null ? e.requestId() : e.producerId());
+    line.put("partition", partition);
+    line.put("offset", offset);
+    line.put("timestamp", e.ts());
+    line.put("value", Json.MAPPER.readTree(TokenEventCodec.encode(e)));
+    return Json.MAPPER.writeValueAsString(line);
+  }
+
+  @Test
+  void aGzippedFileGivesTheSameSummaries() throws Exception {
+    Path plain = exportFile(events());
+    Path gz = dir.resolve("events.jsonl.gz");
+    try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
+      out.write(Files.readAllBytes(plain));
+    }
+    Run fromPlain = tpot("stats", plain.toString(), "--format", "json");
+    Run fromGz = tpot("stats", gz.toString(), "--format", "json");
+    assertEquals(1, fromGz.out().lines().count(), fromGz.err()); // one series, one window
+    assertEquals(fromPlain.out(), fromGz.out());
   }
 
   @Test

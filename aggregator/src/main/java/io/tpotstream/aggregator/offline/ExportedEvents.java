@@ -29,8 +29,13 @@ public final class ExportedEvents {
   /** One event and where it was in the log (plain lines: partition 0, offset = line number). */
   public record Positioned(TokenEvent event, int partition, long offset, long line) {}
 
+  /**
+   * (ts, partition, offset); a final heartbeat comes after the other events of its millisecond, as
+   * it did on every partition it was written to (the producer sends it last).
+   */
   private static final Comparator<Positioned> LOG_ORDER =
       Comparator.comparingLong((Positioned p) -> p.event().ts())
+          .thenComparingInt(p -> p.event().finalHeartbeat() ? 1 : 0)
           .thenComparingInt(Positioned::partition)
           .thenComparingLong(Positioned::offset)
           .thenComparingLong(Positioned::line);

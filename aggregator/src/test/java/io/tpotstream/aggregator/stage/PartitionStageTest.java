@@ -93,6 +93,27 @@ class PartitionStageTest {
   }
 
   @Test
+  void aGapAboveAnHourIsClampedToAnHourNotThrown() {
+    Req r = new Req("r1", "model-a");
+    long hourNs = 3_600_000_000_000L;
+    List<WindowSummary> out =
+        run(
+            List.of(
+                r.start(T0),
+                r.token(T0 + 10, ms(10)),
+                r.token(T0 + 20, ms(10) + 2 * hourNs), // a clock gone wild: two hours
+                r.end(T0 + 30, ms(20) + 2 * hourNs)));
+    WindowSummary s = out.get(0);
+    assertEquals(1, s.tpot().count());
+    assertEquals(
+        LatencyHistogram.ms(HistogramCodec.decode(s.histograms().tpot()).maxMicros()),
+        s.tpot().maxMs());
+    // one hour's bucket, as HdrHistogram reports it
+    assertEquals(new BigDecimal("3600809.983"), s.tpot().p50Ms());
+    assertEquals(1, s.e2e().count());
+  }
+
+  @Test
   void closeTimeIsTheLowestLiveWatermark() {
     List<CloseTime.Mark> marks =
         List.of(

@@ -20,8 +20,17 @@ public record ArchivedRecord(
    */
   public static final Comparator<ArchivedRecord> REPLAY_ORDER =
       Comparator.comparingLong(ArchivedRecord::ts)
+          // a final heartbeat says "nothing more from this producer": after every event of its ms
+          .thenComparing(ArchivedRecord::isFinalHeartbeat)
           .thenComparingInt(ArchivedRecord::partition)
           .thenComparingLong(ArchivedRecord::offset);
+
+  /** True for a heartbeat with {@code final: true}. */
+  public boolean isFinalHeartbeat() {
+    return value != null
+        && "heartbeat".equals(value.path("type").asText())
+        && value.path("final").asBoolean(false);
+  }
 
   /** The event's {@code ts} (falls back to the record timestamp when the value has none). */
   public long ts() {

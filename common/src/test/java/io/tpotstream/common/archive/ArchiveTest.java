@@ -44,6 +44,24 @@ class ArchiveTest {
   }
 
   @Test
+  void aFinalHeartbeatIsReplayedAfterEveryOtherEventOfItsMillisecond(@TempDir Path dir)
+      throws Exception {
+    Path file = dir.resolve("events.jsonl");
+    try (ArchiveWriter writer = new ArchiveWriter(file)) {
+      writer.write(
+          "p",
+          0,
+          7,
+          2_000,
+          TokenEventCodec.encode(TokenEvent.heartbeat(2_000, "run", "p", 1_800, true, null)));
+      writer.write("r1", 1, 3, 2_000, TokenEventCodec.encode(token(2_000, "r1", 5)));
+    }
+    List<ArchivedRecord> records = ArchiveReader.readInReplayOrder(file, (line, reason) -> {});
+    assertEquals("r1", records.get(0).key());
+    assertEquals(true, records.get(1).isFinalHeartbeat());
+  }
+
+  @Test
   void aCorruptLineIsReportedWithItsNumberAndSkipped(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("events.jsonl");
     String good =

@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.SortedMap;
 
 /**
- * Everything a producer run needs, validated (see {@link ConfigLoader} and README-section.md for
- * each key). The API key lives in {@link ApiKey}, whose printout is masked.
+ * Everything a producer run needs, validated (see {@link ConfigLoader} and the README for each
+ * key). The API key lives in {@link ApiKey}, whose printout is masked.
  *
  * @param apiBase the API root with its version segment, no trailing slash (e.g. {@code
  *     https://api.openai.com/v1})

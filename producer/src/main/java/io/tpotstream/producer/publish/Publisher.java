@@ -386,6 +386,7 @@ public final class Publisher {
             "created topic {} with {} partitions (replication: the broker's default)",
             settings.topic(),
             settings.partitions());
+        awaitLeaders(admin, settings, timeoutMs);
       } catch (ExecutionException e) {
         if (!(e.getCause() instanceof TopicExistsException)) {
           throw new PublishException(
@@ -407,6 +408,34 @@ public final class Publisher {
     } catch (org.apache.kafka.common.KafkaException e) {
       throw new PublishException(unreachable(settings, e), e);
     }
+  }
+
+  /**
+   * Waits until every partition of a topic created a moment ago has a leader: the first sends to a
+   * partition whose leader is not yet known are retried by the client, and were seen to end in
+   * sequence errors on a fresh single-node broker.
+   */
+  private static void awaitLeaders(Admin admin, KafkaSettings settings, int timeoutMs)
+      throws InterruptedException, TimeoutException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    while (System.nanoTime() < deadline) {
+      try {
+        TopicDescription d =
+            admin
+                .describeTopics(List.of(settings.topic()))
+                .allTopicNames()
+                .get(timeoutMs, TimeUnit.MILLISECONDS)
+                .get(settings.topic());
+        if (d.partitions().size() == settings.partitions()
+            && d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+          return;
+        }
+      } catch (ExecutionException e) {
+        // metadata not propagated yet: ask again
+      }
+      Thread.sleep(50);
+    }
+    LOG.warn("topic {}: not every partition had a leader after {} ms", settings.topic(), timeoutMs);
   }
 
   private static String unreachable(KafkaSettings settings, Throwable cause) {
