@@ -35,7 +35,12 @@ import java.util.TreeMap;
   "producerId",
   "watermark",
   "final",
-  "clientPauseMaxUs"
+  "clientPauseMaxUs",
+  "loopLagMaxUs",
+  "coalescedChunks",
+  "coalesced",
+  "warmup",
+  "source"
 })
 public record TokenEvent(
     EventType type,
@@ -60,7 +65,12 @@ public record TokenEvent(
     String producerId,
     Long watermark,
     @JsonProperty("final") Boolean isFinal,
-    Long clientPauseMaxUs) {
+    Long clientPauseMaxUs,
+    Long loopLagMaxUs,
+    Long coalescedChunks,
+    Boolean coalesced,
+    Boolean warmup,
+    String source) {
 
   /** The event format version this code writes. */
   public static final int VERSION = 1;
@@ -101,6 +111,11 @@ public record TokenEvent(
         producerId,
         null,
         null,
+        null,
+        null,
+        null,
+        null,
+        null,
         null);
   }
 
@@ -137,6 +152,11 @@ public record TokenEvent(
         null,
         null,
         producerId,
+        null,
+        null,
+        null,
+        null,
+        null,
         null,
         null,
         null);
@@ -177,6 +197,11 @@ public record TokenEvent(
         null,
         malformedChunks,
         producerId,
+        null,
+        null,
+        null,
+        null,
+        null,
         null,
         null,
         null);
@@ -221,6 +246,11 @@ public record TokenEvent(
         producerId,
         null,
         null,
+        null,
+        null,
+        null,
+        null,
+        null,
         null);
   }
 
@@ -234,6 +264,22 @@ public record TokenEvent(
       long watermark,
       boolean isFinal,
       Long clientPauseMaxUs) {
+    return heartbeat(ts, runId, producerId, watermark, isFinal, clientPauseMaxUs, null, null);
+  }
+
+  /**
+   * A heartbeat with the producer's own health over the last second: its worst pause and worst
+   * event-loop lag (µs) and the chunks that arrived in the same socket read as the one before.
+   */
+  public static TokenEvent heartbeat(
+      long ts,
+      String runId,
+      String producerId,
+      long watermark,
+      boolean isFinal,
+      Long clientPauseMaxUs,
+      Long loopLagMaxUs,
+      Long coalescedChunks) {
     return new TokenEvent(
         EventType.HEARTBEAT,
         VERSION,
@@ -257,7 +303,102 @@ public record TokenEvent(
         producerId,
         watermark,
         isFinal ? true : null,
-        clientPauseMaxUs);
+        clientPauseMaxUs,
+        loopLagMaxUs,
+        coalescedChunks,
+        null,
+        null,
+        null);
+  }
+
+  /** This event marked as part of a warm-up request (left out of every statistic). */
+  public TokenEvent asWarmup() {
+    return withFlags(coalesced, true, source);
+  }
+
+  /** This token event marked as having arrived in the same socket read as the chunk before it. */
+  public TokenEvent asCoalesced() {
+    return withFlags(true, warmup, source);
+  }
+
+  /** This event with its {@code source} ({@code producer} or {@code proxy}). */
+  public TokenEvent withSource(String source) {
+    return withFlags(coalesced, warmup, source);
+  }
+
+  /** True when this event belongs to a warm-up request. */
+  public boolean inWarmup() {
+    return Boolean.TRUE.equals(warmup);
+  }
+
+  /** True when this token chunk came out of the same socket read as the one before it. */
+  public boolean arrivedCoalesced() {
+    return Boolean.TRUE.equals(coalesced);
+  }
+
+  /** This event with another {@code ts} (epoch ms). */
+  public TokenEvent withTs(long ts) {
+    return new TokenEvent(
+        type,
+        v,
+        ts,
+        runId,
+        requestId,
+        model,
+        labels,
+        elapsedNs,
+        seq,
+        tokens,
+        kind,
+        promptTokens,
+        completionTokens,
+        finishReason,
+        errorClass,
+        httpStatus,
+        message,
+        scheduleLagNs,
+        malformedChunks,
+        producerId,
+        watermark,
+        isFinal,
+        clientPauseMaxUs,
+        loopLagMaxUs,
+        coalescedChunks,
+        coalesced,
+        warmup,
+        source);
+  }
+
+  private TokenEvent withFlags(Boolean coalesced, Boolean warmup, String source) {
+    return new TokenEvent(
+        type,
+        v,
+        ts,
+        runId,
+        requestId,
+        model,
+        labels,
+        elapsedNs,
+        seq,
+        tokens,
+        kind,
+        promptTokens,
+        completionTokens,
+        finishReason,
+        errorClass,
+        httpStatus,
+        message,
+        scheduleLagNs,
+        malformedChunks,
+        producerId,
+        watermark,
+        isFinal,
+        clientPauseMaxUs,
+        loopLagMaxUs,
+        coalescedChunks,
+        Boolean.TRUE.equals(coalesced) ? true : null,
+        Boolean.TRUE.equals(warmup) ? true : null,
+        source);
   }
 
   /** True for a heartbeat that says its producer has stopped for good. */

@@ -31,6 +31,12 @@ public final class WindowStats {
   private long outputTokens;
   private long lateSamples;
   private long clientPauseMaxUs = -1;
+  private long clientLagMaxUs = -1;
+  private long coalescedGaps;
+  private long warmupRequests;
+
+  /** A window is {@code clientSuspect} when the client's own lag or pause passed this (µs). */
+  public static final long DEFAULT_CLIENT_LAG_THRESHOLD_US = 1_000;
 
   public void started(long count) {
     started += count;
@@ -66,6 +72,21 @@ public final class WindowStats {
     clientPauseMaxUs = Math.max(clientPauseMaxUs, micros);
   }
 
+  /** Notes a producer's worst event-loop lag (µs); the window keeps the maximum. */
+  public void clientLag(long micros) {
+    clientLagMaxUs = Math.max(clientLagMaxUs, micros);
+  }
+
+  /** Counts TPOT samples whose chunk arrived in the same socket read as the chunk before. */
+  public void coalescedGaps(long count) {
+    coalescedGaps += count;
+  }
+
+  /** Counts warm-up requests, left out of every other statistic. */
+  public void warmupRequests(long count) {
+    warmupRequests += count;
+  }
+
   /** Adds everything {@code other} holds to this. */
   public WindowStats add(WindowStats other) {
     tpot.add(other.tpot);
@@ -83,6 +104,9 @@ public final class WindowStats {
     outputTokens += other.outputTokens;
     lateSamples += other.lateSamples;
     clientPauseMaxUs = Math.max(clientPauseMaxUs, other.clientPauseMaxUs);
+    clientLagMaxUs = Math.max(clientLagMaxUs, other.clientLagMaxUs);
+    coalescedGaps += other.coalescedGaps;
+    warmupRequests += other.warmupRequests;
     return this;
   }
 
@@ -118,6 +142,24 @@ public final class WindowStats {
     return lateSamples;
   }
 
+  /** The producers' worst event-loop lag in µs, or -1 when none was reported. */
+  public long clientLagMaxUs() {
+    return clientLagMaxUs;
+  }
+
+  /** The producers' worst own pause in µs, or -1 when none was reported. */
+  public long clientPauseMaxUs() {
+    return clientPauseMaxUs;
+  }
+
+  public long coalescedGaps() {
+    return coalescedGaps;
+  }
+
+  public long warmupRequests() {
+    return warmupRequests;
+  }
+
   /** Out-of-range samples clamped across all histograms. */
   public long clamped() {
     return tpot.clamped()
@@ -128,13 +170,29 @@ public final class WindowStats {
         + ttftFromIntended.clamped();
   }
 
-  /** The summary of this (series, window). */
+  /** The summary of this (series, window), suspect past the default client-lag threshold. */
   public WindowSummary toSummary(
       String series,
       String model,
       Map<String, String> labels,
       long windowStartMs,
       long windowEndMs) {
+    return toSummary(
+        series, model, labels, windowStartMs, windowEndMs, DEFAULT_CLIENT_LAG_THRESHOLD_US);
+  }
+
+  /**
+   * The summary of this (series, window); {@code clientSuspect} when the producers' own lag or
+   * pause passed {@code clientLagThresholdUs}.
+   */
+  public WindowSummary toSummary(
+      String series,
+      String model,
+      Map<String, String> labels,
+      long windowStartMs,
+      long windowEndMs,
+      long clientLagThresholdUs) {
+    long clientWorstUs = Math.max(clientLagMaxUs, clientPauseMaxUs);
     RequestCounts requests =
         new RequestCounts(
             started,
@@ -174,6 +232,10 @@ public final class WindowStats {
         optional(scheduleLag),
         optional(ttftFromIntended),
         clientPauseMaxUs < 0 ? null : LatencyHistogram.ms(clientPauseMaxUs),
+        clientLagMaxUs < 0 ? null : LatencyHistogram.ms(clientLagMaxUs),
+        coalescedGaps,
+        clientWorstUs < 0 ? null : clientWorstUs > clientLagThresholdUs,
+        warmupRequests,
         histograms);
   }
 
@@ -201,6 +263,11 @@ public final class WindowStats {
     if (summary.clientPauseMaxMs() != null) {
       stats.clientPauseMaxUs = summary.clientPauseMaxMs().movePointRight(3).longValueExact();
     }
+    if (summary.clientLagMaxMs() != null) {
+      stats.clientLagMaxUs = summary.clientLagMaxMs().movePointRight(3).longValueExact();
+    }
+    stats.coalescedGaps = summary.coalescedGaps();
+    stats.warmupRequests = summary.warmupRequests();
     return stats;
   }
 

@@ -10,7 +10,11 @@ import java.util.TreeMap;
 /**
  * The aggregator's output for one series and window (DESIGN.md, "Window summary"). Latencies in ms;
  * {@code scheduleLag} and {@code ttftFromIntended} are omitted in closed-loop runs; {@code
- * clientPauseMaxMs} is the producers' own worst pause seen in the window, when they reported it.
+ * clientPauseMaxMs} is the producers' own worst pause seen in the window, when they reported it;
+ * {@code clientLagMaxMs} their worst event-loop lag; {@code coalescedGaps} the TPOT samples taken
+ * from chunks that arrived in one socket read with the chunk before; {@code clientSuspect} is true
+ * when the client's own lag or pause passed the threshold in this window (null when no producer
+ * reported either); {@code warmupRequests} counts warm-up requests left out of every statistic.
  */
 @JsonPropertyOrder({
   "v",
@@ -32,6 +36,10 @@ import java.util.TreeMap;
   "scheduleLag",
   "ttftFromIntended",
   "clientPauseMaxMs",
+  "clientLagMaxMs",
+  "coalescedGaps",
+  "clientSuspect",
+  "warmupRequests",
   "histograms"
 })
 public record WindowSummary(
@@ -54,6 +62,10 @@ public record WindowSummary(
     LatencySummary scheduleLag,
     LatencySummary ttftFromIntended,
     BigDecimal clientPauseMaxMs,
+    BigDecimal clientLagMaxMs,
+    long coalescedGaps,
+    Boolean clientSuspect,
+    long warmupRequests,
     EncodedHistograms histograms) {
 
   /** The summary format version this code writes. */

@@ -64,7 +64,46 @@ class TokenEventCodecTest {
             null,
             "p-1"),
         TokenEvent.heartbeat(1_700_000_001_000L, "run-1", "p-1", 1_700_000_000_800L, false, 1_350L),
-        TokenEvent.heartbeat(1_700_000_002_000L, "run-1", "p-1", 1_700_000_001_800L, true, null));
+        TokenEvent.heartbeat(1_700_000_002_000L, "run-1", "p-1", 1_700_000_001_800L, true, null),
+        TokenEvent.heartbeat(
+            1_700_000_003_000L, "run-1", "p-1", 1_700_000_002_800L, false, 900L, 1_400L, 12L),
+        TokenEvent.token(
+                1_700_000_000_103L,
+                "run-1",
+                "req-3",
+                "model-a",
+                null,
+                2_000_000L,
+                4,
+                1,
+                TokenKind.CONTENT,
+                "p-1")
+            .asCoalesced()
+            .asWarmup()
+            .withSource("proxy"));
+  }
+
+  @Test
+  void healthAndFlagFieldsFollowTheDesignOrder() {
+    TokenEvent token =
+        TokenEvent.token(1_000L, "r", "q", "m", null, 5L, 1, 1, TokenKind.CONTENT, "p")
+            .asWarmup()
+            .asCoalesced()
+            .withSource("producer");
+    assertEquals(
+        "{\"type\":\"token\",\"v\":1,\"ts\":1000,\"runId\":\"r\",\"requestId\":\"q\",\"model\":\"m\","
+            + "\"elapsedNs\":5,\"seq\":1,\"tokens\":1,\"kind\":\"content\",\"producerId\":\"p\","
+            + "\"coalesced\":true,\"warmup\":true,\"source\":\"producer\"}",
+        TokenEventCodec.encodeToString(token));
+    assertTrue(token.inWarmup());
+    assertTrue(token.arrivedCoalesced());
+    assertEquals(
+        "{\"type\":\"heartbeat\",\"v\":1,\"ts\":2000,\"runId\":\"r\",\"producerId\":\"p\","
+            + "\"watermark\":1800,\"clientPauseMaxUs\":3,\"loopLagMaxUs\":4,\"coalescedChunks\":5}",
+        TokenEventCodec.encodeToString(
+            TokenEvent.heartbeat(2_000L, "r", "p", 1_800L, false, 3L, 4L, 5L)));
+    assertEquals(1234L, token.withTs(1234L).ts());
+    assertEquals(token.withTs(1234L).withTs(1000L), token);
   }
 
   @Test

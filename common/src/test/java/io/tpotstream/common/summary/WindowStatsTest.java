@@ -94,4 +94,37 @@ class WindowStatsTest {
         "model-a{concurrency=5,target=gw}",
         Series.name("model-a", Map.of("target", "gw", "concurrency", "5")));
   }
+
+  @Test
+  void clientHealthIsCarriedAndFlagsTheWindowPastTheThreshold() {
+    WindowStats quiet = sample();
+    assertNull(quiet.toSummary("m", "m", null, 0, 10_000).clientSuspect(), "no client report");
+
+    WindowStats lagging = sample();
+    lagging.clientLag(1_400);
+    lagging.clientPause(300);
+    lagging.coalescedGaps(7);
+    lagging.warmupRequests(2);
+    WindowSummary s = lagging.toSummary("m", "m", null, 0, 10_000);
+    assertEquals(new BigDecimal("1.400"), s.clientLagMaxMs());
+    assertEquals(new BigDecimal("0.300"), s.clientPauseMaxMs());
+    assertEquals(7, s.coalescedGaps());
+    assertEquals(2, s.warmupRequests());
+    assertEquals(Boolean.TRUE, s.clientSuspect(), "1.4 ms lag > default 1 ms");
+    assertEquals(
+        Boolean.FALSE, lagging.toSummary("m", "m", null, 0, 10_000, 2_000).clientSuspect());
+
+    WindowStats paused = sample();
+    paused.clientLag(200);
+    paused.clientPause(5_000);
+    assertEquals(
+        Boolean.TRUE, paused.toSummary("m", "m", null, 0, 10_000).clientSuspect(), "a pause too");
+
+    String json = WindowSummaryCodec.encodeToString(s);
+    assertEquals(
+        json,
+        WindowSummaryCodec.encodeToString(
+            WindowStats.fromSummary(WindowSummaryCodec.decode(json))
+                .toSummary("m", "m", null, 0, 10_000)));
+  }
 }

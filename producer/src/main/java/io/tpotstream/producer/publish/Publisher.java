@@ -307,30 +307,7 @@ public final class Publisher {
   }
 
   private static TokenEvent withTs(TokenEvent e, long ts) {
-    return new TokenEvent(
-        e.type(),
-        e.v(),
-        ts,
-        e.runId(),
-        e.requestId(),
-        e.model(),
-        e.labels(),
-        e.elapsedNs(),
-        e.seq(),
-        e.tokens(),
-        e.kind(),
-        e.promptTokens(),
-        e.completionTokens(),
-        e.finishReason(),
-        e.errorClass(),
-        e.httpStatus(),
-        e.message(),
-        e.scheduleLagNs(),
-        e.malformedChunks(),
-        e.producerId(),
-        e.watermark(),
-        e.isFinal(),
-        e.clientPauseMaxUs());
+    return e.withTs(ts);
   }
 
   static Properties producerProperties(KafkaSettings settings, String producerId) {
