@@ -327,13 +327,15 @@ public final class Publisher {
       // every request has ended: send what is held, whatever the wait for Kafka, then the finals
       while (failure.get() == null && !held.isEmpty()) {
         long now = System.nanoTime();
-        if (sendHeld(now) == 0) {
-          watchOutage(now);
+        int sent = sendHeld(now);
+        watchOutage(now);
+        if (sent == 0) {
           LockSupport.parkNanos(IDLE_PARK_NS);
         }
       }
       if (failure.get() == null) {
         kafka.flush();
+        watchOutage(System.nanoTime());
         sendFinalHeartbeats();
         kafka.flush();
       }
@@ -603,9 +605,11 @@ public final class Publisher {
       LOG.info(
           String.format(
               Locale.ROOT,
-              "Kafka is back after %.1f s: publishing the %,d held events in order",
+              "Kafka is back after %.1f s: the held events go out in order (%,d still held, %,d"
+                  + " sent and not yet acknowledged)",
               (lastProgressNs - outageSinceNs) / 1e9,
-              held.size()));
+              held.size(),
+              Math.max(0, sentEvents.get() - ackedEvents.get())));
       outageSinceNs = 0;
       backAfterOutage = true;
       return;
