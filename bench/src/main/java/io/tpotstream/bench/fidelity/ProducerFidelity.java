@@ -82,6 +82,7 @@ public final class ProducerFidelity {
     plan.add(open(50, openFor));
     plan.add(open(340, openFor));
     Optional<String> python = PythonAnchor.python();
+    report.note("producer JVM: " + String.join(" ", env.producerJvmOptions()));
 
     SimulatorConfig simConfig =
         SimulatorConfig.defaults()
@@ -102,7 +103,7 @@ public final class ProducerFidelity {
       try (ChildJvm child =
           ChildJvm.start(
               ProducerChild.class,
-              env.childJvmOptions(),
+              env.producerJvmOptions(),
               args,
               env.workDir().resolve("b2-producer.log"))) {
         for (int i = 0; i < plan.size(); i++) {

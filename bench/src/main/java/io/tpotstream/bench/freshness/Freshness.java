@@ -152,7 +152,7 @@ public final class Freshness {
       try (ChildJvm child =
           ChildJvm.start(
               ProducerChild.class,
-              env.childJvmOptions(),
+              env.producerJvmOptions(),
               args,
               env.workDir().resolve("b3-producer.log"))) {
         child.await("result", runFor.plusSeconds(90));

@@ -223,7 +223,7 @@ public final class MemoryGrowth {
       try (ChildJvm child =
           ChildJvm.start(
               ProducerChild.class,
-              env.childJvmOptions(),
+              env.producerJvmOptions(),
               args,
               env.workDir().resolve("b4-producer.log"))) {
         long deadline = System.nanoTime() + Duration.ofMinutes(60).toNanos();
