@@ -1,5 +1,6 @@
 package io.tpotstream.producer.load;
 
+import io.tpotstream.common.Json;
 import io.tpotstream.producer.config.Arrival;
 import io.tpotstream.producer.config.Durations;
 import io.tpotstream.producer.config.ProducerConfig;
@@ -56,7 +57,7 @@ public final class LoadRunner {
     this.dialect = dialect;
     this.handoff = handoff;
     this.lanes = lanes;
-    this.tickets = new Tickets(config);
+    this.tickets = new Tickets(config, dialect);
   }
 
   /** Starts the load; the future completes when every request sent has finished. */
@@ -238,7 +239,11 @@ public final class LoadRunner {
    * Thread-safe.
    */
   static final class Tickets {
+    private static final int BODIES_KEPT = 4096;
+
     private final ProducerConfig config;
+    private final Dialect dialect;
+    private final java.util.Map<String, byte[]> bodies = new java.util.HashMap<>();
     private final Warmup warmup;
     private final long planned;
     private long warmupEndNs = Long.MIN_VALUE;
@@ -248,8 +253,9 @@ public final class LoadRunner {
     private long deadlineNs = Long.MAX_VALUE;
     private boolean stopped;
 
-    Tickets(ProducerConfig config) {
+    Tickets(ProducerConfig config, Dialect dialect) {
       this.config = config;
+      this.dialect = dialect;
       this.warmup = config.warmup();
       this.planned = config.plannedRequests();
     }
@@ -309,11 +315,29 @@ public final class LoadRunner {
       // every model sees the same prompt sequence: prompt by round, not by request
       long round = k / models.size();
       return new RequestSpec(
-          config.runId() + "-" + suffix,
-          model,
-          config.prompts().messages(round),
-          intendedNs,
-          isWarmup);
+          config.runId() + "-" + suffix, model, body(model, round), intendedNs, isWarmup);
+    }
+
+    /**
+     * The body for {@code model} and prompt {@code round}, encoded once (kept for a few thousand).
+     */
+    private byte[] body(String model, long round) {
+      long prompt = round % config.prompts().size();
+      String key = model + '\n' + prompt;
+      byte[] body = bodies.get(key);
+      if (body == null) {
+        try {
+          body =
+              Json.MAPPER.writeValueAsBytes(
+                  dialect.requestBody(model, config.prompts().messages(prompt), config));
+        } catch (java.io.IOException e) {
+          throw new IllegalStateException("cannot encode the request body", e);
+        }
+        if (bodies.size() < BODIES_KEPT) {
+          bodies.put(key, body);
+        }
+      }
+      return body;
     }
   }
 }
