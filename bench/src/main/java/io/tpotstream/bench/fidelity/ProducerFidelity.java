@@ -61,7 +61,7 @@ public final class ProducerFidelity {
             + "-token responses at 50 tokens/s, "
             + runFor.toSeconds()
             + " s per run, after a warm-up run)");
-    int anchorRequests = env.pick(2_000, 400);
+    int anchorRequests = Integer.getInteger("tpot.bench.anchorRequests", env.pick(2_000, 400));
     int anchorTokens = env.pick(200, 100);
     List<Planned> plan = new ArrayList<>();
     plan.add(
@@ -81,6 +81,10 @@ public final class ProducerFidelity {
     plan.add(anchor(anchorRequests, anchorTokens));
     plan.add(open(50, openFor));
     plan.add(open(340, openFor));
+    // -Dtpot.bench.b2=anchor: only the side-by-side comparison (to compare settings quickly)
+    if ("anchor".equals(System.getProperty("tpot.bench.b2"))) {
+      plan.removeIf(p -> p.kind() != Kind.WARMUP && p.kind() != Kind.ANCHOR);
+    }
     Optional<String> python = PythonAnchor.python();
     report.note("producer JVM: " + String.join(" ", env.producerJvmOptions()));
 

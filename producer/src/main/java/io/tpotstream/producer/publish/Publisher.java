@@ -388,6 +388,7 @@ public final class Publisher {
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
+    heldNow.set(held.size());
     return count[0];
   }
 
@@ -400,9 +401,7 @@ public final class Publisher {
     }
     if (!held.offer(e)) {
       bufferFull();
-      return;
     }
-    heldNow.set(held.size());
   }
 
   /** Holds a token event of {@code request}, as numbers. */
@@ -421,9 +420,7 @@ public final class Publisher {
     }
     if (!held.offerToken(request, at, elapsedNs, seq, tokens, kind, coalesced)) {
       bufferFull();
-      return;
     }
-    heldNow.set(held.size());
   }
 
   private void bufferFull() {
