@@ -19,16 +19,20 @@ public record BenchEnv(
 
   /**
    * Options of a JVM that runs the producer: the producer's own settings ({@link
-   * io.tpotstream.producer.ProducerJvm}, or {@code -Dtpot.bench.producerJvm="..."} to compare
-   * others), then {@link #childJvmOptions()}.
+   * io.tpotstream.producer.ProducerJvm}, or {@code -Dtpot.bench.producerJvm=a,b,c} to compare
+   * others; {@code ,} alone: the JVM's defaults), then {@link #childJvmOptions()}.
    */
   public List<String> producerJvmOptions() {
     String other = System.getProperty("tpot.bench.producerJvm");
     List<String> options = new java.util.ArrayList<>();
     if (other == null) {
       options.addAll(io.tpotstream.producer.ProducerJvm.OPTIONS);
-    } else if (!other.isBlank()) {
-      options.addAll(List.of(other.trim().split("\\s+")));
+    } else {
+      for (String option : other.split("[,\\s]+")) {
+        if (!option.isBlank()) {
+          options.add(option);
+        }
+      }
     }
     options.addAll(childJvmOptions);
     return options;
