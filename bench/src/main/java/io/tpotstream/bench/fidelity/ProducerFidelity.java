@@ -320,7 +320,7 @@ public final class ProducerFidelity {
     StringBuilder busiest = new StringBuilder();
     r.costs().cpuMsByThreadGroup().entrySet().stream()
         .sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
-        .limit(5)
+        .limit(8)
         .forEach(
             e ->
                 busiest
