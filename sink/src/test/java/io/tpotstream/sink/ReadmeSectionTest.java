@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.tpotstream.common.summary.WindowStats;
-import io.tpotstream.sink.prometheus.LatestWindows;
 import io.tpotstream.sink.prometheus.PromText;
 import io.tpotstream.sink.prometheus.PrometheusEndpoint;
 import io.tpotstream.sink.prometheus.PrometheusEndpointTest;
+import io.tpotstream.sink.prometheus.PrometheusView;
 import io.tpotstream.sink.record.FlatRecord;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -108,10 +108,10 @@ class ReadmeSectionTest {
         readme.substring(readme.indexOf("\n## Prometheus"), readme.indexOf("\n## Charts"));
     WindowStats stats = TestWindows.stats("m", Map.of(), 0);
     stats.clientPause(2_000);
-    LatestWindows latest = new LatestWindows();
-    latest.update(TestWindows.of("m", Map.of(), 0, stats));
+    PrometheusView view = new PrometheusView();
+    view.add(TestWindows.of("m", Map.of(), 0, stats));
     PromText served;
-    try (PrometheusEndpoint endpoint = PrometheusEndpoint.start("127.0.0.1", 0, latest)) {
+    try (PrometheusEndpoint endpoint = PrometheusEndpoint.start("127.0.0.1", 0, view)) {
       served = PromText.parse(PrometheusEndpointTest.scrape(endpoint.port()));
     }
 

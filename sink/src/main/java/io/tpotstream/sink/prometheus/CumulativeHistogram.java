@@ -20,7 +20,7 @@ final class CumulativeHistogram {
   /** Native bucket boundaries at 2^(2^-3): 8 per doubling, each about 9 % wide. */
   static final int NATIVE_SCHEMA = 3;
 
-  private static final double NATIVE_BASE = Math.pow(2, Math.pow(2, -NATIVE_SCHEMA));
+  private static final double BUCKETS_PER_DOUBLING = 1 << NATIVE_SCHEMA;
 
   private final long[] boundsMicros;
   private final double[] boundsSeconds;
@@ -74,13 +74,18 @@ final class CumulativeHistogram {
 
   /** The native bucket holding {@code seconds}: the smallest i with seconds <= base^i. */
   static int nativeIndex(double seconds) {
-    int i = (int) Math.ceil(Math.log(seconds) / Math.log(NATIVE_BASE));
-    while (Math.pow(NATIVE_BASE, i - 1) >= seconds) {
+    int i = (int) Math.ceil(Math.log(seconds) / Math.log(2) * BUCKETS_PER_DOUBLING);
+    while (upperBound(i - 1) >= seconds) {
       i--;
     }
-    while (Math.pow(NATIVE_BASE, i) < seconds) {
+    while (upperBound(i) < seconds) {
       i++;
     }
     return i;
+  }
+
+  /** The upper bound of native bucket {@code i}, 2^(i/8): exact at powers of two. */
+  private static double upperBound(int i) {
+    return Math.pow(2, i / BUCKETS_PER_DOUBLING);
   }
 }
