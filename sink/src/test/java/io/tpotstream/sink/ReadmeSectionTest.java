@@ -2,14 +2,14 @@ package io.tpotstream.sink;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.tpotstream.common.summary.WindowStats;
-import io.tpotstream.sink.prometheus.PromText;
 import io.tpotstream.sink.prometheus.PrometheusEndpoint;
 import io.tpotstream.sink.prometheus.PrometheusEndpointTest;
 import io.tpotstream.sink.prometheus.PrometheusView;
 import io.tpotstream.sink.record.FlatRecord;
+import io.tpotstream.testkit.PromText;
+import io.tpotstream.testkit.Promtool;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -131,9 +131,7 @@ class ReadmeSectionTest {
 
   @Test
   void prometheusScrapeConfigPassesPromtool() throws Exception {
-    assumeTrue(
-        PrometheusEndpointTest.onPath("promtool"),
-        "promtool not found: install Debian's prometheus package to run this check");
+    Promtool.assumeInstalled();
     Path config = dir.resolve("prometheus.yml");
     Files.writeString(config, block(readme(), "yaml"));
 

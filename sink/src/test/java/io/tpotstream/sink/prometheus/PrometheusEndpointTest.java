@@ -2,14 +2,14 @@ package io.tpotstream.sink.prometheus;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.prometheus.metrics.expositionformats.generated.com_google_protobuf_4_36_2.Metrics;
 import io.tpotstream.common.summary.WindowStats;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.sink.TestWindows;
+import io.tpotstream.testkit.PromText;
+import io.tpotstream.testkit.Promtool;
 import java.io.ByteArrayInputStream;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -21,7 +21,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 public class PrometheusEndpointTest {
@@ -187,9 +186,7 @@ public class PrometheusEndpointTest {
 
   @Test
   void passesPromtoolCheckMetrics() throws Exception {
-    assumeTrue(
-        onPath("promtool"),
-        "promtool not found: install Debian's prometheus package to run this check");
+    Promtool.assumeInstalled();
     PrometheusView view =
         viewOf(
             List.of(
@@ -197,7 +194,7 @@ public class PrometheusEndpointTest {
                 TestWindows.summary("model-b", Map.of(), 1),
                 TestWindows.summary("model \"c\"", Map.of("run", "a\\b"), 1)));
 
-    assertPromtoolAccepts(serve(view));
+    Promtool.assertMetricsPass(serve(view));
   }
 
   @Test
@@ -250,26 +247,9 @@ public class PrometheusEndpointTest {
     assertEquals(-80, CumulativeHistogram.nativeIndex(0.0009765625)); // 2^-10
   }
 
-  /** Runs {@code promtool check metrics} on a scrape and fails with its complaints. */
-  public static void assertPromtoolAccepts(String text) throws Exception {
-    Process promtool =
-        new ProcessBuilder("promtool", "check", "metrics").redirectErrorStream(true).start();
-    promtool.getOutputStream().write(text.getBytes(StandardCharsets.UTF_8));
-    promtool.getOutputStream().close();
-    String output = new String(promtool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(promtool.waitFor(30, TimeUnit.SECONDS));
-    assertEquals(0, promtool.exitValue(), "promtool check metrics:\n" + output + "\n" + text);
-    assertEquals("", output.trim(), text);
-  }
-
   static Map<String, String> with(Map<String, String> labels, String name, String value) {
     Map<String, String> all = new TreeMap<>(labels);
     all.put(name, value);
     return all;
-  }
-
-  public static boolean onPath(String command) {
-    return Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
-        .anyMatch(dir -> new File(dir, command).canExecute());
   }
 }

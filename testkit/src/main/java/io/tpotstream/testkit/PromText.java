@@ -1,4 +1,4 @@
-package io.tpotstream.sink.prometheus;
+package io.tpotstream.testkit;
 
 import java.util.LinkedHashMap;
 import java.util.List;
