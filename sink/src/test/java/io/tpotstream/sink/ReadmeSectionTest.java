@@ -77,7 +77,7 @@ class ReadmeSectionTest {
     Set<String> named = new LinkedHashSet<>(quoted(tags.group(1)));
     named.addAll(quoted(excluded.group(1)));
     String fields = toml.substring(toml.indexOf("object.fields]"));
-    Matcher typed = Pattern.compile("\n\\s+([a-z0-9_]+) = \"(int|float)\"").matcher(fields);
+    Matcher typed = Pattern.compile("\n\\s+([a-z0-9_]+) = \"(int|float|bool)\"").matcher(fields);
     while (typed.find()) {
       assertTrue(named.add(typed.group(1)), "named once: " + typed.group(1));
     }
@@ -115,7 +115,7 @@ class ReadmeSectionTest {
       served = PromText.parse(PrometheusEndpointTest.scrape(endpoint.port()));
     }
 
-    Matcher names = Pattern.compile("`((tpot|ttft)_[a-z_]+)").matcher(section);
+    Matcher names = Pattern.compile("`((tpot|ttft)_[a-z0-9_]+)").matcher(section);
     Set<String> mentioned = new TreeSet<>();
     while (names.find()) {
       mentioned.add(names.group(1));
@@ -126,7 +126,9 @@ class ReadmeSectionTest {
               || served.samples.stream().anyMatch(s -> s.name().equals(name)),
           name + " is served");
     }
-    assertEquals(served.types.keySet(), mentioned, "every served family is documented");
+    for (String family : served.types.keySet()) {
+      assertTrue(mentioned.contains(family), family + " is served but not documented");
+    }
   }
 
   @Test

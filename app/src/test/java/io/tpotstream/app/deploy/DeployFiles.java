@@ -3,10 +3,12 @@ package io.tpotstream.app.deploy;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.common.Json;
 import java.io.IOException;
+import java.io.StringReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -46,6 +48,28 @@ public final class DeployFiles {
       names.add(m.group());
     }
     return names;
+  }
+
+  /**
+   * The Kafka Connect worker and connector properties that docs/sink.md shows, in that order: the
+   * {@code properties} blocks of its Kafka Connect section.
+   */
+  public static List<Properties> connectProperties() throws IOException {
+    String page = Files.readString(ROOT.resolve("docs/sink.md"));
+    int start = page.indexOf("\n## Kafka Connect");
+    String section = page.substring(start, page.indexOf("\n## ", start + 1));
+    Matcher block = Pattern.compile("```properties\n(.*?)```", Pattern.DOTALL).matcher(section);
+    List<Properties> blocks = new ArrayList<>();
+    while (block.find()) {
+      Properties properties = new Properties();
+      properties.load(new StringReader(block.group(1)));
+      blocks.add(properties);
+    }
+    if (blocks.size() != 2) {
+      throw new IllegalStateException(
+          "docs/sink.md's Kafka Connect section has 2 properties blocks");
+    }
+    return blocks;
   }
 
   /** The dashboard's expressions as Prometheus can parse them: Grafana's variables replaced. */

@@ -17,6 +17,7 @@ import io.tpotstream.testkit.TestKafka;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.Writer;
 import java.math.BigDecimal;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -32,6 +33,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -51,7 +53,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ExtendWith(KafkaExtension.class)
 class MonitoringPipelineTest {
-  private static final Duration WAIT = Duration.ofSeconds(90);
+  private static final Duration WAIT = Duration.ofMinutes(3);
 
   @TempDir Path dir;
 
@@ -102,7 +104,7 @@ class MonitoringPipelineTest {
             () ->
                 (second[0] = scrapeOrNull(port)) != null
                     && latestWindowEnd(PromText.parse(second[0])) > firstEnd);
-    Pipeline.Outcome outcome = run.get(2, TimeUnit.MINUTES);
+    Pipeline.Outcome outcome = run.get(3, TimeUnit.MINUTES);
 
     Promtool.assertMetricsPass(first[0]);
     Promtool.assertMetricsPass(second[0]);
@@ -190,32 +192,25 @@ class MonitoringPipelineTest {
       TestKafka kafka, List<Map<String, String>> rows) throws Exception {
     Path sinkFile = dir.resolve("connect/tpot-metrics.txt");
     Files.createDirectories(sinkFile.getParent());
+    // the two files docs/sink.md shows, with this test's broker, paths and a free REST port
+    List<Properties> documented = DeployFiles.connectProperties();
+    Properties workerProps = documented.get(0);
+    workerProps.setProperty("bootstrap.servers", kafka.bootstrapServers());
+    workerProps.setProperty(
+        "offset.storage.file.filename", dir.resolve("connect/offsets").toString());
+    workerProps.setProperty(
+        "plugin.path", Path.of("target/connect-plugins").toAbsolutePath().toString());
+    workerProps.setProperty("listeners", "http://127.0.0.1:0");
+    Properties connectorProps = documented.get(1);
+    assertEquals(Topics.METRICS, connectorProps.getProperty("topics"));
+    connectorProps.setProperty("file", sinkFile.toString());
     Path worker = dir.resolve("connect/worker.properties");
-    Files.writeString(
-        worker,
-        String.join(
-            "\n",
-            "bootstrap.servers=" + kafka.bootstrapServers(),
-            "key.converter=org.apache.kafka.connect.storage.StringConverter",
-            "value.converter=org.apache.kafka.connect.json.JsonConverter",
-            "value.converter.schemas.enable=false",
-            "consumer.isolation.level=read_committed",
-            "offset.storage.file.filename=" + dir.resolve("connect/offsets"),
-            "listeners=http://127.0.0.1:0",
-            "plugin.path=" + Path.of("target/connect-plugins").toAbsolutePath(),
-            "plugin.discovery=service_load",
-            ""));
     Path connector = dir.resolve("connect/tpot-metrics-file.properties");
-    Files.writeString(
-        connector,
-        String.join(
-            "\n",
-            "name=tpot-metrics-file",
-            "connector.class=org.apache.kafka.connect.file.FileStreamSinkConnector",
-            "tasks.max=1",
-            "topics=" + Topics.METRICS,
-            "file=" + sinkFile,
-            ""));
+    try (Writer w = Files.newBufferedWriter(worker);
+        Writer c = Files.newBufferedWriter(connector)) {
+      workerProps.store(w, "worker");
+      connectorProps.store(c, "connector");
+    }
     Path log = dir.resolve("connect/connect.log");
     Process connect =
         new ProcessBuilder(
