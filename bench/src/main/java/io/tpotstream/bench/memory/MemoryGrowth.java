@@ -210,6 +210,7 @@ public final class MemoryGrowth {
       keys.put("concurrency", "64");
       keys.put("total_requests", Long.toString(requests));
       keys.put("max_tokens", "2");
+      keys.put("warmup", "0");
       List<String> args;
       try {
         args =
