@@ -70,7 +70,7 @@ public final class ProducerFidelity {
             Kind.WARMUP,
             BenchProfiles.CONSTANT,
             200,
-            env.pick(Duration.ofSeconds(10), Duration.ofSeconds(4))));
+            Duration.ofSeconds(Long.getLong("tpot.bench.warmupSeconds", env.pick(30L, 15L)))));
     for (String model : List.of(BenchProfiles.CONSTANT, BenchProfiles.LOGNORMAL)) {
       String shape = model.equals(BenchProfiles.CONSTANT) ? "constant" : "lognormal";
       for (int n : streams) {
