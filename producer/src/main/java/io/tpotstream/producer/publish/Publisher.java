@@ -106,6 +106,7 @@ public final class Publisher {
 
   // outage bookkeeping (publisher thread)
   private long outageSinceNs;
+  private volatile boolean inOutage;
   private long lastOutageReportNs;
   private boolean backAfterOutage;
   private long outages;
@@ -278,6 +279,11 @@ public final class Publisher {
   /** Events held in the outage buffer now (not yet handed to Kafka). */
   public long held() {
     return heldNow.get();
+  }
+
+  /** True while Kafka is taking nothing (an outage the console has been told about). */
+  public boolean inOutage() {
+    return inOutage;
   }
 
   /** The outages seen so far: count, longest (ns), most events held at once. */
@@ -572,6 +578,7 @@ public final class Publisher {
     if (outageSinceNs == 0) {
       if (stalledNs >= OUTAGE_AFTER_NS) {
         outageSinceNs = lastProgressNs;
+        inOutage = true;
         lastOutageReportNs = now;
         outages++;
         LOG.warn(
@@ -610,6 +617,7 @@ public final class Publisher {
               held.size(),
               Math.max(0, sentEvents.get() - ackedEvents.get())));
       outageSinceNs = 0;
+      inOutage = false;
       backAfterOutage = true;
       return;
     }
