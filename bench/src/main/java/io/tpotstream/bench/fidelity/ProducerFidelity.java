@@ -64,13 +64,7 @@ public final class ProducerFidelity {
     int anchorRequests = Integer.getInteger("tpot.bench.anchorRequests", env.pick(2_000, 400));
     int anchorTokens = env.pick(200, 100);
     List<Planned> plan = new ArrayList<>();
-    plan.add(
-        closed(
-            "warm-up",
-            Kind.WARMUP,
-            BenchProfiles.CONSTANT,
-            200,
-            Duration.ofSeconds(Long.getLong("tpot.bench.warmupSeconds", env.pick(30L, 15L)))));
+    plan.add(warmup(Long.getLong("tpot.bench.warmupSeconds", env.pick(30L, 15L))));
     for (String model : List.of(BenchProfiles.CONSTANT, BenchProfiles.LOGNORMAL)) {
       String shape = model.equals(BenchProfiles.CONSTANT) ? "constant" : "lognormal";
       for (int n : streams) {
@@ -139,7 +133,7 @@ public final class ProducerFidelity {
             report.note(
                 "warm-up run: "
                     + Report.count(result.eventsPublished())
-                    + " events (not reported)");
+                    + " events, until the JIT had settled (not reported)");
           } else {
             EventsTopic events = EventsTopic.read(env.bootstrapServers(), p.spec().topic());
             Distortion d = Distortion.of(events, simulator.truth());
@@ -187,6 +181,17 @@ public final class ProducerFidelity {
         new ProducerChild.RunSpec(BenchTopics.unique("bench-b2-" + label.replace(" ", "")), keys),
         streams,
         length);
+  }
+
+  /**
+   * The JVM's warm-up: the producer's own timed warm-up (at least {@code seconds}, then until the
+   * JIT has settled), then one second of requests; not reported.
+   */
+  private static Planned warmup(long seconds) {
+    Planned p = closed("warm-up", Kind.WARMUP, BenchProfiles.CONSTANT, 200, Duration.ofSeconds(1));
+    p.spec().keys().put("warmup", seconds + "s");
+    return new Planned(
+        p.label(), p.kind(), p.spec(), p.streams(), Duration.ofSeconds(seconds + 60));
   }
 
   /** Two requests of constant 5 ms gaps with one 150 ms stall: is the stall measured as sent? */
