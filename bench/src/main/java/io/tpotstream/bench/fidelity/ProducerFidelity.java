@@ -92,78 +92,123 @@ public final class ProducerFidelity {
             .withProfiles(BenchProfiles.fiftyTokensPerSecond())
             .withRequestsKept(1_000_000);
     try (Simulator simulator = Simulator.start(simConfig)) {
-      List<ProducerChild.RunSpec> specs = new ArrayList<>();
-      for (Planned p : plan) {
-        BenchTopics.create(env.bootstrapServers(), p.spec().topic(), 3);
-        Map<String, String> keys = new LinkedHashMap<>(p.spec().keys());
-        keys.put("base_url", simulator.baseUrl());
-        specs.add(new ProducerChild.RunSpec(p.spec().topic(), keys));
+      // the side-by-side run gets a JVM of its own, started as `tpot produce` starts one (its own
+      // warm-up until the JIT settles): a new run in a used JVM deoptimises and recompiles its hot
+      // paths while it is measured
+      List<Planned> shared = plan.stream().filter(p -> p.kind() != Kind.ANCHOR).toList();
+      List<Planned> own = plan.stream().filter(p -> p.kind() == Kind.ANCHOR).toList();
+      Context c =
+          new Context(
+              env, report, simulator, python, anchorRequests, anchorTokens, openFor, null, null);
+      if (shared.size() > 1) {
+        runInChild(c, shared, "b2-producer.log");
       }
-      List<String> args =
-          List.of(env.bootstrapServers(), "0", Json.MAPPER.writeValueAsString(specs));
-      try (ChildJvm child =
-          ChildJvm.start(
-              ProducerChild.class,
-              env.producerJvmOptions(),
-              args,
-              env.workDir().resolve("b2-producer.log"))) {
-        for (int i = 0; i < plan.size(); i++) {
-          Planned p = plan.get(i);
-          PythonAnchor.Result py = null;
-          Distortion pyDistortion = null;
-          if (p.kind() == Kind.ANCHOR && python.isPresent()) {
-            // the anchor first, alone on the machine, against the same simulator and profile
-            py =
-                PythonAnchor.run(
-                    python.get(),
-                    env.workDir(),
-                    simulator.baseUrl() + "/chat/completions",
-                    BenchProfiles.LOGNORMAL,
-                    ANCHOR_STREAMS,
-                    anchorRequests,
-                    anchorTokens,
-                    "py");
-            pyDistortion = Distortion.ofArrivals(py.arrivals(), simulator.truth());
-            simulator.truth().reset();
-          }
-          if (i > 0) {
-            child.send("next");
-          }
-          ChildJvm.Line line = child.await("result", p.length().multipliedBy(6).plusSeconds(90));
-          ProducerChild.Result result =
-              Json.MAPPER.treeToValue(line.json(), ProducerChild.Result.class);
-          if (p.kind() == Kind.WARMUP) {
-            report.note(
-                "warm-up run: "
-                    + Report.count(result.eventsPublished())
-                    + " events, until the JIT had settled (not reported)");
-          } else {
-            EventsTopic events = EventsTopic.read(env.bootstrapServers(), p.spec().topic());
-            Distortion d = Distortion.of(events, simulator.truth());
-            switch (p.kind()) {
-              case OPEN -> {
-                if (p.spec().keys().get("rate").equals("50")) {
-                  report.note(openLoopNote(openFor));
-                }
-                reportOpenLoop(report, p, result, events);
-              }
-              case STALL -> reportStall(report, events, simulator.truth(), d);
-              case ANCHOR -> {
-                reportClosedLoop(report, p, result, events, d);
-                reportSideBySide(report, result, events, d, py, pyDistortion, python);
-              }
-              default -> reportClosedLoop(report, p, result, events, d);
-            }
-          }
+      if (!own.isEmpty()) {
+        if (python.isPresent()) {
+          // the anchor first, alone on the machine, against the same simulator and profile
+          PythonAnchor.Result py =
+              PythonAnchor.run(
+                  python.get(),
+                  env.workDir(),
+                  simulator.baseUrl() + "/chat/completions",
+                  BenchProfiles.LOGNORMAL,
+                  ANCHOR_STREAMS,
+                  anchorRequests,
+                  anchorTokens,
+                  "py");
+          c = c.withPython(py, Distortion.ofArrivals(py.arrivals(), simulator.truth()));
           simulator.truth().reset();
         }
-        child.waitFor(Duration.ofSeconds(60));
+        runInChild(c, own, "b2-side-by-side.log");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted", e);
     } catch (IOException e) {
       throw new IllegalStateException("unreadable report from the producer: " + e.getMessage(), e);
+    }
+  }
+
+  /** What the runs in a child report against. */
+  private record Context(
+      BenchEnv env,
+      Report report,
+      Simulator simulator,
+      Optional<String> python,
+      int anchorRequests,
+      int anchorTokens,
+      Duration openFor,
+      PythonAnchor.Result py,
+      Distortion pyDistortion) {
+    Context withPython(PythonAnchor.Result result, Distortion distortion) {
+      return new Context(
+          env,
+          report,
+          simulator,
+          python,
+          anchorRequests,
+          anchorTokens,
+          openFor,
+          result,
+          distortion);
+    }
+  }
+
+  /** Runs {@code plan} in one producer JVM, one run after the other, and reports each. */
+  private static void runInChild(Context c, List<Planned> plan, String log)
+      throws IOException, InterruptedException {
+    BenchEnv env = c.env();
+    Report report = c.report();
+    Simulator simulator = c.simulator();
+    Optional<String> python = c.python();
+    Duration openFor = c.openFor();
+    List<ProducerChild.RunSpec> specs = new ArrayList<>();
+    for (Planned p : plan) {
+      BenchTopics.create(env.bootstrapServers(), p.spec().topic(), 3);
+      Map<String, String> keys = new LinkedHashMap<>(p.spec().keys());
+      keys.put("base_url", simulator.baseUrl());
+      specs.add(new ProducerChild.RunSpec(p.spec().topic(), keys));
+    }
+    List<String> args = List.of(env.bootstrapServers(), "0", Json.MAPPER.writeValueAsString(specs));
+    try (ChildJvm child =
+        ChildJvm.start(
+            ProducerChild.class, env.producerJvmOptions(), args, env.workDir().resolve(log))) {
+      for (int i = 0; i < plan.size(); i++) {
+        Planned p = plan.get(i);
+        PythonAnchor.Result py = c.py();
+        Distortion pyDistortion = c.pyDistortion();
+        if (i > 0) {
+          child.send("next");
+        }
+        ChildJvm.Line line = child.await("result", p.length().multipliedBy(6).plusSeconds(90));
+        ProducerChild.Result result =
+            Json.MAPPER.treeToValue(line.json(), ProducerChild.Result.class);
+        if (p.kind() == Kind.WARMUP) {
+          report.note(
+              "warm-up run: "
+                  + Report.count(result.eventsPublished())
+                  + " events, until the JIT had settled (not reported)");
+        } else {
+          EventsTopic events = EventsTopic.read(env.bootstrapServers(), p.spec().topic());
+          Distortion d = Distortion.of(events, simulator.truth());
+          switch (p.kind()) {
+            case OPEN -> {
+              if (p.spec().keys().get("rate").equals("50")) {
+                report.note(openLoopNote(openFor));
+              }
+              reportOpenLoop(report, p, result, events);
+            }
+            case STALL -> reportStall(report, events, simulator.truth(), d);
+            case ANCHOR -> {
+              reportClosedLoop(report, p, result, events, d);
+              reportSideBySide(report, result, events, d, py, pyDistortion, python);
+            }
+            default -> reportClosedLoop(report, p, result, events, d);
+          }
+        }
+        simulator.truth().reset();
+      }
+      child.waitFor(Duration.ofSeconds(60));
     }
   }
 
@@ -224,7 +269,8 @@ public final class ProducerFidelity {
     keys.put("total_requests", Integer.toString(requests));
     keys.put("max_tokens", Integer.toString(tokens));
     keys.put("stop_grace", "10s");
-    keys.put("warmup", RUN_WARMUP);
+    // a fresh JVM with the producer's default warm-up (10 s, then until the JIT has settled)
+    keys.put("warmup", "10s");
     // about (TTFT + tokens x 20 ms) per request, requests / streams rounds of them
     Duration length =
         Duration.ofMillis((150 + tokens * 20L) * Math.max(1, requests / ANCHOR_STREAMS));
