@@ -166,11 +166,9 @@ public final class Sink implements Closeable {
     Properties client = KafkaSetup.clientProps(config);
     int partitions;
     Map<TopicPartition, OffsetAndMetadata> committed;
-    try (Admin admin = Admin.create(client)) {
+    try (Admin admin = Admin.create(KafkaSetup.adminProps(config))) {
       partitions = KafkaSetup.ensureTopics(admin, config);
-      committed =
-          KafkaSetup.committedOffsets(
-              admin, config.groupId(), config.inputTopic(), config.bootstrapServers());
+      committed = KafkaSetup.committedOffsets(admin, config.groupId(), config.inputTopic(), config);
     }
     if (config.reportDir() != null) {
       report = new ReportModel();
@@ -202,7 +200,11 @@ public final class Sink implements Closeable {
     resources.add(0, consumer::close);
     assignPartitions();
     if (config.metricsTopic() != null) {
-      metrics = new MetricsTopic(client, config.metricsTopic(), config.transactionalId());
+      Properties producer = new Properties();
+      producer.putAll(client);
+      // a transaction coordinator that never answers ends the start within half a minute
+      producer.putIfAbsent("max.block.ms", "30000");
+      metrics = new MetricsTopic(producer, config.metricsTopic(), config.transactionalId());
       resources.add(metrics);
     }
     if (config.prometheusPort() != SinkConfig.PROMETHEUS_OFF) {

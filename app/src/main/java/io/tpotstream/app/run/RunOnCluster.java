@@ -1,0 +1,137 @@
+package io.tpotstream.app.run;
+
+import static org.apache.kafka.common.acl.AclOperation.DELETE;
+import static org.apache.kafka.common.acl.AclOperation.READ;
+
+import io.tpotstream.aggregator.Aggregator;
+import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.common.kafka.KafkaFailures;
+import io.tpotstream.common.kafka.KafkaNeeds;
+import io.tpotstream.common.kafka.KafkaTopics;
+import java.io.PrintStream;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+
+/**
+ * What one {@code tpot run} owns on a cluster it may share with other runs and a long-lived
+ * pipeline: an aggregator application id, the topic its summaries go to, and the sink's group, all
+ * named {@code tpot-run-<tag>…}. The aggregator starts at the end of the token events as they are
+ * before the run's producer starts and keeps only the run's events, so the run reports itself
+ * alone; at its end the run deletes its topics and groups.
+ *
+ * @param applicationId the aggregator's application id (its internal topics, its group, its
+ *     transactional ids start with it)
+ * @param summariesTopic the run's window summaries, read by its sink and live view
+ * @param sinkGroup the run's sink group (its transactional id is {@code <group>-metrics})
+ */
+public record RunOnCluster(String applicationId, String summariesTopic, String sinkGroup) {
+  /** Every run's resources start with this: one prefixed ACL covers them (docs/kafka.md). */
+  public static final String PREFIX = "tpot-run-";
+
+  /** Names no other run has: the start time and a random suffix. */
+  public static RunOnCluster fresh() {
+    String tag =
+        Long.toString(System.currentTimeMillis(), 36)
+            + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
+    String id = PREFIX + tag;
+    return new RunOnCluster(id, id + "-window-summaries", id + "-sink");
+  }
+
+  /** What the run needs beyond the aggregator and the sink: to start the group, to clean up. */
+  public KafkaNeeds needs(String inputTopic) {
+    return KafkaNeeds.none()
+        .topic(inputTopic, READ)
+        .group(applicationId, READ, DELETE)
+        .group(sinkGroup, READ, DELETE)
+        .topicsPrefixed(applicationId + "-", DELETE);
+  }
+
+  /**
+   * Commits the end offsets of {@code inputTopic} (created when missing) as the aggregator group's
+   * starting point, so that it reads only what is published from now on.
+   */
+  void startAtEnd(KafkaConnection kafka, String inputTopic) {
+    String doing = "start the run's aggregator at the end of " + inputTopic;
+    try (Admin admin = Admin.create(kafka.adminProperties())) {
+      int partitions =
+          KafkaTopics.ensure(
+                  admin, kafka, inputTopic, Aggregator.DEFAULT_INPUT_PARTITIONS, Map.of())
+              .partitions();
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      for (int p = 0; p < partitions; p++) {
+        latest.put(new TopicPartition(inputTopic, p), OffsetSpec.latest());
+      }
+      Map<TopicPartition, ListOffsetsResultInfo> ends =
+          admin.listOffsets(latest).all().get(millis(kafka), TimeUnit.MILLISECONDS);
+      Map<TopicPartition, OffsetAndMetadata> start = new HashMap<>();
+      ends.forEach((tp, info) -> start.put(tp, new OffsetAndMetadata(info.offset())));
+      admin
+          .alterConsumerGroupOffsets(applicationId, start)
+          .all()
+          .get(millis(kafka), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw KafkaFailures.explain(e.getCause(), kafka, needs(inputTopic), doing);
+    } catch (TimeoutException e) {
+      throw KafkaFailures.noAnswer(kafka, doing, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while trying to " + doing, e);
+    }
+  }
+
+  /**
+   * Deletes the run's topics (the summaries and the aggregator's internal topics) and groups; once
+   * the aggregator has stopped. What cannot be deleted is named in a warning.
+   */
+  void cleanUp(KafkaConnection kafka, PrintStream out) {
+    String doing = "remove the run's topics and groups";
+    try (Admin admin = Admin.create(kafka.adminProperties())) {
+      Set<String> topics = admin.listTopics().names().get(millis(kafka), TimeUnit.MILLISECONDS);
+      List<String> mine = topics.stream().filter(t -> t.startsWith(applicationId + "-")).toList();
+      if (!mine.isEmpty()) {
+        admin.deleteTopics(mine).all().get(millis(kafka), TimeUnit.MILLISECONDS);
+      }
+      for (String group : List.of(applicationId, sinkGroup)) {
+        try {
+          admin
+              .deleteConsumerGroups(List.of(group))
+              .all()
+              .get(millis(kafka), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof GroupIdNotFoundException)) {
+            throw e;
+          }
+        }
+      }
+    } catch (ExecutionException | TimeoutException | RuntimeException e) {
+      Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+      out.println(
+          "warning: this run's topics ("
+              + applicationId
+              + "-…) and groups ("
+              + applicationId
+              + ", "
+              + sinkGroup
+              + ") are left on the cluster: "
+              + KafkaFailures.explain(cause, kafka, needs(""), doing).getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static long millis(KafkaConnection kafka) {
+    return kafka.timeout().toMillis();
+  }
+}
