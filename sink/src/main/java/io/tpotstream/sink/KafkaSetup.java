@@ -70,7 +70,7 @@ final class KafkaSetup {
       throw KafkaFailures.explain(
           e.getCause(),
           connection(config),
-          KafkaNeeds.none().group(groupId, AclOperation.DESCRIBE),
+          KafkaNeeds.none().group(groupId, AclOperation.READ),
           doing);
     } catch (TimeoutException e) {
       throw KafkaFailures.noAnswer(connection(config), doing, e);

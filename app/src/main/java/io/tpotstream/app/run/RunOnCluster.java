@@ -20,6 +20,7 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
@@ -104,6 +105,15 @@ public record RunOnCluster(String applicationId, String summariesTopic, String s
         admin.deleteTopics(mine).all().get(millis(kafka), TimeUnit.MILLISECONDS);
       }
       for (String group : List.of(applicationId, sinkGroup)) {
+        try {
+          // Kafka Streams does not leave its group on close: its members would hold it 45 s
+          admin
+              .removeMembersFromConsumerGroup(group, new RemoveMembersFromConsumerGroupOptions())
+              .all()
+              .get(millis(kafka), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+          // no member left (the sink never has one), or no such group
+        }
         try {
           admin
               .deleteConsumerGroups(List.of(group))
