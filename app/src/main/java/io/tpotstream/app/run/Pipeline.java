@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.logging.log4j.Level;
@@ -100,6 +101,20 @@ public final class Pipeline {
               }
             });
     KafkaConnection kafka = given;
+    // on an existing cluster the run removes its topics and groups however it ends, Ctrl-C included
+    AtomicBoolean cleaned = new AtomicBoolean(given == null);
+    Runnable cleanUp =
+        () -> {
+          backend.close();
+          if (cleaned.compareAndSet(false, true)) {
+            names.cleanUp(given, out);
+          }
+        };
+    Thread onExit = new Thread(cleanUp, "tpot-run-clean-up");
+    Runtime.getRuntime().addShutdownHook(onExit);
+    if (given != null) {
+      RunOnCluster.removeLeftovers(given, out);
+    }
     try {
       String ready = backend.awaitLine(Backend.READY, Backend.FAILED, Duration.ofMinutes(2));
       String simulator = field(ready, "simulator");
@@ -125,9 +140,11 @@ public final class Pipeline {
           ? new IllegalStateException(e.getMessage(), e)
           : new KafkaAccessException(e.getMessage(), e);
     } finally {
-      backend.close();
-      if (given != null) {
-        names.cleanUp(given, out);
+      cleanUp.run();
+      try {
+        Runtime.getRuntime().removeShutdownHook(onExit);
+      } catch (IllegalStateException e) {
+        // the JVM is exiting: the hook runs (and finds nothing left to do)
       }
     }
   }

@@ -9,15 +9,21 @@ import io.tpotstream.common.kafka.KafkaFailures;
 import io.tpotstream.common.kafka.KafkaNeeds;
 import io.tpotstream.common.kafka.KafkaTopics;
 import java.io.PrintStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions;
@@ -41,13 +47,78 @@ public record RunOnCluster(String applicationId, String summariesTopic, String s
   /** Every run's resources start with this: one prefixed ACL covers them (docs/kafka.md). */
   public static final String PREFIX = "tpot-run-";
 
-  /** Names no other run has: the start time and a random suffix. */
+  /** A run killed this long ago (by its tag) and whose aggregator has no member is dead. */
+  static final Duration LEFTOVER_AGE = Duration.ofMinutes(10);
+
+  private static final int RANDOM_CHARS = 3;
+
+  /** Names no other run has: the start time (base 36 ms) and a random suffix. */
   public static RunOnCluster fresh() {
-    String tag =
-        Long.toString(System.currentTimeMillis(), 36)
-            + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
+    String random =
+        Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36) + 36 * 36 * 36, 36)
+            .substring(1);
+    return named(Long.toString(System.currentTimeMillis(), 36) + random);
+  }
+
+  private static RunOnCluster named(String tag) {
     String id = PREFIX + tag;
     return new RunOnCluster(id, id + "-window-summaries", id + "-sink");
+  }
+
+  /** The start time written in an application id, if it is a run's. */
+  static Optional<Instant> startOf(String applicationId) {
+    if (!applicationId.startsWith(PREFIX)) {
+      return Optional.empty();
+    }
+    String tag = applicationId.substring(PREFIX.length());
+    if (tag.length() <= RANDOM_CHARS || !tag.matches("[0-9a-z]+")) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(
+          Instant.ofEpochMilli(Long.parseLong(tag.substring(0, tag.length() - RANDOM_CHARS), 36)));
+    } catch (NumberFormatException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Deletes what runs killed before they could clean up left behind: runs started more than {@link
+   * #LEFTOVER_AGE} ago whose aggregator group has no member (a live run's always has). Says what it
+   * removed; a failure only costs a warning.
+   */
+  static void removeLeftovers(KafkaConnection kafka, PrintStream out) {
+    List<String> dead = new ArrayList<>();
+    try (Admin admin = Admin.create(kafka.adminProperties())) {
+      Instant before = Instant.now().minus(LEFTOVER_AGE);
+      List<String> candidates =
+          admin.listGroups().all().get(millis(kafka), TimeUnit.MILLISECONDS).stream()
+              .map(GroupListing::groupId)
+              .filter(id -> startOf(id).filter(start -> start.isBefore(before)).isPresent())
+              .toList();
+      if (candidates.isEmpty()) {
+        return;
+      }
+      Map<String, ConsumerGroupDescription> described =
+          admin.describeConsumerGroups(candidates).all().get(millis(kafka), TimeUnit.MILLISECONDS);
+      described.forEach(
+          (id, group) -> {
+            if (group.members().isEmpty()) {
+              dead.add(id);
+            }
+          });
+    } catch (ExecutionException | TimeoutException | RuntimeException e) {
+      return;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    for (String id : dead) {
+      RunOnCluster run = named(id.substring(PREFIX.length()));
+      run.cleanUp(kafka, out);
+      out.println(
+          "Removed the topics and groups of " + id + ", a run that ended without cleaning up.");
+    }
   }
 
   /** What the run needs beyond the aggregator and the sink: to start the group, to clean up. */
