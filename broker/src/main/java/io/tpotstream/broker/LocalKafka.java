@@ -36,8 +36,9 @@ import org.apache.kafka.common.utils.Time;
  * temporary directory is used and removed on stop.
  *
  * <p>{@link #createSecured} starts it as a secured cluster is run: every listener SASL_PLAINTEXT
- * with the PLAIN mechanism, ACLs on ({@code StandardAuthorizer}), deny by default, and one super
- * user, {@value #SUPER_USER}, that the broker itself uses (and that may create ACLs).
+ * with the PLAIN mechanism (and, given a key store, one more client listener SASL_SSL), ACLs on
+ * ({@code StandardAuthorizer}), deny by default, and one super user, {@value #SUPER_USER}, that the
+ * broker itself uses (and that may create ACLs).
  */
 public final class LocalKafka implements AutoCloseable {
   private static final String HOST = "127.0.0.1";
@@ -54,20 +55,28 @@ public final class LocalKafka implements AutoCloseable {
   private final int controllerPort;
   private final Map<String, String> overrides;
   private final Map<String, String> saslUsers;
+  private final Tls tls;
+  private final int tlsPort;
   private KafkaRaftServer server;
+
+  /** The key store (PKCS12) of a SASL_SSL listener and its password. */
+  public record Tls(Path keystore, String password) {}
 
   private LocalKafka(
       Path dataDir,
       boolean temporary,
       int port,
       Map<String, String> overrides,
-      Map<String, String> saslUsers) {
+      Map<String, String> saslUsers,
+      Tls tls) {
     this.dataDir = dataDir;
     this.temporary = temporary;
     this.port = port == 0 ? freePort() : port;
     this.controllerPort = freePort();
     this.overrides = Map.copyOf(overrides);
     this.saslUsers = saslUsers == null ? null : new TreeMap<>(saslUsers);
+    this.tls = tls;
+    this.tlsPort = tls == null ? 0 : freePort();
   }
 
   /**
@@ -79,7 +88,7 @@ public final class LocalKafka implements AutoCloseable {
 
   /** As {@link #create(int, Path)}, with broker properties that override the defaults. */
   public static LocalKafka create(int port, Path dataDir, Map<String, String> overrides) {
-    return create(port, dataDir, overrides, null);
+    return create(port, dataDir, overrides, null, null);
   }
 
   /**
@@ -88,20 +97,33 @@ public final class LocalKafka implements AutoCloseable {
    * ACLs on with {@code StandardAuthorizer}, and nothing allowed to anyone without an ACL.
    */
   public static LocalKafka createSecured(int port, Path dataDir, Map<String, String> users) {
+    return createSecured(port, dataDir, users, null);
+  }
+
+  /**
+   * As {@link #createSecured(int, Path, Map)}, plus a SASL_SSL listener (PLAIN over TLS) on a free
+   * port with the key store {@code tls} ({@link #tlsBootstrapServers()}); null: none.
+   */
+  public static LocalKafka createSecured(
+      int port, Path dataDir, Map<String, String> users, Tls tls) {
     Map<String, String> all = new TreeMap<>(users);
     all.put(SUPER_USER, UUID.randomUUID().toString());
-    return create(port, dataDir, Map.of(), all);
+    return create(port, dataDir, Map.of(), all, tls);
   }
 
   private static LocalKafka create(
-      int port, Path dataDir, Map<String, String> overrides, Map<String, String> saslUsers) {
+      int port,
+      Path dataDir,
+      Map<String, String> overrides,
+      Map<String, String> saslUsers,
+      Tls tls) {
     try {
       if (dataDir == null) {
         return new LocalKafka(
-            Files.createTempDirectory("tpot-kafka-"), true, port, overrides, saslUsers);
+            Files.createTempDirectory("tpot-kafka-"), true, port, overrides, saslUsers, tls);
       }
       Files.createDirectories(dataDir);
-      return new LocalKafka(dataDir.toAbsolutePath(), false, port, overrides, saslUsers);
+      return new LocalKafka(dataDir.toAbsolutePath(), false, port, overrides, saslUsers, tls);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create the broker's data directory " + dataDir, e);
     }
@@ -127,6 +149,14 @@ public final class LocalKafka implements AutoCloseable {
         "PLAIN",
         "sasl.jaas.config",
         PLAIN_MODULE + " required username=\"" + user + "\" password=\"" + password + "\";");
+  }
+
+  /** The SASL_SSL listener's address, when the broker has one. */
+  public String tlsBootstrapServers() {
+    if (tls == null) {
+      throw new IllegalStateException("this broker has no SASL_SSL listener");
+    }
+    return HOST + ":" + tlsPort;
   }
 
   /** The settings of {@value #SUPER_USER}, who may do anything (e.g. create ACLs). */
@@ -212,13 +242,17 @@ public final class LocalKafka implements AutoCloseable {
     p.put("node.id", "1");
     p.put("controller.quorum.voters", "1@" + HOST + ":" + controllerPort);
     String protocol = saslUsers == null ? "PLAINTEXT" : "SASL_PLAINTEXT";
-    p.put(
-        "listeners",
-        protocol + "://" + HOST + ":" + port + ",CONTROLLER://" + HOST + ":" + controllerPort);
-    p.put("advertised.listeners", protocol + "://" + HOST + ":" + port);
+    String client = protocol + "://" + HOST + ":" + port;
+    String map = protocol + ":" + protocol + ",CONTROLLER:" + protocol;
+    if (tls != null) {
+      client += ",SASL_SSL://" + HOST + ":" + tlsPort;
+      map += ",SASL_SSL:SASL_SSL";
+    }
+    p.put("listeners", client + ",CONTROLLER://" + HOST + ":" + controllerPort);
+    p.put("advertised.listeners", client);
     p.put("controller.listener.names", "CONTROLLER");
     p.put("inter.broker.listener.name", protocol);
-    p.put("listener.security.protocol.map", protocol + ":" + protocol + ",CONTROLLER:" + protocol);
+    p.put("listener.security.protocol.map", map);
     if (saslUsers != null) {
       secure(p, protocol);
     }
@@ -263,6 +297,12 @@ public final class LocalKafka implements AutoCloseable {
         "listener.name." + protocol.toLowerCase(Locale.ROOT) + ".plain.sasl.jaas.config",
         jaas.toString());
     p.put("listener.name.controller.plain.sasl.jaas.config", jaas.toString());
+    if (tls != null) {
+      p.put("listener.name.sasl_ssl.plain.sasl.jaas.config", jaas.toString());
+      p.put("listener.name.sasl_ssl.ssl.keystore.location", tls.keystore().toString());
+      p.put("listener.name.sasl_ssl.ssl.keystore.password", tls.password());
+      p.put("listener.name.sasl_ssl.ssl.keystore.type", "PKCS12");
+    }
     p.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
     p.put("allow.everyone.if.no.acl.found", "false");
     p.put("super.users", "User:" + SUPER_USER);

@@ -26,13 +26,27 @@ final class SecuredCluster {
   static final String USER = "tpot";
   static final String PASSWORD = "pw-" + UUID.randomUUID();
 
+  /** A second user, with the ACLs on the shared tpot.* topics only. */
+  static final String LIMITED = "limited";
+
+  static final String STORE_PASSWORD = "store-" + UUID.randomUUID();
+
   private static LocalKafka broker;
+  private static Path stores;
 
   private SecuredCluster() {}
 
   static synchronized LocalKafka broker() throws Exception {
     if (broker == null) {
-      LocalKafka kafka = LocalKafka.createSecured(0, null, Map.of(USER, PASSWORD));
+      stores = Files.createTempDirectory("tpot-tls-");
+      keyPair("broker", stores.resolve("broker.p12"));
+      trustStore(stores.resolve("broker.p12"), "broker", stores.resolve("truststore.p12"));
+      LocalKafka kafka =
+          LocalKafka.createSecured(
+              0,
+              null,
+              Map.of(USER, PASSWORD, LIMITED, PASSWORD),
+              new LocalKafka.Tls(stores.resolve("broker.p12"), STORE_PASSWORD));
       kafka.start();
       Runtime.getRuntime().addShutdownHook(new Thread(kafka::stop, "secured-kafka-stop"));
       try (Admin admin = superAdmin(kafka)) {
@@ -40,10 +54,108 @@ final class SecuredCluster {
             .createAcls(DocumentedAcls.forPrincipal("User:" + USER))
             .all()
             .get(30, TimeUnit.SECONDS);
+        admin
+            .createAcls(
+                DocumentedAcls.forPrincipal("User:" + LIMITED).stream()
+                    .filter(acl -> acl.pattern().name().equals("tpot."))
+                    .toList())
+            .all()
+            .get(30, TimeUnit.SECONDS);
       }
       broker = kafka;
     }
     return broker;
+  }
+
+  /** A self-signed key pair for 127.0.0.1 in a new PKCS12 key store, made by the JDK's keytool. */
+  static void keyPair(String alias, Path store) throws Exception {
+    keytool(
+        "-genkeypair",
+        "-alias",
+        alias,
+        "-keyalg",
+        "RSA",
+        "-keysize",
+        "2048",
+        "-validity",
+        "2",
+        "-dname",
+        "CN=127.0.0.1",
+        "-ext",
+        "SAN=IP:127.0.0.1",
+        "-storetype",
+        "PKCS12",
+        "-keystore",
+        store.toString(),
+        "-storepass",
+        STORE_PASSWORD,
+        "-keypass",
+        STORE_PASSWORD);
+  }
+
+  /** A trust store holding the certificate of {@code alias} in {@code keyStore}. */
+  static void trustStore(Path keyStore, String alias, Path trustStore) throws Exception {
+    Path pem = keyStore.resolveSibling(alias + ".pem");
+    keytool(
+        "-exportcert",
+        "-alias",
+        alias,
+        "-keystore",
+        keyStore.toString(),
+        "-storepass",
+        STORE_PASSWORD,
+        "-rfc",
+        "-file",
+        pem.toString());
+    keytool(
+        "-importcert",
+        "-noprompt",
+        "-alias",
+        alias,
+        "-file",
+        pem.toString(),
+        "-storetype",
+        "PKCS12",
+        "-keystore",
+        trustStore.toString(),
+        "-storepass",
+        STORE_PASSWORD);
+  }
+
+  private static void keytool(String... args) throws Exception {
+    List<String> command = new java.util.ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
+    command.addAll(List.of(args));
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes());
+    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IllegalStateException("keytool " + String.join(" ", args) + " failed: " + out);
+    }
+  }
+
+  /** The directory of the key and trust stores. */
+  static Path stores() {
+    return stores;
+  }
+
+  /**
+   * A client.properties for {@value #USER} over SASL_SSL, trusting the certificates of {@code
+   * trustStore}, with the TLS listener's {@code bootstrap.servers}.
+   */
+  static Path tlsPropertiesFile(Path dir, String name, Path trustStore) throws IOException {
+    Map<String, String> settings = new TreeMap<>(broker.clientSettings(USER, PASSWORD));
+    settings.put("security.protocol", "SASL_SSL");
+    settings.put("ssl.truststore.location", trustStore.toString());
+    settings.put("ssl.truststore.password", STORE_PASSWORD);
+    settings.put("ssl.truststore.type", "PKCS12");
+    settings.put("bootstrap.servers", broker.tlsBootstrapServers());
+    Properties p = new Properties();
+    p.putAll(settings);
+    Path file = dir.resolve(name);
+    try (Writer out = Files.newBufferedWriter(file)) {
+      p.store(out, null);
+    }
+    return file;
   }
 
   static Admin superAdmin(LocalKafka kafka) {
@@ -59,7 +171,13 @@ final class SecuredCluster {
    */
   static Path propertiesFile(Path dir, String name, String password, boolean withBootstrap)
       throws IOException {
-    Map<String, String> settings = new TreeMap<>(broker.clientSettings(USER, password));
+    return propertiesFile(dir, name, USER, password, withBootstrap);
+  }
+
+  static Path propertiesFile(
+      Path dir, String name, String user, String password, boolean withBootstrap)
+      throws IOException {
+    Map<String, String> settings = new TreeMap<>(broker.clientSettings(user, password));
     if (withBootstrap) {
       settings.put("bootstrap.servers", broker.bootstrapServers());
     }

@@ -340,6 +340,27 @@ class SecuredClusterTest {
     assertEquals(2, sink.exit(), sink.err());
     assertTrue(sink.err().contains("user tpot may not READ group other-sink"), sink.err());
 
+    // a user allowed on the shared topics only: the run's aggregator cannot have its group
+    Path limited =
+        SecuredCluster.propertiesFile(
+            dir, "limited.properties", SecuredCluster.LIMITED, SecuredCluster.PASSWORD, false);
+    Result run =
+        tpot(
+            "run",
+            "--config",
+            producerConfig(1).toString(),
+            "--bootstrap-server",
+            b,
+            "--kafka-config",
+            limited.toString(),
+            "--out",
+            dir.resolve("limited").toString());
+    assertEquals(2, run.exit(), run.err());
+    assertTrue(
+        run.err().startsWith("tpot run: user limited may not READ group tpot-run-")
+            && run.err().contains("--resource-pattern-type prefixed --group tpot-run-"),
+        run.err());
+
     Result unknown =
         tpot(
             "produce",
