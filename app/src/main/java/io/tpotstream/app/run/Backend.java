@@ -127,7 +127,7 @@ public final class Backend {
                     StageSettings.DEFAULT_REQUEST_TIMEOUT,
                     StageSettings.DEFAULT_PRODUCER_TIMEOUT));
     RunOnCluster run = new RunOnCluster(applicationId, summaries, null);
-    KafkaNeeds needs = KafkaAccess.aggregator(config);
+    KafkaNeeds needs = run.needs(config.inputTopic()).and(KafkaAccess.aggregator(config));
     Aggregator aggregator;
     try {
       run.startAtEnd(kafka, Topics.TOKEN_EVENTS);

@@ -1,7 +1,10 @@
 package io.tpotstream.app.run;
 
+import static org.apache.kafka.common.acl.AclOperation.CREATE;
 import static org.apache.kafka.common.acl.AclOperation.DELETE;
+import static org.apache.kafka.common.acl.AclOperation.DESCRIBE;
 import static org.apache.kafka.common.acl.AclOperation.READ;
+import static org.apache.kafka.common.acl.AclOperation.WRITE;
 
 import io.tpotstream.aggregator.Aggregator;
 import io.tpotstream.common.kafka.KafkaConnection;
@@ -121,13 +124,16 @@ public record RunOnCluster(String applicationId, String summariesTopic, String s
     }
   }
 
-  /** What the run needs beyond the aggregator and the sink: to start the group, to clean up. */
+  /**
+   * What a run needs on a secured cluster: every run's topics, groups and transactional ids start
+   * with {@value #PREFIX}, so that one prefixed ACL each covers all runs (docs/kafka.md).
+   */
   public KafkaNeeds needs(String inputTopic) {
     return KafkaNeeds.none()
-        .topic(inputTopic, READ)
-        .group(applicationId, READ, DELETE)
-        .group(sinkGroup, READ, DELETE)
-        .topicsPrefixed(applicationId + "-", DELETE);
+        .topic(inputTopic, DESCRIBE, READ)
+        .topicsPrefixed(PREFIX, CREATE, DESCRIBE, READ, WRITE, DELETE)
+        .groupsPrefixed(PREFIX, READ, DELETE)
+        .transactionalIdsPrefixed(PREFIX, WRITE);
   }
 
   /**
@@ -175,7 +181,15 @@ public record RunOnCluster(String applicationId, String summariesTopic, String s
       if (!mine.isEmpty()) {
         admin.deleteTopics(mine).all().get(millis(kafka), TimeUnit.MILLISECONDS);
       }
+      // a group the user cannot see was never created by it
+      Set<String> groups =
+          admin.listGroups().all().get(millis(kafka), TimeUnit.MILLISECONDS).stream()
+              .map(GroupListing::groupId)
+              .collect(java.util.stream.Collectors.toSet());
       for (String group : List.of(applicationId, sinkGroup)) {
+        if (!groups.contains(group)) {
+          continue;
+        }
         try {
           // Kafka Streams does not leave its group on close: its members would hold it 45 s
           admin

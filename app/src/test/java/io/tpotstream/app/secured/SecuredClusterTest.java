@@ -357,7 +357,7 @@ class SecuredClusterTest {
             dir.resolve("limited").toString());
     assertEquals(2, run.exit(), run.err());
     assertTrue(
-        run.err().startsWith("tpot run: user limited may not READ group tpot-run-")
+        run.err().startsWith("tpot run: user limited may not READ, DELETE group tpot-run-")
             && run.err().contains("--resource-pattern-type prefixed --group tpot-run-"),
         run.err());
 

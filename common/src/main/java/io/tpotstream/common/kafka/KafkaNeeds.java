@@ -48,6 +48,10 @@ public final class KafkaNeeds {
     return add(ResourceType.GROUP, id, PatternType.LITERAL, operations);
   }
 
+  public KafkaNeeds groupsPrefixed(String prefix, AclOperation... operations) {
+    return add(ResourceType.GROUP, prefix, PatternType.PREFIXED, operations);
+  }
+
   public KafkaNeeds transactionalId(String id, AclOperation... operations) {
     return add(ResourceType.TRANSACTIONAL_ID, id, PatternType.LITERAL, operations);
   }
