@@ -1,5 +1,11 @@
 package io.tpotstream.aggregator;
 
+import static org.apache.kafka.common.acl.AclOperation.CREATE;
+import static org.apache.kafka.common.acl.AclOperation.DELETE;
+import static org.apache.kafka.common.acl.AclOperation.DESCRIBE;
+import static org.apache.kafka.common.acl.AclOperation.READ;
+import static org.apache.kafka.common.acl.AclOperation.WRITE;
+
 import io.tpotstream.aggregator.merge.PartitionsChangedException;
 import io.tpotstream.aggregator.topology.AggregatorTopology;
 import io.tpotstream.common.kafka.KafkaConnection;
@@ -10,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +27,7 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.Topology;
@@ -179,7 +187,7 @@ public final class Aggregator implements AutoCloseable {
       throw KafkaFailures.explain(
           e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e,
           kafka,
-          KafkaNeeds.none(),
+          kafkaNeeds(config),
           "prepare the aggregator's topics");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -221,10 +229,34 @@ public final class Aggregator implements AutoCloseable {
                 + ")");
       }
     } catch (ExecutionException e) {
+      if (e.getCause() instanceof AuthorizationException denied) {
+        // the broker names no topic when describing one is denied: say which
+        TopicAuthorizationException named =
+            new TopicAuthorizationException(denied.getMessage(), Set.of(changelog));
+        named.initCause(denied);
+        throw KafkaFailures.explain(
+            named, connection(config), kafkaNeeds(config), "read the aggregator's state");
+      }
       if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
         throw e;
       }
     }
+  }
+
+  /**
+   * What the aggregator needs on a secured cluster: read the input, write the output and the dead
+   * letters (creating them when missing), and Kafka Streams' own internal topics, group and
+   * transactional ids, all named after the application id (docs/kafka.md lists the ACLs).
+   */
+  public static KafkaNeeds kafkaNeeds(AggregatorConfig config) {
+    String id = config.applicationId();
+    return KafkaNeeds.none()
+        .topic(config.inputTopic(), DESCRIBE, READ, CREATE)
+        .topic(config.outputTopic(), DESCRIBE, WRITE, CREATE)
+        .topic(config.deadLetterTopic(), DESCRIBE, WRITE, CREATE)
+        .topicsPrefixed(id + "-", CREATE, DESCRIBE, READ, WRITE, DELETE)
+        .group(id, READ)
+        .transactionalIdsPrefixed(id + "-", WRITE);
   }
 
   private static void warnIfRetentionDeletes(Admin admin, String topic)

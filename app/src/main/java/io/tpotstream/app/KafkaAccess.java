@@ -1,13 +1,14 @@
 package io.tpotstream.app;
 
 import static org.apache.kafka.common.acl.AclOperation.CREATE;
-import static org.apache.kafka.common.acl.AclOperation.DELETE;
 import static org.apache.kafka.common.acl.AclOperation.DESCRIBE;
 import static org.apache.kafka.common.acl.AclOperation.READ;
 import static org.apache.kafka.common.acl.AclOperation.WRITE;
 
+import io.tpotstream.aggregator.Aggregator;
 import io.tpotstream.aggregator.AggregatorConfig;
 import io.tpotstream.common.kafka.KafkaNeeds;
+import io.tpotstream.sink.Sink;
 import io.tpotstream.sink.SinkConfig;
 
 /**
@@ -28,32 +29,13 @@ public final class KafkaAccess {
     return KafkaNeeds.none().topic(topic, DESCRIBE, READ);
   }
 
-  /**
-   * {@code aggregate}: Kafka Streams with exactly-once: its group, its internal topics and its
-   * transactional ids are named after the application id.
-   */
+  /** {@code aggregate}: see {@link Aggregator#kafkaNeeds}. */
   public static KafkaNeeds aggregator(AggregatorConfig config) {
-    String id = config.applicationId();
-    return KafkaNeeds.none()
-        .topic(config.inputTopic(), DESCRIBE, READ, CREATE)
-        .topic(config.outputTopic(), DESCRIBE, WRITE, CREATE)
-        .topic(config.deadLetterTopic(), DESCRIBE, WRITE, CREATE)
-        .topicsPrefixed(id + "-", CREATE, DESCRIBE, READ, WRITE, DELETE)
-        .group(id, READ)
-        .transactionalIdsPrefixed(id + "-", WRITE);
+    return Aggregator.kafkaNeeds(config);
   }
 
-  /** {@code sink}: read the summaries as a group, write the metrics topic in transactions. */
+  /** {@code sink}: see {@link Sink#kafkaNeeds}. */
   public static KafkaNeeds sink(SinkConfig config) {
-    KafkaNeeds needs =
-        KafkaNeeds.none()
-            .topic(config.inputTopic(), DESCRIBE, READ, CREATE)
-            .group(config.groupId(), READ);
-    if (config.metricsTopic() != null) {
-      needs
-          .topic(config.metricsTopic(), DESCRIBE, WRITE, CREATE)
-          .transactionalId(config.transactionalId(), WRITE);
-    }
-    return needs;
+    return Sink.kafkaNeeds(config);
   }
 }

@@ -14,6 +14,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.config.TopicConfig;
 
 /** Client settings and topic checks the sink needs before it starts. */
 final class KafkaSetup {
@@ -38,15 +39,17 @@ final class KafkaSetup {
   }
 
   /**
-   * Creates the input topic (one partition) and the metrics topic (as many partitions as the input)
-   * when missing.
+   * Creates the input topic (one partition, kept forever, as the aggregator creates it) and the
+   * metrics topic (as many partitions as the input) when missing.
    *
    * @return the input topic's partition count
    */
   static int ensureTopics(Admin admin, SinkConfig config) {
     KafkaConnection kafka = connection(config);
+    // summaries of old windows carry old timestamps: a time-based retention would delete them
+    Map<String, String> keepForever = Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1");
     int partitions =
-        KafkaTopics.ensure(admin, kafka, config.inputTopic(), 1, Map.of()).partitions();
+        KafkaTopics.ensure(admin, kafka, config.inputTopic(), 1, keepForever).partitions();
     if (config.metricsTopic() != null) {
       KafkaTopics.ensure(admin, kafka, config.metricsTopic(), partitions, Map.of());
     }

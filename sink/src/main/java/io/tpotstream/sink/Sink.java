@@ -1,5 +1,11 @@
 package io.tpotstream.sink;
 
+import static org.apache.kafka.common.acl.AclOperation.CREATE;
+import static org.apache.kafka.common.acl.AclOperation.DESCRIBE;
+import static org.apache.kafka.common.acl.AclOperation.READ;
+import static org.apache.kafka.common.acl.AclOperation.WRITE;
+
+import io.tpotstream.common.kafka.KafkaNeeds;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import io.tpotstream.sink.file.CsvFile;
@@ -95,6 +101,23 @@ public final class Sink implements Closeable {
     sink.thread = new Thread(sink::run, "tpot-sink");
     sink.thread.start();
     return sink;
+  }
+
+  /**
+   * What a sink needs on a secured cluster: read the summaries as its group, write the metrics
+   * topic in transactions (creating missing topics); docs/kafka.md lists the ACLs.
+   */
+  public static KafkaNeeds kafkaNeeds(SinkConfig config) {
+    KafkaNeeds needs =
+        KafkaNeeds.none()
+            .topic(config.inputTopic(), DESCRIBE, READ, CREATE)
+            .group(config.groupId(), READ);
+    if (config.metricsTopic() != null) {
+      needs
+          .topic(config.metricsTopic(), DESCRIBE, WRITE, CREATE)
+          .transactionalId(config.transactionalId(), WRITE);
+    }
+    return needs;
   }
 
   /** Summaries this sink has committed since it started (each counted once). */
