@@ -60,6 +60,14 @@ final class KafkaOptions {
     Optional<KafkaConnection> c =
         KafkaConnection.resolve(bootstrapServers, configFile, env(), timeout);
     c.ifPresent(KafkaPreflight::check);
+    if (c.isEmpty() && configFile != null) {
+      System.err.println(
+          "tpot: warning: "
+              + configFile
+              + " names no bootstrap.servers and neither --bootstrap-server nor"
+              + " KAFKA_BOOTSTRAP_SERVERS is set: starting an embedded broker, without the file's"
+              + " settings");
+    }
     return c;
   }
 
