@@ -113,8 +113,8 @@ public final class KafkaFailures {
               + " failed: check ssl.truststore.location and ssl.truststore.password (and the"
               + " keystore, for mutual TLS) in "
               + c.configFileName()
-              + " ("
-              + firstLine(e.getMessage())
+              + " (Java said: "
+              + said(e)
               + ")",
           e);
     }
