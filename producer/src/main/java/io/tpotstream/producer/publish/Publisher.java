@@ -312,20 +312,21 @@ public final class Publisher {
 
   static Properties producerProperties(KafkaSettings settings, String producerId) {
     Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
-    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "tpot-producer-" + producerId);
-    // no duplicates and no reordering on retry: the aggregator relies on per-request order
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
     // token events are small and repetitive JSON; lz4 is cheap on the sender
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     // a few ms of batching; events carry their own timestamps, so latency here is harmless
     p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
     // fail fast when the brokers are unreachable at start instead of waiting a minute
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(settings.setupTimeout().toMillis()));
+    // the user's settings (security, tuning) override the defaults above, not what follows
     p.putAll(settings.clientProperties());
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    // no duplicates and no reordering on retry: the aggregator relies on per-request order
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
     return p;
   }
 
