@@ -48,7 +48,20 @@ final class SecuredCluster {
               Map.of(USER, PASSWORD, LIMITED, PASSWORD),
               new LocalKafka.Tls(stores.resolve("broker.p12"), STORE_PASSWORD));
       kafka.start();
-      Runtime.getRuntime().addShutdownHook(new Thread(kafka::stop, "secured-kafka-stop"));
+      Path made = stores;
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    kafka.stop();
+                    try (var files = Files.list(made)) {
+                      files.forEach(f -> f.toFile().delete());
+                    } catch (IOException e) {
+                      // a leftover temporary directory is harmless
+                    }
+                    made.toFile().delete();
+                  },
+                  "secured-kafka-stop"));
       try (Admin admin = superAdmin(kafka)) {
         admin
             .createAcls(DocumentedAcls.forPrincipal("User:" + USER))
