@@ -242,7 +242,7 @@ class AggregatorTopologyTest {
       Req r = new Req("r1", "model-a");
       h.pipe(Req.heartbeat(T0, "p1", T0), r.start(T0 + 100), r.token(T0 + 200, ms(100)));
       h.pipe(r.token(T0 + 2_500, ms(2_400)));
-      assertEquals(1, h.storeSize(AggregatorTopology.REQUEST_STORE));
+      assertEquals(1, h.storeEntries(AggregatorTopology.STAGE1_STORE, 'r'));
       for (long s = 1; s <= 45; s++) {
         h.pipe(Req.heartbeat(T0 + s * 1000, "p1", T0 + s * 1000 - 200));
       }
@@ -253,7 +253,7 @@ class AggregatorTopologyTest {
       assertEquals(0, out.get(0).requests().abandoned());
       assertEquals(1, out.get(1).requests().abandoned());
       assertEquals(new BigDecimal("1.0000"), out.get(1).requests().errorRate());
-      assertEquals(0, h.storeSize(AggregatorTopology.REQUEST_STORE));
+      assertEquals(0, h.storeEntries(AggregatorTopology.STAGE1_STORE, 'r'));
     }
   }
 
@@ -368,9 +368,10 @@ class AggregatorTopologyTest {
       h.pipe(batch);
       h.pipe(Req.finalHeartbeat(T0 + 10_001, "p1", T0 + 10_001));
 
-      assertEquals(0, h.storeSize(AggregatorTopology.REQUEST_STORE));
-      assertEquals(0, h.storeSize(AggregatorTopology.PARTIAL_STORE));
-      assertEquals(0, h.storeSize(AggregatorTopology.MERGED_STORE));
+      for (char tag : new char[] {'r', 'w', 'h'}) {
+        assertEquals(0, h.storeEntries(AggregatorTopology.STAGE1_STORE, tag), "stage 1 " + tag);
+        assertEquals(0, h.storeEntries(AggregatorTopology.STAGE2_STORE, tag), "stage 2 " + tag);
+      }
       List<WindowSummary> out = h.newSummaries();
       assertEquals(requests, out.stream().mapToLong(s -> s.requests().tooShort()).sum());
       assertEquals(requests, out.stream().mapToLong(s -> s.requests().started()).sum());
