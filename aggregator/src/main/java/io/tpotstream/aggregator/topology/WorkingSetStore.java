@@ -11,7 +11,9 @@ import org.apache.kafka.streams.query.PositionBound;
 import org.apache.kafka.streams.query.Query;
 import org.apache.kafka.streams.query.QueryConfig;
 import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.internals.CacheFlushListener;
@@ -29,9 +31,10 @@ import org.apache.kafka.streams.state.internals.CachedStateStore;
  * changelog always matches the offsets committed; restore and task migration go through the inner
  * store's changelog as for any store, and {@link #beforeCommit}'s owner reloads from it in {@code
  * init}. {@code AggregatorRestartTest} (kill -9 during a run) would catch a Kafka Streams version
- * that stopped calling it.
+ * that stopped calling it. Interactive queries read what was last committed.
  */
-final class WorkingSetStore implements StateStore, CachedStateStore<Bytes, byte[]> {
+final class WorkingSetStore
+    implements StateStore, CachedStateStore<Bytes, byte[]>, ReadOnlyKeyValueStore<Bytes, byte[]> {
   private final KeyValueStore<Bytes, byte[]> inner;
   private Runnable beforeCommit;
 
@@ -52,6 +55,26 @@ final class WorkingSetStore implements StateStore, CachedStateStore<Bytes, byte[
   /** Runs {@code writer} inside every commit from now on (null: nothing to write). */
   void beforeCommit(Runnable writer) {
     this.beforeCommit = writer;
+  }
+
+  @Override
+  public byte[] get(Bytes key) {
+    return inner.get(key);
+  }
+
+  @Override
+  public KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to) {
+    return inner.range(from, to);
+  }
+
+  @Override
+  public KeyValueIterator<Bytes, byte[]> all() {
+    return inner.all();
+  }
+
+  @Override
+  public long approximateNumEntries() {
+    return inner.approximateNumEntries();
   }
 
   @Override

@@ -107,7 +107,7 @@ final class TopologyHarness implements AutoCloseable {
    * every record): {@code tag} is the kind's first key byte ('r' requests, 'w' window counts).
    */
   int storeEntries(String name, char tag) {
-    WorkingSetStore store = (WorkingSetStore) driver.getStateStore(name);
+    WorkingSetStore store = (WorkingSetStore) driver.getAllStateStores().get(name);
     int n = 0;
     try (KeyValueIterator<Bytes, byte[]> it = store.inner().all()) {
       while (it.hasNext()) {

@@ -2,7 +2,9 @@ package io.tpotstream.bench.jmh;
 
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
+import io.tpotstream.common.event.TokenEventDecoder;
 import io.tpotstream.common.event.TokenKind;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -17,8 +19,9 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * A token event to JSON bytes (the producer, once per chunk) and back (the aggregator, once per
- * record), with the labels a producer run puts on every event.
+ * A token event to JSON bytes (the producer, once per chunk) and back (data binding, and the
+ * aggregator's streaming decoder, once per record), with the labels a producer run puts on every
+ * event.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -27,8 +30,10 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class TokenEventCodecBenchmark {
+  private final TokenEventDecoder decoder = new TokenEventDecoder();
   private TokenEvent event;
   private byte[] json;
+  private byte[] key;
 
   @Setup
   public void setUp() {
@@ -45,6 +50,7 @@ public class TokenEventCodecBenchmark {
             TokenKind.CONTENT,
             "host-1234-ab12");
     json = TokenEventCodec.encode(event);
+    key = event.requestId().getBytes(StandardCharsets.UTF_8);
   }
 
   @Benchmark
@@ -55,5 +61,11 @@ public class TokenEventCodecBenchmark {
   @Benchmark
   public TokenEvent decodeTokenEvent() {
     return TokenEventCodec.decode(json);
+  }
+
+  /** What the aggregator does per record: the streaming decoder, request id from the key. */
+  @Benchmark
+  public long decodeStreaming() {
+    return decoder.decode(key, json).elapsedNs();
   }
 }
