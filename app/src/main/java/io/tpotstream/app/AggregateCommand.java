@@ -103,6 +103,15 @@ final class AggregateCommand implements Callable<Integer> {
   Duration producerTimeout;
 
   @Option(
+      names = "--client-lag-threshold",
+      defaultValue = "1ms",
+      converter = HumanDuration.class,
+      description =
+          "A window is clientSuspect when a producer's own event-loop lag or pause passed this"
+              + " in it (default: ${DEFAULT-VALUE}; e.g. 500us, 5ms).")
+  Duration clientLagThreshold;
+
+  @Option(
       names = "--kafka-config",
       paramLabel = "FILE",
       description = "Properties file with extra Kafka client settings (security, threads, ...).")
@@ -124,7 +133,8 @@ final class AggregateCommand implements Callable<Integer> {
       servers = extra.getOrDefault("bootstrap.servers", "localhost:9092");
     }
     StageSettings stage =
-        new StageSettings(window, grace, groupBy, requestTimeout, producerTimeout);
+        new StageSettings(
+            window, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold);
     AggregatorConfig config =
         AggregatorConfig.defaults(servers)
             .withTopics(input, output, deadLetter)
