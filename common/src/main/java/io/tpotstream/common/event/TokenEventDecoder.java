@@ -3,6 +3,7 @@ package io.tpotstream.common.event;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.io.SerializedString;
 import io.tpotstream.common.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +22,10 @@ import java.util.TreeMap;
  * would coerce, a repeated field, a null) is handed to that decoder, whose verdict stands. A
  * property test over generated and mutated records holds the two to it ({@code
  * TokenEventDecoderTest}).
+ *
+ * <p>Strings it does not need are skipped, not decoded: Jackson checks their UTF-8 and escapes
+ * while skipping exactly as while decoding (a string over Jackson's 20 M-character limit, which no
+ * Kafka record reaches, would be the only difference).
  *
  * <p>Not thread-safe: one per thread; the returned event is reused by the next call.
  */
@@ -71,6 +76,38 @@ public final class TokenEventDecoder {
   private static final int WARMUP = 26;
   private static final int SOURCE = 27;
   private static final int UNKNOWN = -1;
+
+  /** The field names in DESIGN.md's order: producers write them so, and most match as bytes. */
+  private static final SerializedString[] NAMES = {
+    new SerializedString("type"),
+    new SerializedString("v"),
+    new SerializedString("ts"),
+    new SerializedString("runId"),
+    new SerializedString("requestId"),
+    new SerializedString("model"),
+    new SerializedString("labels"),
+    new SerializedString("elapsedNs"),
+    new SerializedString("seq"),
+    new SerializedString("tokens"),
+    new SerializedString("kind"),
+    new SerializedString("promptTokens"),
+    new SerializedString("completionTokens"),
+    new SerializedString("finishReason"),
+    new SerializedString("errorClass"),
+    new SerializedString("httpStatus"),
+    new SerializedString("message"),
+    new SerializedString("scheduleLagNs"),
+    new SerializedString("malformedChunks"),
+    new SerializedString("producerId"),
+    new SerializedString("watermark"),
+    new SerializedString("final"),
+    new SerializedString("clientPauseMaxUs"),
+    new SerializedString("loopLagMaxUs"),
+    new SerializedString("coalescedChunks"),
+    new SerializedString("coalesced"),
+    new SerializedString("warmup"),
+    new SerializedString("source")
+  };
 
   private final DecodedEvent event = new DecodedEvent();
 
@@ -177,14 +214,27 @@ public final class TokenEventDecoder {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         return false;
       }
-      String name;
-      while ((name = p.nextFieldName()) != null) {
+      int expect = 0;
+      while (true) {
+        // the field a producer writes next is matched as bytes; any other is looked up by name
+        int field;
+        if (expect < NAMES.length && p.nextFieldName(NAMES[expect])) {
+          field = expect;
+        } else {
+          if (expect >= NAMES.length) {
+            p.nextToken();
+          }
+          if (p.currentToken() != JsonToken.FIELD_NAME) {
+            break;
+          }
+          field = field(p.currentName());
+        }
         JsonToken t = p.nextToken();
-        int field = field(name);
         if (field == UNKNOWN) {
           p.skipChildren();
           continue;
         }
+        expect = field + 1;
         long bit = 1L << field;
         if ((seen & bit) != 0 || t == JsonToken.VALUE_NULL) {
           return false; // a repeated field or a null: data binding's rules decide
@@ -211,7 +261,7 @@ public final class TokenEventDecoder {
             d.ts = p.getLongValue();
           }
           case RUN_ID, MODEL, FINISH_REASON, MESSAGE, SOURCE -> {
-            if (!isString(p, t)) {
+            if (t != JsonToken.VALUE_STRING) {
               return false;
             }
           }
@@ -285,7 +335,7 @@ public final class TokenEventDecoder {
                 return false;
               }
               d.producerId = p.getText();
-            } else if (!isString(p, t)) {
+            } else if (t != JsonToken.VALUE_STRING) {
               return false;
             }
             hasProducerId = true;
@@ -398,9 +448,7 @@ public final class TokenEventDecoder {
       if (p.nextToken() != JsonToken.VALUE_STRING) {
         return false;
       }
-      if (into == null) {
-        p.getTextLength();
-      } else {
+      if (into != null) {
         into.put(label, p.getText());
       }
     }
@@ -437,15 +485,6 @@ public final class TokenEventDecoder {
       }
     }
     return -1;
-  }
-
-  /** A string, decoded (so that bad UTF-8 or escapes fail here as in data binding). */
-  private static boolean isString(JsonParser p, JsonToken t) throws IOException {
-    if (t != JsonToken.VALUE_STRING) {
-      return false;
-    }
-    p.getTextLength();
-    return true;
   }
 
   private static boolean isInt(JsonParser p, JsonToken t) throws IOException {
