@@ -110,6 +110,8 @@ public final class AggregatorTopology {
     // a closed window's summary waits for two commits (stage 1's partials, then stage 2's
     // output): 100 ms keeps that short; a commit writes only what changed (see BENCHMARKS.md B1)
     p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "100");
+    // every task reads one partition: there is never another partition to wait for
+    p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, "-1");
     // no global stores; says so instead of warning at every start
     p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, "true");
     // internal topics take the broker's default replication: right on one broker and on a cluster

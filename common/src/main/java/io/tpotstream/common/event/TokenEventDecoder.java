@@ -111,8 +111,24 @@ public final class TokenEventDecoder {
 
   private final DecodedEvent event = new DecodedEvent();
 
+  /**
+   * The field that followed each field in the last record (index {@link #NAMES}.length: the first),
+   * so that a producer's order, whichever fields it omits, is matched as bytes.
+   */
+  private final int[] follows = new int[NAMES.length + 1];
+
+  /** The label names of the last record, in its order (matched as bytes too). */
+  private SerializedString[] labelNames = new SerializedString[0];
+
   /** Records accepted in the single streaming pass (the rest went through data binding). */
   long streamed;
+
+  public TokenEventDecoder() {
+    for (int f = 0; f < NAMES.length; f++) {
+      follows[f] = f + 1;
+    }
+    follows[NAMES.length] = 0;
+  }
 
   /**
    * Decodes one record's value.
@@ -214,10 +230,11 @@ public final class TokenEventDecoder {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         return false;
       }
-      int expect = 0;
+      int previous = NAMES.length;
       while (true) {
-        // the field a producer writes next is matched as bytes; any other is looked up by name
+        // the field that came next last time is matched as bytes; any other is looked up by name
         int field;
+        int expect = follows[previous];
         if (expect < NAMES.length && p.nextFieldName(NAMES[expect])) {
           field = expect;
         } else {
@@ -234,7 +251,8 @@ public final class TokenEventDecoder {
           p.skipChildren();
           continue;
         }
-        expect = field + 1;
+        follows[previous] = field;
+        previous = field;
         long bit = 1L << field;
         if ((seen & bit) != 0 || t == JsonToken.VALUE_NULL) {
           return false; // a repeated field or a null: data binding's rules decide
@@ -272,7 +290,7 @@ public final class TokenEventDecoder {
             d.requestKey = requestKey(p, key, d);
           }
           case LABELS -> {
-            if (t != JsonToken.START_OBJECT || !labels(p, null)) {
+            if (t != JsonToken.START_OBJECT || !skipLabels(p)) {
               return false;
             }
           }
@@ -439,6 +457,42 @@ public final class TokenEventDecoder {
     } catch (IOException e) {
       throw new IllegalStateException("a record read once could not be read again", e);
     }
+  }
+
+  /**
+   * Walks a labels object of strings without reading them, matching the names of the last record's
+   * labels as bytes.
+   */
+  private boolean skipLabels(JsonParser p) throws IOException {
+    SerializedString[] known = labelNames;
+    int i = 0;
+    while (true) {
+      boolean matched;
+      if (i < known.length) {
+        matched = p.nextFieldName(known[i]);
+      } else {
+        p.nextToken();
+        matched = false;
+      }
+      if (matched) {
+        i++;
+      } else if (p.currentToken() == JsonToken.FIELD_NAME) {
+        // another name: remember this record's names from here on
+        SerializedString[] names = Arrays.copyOf(known, i + 1);
+        names[i++] = new SerializedString(p.currentName());
+        known = names;
+        labelNames = names;
+      } else {
+        break;
+      }
+      if (p.nextToken() != JsonToken.VALUE_STRING) {
+        return false;
+      }
+    }
+    if (i < known.length) {
+      labelNames = Arrays.copyOf(known, i);
+    }
+    return p.currentToken() == JsonToken.END_OBJECT;
   }
 
   /** Walks a labels object of strings; fills {@code into} when given. */
