@@ -45,7 +45,7 @@ public final class OfflineStats {
   public static List<WindowSummary> computePositioned(
       List<ExportedEvents.Positioned> events, StageSettings settings, Consumer<String> problems) {
     List<WindowSummary> summaries = new ArrayList<>();
-    PartitionStage stage = new PartitionStage(settings);
+    PartitionStage stage = new PartitionStage(settings, false);
     WindowMerger merger = new WindowMerger(1, settings.windowMs(), settings.clientLagThresholdUs());
     merger.open("the file");
     MergeOutput merged = (summary, json) -> summaries.add(summary);

@@ -48,6 +48,7 @@ public final class PartitionStage {
   private static final byte COUNTER = 'c';
   private static final Bytes CLOSED_THROUGH = Bytes.wrap(new byte[] {'C'});
 
+  private final boolean keepsChanges;
   private final StageSettings settings;
   private final long windowMs;
   private final long requestTimeoutMs;
@@ -68,7 +69,17 @@ public final class PartitionStage {
   private final List<Bytes> deletions = new ArrayList<>();
   private final BinaryWriter writer = new BinaryWriter(256);
 
+  /** A stage whose changes {@link #writeChanges} writes (the aggregator's). */
   public PartitionStage(StageSettings settings) {
+    this(settings, true);
+  }
+
+  /**
+   * @param store false when nothing will ever be written to a store (offline {@code stats}): the
+   *     stage then keeps no list of changes
+   */
+  public PartitionStage(StageSettings settings, boolean store) {
+    this.keepsChanges = store;
     this.settings = settings;
     this.windowMs = settings.windowMs();
     this.requestTimeoutMs = settings.requestTimeoutMs();
@@ -239,7 +250,7 @@ public final class PartitionStage {
   }
 
   private void changed(OpenRequest r) {
-    if (!r.dirty) {
+    if (keepsChanges && !r.dirty) {
       r.dirty = true;
       changedRequests.add(r);
     }
