@@ -97,6 +97,7 @@ public final class Aggregator implements AutoCloseable {
         ready.processingGuarantee(),
         ready.deadLetterTopic());
     Aggregator aggregator = new Aggregator(ready);
+    JitPrimer.start(); // while Streams joins its group and creates its topics
     aggregator.streams.start();
     return aggregator;
   }
