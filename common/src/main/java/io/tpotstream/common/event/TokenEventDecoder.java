@@ -12,10 +12,12 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * Reads token events for the aggregator, offline {@code stats} and replay with Jackson's streaming
- * parser: one pass over the record, no event object, the request id taken from the record's key
- * when the event's own id equals it, and the model and labels read only when {@link
- * DecodedEvent#model()} or {@link DecodedEvent#labels()} asks (when a request starts).
+ * Reads token events for the aggregator, offline {@code stats} and replay: one pass over the
+ * record, no event object, the request id taken from the record's key when the event's own id
+ * equals it, and the model and labels read only when {@link DecodedEvent#model()} or {@link
+ * DecodedEvent#labels()} asks (when a request starts). The compact form producers write is read by
+ * {@link CompactScanner} (a few byte comparisons per field); any other valid JSON by Jackson's
+ * streaming parser.
  *
  * <p>It accepts and rejects exactly what {@link TokenEventCodec#decode} does, with the same
  * messages: whatever this parser is not sure of (a rejected record, a type Jackson's data binding
@@ -47,37 +49,69 @@ public final class TokenEventDecoder {
   };
 
   // the token event's fields, by position in DESIGN.md's order (a bit each, to see repeats)
-  private static final int TYPE = 0;
-  private static final int V = 1;
-  private static final int TS = 2;
-  private static final int RUN_ID = 3;
-  private static final int REQUEST_ID = 4;
-  private static final int MODEL = 5;
-  private static final int LABELS = 6;
-  private static final int ELAPSED_NS = 7;
-  private static final int SEQ = 8;
-  private static final int TOKENS = 9;
-  private static final int KIND = 10;
-  private static final int PROMPT_TOKENS = 11;
-  private static final int COMPLETION_TOKENS = 12;
-  private static final int FINISH_REASON = 13;
-  private static final int ERROR_CLASS = 14;
-  private static final int HTTP_STATUS = 15;
-  private static final int MESSAGE = 16;
-  private static final int SCHEDULE_LAG_NS = 17;
-  private static final int MALFORMED_CHUNKS = 18;
-  private static final int PRODUCER_ID = 19;
-  private static final int WATERMARK = 20;
-  private static final int FINAL = 21;
-  private static final int CLIENT_PAUSE_MAX_US = 22;
-  private static final int LOOP_LAG_MAX_US = 23;
-  private static final int COALESCED_CHUNKS = 24;
-  private static final int COALESCED = 25;
-  private static final int WARMUP = 26;
-  private static final int SOURCE = 27;
+  static final int TYPE = 0;
+  static final int V = 1;
+  static final int TS = 2;
+  static final int RUN_ID = 3;
+  static final int REQUEST_ID = 4;
+  static final int MODEL = 5;
+  static final int LABELS = 6;
+  static final int ELAPSED_NS = 7;
+  static final int SEQ = 8;
+  static final int TOKENS = 9;
+  static final int KIND = 10;
+  static final int PROMPT_TOKENS = 11;
+  static final int COMPLETION_TOKENS = 12;
+  static final int FINISH_REASON = 13;
+  static final int ERROR_CLASS = 14;
+  static final int HTTP_STATUS = 15;
+  static final int MESSAGE = 16;
+  static final int SCHEDULE_LAG_NS = 17;
+  static final int MALFORMED_CHUNKS = 18;
+  static final int PRODUCER_ID = 19;
+  static final int WATERMARK = 20;
+  static final int FINAL = 21;
+  static final int CLIENT_PAUSE_MAX_US = 22;
+  static final int LOOP_LAG_MAX_US = 23;
+  static final int COALESCED_CHUNKS = 24;
+  static final int COALESCED = 25;
+  static final int WARMUP = 26;
+  static final int SOURCE = 27;
   private static final int UNKNOWN = -1;
 
-  /** The field names in DESIGN.md's order: producers write them so, and most match as bytes. */
+  /** The field names in the design's order (producers write them so), by field index. */
+  static final String[] FIELD_NAMES = {
+    "type",
+    "v",
+    "ts",
+    "runId",
+    "requestId",
+    "model",
+    "labels",
+    "elapsedNs",
+    "seq",
+    "tokens",
+    "kind",
+    "promptTokens",
+    "completionTokens",
+    "finishReason",
+    "errorClass",
+    "httpStatus",
+    "message",
+    "scheduleLagNs",
+    "malformedChunks",
+    "producerId",
+    "watermark",
+    "final",
+    "clientPauseMaxUs",
+    "loopLagMaxUs",
+    "coalescedChunks",
+    "coalesced",
+    "warmup",
+    "source"
+  };
+
+  /** The same names for Jackson, which matches an expected name as bytes. */
   private static final SerializedString[] NAMES = {
     new SerializedString("type"),
     new SerializedString("v"),
@@ -120,6 +154,11 @@ public final class TokenEventDecoder {
   /** The label names of the last record, in its order (matched as bytes too). */
   private SerializedString[] labelNames = new SerializedString[0];
 
+  private final CompactScanner scanner = new CompactScanner();
+
+  /** Records the compact scanner read. */
+  long scanned;
+
   /** Records accepted in the single streaming pass (the rest went through data binding). */
   long streamed;
 
@@ -138,6 +177,13 @@ public final class TokenEventDecoder {
    *     TokenEventCodec#decode}'s message
    */
   public DecodedEvent decode(byte[] key, byte[] value) {
+    event.clear();
+    event.decoder = this;
+    event.source = value;
+    if (value != null && scanner.scan(key, value, event)) {
+      scanned++;
+      return event;
+    }
     event.clear();
     event.decoder = this;
     event.source = value;
