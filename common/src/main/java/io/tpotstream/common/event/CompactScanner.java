@@ -1,5 +1,8 @@
 package io.tpotstream.common.event;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -25,6 +28,10 @@ final class CompactScanner {
   private static final byte[] TRUE = utf8("true");
   private static final byte[] FALSE = utf8("false");
   private static final int NOT_SURE = Integer.MIN_VALUE;
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final long ONES = 0x0101010101010101L;
+  private static final long HIGH_BITS = 0x8080808080808080L;
 
   static {
     for (int f = 0; f < NAMES.length; f++) {
@@ -73,13 +80,19 @@ final class CompactScanner {
         return false;
       }
       int nameStart = i + 1;
-      int nameEnd = stringEnd(b, nameStart);
-      if (nameEnd < 0 || nameEnd + 1 >= n || b[nameEnd + 1] != ':') {
-        return false;
+      int field = follows[previous];
+      int nameEnd;
+      if (field < NAMES.length && startsWith(b, nameStart, NAMES[field])) {
+        nameEnd = nameStart + NAMES[field].length; // the expected name, then a quote
+      } else {
+        nameEnd = stringEnd(b, nameStart);
+        field = nameEnd < 0 ? -1 : field(b, nameStart, nameEnd);
       }
-      int field = field(b, nameStart, nameEnd, follows[previous]);
       if (field < 0) {
         return false; // a field this scanner does not know: Jackson skips it
+      }
+      if (nameEnd + 1 >= n || b[nameEnd + 1] != ':') {
+        return false;
       }
       long bit = 1L << field;
       if ((seen & bit) != 0) {
@@ -240,9 +253,22 @@ final class CompactScanner {
     return true;
   }
 
-  /** The end (index of the closing quote) of a string starting at {@code from}, or -1. */
-  private static int stringEnd(byte[] b, int from) {
-    for (int i = from; i < b.length; i++) {
+  /**
+   * The end (index of the closing quote) of a string starting at {@code from}, or -1 when it holds
+   * a byte this scanner leaves to Jackson. Eight bytes at a time while none of them is a quote, a
+   * backslash, a control byte, DEL or a non-ASCII byte.
+   */
+  static int stringEnd(byte[] b, int from) {
+    int i = from;
+    int limit = b.length - 8;
+    while (i <= limit) {
+      long x = (long) LONGS.get(b, i);
+      if ((special(x)) != 0) {
+        break;
+      }
+      i += 8;
+    }
+    for (; i < b.length; i++) {
       byte c = b[i];
       if (c == '"') {
         return i;
@@ -252,6 +278,31 @@ final class CompactScanner {
       }
     }
     return -1;
+  }
+
+  /** A word of eight bytes with the high bit of every byte that a plain string cannot hold. */
+  private static long special(long x) {
+    long quote = x ^ 0x2222222222222222L;
+    long backslash = x ^ 0x5C5C5C5C5C5C5C5CL;
+    long del = x ^ 0x7F7F7F7F7F7F7F7FL;
+    long zero =
+        ((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash) | ((del - ONES) & ~del);
+    long control = (x - 0x2020202020202020L) & ~x;
+    return (zero | control | x) & HIGH_BITS;
+  }
+
+  /** Whether {@code b} holds {@code name} at {@code from}, then a quote. */
+  private static boolean startsWith(byte[] b, int from, byte[] name) {
+    int end = from + name.length;
+    if (end >= b.length || b[end] != '"') {
+      return false;
+    }
+    for (int k = 0; k < name.length; k++) {
+      if (b[from + k] != name[k]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** A string value at {@code i}: sets its bounds, returns the index after it. */
@@ -338,25 +389,33 @@ final class CompactScanner {
   /** Which of {@code words} the last string is, or -1. */
   private int word(byte[] b, byte[][] words) {
     for (int w = 0; w < words.length; w++) {
-      if (Arrays.equals(b, stringStart, stringEnd, words[w], 0, words[w].length)) {
+      if (same(b, stringStart, stringEnd, words[w])) {
         return w;
       }
     }
     return -1;
   }
 
-  /** The field named by {@code b[from, to)}, trying {@code likely} first; -1 when unknown. */
-  private static int field(byte[] b, int from, int to, int likely) {
-    if (likely < NAMES.length
-        && Arrays.equals(b, from, to, NAMES[likely], 0, NAMES[likely].length)) {
-      return likely;
-    }
+  /** The field named by {@code b[from, to)}, or -1 when unknown. */
+  private static int field(byte[] b, int from, int to) {
     for (int f = 0; f < NAMES.length; f++) {
-      if (Arrays.equals(b, from, to, NAMES[f], 0, NAMES[f].length)) {
+      if (same(b, from, to, NAMES[f])) {
         return f;
       }
     }
     return -1;
+  }
+
+  private static boolean same(byte[] b, int from, int to, byte[] word) {
+    if (to - from != word.length) {
+      return false;
+    }
+    for (int k = 0; k < word.length; k++) {
+      if (b[from + k] != word[k]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static String ascii(byte[] b, int from, int to) {

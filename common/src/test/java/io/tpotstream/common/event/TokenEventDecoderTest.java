@@ -277,7 +277,11 @@ class TokenEventDecoderTest {
 
   private static TokenEvent event(Random r) {
     long ts = 1_700_000_000_000L + r.nextInt(1_000_000);
-    String id = "req-" + r.nextInt(1000) + (r.nextInt(20) == 0 ? "-ü" : "");
+    // ids as long as a producer's, so that strings are read eight bytes at a time too
+    String id =
+        (r.nextBoolean() ? "run-20260101-120000-ab12-" : "req-")
+            + r.nextInt(1000)
+            + (r.nextInt(20) == 0 ? "-ü" : "");
     String model = "model-" + (char) ('a' + r.nextInt(3));
     Map<String, String> labels =
         switch (r.nextInt(3)) {
