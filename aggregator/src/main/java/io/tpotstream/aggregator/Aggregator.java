@@ -23,6 +23,7 @@ import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
@@ -158,7 +159,10 @@ public final class Aggregator implements AutoCloseable {
   private static AggregatorConfig prepareTopics(AggregatorConfig config) {
     try (Admin admin = Admin.create(adminProperties(config))) {
       int partitions = inputPartitions(admin, config);
-      checkPartitionsUnchanged(admin, config, partitions);
+      boolean fresh = checkPartitionsUnchanged(admin, config, partitions);
+      if (fresh) {
+        createInternalTopics(admin, config, partitions);
+      }
       Map<String, String> keepForever = Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1");
       boolean created = createIfMissing(admin, config.outputTopic(), 1, keepForever);
       createIfMissing(admin, config.deadLetterTopic(), 1, keepForever);
@@ -202,7 +206,7 @@ public final class Aggregator implements AutoCloseable {
    * with another count, its windows can no longer be completed. An application id whose state was
    * written by the aggregator before its working-set stores (another format) cannot go on either.
    */
-  private static void checkPartitionsUnchanged(Admin admin, AggregatorConfig config, int now)
+  private static boolean checkPartitionsUnchanged(Admin admin, AggregatorConfig config, int now)
       throws ExecutionException, InterruptedException, TimeoutException {
     String changelog = changelog(config, AggregatorTopology.STAGE1_STORE);
     Set<String> topics =
@@ -218,7 +222,7 @@ public final class Aggregator implements AutoCloseable {
       }
     }
     if (!topics.contains(changelog)) {
-      return;
+      return true;
     }
     try {
       int before =
@@ -243,6 +247,61 @@ public final class Aggregator implements AutoCloseable {
       if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
         throw e;
       }
+    }
+    return false;
+  }
+
+  /**
+   * Creates Kafka Streams' internal topics of a new application id with the names and settings
+   * Streams gives them (changelogs compacted, the partials topic kept until Streams purges it), so
+   * that its first rebalance finds them: it then neither waits for their creation nor rebalances a
+   * second time because the metadata changed (about a second of a fresh start). Whatever goes wrong
+   * here is left to Streams, which creates what is missing itself.
+   */
+  private static void createInternalTopics(Admin admin, AggregatorConfig config, int partitions)
+      throws InterruptedException {
+    Map<String, String> changelog = new java.util.TreeMap<>();
+    changelog.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+    changelog.put(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "CreateTime");
+    Map<String, String> repartition = new java.util.TreeMap<>();
+    repartition.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE);
+    repartition.put(TopicConfig.SEGMENT_BYTES_CONFIG, "52428800");
+    repartition.put(TopicConfig.RETENTION_MS_CONFIG, "-1");
+    repartition.put(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "CreateTime");
+    config
+        .kafkaProperties()
+        .forEach(
+            (k, v) -> {
+              if (k.startsWith(StreamsConfig.TOPIC_PREFIX)) {
+                changelog.put(k.substring(StreamsConfig.TOPIC_PREFIX.length()), v);
+                repartition.put(k.substring(StreamsConfig.TOPIC_PREFIX.length()), v);
+              }
+            });
+    String factor = config.kafkaProperties().get(StreamsConfig.REPLICATION_FACTOR_CONFIG);
+    Optional<Short> replication =
+        factor == null || factor.equals("-1")
+            ? Optional.empty()
+            : Optional.of(Short.valueOf(factor));
+    String app = config.applicationId();
+    List<NewTopic> topics =
+        List.of(
+            new NewTopic(
+                    changelog(config, AggregatorTopology.STAGE1_STORE),
+                    Optional.of(partitions),
+                    replication)
+                .configs(changelog),
+            new NewTopic(
+                    changelog(config, AggregatorTopology.STAGE2_STORE), Optional.of(1), replication)
+                .configs(changelog),
+            new NewTopic(
+                    app + "-" + AggregatorTopology.PARTIALS_TOPIC + "-repartition",
+                    Optional.of(1),
+                    replication)
+                .configs(repartition));
+    try {
+      admin.createTopics(topics).all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException | RuntimeException e) {
+      LOG.debug("Kafka Streams will create its internal topics itself: {}", e.toString());
     }
   }
 
