@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.TreeMap;
 
 /**
  * The token events producers write, read without a general JSON parser: an object with no
@@ -125,12 +126,20 @@ final class CompactScanner {
           requestIdEnd = stringEnd;
         }
         case TokenEventDecoder.RUN_ID,
-            TokenEventDecoder.MODEL,
             TokenEventDecoder.FINISH_REASON,
             TokenEventDecoder.MESSAGE,
             TokenEventDecoder.SOURCE ->
             i = string(b, i);
-        case TokenEventDecoder.LABELS -> i = labels(b, i);
+        case TokenEventDecoder.MODEL -> {
+          i = string(b, i);
+          d.modelStart = stringStart;
+          d.modelEnd = stringEnd;
+        }
+        case TokenEventDecoder.LABELS -> {
+          d.labelsStart = i;
+          i = labels(b, i);
+          d.labelsEnd = i;
+        }
         case TokenEventDecoder.ELAPSED_NS -> {
           i = integer(b, i, 18);
           hasElapsedNs = true;
@@ -251,6 +260,31 @@ final class CompactScanner {
               : Arrays.copyOfRange(b, requestIdStart, requestIdStart + length);
     }
     return true;
+  }
+
+  /**
+   * The model and labels of a record this scanner read (their places were kept): no parser needed,
+   * the strings are plain ASCII. Labels repeated in the object keep their last value, as data
+   * binding does.
+   */
+  static void readSeries(DecodedEvent d) {
+    byte[] b = d.source;
+    d.model = ascii(b, d.modelStart, d.modelEnd);
+    if (d.labelsStart < 0) {
+      return;
+    }
+    TreeMap<String, String> labels = new TreeMap<>();
+    int i = d.labelsStart + 1;
+    while (b[i] == '"') {
+      int keyEnd = stringEnd(b, i + 1);
+      int valueEnd = stringEnd(b, keyEnd + 3);
+      labels.put(ascii(b, i + 1, keyEnd), ascii(b, keyEnd + 3, valueEnd));
+      i = valueEnd + 1;
+      if (b[i] == ',') {
+        i++;
+      }
+    }
+    d.labels = labels;
   }
 
   /**

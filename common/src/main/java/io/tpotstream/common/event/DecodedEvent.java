@@ -40,6 +40,11 @@ public final class DecodedEvent {
   SortedMap<String, String> labels;
   byte[] source;
   TokenEventDecoder decoder;
+  // where the compact scanner saw them in source (-1: not scanned)
+  int modelStart = -1;
+  int modelEnd;
+  int labelsStart = -1;
+  int labelsEnd;
 
   DecodedEvent() {}
 
@@ -71,6 +76,8 @@ public final class DecodedEvent {
     model = null;
     labels = null;
     source = null;
+    modelStart = -1;
+    labelsStart = -1;
   }
 
   public EventType type() {

@@ -485,6 +485,10 @@ public final class TokenEventDecoder {
     if (d.source == null) {
       return;
     }
+    if (d.modelStart >= 0) {
+      CompactScanner.readSeries(d);
+      return;
+    }
     try (JsonParser p = FACTORY.createParser(d.source)) {
       p.nextToken();
       String name;
