@@ -67,13 +67,19 @@ public final class AggregatorTopology {
     builder.addStateStore(WorkingSetStore.builder(STAGE1_STORE));
     builder.addStateStore(WorkingSetStore.builder(STAGE2_STORE));
 
+    KStream<byte[], byte[]> events =
+        builder.stream(config.inputTopic(), Consumed.with(bytes, bytes).withName("token-events"));
+    if (config.runId() != null) {
+      // tpot run on a shared topic: this run's events and heartbeats only
+      events = events.filter(new RunFilter(config.runId()), Named.as("this-run-only"));
+    }
+
     // stage 1: per-request samples into partial windows, closed by producer watermarks
     KStream<byte[], StageMessage> stage1 =
-        builder.stream(config.inputTopic(), Consumed.with(bytes, bytes).withName("token-events"))
-            .process(
-                () -> new Stage1Processor(config.stage(), config.deadLetterTopic()),
-                Named.as("per-partition-windows"),
-                STAGE1_STORE);
+        events.process(
+            () -> new Stage1Processor(config.stage(), config.deadLetterTopic()),
+            Named.as("per-partition-windows"),
+            STAGE1_STORE);
     Map<String, KStream<byte[], StageMessage>> routes =
         stage1
             .split(Named.as(STAGE1))
