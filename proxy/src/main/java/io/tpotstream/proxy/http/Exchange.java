@@ -16,7 +16,6 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
 import java.util.Locale;
-import java.util.Set;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -30,8 +29,6 @@ import java.util.concurrent.TimeoutException;
  * directly.
  */
 final class Exchange {
-  private static final Set<String> NOT_FORWARDED = Set.of("host", "expect");
-
   private final HttpServerRequest in;
   private final HttpServerResponse out;
   private final HttpClient client;
@@ -84,8 +81,7 @@ final class Exchange {
             .setIdleTimeout(idleTimeoutMs)
             .setFollowRedirects(false);
     MultiMap headers = HttpHeaders.headers();
-    headers.add(HttpHeaders.HOST, upstream.authority());
-    Headers.copyEndToEnd(in.headers(), headers, NOT_FORWARDED);
+    Headers.copyRequest(in.headers(), headers, upstream.authority());
     options.setHeaders(headers);
     out.closeHandler(v -> clientGone());
     in.exceptionHandler(t -> clientGone());
@@ -201,7 +197,7 @@ final class Exchange {
     finish();
     MultiMap trailers = upstreamResponse.trailers();
     if (out.isChunked() && trailers != null && !trailers.isEmpty()) {
-      Headers.copyEndToEnd(trailers, out.trailers(), Set.of());
+      Headers.copyEndToEnd(trailers, out.trailers());
     }
     out.end();
     observer.end(System.nanoTime());

@@ -23,17 +23,28 @@ final class Headers {
   private Headers() {}
 
   /**
-   * Copies {@code from} into {@code to} in order, leaving out hop-by-hop headers, those the {@code
-   * Connection} header names, and {@code also} (lower case).
+   * Copies a request's end-to-end headers in order, leaving out {@code Expect} (the proxy answers
+   * it); {@code Host} keeps its place and spelling but names the upstream ({@code authority}),
+   * first when the client sent none.
    */
-  static void copyEndToEnd(MultiMap from, MultiMap to, Set<String> also) {
+  static void copyRequest(MultiMap from, MultiMap to, String authority) {
     Set<String> named = connectionNamed(from);
+    if (!from.contains("Host")) {
+      to.add("Host", authority);
+    }
     for (Map.Entry<String, String> h : from) {
       String name = h.getKey().toLowerCase(Locale.ROOT);
-      if (!HOP_BY_HOP.contains(name) && !named.contains(name) && !also.contains(name)) {
+      if (name.equals("host")) {
+        to.add(h.getKey(), authority);
+      } else if (!HOP_BY_HOP.contains(name) && !named.contains(name) && !name.equals("expect")) {
         to.add(h.getKey(), h.getValue());
       }
     }
+  }
+
+  /** Copies end-to-end headers (trailers) in order. */
+  static void copyEndToEnd(MultiMap from, MultiMap to) {
+    copyResponse(from, to, false);
   }
 
   /**
