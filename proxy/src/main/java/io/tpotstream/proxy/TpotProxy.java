@@ -1,7 +1,13 @@
 package io.tpotstream.proxy;
 
+import io.tpotstream.producer.Producer;
+import io.tpotstream.producer.publish.AnchoredClock;
+import io.tpotstream.producer.publish.KafkaSettings;
+import io.tpotstream.proxy.events.EventSink;
+import io.tpotstream.proxy.events.KafkaEventSink;
 import io.tpotstream.proxy.http.ObserverFactory;
 import io.tpotstream.proxy.http.ProxyVerticle;
+import io.tpotstream.proxy.measure.Measurements;
 import io.tpotstream.proxy.metrics.MetricsEndpoint;
 import io.tpotstream.proxy.metrics.ProxyMetrics;
 import io.vertx.core.DeploymentOptions;
@@ -19,7 +25,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A running {@code tpot proxy}: a reverse proxy in front of one OpenAI- or Anthropic-compatible
  * upstream, on its own Vert.x instance (one HTTP/1.1 server and upstream client per event loop,
- * epoll where available), with its own {@code /metrics}.
+ * epoll where available), with its own {@code /metrics}; measured streams become token events.
  */
 public final class TpotProxy implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TpotProxy.class);
@@ -31,6 +37,8 @@ public final class TpotProxy implements AutoCloseable {
   private final ProxyMetrics metrics;
   private final MetricsEndpoint endpoint;
   private final int port;
+  private EventSink events;
+  private String producerId;
   private boolean closed;
 
   private TpotProxy(
@@ -45,6 +53,35 @@ public final class TpotProxy implements AutoCloseable {
     this.metrics = metrics;
     this.endpoint = endpoint;
     this.port = instances.get(0).actualPort();
+  }
+
+  /**
+   * Starts the proxy and its publishing to Kafka: token events of the measured streams, heartbeats
+   * with watermarks, all with its own producer id. Kafka need not be up: the proxy serves at once
+   * and connects in the background (events are dropped and counted until it is connected).
+   */
+  public static TpotProxy start(ProxyConfig config, KafkaSettings kafka) {
+    String producerId = Producer.newProducerId();
+    AnchoredClock clock = AnchoredClock.start();
+    KafkaEventSink sink = KafkaEventSink.start(kafka, config.runId(), producerId, clock);
+    try {
+      return start(config, sink, producerId, clock);
+    } catch (RuntimeException e) {
+      sink.close();
+      throw e;
+    }
+  }
+
+  /** Starts the proxy with its token events going to {@code sink} (closed with the proxy). */
+  public static TpotProxy start(
+      ProxyConfig config, EventSink sink, String producerId, AnchoredClock clock) {
+    ProxyMetrics metrics = new ProxyMetrics();
+    metrics.registerEvents(sink::published, sink::dropped);
+    TpotProxy proxy =
+        start(config, metrics, new Measurements(config, producerId, clock, sink, metrics));
+    proxy.events = sink;
+    proxy.producerId = producerId;
+    return proxy;
   }
 
   /**
@@ -112,6 +149,16 @@ public final class TpotProxy implements AutoCloseable {
     return endpoint == null ? -1 : endpoint.port();
   }
 
+  /** The producer id of the proxy's events (null when it publishes none). */
+  public String producerId() {
+    return producerId;
+  }
+
+  /** Where the token events go (null when none are published). */
+  public EventSink events() {
+    return events;
+  }
+
   public ProxyMetrics metrics() {
     return metrics;
   }
@@ -158,6 +205,9 @@ public final class TpotProxy implements AutoCloseable {
       }
     }
     closeQuietly(vertx);
+    if (events != null) {
+      events.close();
+    }
     if (endpoint != null) {
       endpoint.close();
     }

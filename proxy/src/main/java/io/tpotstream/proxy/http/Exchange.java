@@ -225,9 +225,13 @@ final class Exchange {
     if (upstreamRequest != null) {
       upstreamRequest.reset();
     }
-    // let the rest of the request body be read and discarded, so the connection stays usable
-    in.handler(null);
-    in.resume();
+    if (connecting) {
+      // the body was never forwarded: it is read (the measurement learns whether it asked for a
+      // stream) and discarded, so that the client's connection stays usable
+      in.handler(observer::requestBody);
+      in.endHandler(v -> observer.requestEnd());
+      in.resume();
+    }
     Failure failure;
     GatewayError error;
     if (isTimeout(cause)) {

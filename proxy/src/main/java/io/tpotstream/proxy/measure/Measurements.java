@@ -1,0 +1,104 @@
+package io.tpotstream.proxy.measure;
+
+import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.producer.publish.AnchoredClock;
+import io.tpotstream.proxy.ProxyConfig;
+import io.tpotstream.proxy.events.EventSink;
+import io.tpotstream.proxy.http.ExchangeObserver;
+import io.tpotstream.proxy.http.ObserverFactory;
+import io.tpotstream.proxy.metrics.ProxyMetrics;
+import io.vertx.core.http.HttpServerRequest;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Decides which exchanges are measured and starts their {@link Measurement}: chat completions and
+ * messages only, a {@code --sample} fraction of them; labels come from the configured labels, the
+ * route ({@code route}: the request's path) and only the request headers the operator named ({@code
+ * --label-header X-App=app}); request ids are the proxy's own ({@code producerId-N}), never a
+ * client's.
+ */
+public final class Measurements implements ObserverFactory {
+  /** The longest label value taken from a header; longer ones are cut. */
+  static final int MAX_LABEL_CHARS = 64;
+
+  /** The {@code source} of every event the proxy writes. */
+  public static final String SOURCE = "proxy";
+
+  private final ProxyConfig config;
+  private final String producerId;
+  private final AnchoredClock clock;
+  private final EventSink sink;
+  private final ProxyMetrics metrics;
+  private final AtomicLong requests = new AtomicLong();
+
+  public Measurements(
+      ProxyConfig config,
+      String producerId,
+      AnchoredClock clock,
+      EventSink sink,
+      ProxyMetrics metrics) {
+    this.config = config;
+    this.producerId = producerId;
+    this.clock = clock;
+    this.sink = sink;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public ExchangeObserver begin(HttpServerRequest request, Route route, long startNs) {
+    if (!route.measurable()) {
+      metrics.passthrough();
+      return ExchangeObserver.NONE;
+    }
+    double sample = config.sample();
+    if (sample < 1 && ThreadLocalRandom.current().nextDouble() >= sample) {
+      metrics.unsampled();
+      return ExchangeObserver.NONE;
+    }
+    return new Measurement(
+        this,
+        route,
+        request.path(),
+        producerId + "-" + requests.incrementAndGet(),
+        labels(request),
+        startNs);
+  }
+
+  private SortedMap<String, String> labels(HttpServerRequest request) {
+    SortedMap<String, String> labels = new TreeMap<>(config.labels());
+    labels.put("route", request.path());
+    for (Map.Entry<String, String> h : config.labelHeaders().entrySet()) {
+      String value = request.getHeader(h.getKey());
+      if (value != null && !value.isBlank()) {
+        String v = value.trim();
+        labels.put(
+            h.getValue(), v.length() > MAX_LABEL_CHARS ? v.substring(0, MAX_LABEL_CHARS) : v);
+      }
+    }
+    return labels;
+  }
+
+  void publish(TokenEvent event) {
+    sink.publish(event.withSource(SOURCE));
+  }
+
+  ProxyMetrics metrics() {
+    return metrics;
+  }
+
+  AnchoredClock clock() {
+    return clock;
+  }
+
+  String runId() {
+    return config.runId();
+  }
+
+  String producerId() {
+    return producerId;
+  }
+}
