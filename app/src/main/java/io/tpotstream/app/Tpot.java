@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
       DemoCommand.class,
       RunCommand.class,
       ProduceCommand.class,
+      ProxyCommand.class,
       AggregateCommand.class,
       SinkCommand.class,
       SimulateCommand.class,
