@@ -93,6 +93,15 @@ final class ProxyCommand implements Callable<Integer> {
   String runId;
 
   @Option(
+      names = "--request-id-header",
+      paramLabel = "HEADER",
+      description =
+          "Take the events' request id from this request header when present (e.g. X-Request-Id,"
+              + " to match them with the application's or the server's records); its values must"
+              + " be unique. Default: the proxy's own ids.")
+  String requestIdHeader;
+
+  @Option(
       names = "--topic",
       defaultValue = Topics.TOKEN_EVENTS,
       description = "Token-events topic (default: ${DEFAULT-VALUE}); created if missing.")
@@ -269,6 +278,7 @@ final class ProxyCommand implements Callable<Integer> {
               .withLabels(labels)
               .withSample(sample)
               .withRunId(runId)
+              .withRequestIdHeader(requestIdHeader)
               .withTimeouts(connectTimeout, idleTimeout)
               .withMaxConnectionsPerLoop(maxConnections)
               .withMetricsPort(metricsPort)

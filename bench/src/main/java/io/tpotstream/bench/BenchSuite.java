@@ -1,6 +1,7 @@
 package io.tpotstream.bench;
 
 import io.tpotstream.bench.fidelity.ProducerFidelity;
+import io.tpotstream.bench.fidelity.ProxyOverhead;
 import io.tpotstream.bench.freshness.Freshness;
 import io.tpotstream.bench.memory.MemoryGrowth;
 import io.tpotstream.bench.throughput.AggregatorThroughput;
@@ -21,7 +22,7 @@ import java.util.Set;
  */
 public final class BenchSuite {
   /** The benchmarks, in the order they run. */
-  public static final List<String> ALL = List.of("B1", "B2", "B3", "B4");
+  public static final List<String> ALL = List.of("B1", "B2", "B3", "B4", "B5");
 
   private BenchSuite() {}
 
@@ -58,6 +59,7 @@ public final class BenchSuite {
             case "B1" -> AggregatorThroughput.run(env, report);
             case "B2" -> ProducerFidelity.run(env, report);
             case "B3" -> Freshness.run(env, report);
+            case "B5" -> ProxyOverhead.run(env, report);
             default -> MemoryGrowth.run(env, report);
           }
         } catch (RuntimeException e) {

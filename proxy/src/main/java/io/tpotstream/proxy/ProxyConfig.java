@@ -18,6 +18,9 @@ import java.util.TreeMap;
  * @param labels labels put on every event (e.g. {@code target=gateway-a})
  * @param sample the fraction of streaming requests measured, 0 to 1
  * @param runId the {@code runId} of every event
+ * @param requestIdHeader a request header (lower case) whose value, when present, is the request id
+ *     of the events (so they can be matched with the client's or the server's records), or null for
+ *     the proxy's own ids; the values must be unique
  * @param connectTimeout how long to wait for a connection to the upstream (then 504)
  * @param idleTimeout how long the upstream may stay silent, before or during a response (then 504,
  *     or the client's connection is closed when the response had begun)
@@ -34,6 +37,7 @@ public record ProxyConfig(
     SortedMap<String, String> labels,
     double sample,
     String runId,
+    String requestIdHeader,
     Duration connectTimeout,
     Duration idleTimeout,
     int eventLoops,
@@ -66,6 +70,10 @@ public record ProxyConfig(
     labelHeaders.forEach((h, l) -> headers.put(h.toLowerCase(Locale.ROOT), l));
     labelHeaders = Map.copyOf(headers);
     labels = new TreeMap<>(labels);
+    requestIdHeader =
+        requestIdHeader == null || requestIdHeader.isBlank()
+            ? null
+            : requestIdHeader.toLowerCase(Locale.ROOT);
   }
 
   /**
@@ -81,6 +89,7 @@ public record ProxyConfig(
         new TreeMap<>(),
         1.0,
         "proxy",
+        null,
         Duration.ofSeconds(10),
         Duration.ofMinutes(10),
         Runtime.getRuntime().availableProcessors(),
@@ -98,6 +107,7 @@ public record ProxyConfig(
         labels,
         sample,
         runId,
+        requestIdHeader,
         connectTimeout,
         idleTimeout,
         eventLoops,
@@ -115,6 +125,7 @@ public record ProxyConfig(
         labels,
         sample,
         runId,
+        requestIdHeader,
         connectTimeout,
         idleTimeout,
         eventLoops,
@@ -132,6 +143,7 @@ public record ProxyConfig(
         new TreeMap<>(newLabels),
         sample,
         runId,
+        requestIdHeader,
         connectTimeout,
         idleTimeout,
         eventLoops,
@@ -149,6 +161,7 @@ public record ProxyConfig(
         labels,
         fraction,
         runId,
+        requestIdHeader,
         connectTimeout,
         idleTimeout,
         eventLoops,
@@ -166,6 +179,25 @@ public record ProxyConfig(
         labels,
         sample,
         id,
+        requestIdHeader,
+        connectTimeout,
+        idleTimeout,
+        eventLoops,
+        maxConnectionsPerLoop,
+        metricsPort,
+        drainTimeout);
+  }
+
+  public ProxyConfig withRequestIdHeader(String header) {
+    return new ProxyConfig(
+        host,
+        port,
+        upstream,
+        labelHeaders,
+        labels,
+        sample,
+        runId,
+        header,
         connectTimeout,
         idleTimeout,
         eventLoops,
@@ -183,6 +215,7 @@ public record ProxyConfig(
         labels,
         sample,
         runId,
+        requestIdHeader,
         connect,
         idle,
         eventLoops,
@@ -200,6 +233,7 @@ public record ProxyConfig(
         labels,
         sample,
         runId,
+        requestIdHeader,
         connectTimeout,
         idleTimeout,
         loops,
@@ -217,6 +251,7 @@ public record ProxyConfig(
         labels,
         sample,
         runId,
+        requestIdHeader,
         connectTimeout,
         idleTimeout,
         eventLoops,
@@ -234,6 +269,7 @@ public record ProxyConfig(
         labels,
         sample,
         runId,
+        requestIdHeader,
         connectTimeout,
         idleTimeout,
         eventLoops,
@@ -251,6 +287,7 @@ public record ProxyConfig(
         labels,
         sample,
         runId,
+        requestIdHeader,
         connectTimeout,
         idleTimeout,
         eventLoops,

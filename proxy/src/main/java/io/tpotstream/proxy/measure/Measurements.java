@@ -59,13 +59,14 @@ public final class Measurements implements ObserverFactory {
       metrics.unsampled();
       return ExchangeObserver.NONE;
     }
-    return new Measurement(
-        this,
-        route,
-        request.path(),
-        producerId + "-" + requests.incrementAndGet(),
-        labels(request),
-        startNs);
+    String requestId = null;
+    if (config.requestIdHeader() != null) {
+      requestId = request.getHeader(config.requestIdHeader());
+    }
+    if (requestId == null || requestId.isBlank()) {
+      requestId = producerId + "-" + requests.incrementAndGet();
+    }
+    return new Measurement(this, route, request.path(), requestId, labels(request), startNs);
   }
 
   private SortedMap<String, String> labels(HttpServerRequest request) {
