@@ -112,7 +112,10 @@ public final class ProducerRun {
         stats.errors(),
         stats.outputTokens(),
         Duration.ofNanos(System.nanoTime() - startNs),
-        config.duration());
+        config.duration(),
+        load.warmingUp(),
+        load.warmupIssued(),
+        publisher.held());
   }
 
   /** Token events Kafka acknowledged so far. */

@@ -53,7 +53,11 @@ public final class ProducerChild {
       long failed,
       Map<String, Long> errors,
       ProcessMeter.Costs costs,
-      List<long[]> cpuTimeline) {
+      List<long[]> cpuTimeline,
+      long loopLagMaxUs,
+      long tokenChunks,
+      long coalescedChunks,
+      long warmupRequests) {
 
     /** Cores used on average between {@code fromMs} and {@code toMs} of the run. */
     public double coresBetween(long fromMs, long toMs) {
@@ -143,6 +147,10 @@ public final class ProducerChild {
             failed,
             errors,
             meter.costs(),
-            cpu));
+            cpu,
+            r.loopLagMaxUs(),
+            r.tokenChunks(),
+            r.coalescedChunks(),
+            r.warmupRequests()));
   }
 }

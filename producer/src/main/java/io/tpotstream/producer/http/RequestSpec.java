@@ -9,5 +9,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
  * @param model the model id
  * @param messages the conversation to send
  * @param intendedNs open loop: the {@code System.nanoTime()} at which it was due; null when closed
+ * @param warmup true for a warm-up request: its events are marked and left out of every statistic
  */
-public record RequestSpec(String requestId, String model, ArrayNode messages, Long intendedNs) {}
+public record RequestSpec(
+    String requestId, String model, ArrayNode messages, Long intendedNs, boolean warmup) {}

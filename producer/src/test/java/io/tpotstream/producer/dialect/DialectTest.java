@@ -17,11 +17,11 @@ import org.junit.jupiter.api.Test;
 
 class DialectTest {
   private static SseEvent data(String json) {
-    return new SseEvent("message", json, "", 0);
+    return new SseEvent("message", json, 0);
   }
 
   private static SseEvent event(String type, String json) {
-    return new SseEvent(type, json, "", 0);
+    return new SseEvent(type, json, 0);
   }
 
   private static ProducerConfig config(Map<String, String> extra) {
