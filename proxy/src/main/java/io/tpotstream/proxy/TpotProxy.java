@@ -3,8 +3,7 @@ package io.tpotstream.proxy;
 import io.tpotstream.producer.Producer;
 import io.tpotstream.producer.publish.AnchoredClock;
 import io.tpotstream.producer.publish.KafkaSettings;
-import io.tpotstream.proxy.events.EventSink;
-import io.tpotstream.proxy.events.KafkaEventSink;
+import io.tpotstream.proxy.events.ProxyEvents;
 import io.tpotstream.proxy.http.ObserverFactory;
 import io.tpotstream.proxy.http.ProxyVerticle;
 import io.tpotstream.proxy.measure.Measurements;
@@ -37,7 +36,7 @@ public final class TpotProxy implements AutoCloseable {
   private final ProxyMetrics metrics;
   private final MetricsEndpoint endpoint;
   private final int port;
-  private EventSink events;
+  private ProxyEvents events;
   private String producerId;
   private boolean closed;
 
@@ -62,24 +61,20 @@ public final class TpotProxy implements AutoCloseable {
    */
   public static TpotProxy start(ProxyConfig config, KafkaSettings kafka) {
     String producerId = Producer.newProducerId();
-    AnchoredClock clock = AnchoredClock.start();
-    KafkaEventSink sink = KafkaEventSink.start(kafka, config.runId(), producerId, clock);
+    ProxyEvents events =
+        ProxyEvents.start(
+            kafka, config.runId(), producerId, AnchoredClock.start(), config.upstream().url());
+    ProxyMetrics metrics = new ProxyMetrics();
+    metrics.registerEvents(events::published, events::dropped, events::held);
+    TpotProxy proxy;
     try {
-      return start(config, sink, producerId, clock);
+      proxy = start(config, metrics, new Measurements(config, producerId, events, metrics));
     } catch (RuntimeException e) {
-      sink.close();
+      events.close();
       throw e;
     }
-  }
-
-  /** Starts the proxy with its token events going to {@code sink} (closed with the proxy). */
-  public static TpotProxy start(
-      ProxyConfig config, EventSink sink, String producerId, AnchoredClock clock) {
-    ProxyMetrics metrics = new ProxyMetrics();
-    metrics.registerEvents(sink::published, sink::dropped);
-    TpotProxy proxy =
-        start(config, metrics, new Measurements(config, producerId, clock, sink, metrics));
-    proxy.events = sink;
+    proxy.instances.forEach(v -> events.watch(v.loopLag()));
+    proxy.events = events;
     proxy.producerId = producerId;
     return proxy;
   }
@@ -155,7 +150,7 @@ public final class TpotProxy implements AutoCloseable {
   }
 
   /** Where the token events go (null when none are published). */
-  public EventSink events() {
+  public ProxyEvents events() {
     return events;
   }
 

@@ -3,7 +3,6 @@ package io.tpotstream.bench.jvm;
 import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.proxy.ProxyConfig;
 import io.tpotstream.proxy.TpotProxy;
-import io.tpotstream.proxy.events.KafkaEventSink;
 import io.tpotstream.proxy.http.Upstream;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -38,7 +37,7 @@ public final class ProxyChild {
                 .withDrainTimeout(Duration.ofSeconds(10)),
             KafkaSettings.of(args[1]).withTopic(args[2]).withSetupTimeout(Duration.ofSeconds(30)));
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (!((KafkaEventSink) proxy.events()).connected() && System.nanoTime() < deadline) {
+    while (!proxy.events().connected() && System.nanoTime() < deadline) {
       Thread.sleep(50);
     }
     ProcessMeter meter = ProcessMeter.start();

@@ -1,6 +1,7 @@
 package io.tpotstream.proxy.http;
 
 import io.netty.channel.ConnectTimeoutException;
+import io.tpotstream.producer.http.ArrivalStamp;
 import io.tpotstream.proxy.http.ExchangeObserver.Failure;
 import io.tpotstream.proxy.measure.Route;
 import io.tpotstream.proxy.metrics.ProxyMetrics;
@@ -41,6 +42,8 @@ final class Exchange {
   private ExchangeObserver observer = ExchangeObserver.NONE;
   private HttpClientRequest upstreamRequest;
   private HttpClientResponse upstreamResponse;
+  private ArrivalStamp stamp;
+  private long reads;
   private boolean finished;
 
   Exchange(
@@ -119,6 +122,8 @@ final class Exchange {
       return;
     }
     upstreamRequest = request;
+    // the time of each read of the upstream connection, taken first thing in its pipeline
+    stamp = ArrivalStamp.of(request.connection());
     if (isChunked(in.headers())) {
       request.setChunked(true);
     }
@@ -177,13 +182,21 @@ final class Exchange {
   }
 
   private void forwardChunk(Buffer chunk) {
-    long arrivalNs = System.nanoTime();
+    long arrivalNs;
+    long read;
+    if (stamp != null) {
+      arrivalNs = stamp.lastReadNs();
+      read = stamp.reads();
+    } else {
+      arrivalNs = System.nanoTime();
+      read = ++reads;
+    }
     if (finished) {
       return;
     }
     out.write(chunk);
     metrics.chunkForwarded(System.nanoTime() - arrivalNs);
-    observer.chunk(chunk, arrivalNs);
+    observer.chunk(chunk, arrivalNs, read);
     if (out.writeQueueFull()) {
       upstreamResponse.pause();
       out.drainHandler(v -> upstreamResponse.resume());

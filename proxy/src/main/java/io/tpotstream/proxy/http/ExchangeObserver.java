@@ -17,8 +17,11 @@ public interface ExchangeObserver {
   /** The upstream's status and headers arrived (and were forwarded). */
   default void response(int status, MultiMap headers) {}
 
-  /** A piece of the response body that arrived at {@code arrivalNs} (System.nanoTime()). */
-  default void chunk(Buffer chunk, long arrivalNs) {}
+  /**
+   * A piece of the response body, from the upstream connection's read number {@code read} that
+   * returned at {@code arrivalNs} (System.nanoTime()); pieces of one read share both.
+   */
+  default void chunk(Buffer chunk, long arrivalNs, long read) {}
 
   /** The response ended as the upstream ended it. */
   default void end(long atNs) {}

@@ -1,5 +1,6 @@
 package io.tpotstream.proxy.http;
 
+import io.tpotstream.producer.publish.LoopLagMeter;
 import io.tpotstream.proxy.ProxyConfig;
 import io.tpotstream.proxy.measure.Route;
 import io.tpotstream.proxy.metrics.ProxyMetrics;
@@ -15,6 +16,7 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.PoolOptions;
+import io.vertx.core.internal.ContextInternal;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -36,6 +38,7 @@ public final class ProxyVerticle extends VerticleBase {
   private final Map<Exchange, Boolean> inFlight = new IdentityHashMap<>();
   private HttpServer server;
   private HttpClient client;
+  private LoopLagMeter loopLag;
 
   /**
    * @param listenPort the port, or -1 for the port Vert.x picked for the first instance (all
@@ -83,11 +86,18 @@ public final class ProxyVerticle extends VerticleBase {
             .setPerFrameWebSocketCompressionSupported(false)
             .setHandle100ContinueAutomatically(true);
     server = vertx.createHttpServer(serverOptions).requestHandler(this::handle);
+    loopLag = LoopLagMeter.start(((ContextInternal) context).nettyEventLoop());
     return server.listen();
+  }
+
+  /** How late this instance's event loop runs (for the heartbeats' {@code loopLagMaxUs}). */
+  public LoopLagMeter loopLag() {
+    return loopLag;
   }
 
   @Override
   public Future<?> stop() {
+    loopLag.stop();
     return client.close();
   }
 

@@ -1,35 +1,41 @@
 package io.tpotstream.proxy.measure;
 
-import io.tpotstream.common.event.TokenEvent;
-import io.tpotstream.producer.dialect.Chunk;
+import io.netty.buffer.ByteBuf;
 import io.tpotstream.producer.dialect.Dialect;
-import io.tpotstream.producer.dialect.StreamReader;
 import io.tpotstream.producer.http.ErrorClass;
-import io.tpotstream.producer.sse.SseEvent;
-import io.tpotstream.producer.sse.SseParser;
+import io.tpotstream.producer.http.RequestFailure;
+import io.tpotstream.producer.publish.Handoff;
+import io.tpotstream.producer.publish.RequestRecord;
+import io.tpotstream.producer.sse.SseFramer;
 import io.tpotstream.proxy.http.ExchangeObserver;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
 import java.util.Locale;
 import java.util.SortedMap;
+import java.util.function.IntFunction;
 
 /**
- * The measurement of one exchange: the token events a streaming response gives, the same the
- * producer writes for its own requests. The request start is when the proxy forwarded the request
- * (its client was asked to send); each response chunk carries the time it was read, taken before it
- * was forwarded; the producer's SSE parser and OpenAI/Anthropic dialects decide what is an output
- * token. Runs on the exchange's event loop, after the bytes concerned were forwarded. Messages
- * never quote the request or the response (no prompt, no completion, no key).
+ * The measurement of one exchange, the event loop's share, as the producer's {@code StreamingCall}
+ * does it: the request start is when the proxy forwarded the request; each SSE event is found in
+ * the response's bytes as they arrive (the producer's {@link SseFramer}) and handed, with the time
+ * and number of the upstream read that completed it, to the publisher thread ({@link Handoff}),
+ * whose recorder reads it with the producer's dialect and publishes the producer's token events.
+ * Runs on the exchange's event loop, after the bytes concerned were forwarded; parses no JSON. What
+ * only the loop sees (status, content type, timeouts, disconnects) becomes the request's failure,
+ * in messages that never quote the request or the response.
  */
 final class Measurement implements ExchangeObserver {
   private enum State {
     /** The request body is still arriving. */
     READING_REQUEST,
+    /** The body was too long to see whether it asked for a stream: the response will say. */
+    UNDECIDED,
     /** A streaming request whose response is awaited or being read. */
     MEASURING,
     /** Not measured (not a streaming request, or the response came before the body ended). */
     OFF,
-    /** The end or error event went out. */
+    /** The stream's end or failure was handed over. */
     DONE
   }
 
@@ -40,18 +46,17 @@ final class Measurement implements ExchangeObserver {
   private final SortedMap<String, String> labels;
   private final long startNs;
   private final RequestProbe probe = new RequestProbe();
-  private final StreamReader reader;
-  private final SseParser parser = new SseParser(this::onEvent);
+  private final SseFramer framer = new SseFramer(this::onEvent);
   private State state = State.READING_REQUEST;
   private String model;
-  private boolean wholeBody = true;
-  private boolean started;
-  private Decompressor decompressor;
+  private RequestRecord record;
   private Failure earlyFailure;
   private long earlyFailureNs;
-  private int chunks;
-  private int malformed;
-  private int sseEvents;
+  private String contentType = "";
+  private Decompressor decompressor;
+  private long readNs;
+  private long read;
+  private byte[] scratch;
 
   Measurement(
       Measurements owner,
@@ -66,7 +71,6 @@ final class Measurement implements ExchangeObserver {
     this.requestId = requestId;
     this.labels = labels;
     this.startNs = startNs;
-    this.reader = Dialect.of(route.api()).newReader();
   }
 
   @Override
@@ -83,36 +87,45 @@ final class Measurement implements ExchangeObserver {
     }
     RequestProbe.Facts facts = probe.read();
     model = facts.model() == null || facts.model().isBlank() ? "unknown" : facts.model();
-    wholeBody = facts.whole();
-    if (!facts.stream()) {
-      if (wholeBody) {
-        owner.metrics().notStreaming();
-        state = State.OFF;
-        return;
+    if (facts.stream()) {
+      begin();
+      if (earlyFailure != null) {
+        failed(earlyFailure, earlyFailureNs);
       }
-      // a body too long to see its "stream": the response's type decides
-      state = State.MEASURING;
-      return;
+    } else if (facts.whole()) {
+      owner.metrics().notStreaming();
+      state = State.OFF;
+    } else {
+      state = State.UNDECIDED;
     }
-    begin();
-    if (earlyFailure != null) {
-      failed(earlyFailure, earlyFailureNs);
-    }
+  }
+
+  private void begin() {
+    state = State.MEASURING;
+    owner.metrics().measured();
+    record =
+        new RequestRecord(
+            requestId,
+            model,
+            false,
+            null,
+            Dialect.of(route.api()).newReader(),
+            // a stream that says it failed is the client's business: the proxy never cuts it
+            () -> {},
+            labels);
+    record.started(startNs);
+    owner.handoff().start(record);
   }
 
   @Override
   public void response(int status, MultiMap headers) {
+    contentType = lower(headers.get("Content-Type"));
     if (state == State.READING_REQUEST) {
       // an answer before the whole request: nothing to measure
       state = State.OFF;
       return;
     }
-    if (state != State.MEASURING) {
-      return;
-    }
-    String contentType = lower(headers.get("Content-Type"));
-    String encoding = lower(headers.get("Content-Encoding"));
-    if (!started) {
+    if (state == State.UNDECIDED) {
       if (!contentType.startsWith("text/event-stream")) {
         owner.metrics().notStreaming();
         state = State.OFF;
@@ -120,118 +133,100 @@ final class Measurement implements ExchangeObserver {
       }
       begin();
     }
+    if (state != State.MEASURING) {
+      return;
+    }
     long now = System.nanoTime();
     if (status < 200 || status > 299) {
-      error(
+      fail(
           now,
-          ErrorClass.ofStatus(status),
-          status,
-          "HTTP " + status + " from the upstream for POST " + path + advice(status));
+          chunks ->
+              new RequestFailure(
+                  ErrorClass.ofStatus(status),
+                  status,
+                  "HTTP " + status + " from the upstream for POST " + path + advice(status)));
     } else if (!contentType.startsWith("text/event-stream")) {
-      error(
+      String type = contentType;
+      fail(
           now,
-          ErrorClass.PROTOCOL,
-          status,
-          "HTTP "
-              + status
-              + " from the upstream for POST "
-              + path
-              + " is '"
-              + contentType
-              + "', not an event stream, although the request asked for \"stream\": true");
+          chunks ->
+              new RequestFailure(
+                  ErrorClass.PROTOCOL,
+                  status,
+                  "HTTP "
+                      + status
+                      + " from the upstream for POST "
+                      + path
+                      + " is '"
+                      + type
+                      + "', not an event stream, although the request asked for \"stream\":"
+                      + " true"));
     } else {
+      String encoding = lower(headers.get("Content-Encoding"));
       try {
         decompressor = Decompressor.of(encoding);
       } catch (IllegalArgumentException e) {
-        error(
+        fail(
             now,
-            ErrorClass.PROTOCOL,
-            status,
-            "the event stream for POST "
-                + path
-                + " is compressed with "
-                + encoding
-                + ": the proxy forwards it unchanged but can time only gzip, deflate or plain"
-                + " streams");
+            chunks ->
+                new RequestFailure(
+                    ErrorClass.PROTOCOL,
+                    status,
+                    "the event stream for POST "
+                        + path
+                        + " is compressed with "
+                        + encoding
+                        + ": the proxy forwards it unchanged but can time only gzip, deflate or"
+                        + " plain streams"));
       }
     }
-  }
-
-  private void begin() {
-    started = true;
-    state = State.MEASURING;
-    owner.metrics().measured();
-    owner.publish(
-        TokenEvent.start(
-            owner.clock().tsMs(startNs),
-            owner.runId(),
-            requestId,
-            model,
-            labels,
-            null,
-            owner.producerId()));
   }
 
   @Override
-  public void chunk(Buffer chunk, long arrivalNs) {
+  public void chunk(Buffer chunk, long arrivalNs, long readNumber) {
     if (state != State.MEASURING) {
       return;
     }
-    byte[] bytes = chunk.getBytes();
+    readNs = arrivalNs;
+    read = readNumber;
     if (decompressor != null) {
+      byte[] plain;
       try {
-        bytes = decompressor.inflate(bytes);
+        plain = decompressor.inflate(chunk.getBytes());
       } catch (RuntimeException e) {
-        error(
+        fail(
             arrivalNs,
-            ErrorClass.PROTOCOL,
-            null,
-            "the compressed event stream for POST "
-                + path
-                + " could not be inflated after "
-                + chunks
-                + " token chunks");
+            chunks ->
+                new RequestFailure(
+                    ErrorClass.PROTOCOL,
+                    null,
+                    "the compressed event stream for POST "
+                        + path
+                        + " could not be inflated after "
+                        + chunks
+                        + " token chunks"));
         return;
       }
-    }
-    parser.feed(bytes, 0, bytes.length, arrivalNs);
-  }
-
-  private void onEvent(SseEvent event) {
-    if (state != State.MEASURING) {
+      framer.feed(plain, 0, plain.length);
       return;
     }
-    sseEvents++;
-    Chunk chunk = reader.read(event);
-    if (chunk instanceof Chunk.Token token) {
-      owner.publish(
-          TokenEvent.token(
-              owner.clock().tsMs(event.arrivalNs()),
-              owner.runId(),
-              requestId,
-              model,
-              labels,
-              event.arrivalNs() - startNs,
-              chunks,
-              token.tokens(),
-              token.kind(),
-              owner.producerId()));
-      chunks++;
-    } else if (chunk instanceof Chunk.Done) {
-      succeed(event.arrivalNs());
-    } else if (chunk instanceof Chunk.Malformed) {
-      malformed++;
-    } else if (chunk instanceof Chunk.Failed) {
-      // the dialect's message may quote the stream: the event says only what happened
-      error(
-          event.arrivalNs(),
-          ErrorClass.PROTOCOL,
-          null,
-          "the upstream's stream for POST "
-              + path
-              + " carried an error after "
-              + chunks
-              + " token chunks");
+    ByteBuf bytes = ((BufferInternal) chunk).getByteBuf();
+    int length = bytes.readableBytes();
+    if (bytes.hasArray()) {
+      framer.feed(bytes.array(), bytes.arrayOffset() + bytes.readerIndex(), length);
+    } else {
+      if (scratch == null || scratch.length < length) {
+        scratch = new byte[Math.max(1024, length)];
+      }
+      bytes.getBytes(bytes.readerIndex(), scratch, 0, length);
+      framer.feed(scratch, 0, length);
+    }
+  }
+
+  /** An SSE event with data, found by the framer in the current read. */
+  private void onEvent(byte[] bytes, int offset, int length, boolean terminal) {
+    if (state == State.MEASURING) {
+      owner.handoff().event(record, bytes, offset, length, readNs, read);
     }
   }
 
@@ -240,140 +235,99 @@ final class Measurement implements ExchangeObserver {
     if (state != State.MEASURING) {
       return;
     }
-    String pending = parser.pendingData();
-    if (pending != null && pending.trim().equals("[DONE]") || reader.finished()) {
-      succeed(atNs);
-    } else if (sseEvents == 0) {
-      error(
-          atNs,
-          ErrorClass.PROTOCOL,
-          null,
-          "the response to POST "
-              + path
-              + " had no server-sent events ("
-              + parser.bytes()
-              + " bytes): is the upstream an OpenAI/Anthropic-compatible API?");
-    } else {
-      error(
-          atNs,
-          ErrorClass.TRUNCATED,
-          null,
-          "the stream for POST "
-              + path
-              + " ended after "
-              + chunks
-              + " token chunks without [DONE] or a finish reason: the upstream ended it early");
+    state = State.DONE;
+    closeDecompressor();
+    if (framer.events() == 0) {
+      // what the response looked like, without a preview of its text
+      record.response(contentType, "", framer.bytes());
     }
+    owner.handoff().end(record, atNs, framer.pendingBytes(), framer.pendingLength());
   }
 
   @Override
   public void failed(Failure failure, long atNs) {
     if (state == State.READING_REQUEST) {
-      // the request's body has not been read yet (e.g. no connection): its end says whether it was
-      // a streaming request
+      // the body has not been read yet (no connection): its end says whether it asked for a stream
       earlyFailure = failure;
       earlyFailureNs = atNs;
       return;
     }
-    if (state != State.MEASURING || !started) {
+    if (state != State.MEASURING) {
       return;
     }
-    switch (failure) {
-      case CONNECT ->
-          error(
-              atNs,
-              ErrorClass.CONNECTION,
-              null,
-              "no connection to the upstream for POST " + path + ": check that it is up");
-      case CONNECT_TIMEOUT ->
-          error(
-              atNs,
-              ErrorClass.TIMEOUT_CONNECT,
-              null,
-              "no connection to the upstream for POST " + path + " within the connect timeout");
-      case RESPONSE_TIMEOUT ->
-          error(
-              atNs,
-              ErrorClass.TIMEOUT_FIRST_TOKEN,
-              null,
-              "the upstream sent no response for POST " + path + " within the idle timeout");
-      case IDLE_TIMEOUT ->
-          error(
-              atNs,
-              ErrorClass.TIMEOUT_IDLE,
-              null,
-              "the stream for POST "
-                  + path
-                  + " stalled for the idle timeout after "
-                  + chunks
-                  + " token chunks");
-      case UPSTREAM_BROKE ->
-          error(
-              atNs,
-              ErrorClass.CONNECTION,
-              null,
-              "the upstream connection broke after "
-                  + chunks
-                  + " token chunks (POST "
-                  + path
-                  + ")");
-      case CLIENT_GONE ->
-          error(
-              atNs,
-              ErrorClass.CANCELLED,
-              null,
-              "the client closed its connection after "
-                  + chunks
-                  + " token chunks (POST "
-                  + path
-                  + ")");
-      case STOPPED ->
-          error(
-              atNs,
-              ErrorClass.CANCELLED,
-              null,
-              "the proxy stopped after " + chunks + " token chunks (POST " + path + ")");
-    }
+    fail(
+        atNs,
+        switch (failure) {
+          case CONNECT ->
+              chunks ->
+                  new RequestFailure(
+                      ErrorClass.CONNECTION,
+                      null,
+                      "no connection to the upstream for POST " + path + ": check that it is up");
+          case CONNECT_TIMEOUT ->
+              chunks ->
+                  new RequestFailure(
+                      ErrorClass.TIMEOUT_CONNECT,
+                      null,
+                      "no connection to the upstream for POST "
+                          + path
+                          + " within the connect timeout");
+          case RESPONSE_TIMEOUT ->
+              chunks ->
+                  new RequestFailure(
+                      ErrorClass.TIMEOUT_FIRST_TOKEN,
+                      null,
+                      "the upstream sent no response for POST "
+                          + path
+                          + " within the idle timeout");
+          case IDLE_TIMEOUT ->
+              chunks ->
+                  new RequestFailure(
+                      ErrorClass.TIMEOUT_IDLE,
+                      null,
+                      "the stream for POST "
+                          + path
+                          + " stalled for the idle timeout after "
+                          + chunks
+                          + " token chunks");
+          case UPSTREAM_BROKE ->
+              chunks ->
+                  new RequestFailure(
+                      ErrorClass.CONNECTION,
+                      null,
+                      "the upstream connection broke after "
+                          + chunks
+                          + " token chunks (POST "
+                          + path
+                          + ")");
+          case CLIENT_GONE ->
+              chunks ->
+                  new RequestFailure(
+                      ErrorClass.CANCELLED,
+                      null,
+                      "the client closed its connection after "
+                          + chunks
+                          + " token chunks (POST "
+                          + path
+                          + ")");
+          case STOPPED ->
+              chunks ->
+                  new RequestFailure(
+                      ErrorClass.CANCELLED,
+                      null,
+                      "the proxy stopped after " + chunks + " token chunks (POST " + path + ")");
+        });
   }
 
-  private void succeed(long atNs) {
-    done();
-    owner.publish(
-        TokenEvent.end(
-            owner.clock().tsMs(atNs),
-            owner.runId(),
-            requestId,
-            model,
-            labels,
-            atNs - startNs,
-            chunks,
-            reader.promptTokens(),
-            reader.completionTokens(),
-            reader.finishReason(),
-            malformed > 0 ? malformed : null,
-            owner.producerId()));
-  }
-
-  private void error(long atNs, ErrorClass errorClass, Integer httpStatus, String message) {
-    done();
-    owner.publish(
-        TokenEvent.error(
-            owner.clock().tsMs(atNs),
-            owner.runId(),
-            requestId,
-            model,
-            labels,
-            atNs - startNs,
-            chunks,
-            errorClass.wire(),
-            httpStatus,
-            message,
-            malformed > 0 ? malformed : null,
-            owner.producerId()));
-  }
-
-  private void done() {
+  /** The loop saw the request fail: the publisher thread records why, with its chunk count. */
+  private void fail(long atNs, IntFunction<RequestFailure> why) {
     state = State.DONE;
+    closeDecompressor();
+    record.failure(why);
+    owner.handoff().failed(record, atNs);
+  }
+
+  private void closeDecompressor() {
     if (decompressor != null) {
       decompressor.close();
       decompressor = null;

@@ -1,9 +1,8 @@
 package io.tpotstream.proxy.measure;
 
-import io.tpotstream.common.event.TokenEvent;
-import io.tpotstream.producer.publish.AnchoredClock;
+import io.tpotstream.producer.publish.Handoff;
 import io.tpotstream.proxy.ProxyConfig;
-import io.tpotstream.proxy.events.EventSink;
+import io.tpotstream.proxy.events.ProxyEvents;
 import io.tpotstream.proxy.http.ExchangeObserver;
 import io.tpotstream.proxy.http.ObserverFactory;
 import io.tpotstream.proxy.metrics.ProxyMetrics;
@@ -25,26 +24,17 @@ public final class Measurements implements ObserverFactory {
   /** The longest label value taken from a header; longer ones are cut. */
   static final int MAX_LABEL_CHARS = 64;
 
-  /** The {@code source} of every event the proxy writes. */
-  public static final String SOURCE = "proxy";
-
   private final ProxyConfig config;
   private final String producerId;
-  private final AnchoredClock clock;
-  private final EventSink sink;
+  private final ProxyEvents events;
   private final ProxyMetrics metrics;
   private final AtomicLong requests = new AtomicLong();
 
   public Measurements(
-      ProxyConfig config,
-      String producerId,
-      AnchoredClock clock,
-      EventSink sink,
-      ProxyMetrics metrics) {
+      ProxyConfig config, String producerId, ProxyEvents events, ProxyMetrics metrics) {
     this.config = config;
     this.producerId = producerId;
-    this.clock = clock;
-    this.sink = sink;
+    this.events = events;
     this.metrics = metrics;
   }
 
@@ -83,23 +73,11 @@ public final class Measurements implements ObserverFactory {
     return labels;
   }
 
-  void publish(TokenEvent event) {
-    sink.publish(event.withSource(SOURCE));
+  Handoff handoff() {
+    return events.handoff();
   }
 
   ProxyMetrics metrics() {
     return metrics;
-  }
-
-  AnchoredClock clock() {
-    return clock;
-  }
-
-  String runId() {
-    return config.runId();
-  }
-
-  String producerId() {
-    return producerId;
   }
 }

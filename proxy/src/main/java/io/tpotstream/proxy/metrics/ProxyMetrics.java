@@ -90,10 +90,10 @@ public final class ProxyMetrics {
   }
 
   /** Adds the token-event counters of the publishing side. */
-  public void registerEvents(LongSupplier published, LongSupplier dropped) {
+  public void registerEvents(LongSupplier published, LongSupplier dropped, LongSupplier held) {
     CounterWithCallback.builder()
         .name("tpot_proxy_events_published")
-        .help("Token events and heartbeats handed to Kafka")
+        .help("Token events Kafka acknowledged")
         .callback(cb -> cb.call(published.getAsLong()))
         .register(registry);
     CounterWithCallback.builder()
@@ -102,6 +102,11 @@ public final class ProxyMetrics {
             "Token events dropped because Kafka was slow or down (the traffic itself never waits"
                 + " for Kafka)")
         .callback(cb -> cb.call(dropped.getAsLong()))
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("tpot_proxy_events_held")
+        .help("Token events held for Kafka now (while it is slow or down), before any drop")
+        .callback(cb -> cb.call(held.getAsLong()))
         .register(registry);
   }
 
