@@ -158,6 +158,15 @@ final class ProxyCommand implements Callable<Integer> {
               + " again (default: ${DEFAULT-VALUE}).")
   Duration kafkaTimeout;
 
+  @Option(
+      names = "--outage-buffer",
+      defaultValue = "1000000",
+      paramLabel = "EVENTS",
+      description =
+          "Token events held for Kafka while it is slow or unreachable, in memory; beyond that"
+              + " they are dropped and counted (default: ${DEFAULT-VALUE}).")
+  long outageBuffer;
+
   @Option(names = "--event-loops", description = "Event-loop threads (default: one per core).")
   Integer eventLoops;
 
@@ -178,7 +187,8 @@ final class ProxyCommand implements Callable<Integer> {
             .withTopic(topic)
             .withPartitions(partitions)
             .withClientProperties(clientProperties)
-            .withSetupTimeout(kafkaTimeout);
+            .withSetupTimeout(kafkaTimeout)
+            .withOutageBuffer(outageBuffer);
     TpotProxy proxy = TpotProxy.start(config, settings);
     PrintWriter out = spec.commandLine().getOut();
     CountDownLatch stopped = new CountDownLatch(1);

@@ -92,7 +92,8 @@ class EventsTest {
                   .withEventLoops(2)
                   .withRunId("proxy-events-test")
                   .withLabels(Map.of("target", "sim"))
-                  .withLabelHeaders(Map.of("X-App", "app")),
+                  .withLabelHeaders(Map.of("X-App", "app"))
+                  .withRequestIdHeader("X-Trace-Id"),
               KafkaSettings.of(kafka.bootstrapServers()).withTopic(topic).withPartitions(2));
       String metrics;
       List<String> completions = new ArrayList<>();
@@ -100,6 +101,7 @@ class EventsTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> proxy.events().connected());
         List<Supplier<RawHttp.Response>> calls = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
+          String trace = i == 0 ? "X-Trace-Id: trace-42" : "X-Other: 1";
           calls.add(
               () ->
                   RawHttp.exchange(
@@ -109,7 +111,8 @@ class EventsTest {
                           openAi("quick", 30, true),
                           "Authorization: Bearer " + KEY,
                           "X-App: billing",
-                          "X-Tenant: not-a-label")));
+                          "X-Tenant: not-a-label",
+                          trace)));
         }
         for (int i = 0; i < 2; i++) {
           calls.add(
@@ -173,6 +176,11 @@ class EventsTest {
       List<EventsTopic.Rec> records = EventsTopic.readUntilFinal(kafka, topic, proxy.producerId());
       Map<String, List<TokenEvent>> requests = EventsTopic.byRequest(records);
       assertEquals(8, requests.size(), requests.keySet().toString());
+      // one request id from the operator's named header, the others the proxy's own
+      assertEquals(32, requests.get("trace-42").size());
+      assertEquals(
+          7,
+          requests.keySet().stream().filter(id -> id.startsWith(proxy.producerId() + "-")).count());
       Map<String, Integer> shapes = new TreeMap<>();
       for (List<TokenEvent> events : requests.values()) {
         TokenEvent start = events.get(0);
@@ -263,6 +271,42 @@ class EventsTest {
       }
       assertEquals(6, completions.size());
     }
+  }
+
+  @Test
+  void sampleZeroForwardsEverythingAndMeasuresNothing() throws Exception {
+    int closedPort;
+    try (ServerSocket s = new ServerSocket(0)) {
+      closedPort = s.getLocalPort();
+    }
+    TpotProxy proxy =
+        TpotProxy.start(
+            ProxyConfig.of(0, Upstream.parse(simulator.baseUrl()))
+                .withMetricsPort(0)
+                .withEventLoops(1)
+                .withSample(0),
+            KafkaSettings.of("127.0.0.1:" + closedPort)
+                .withSetupTimeout(Duration.ofSeconds(1))
+                .withOutageBuffer(0));
+    try {
+      for (int i = 0; i < 2; i++) {
+        RawHttp.Response r =
+            RawHttp.exchange(
+                proxy.port(),
+                RawHttp.post(
+                    "/v1/chat/completions",
+                    openAi("quick", 5, true),
+                    "Authorization: Bearer " + KEY));
+        assertEquals(200, r.status());
+        assertTrue(r.text().endsWith("data: [DONE]\n\n"));
+      }
+      String metrics = RawHttp.exchange(proxy.metricsPort(), RawHttp.get("/metrics")).text();
+      assertTrue(metrics.contains("tpot_proxy_requests_total{kind=\"unsampled\"} 2.0"), metrics);
+      assertTrue(metrics.contains("tpot_proxy_requests_total{kind=\"measured\"} 0.0"), metrics);
+    } finally {
+      proxy.close();
+    }
+    assertEquals(0, proxy.events().dropped());
   }
 
   /** The output text of a stream (OpenAI deltas or Anthropic text deltas), joined. */
