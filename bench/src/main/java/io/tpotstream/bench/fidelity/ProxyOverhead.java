@@ -27,6 +27,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -120,6 +121,8 @@ public final class ProxyOverhead {
                 Report.ms(abs.maxMicros()),
                 Report.count(d.pairs),
                 Report.count(d.requestsMatched)));
+        simulator.truth().reset();
+        pythonSideBySide(env, report, simulator, proxyBase, streams);
         simulator.truth().reset();
 
         report.note(
@@ -275,6 +278,82 @@ public final class ProxyOverhead {
             proxyCpuNs / 1000.0 / Math.max(1, proxied.chunks)));
     if (direct.withoutTruth + proxied.withoutTruth > 0) {
       report.note(direct.withoutTruth + proxied.withoutTruth + " requests had no truth kept");
+    }
+  }
+
+  /**
+   * The same third-party client as B2's anchor (Python aiohttp), twice at once: half the streams
+   * directly, half through the proxy, each chunk's read time (perf_counter_ns, the same monotonic
+   * clock as the simulator's) against the simulator's send time.
+   */
+  private static void pythonSideBySide(
+      BenchEnv env, Report report, Simulator simulator, String proxyBase, int streams) {
+    Optional<String> python = PythonAnchor.python();
+    if (python.isEmpty()) {
+      report.note(
+          "Python aiohttp side by side skipped: no python3 with aiohttp (apt-get install"
+              + " python3-aiohttp)");
+      return;
+    }
+    int each = streams / 2;
+    int requests = env.pick(each * 8, each * 3);
+    String url = "/v1/chat/completions";
+    CompletableFuture<PythonAnchor.Result> direct =
+        CompletableFuture.supplyAsync(
+            () ->
+                PythonAnchor.run(
+                    python.get(),
+                    env.workDir(),
+                    simulator.baseUrl() + url,
+                    BenchProfiles.CONSTANT,
+                    each,
+                    requests,
+                    MAX_TOKENS,
+                    "py-direct"));
+    PythonAnchor.Result proxied =
+        PythonAnchor.run(
+            python.get(),
+            env.workDir(),
+            proxyBase + url,
+            BenchProfiles.CONSTANT,
+            each,
+            requests,
+            MAX_TOKENS,
+            "py-proxy");
+    PythonAnchor.Result straight = direct.join();
+    PathStats d = new PathStats();
+    PathStats p = new PathStats();
+    add(d, straight, simulator.truth());
+    add(p, proxied, simulator.truth());
+    report.note(
+        "Python aiohttp client, "
+            + each
+            + " streams directly and "
+            + each
+            + " through the proxy at the same time ("
+            + Report.count(d.requests + p.requests)
+            + " requests, errors "
+            + (straight.errors() + proxied.errors())
+            + ")");
+    line(report, "aiohttp: |gap - sent gap|, direct", d.distortion, false);
+    line(report, "aiohttp: |gap - sent gap|, through the proxy", p.distortion, false);
+    report.headline(
+        "aiohttp: |gap - sent gap| proxy minus direct: p99 / max",
+        String.format(
+            Locale.ROOT,
+            "%+.3f ms / %+.3f ms",
+            (p.distortion.percentileMicros(99) - d.distortion.percentileMicros(99)) / 1000.0,
+            (p.distortion.maxMicros() - d.distortion.maxMicros()) / 1000.0));
+    line(report, "aiohttp: chunk latency, direct", d.latency, false);
+    line(report, "aiohttp: chunk latency, through the proxy", p.latency, false);
+  }
+
+  private static void add(PathStats stats, PythonAnchor.Result result, GroundTruth truth) {
+    for (Map.Entry<String, long[]> r : result.arrivals().entrySet()) {
+      long[] at = r.getValue();
+      stats.add(
+          new StreamClient.Result(r.getKey(), false, 200, at, at.length),
+          truth.request(r.getKey()));
     }
   }
 
