@@ -1,6 +1,7 @@
 package io.tpotstream.proxy;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,14 +20,22 @@ import io.tpotstream.simulator.profile.ErrorRates;
 import io.tpotstream.simulator.profile.ModelProfile;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServer;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -307,6 +316,108 @@ class EventsTest {
       proxy.close();
     }
     assertEquals(0, proxy.events().dropped());
+  }
+
+  @Test
+  void aGzipStreamReachesTheClientCompressedAndIsTimedFromAnInflatedCopy(TestKafka kafka)
+      throws Exception {
+    // an upstream that compresses its event stream, flushing the deflater after every event
+    ByteArrayOutputStream sent = new ByteArrayOutputStream();
+    Vertx vertx = Vertx.vertx();
+    HttpServer upstream =
+        vertx
+            .createHttpServer()
+            .requestHandler(
+                r ->
+                    r.body()
+                        .onSuccess(
+                            body -> {
+                              r.response()
+                                  .setChunked(true)
+                                  .putHeader("Content-Type", "text/event-stream")
+                                  .putHeader("Content-Encoding", "gzip");
+                              try {
+                                GzipEvents gzip = new GzipEvents();
+                                for (int i = 0; i < 5; i++) {
+                                  byte[] piece =
+                                      gzip.event(
+                                          "data: {\"choices\":[{\"delta\":{\"content\":\"w"
+                                              + i
+                                              + "\"}}]}\n\n");
+                                  sent.write(piece);
+                                  r.response().write(Buffer.buffer(piece));
+                                }
+                                byte[] last = gzip.finish("data: [DONE]\n\n");
+                                sent.write(last);
+                                r.response().end(Buffer.buffer(last));
+                              } catch (IOException e) {
+                                r.response().reset();
+                              }
+                            }))
+            .listen(0, "127.0.0.1")
+            .toCompletionStage()
+            .toCompletableFuture()
+            .get(10, TimeUnit.SECONDS);
+    String topic = TestKafka.uniqueName("proxy-gzip");
+    TpotProxy proxy =
+        TpotProxy.start(
+            ProxyConfig.of(0, Upstream.parse("http://127.0.0.1:" + upstream.actualPort()))
+                .withMetricsPort(-1)
+                .withEventLoops(1),
+            KafkaSettings.of(kafka.bootstrapServers()).withTopic(topic).withPartitions(1));
+    RawHttp.Response response;
+    try {
+      await().atMost(Duration.ofSeconds(30)).until(() -> proxy.events().connected());
+      response =
+          RawHttp.exchange(
+              proxy.port(),
+              RawHttp.post(
+                  "/v1/chat/completions",
+                  "{\"model\":\"zipped\",\"stream\":true}",
+                  "Accept-Encoding: gzip"));
+    } finally {
+      proxy.close();
+      vertx.close();
+    }
+    assertEquals("gzip", response.header("Content-Encoding"));
+    assertArrayEquals(sent.toByteArray(), response.body());
+    List<TokenEvent> events =
+        EventsTopic.byRequest(EventsTopic.readUntilFinal(kafka, topic, proxy.producerId()))
+            .values()
+            .iterator()
+            .next();
+    assertEquals(
+        List.of("start", "token", "token", "token", "token", "token", "end"),
+        events.stream().map(e -> e.type().wire()).toList());
+    assertEquals("zipped", events.get(0).model());
+  }
+
+  /** Gzip that flushes after each event, as a streaming server that compresses must. */
+  private static final class GzipEvents {
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final GZIPOutputStream gzip;
+
+    GzipEvents() throws IOException {
+      gzip = new GZIPOutputStream(out, true);
+    }
+
+    byte[] event(String text) throws IOException {
+      gzip.write(text.getBytes(StandardCharsets.UTF_8));
+      gzip.flush();
+      return take();
+    }
+
+    byte[] finish(String text) throws IOException {
+      gzip.write(text.getBytes(StandardCharsets.UTF_8));
+      gzip.finish();
+      return take();
+    }
+
+    private byte[] take() {
+      byte[] bytes = out.toByteArray();
+      out.reset();
+      return bytes;
+    }
   }
 
   /** The output text of a stream (OpenAI deltas or Anthropic text deltas), joined. */
