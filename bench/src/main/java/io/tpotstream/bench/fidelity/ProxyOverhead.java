@@ -84,7 +84,7 @@ public final class ProxyOverhead {
         ChildJvm child =
             ChildJvm.start(
                 ProxyChild.class,
-                env.childJvmOptions(),
+                proxyJvmOptions(env),
                 List.of(simulator.baseUrl(), env.bootstrapServers(), topic),
                 env.workDir().resolve("b5-proxy.log"))) {
       ProxyChild.Ready ready =
@@ -148,6 +148,9 @@ public final class ProxyOverhead {
           Json.MAPPER.treeToValue(
               child.await("result", Duration.ofSeconds(120)).json(), ProxyChild.Result.class);
       report.figure(
+          "proxy: CPU ms by thread group (whole run)",
+          result.costs().cpuMsByThreadGroup().toString());
+      report.figure(
           "proxy: events published / dropped",
           Report.count(result.published()) + " / " + Report.count(result.dropped()));
       report.figure(
@@ -165,6 +168,18 @@ public final class ProxyOverhead {
     } catch (IOException e) {
       throw new IllegalStateException("unreadable report from the proxy: " + e.getMessage(), e);
     }
+  }
+
+  /** The child's JVM options: the suite's (e.g. JFR) plus {@code -Dtpot.bench.proxyJvm="..."}. */
+  private static List<String> proxyJvmOptions(BenchEnv env) {
+    List<String> options = new java.util.ArrayList<>(env.childJvmOptions());
+    String extra = System.getProperty("tpot.bench.proxyJvm", "");
+    for (String option : extra.trim().split("\\s+")) {
+      if (!option.isEmpty()) {
+        options.add(option);
+      }
+    }
+    return options;
   }
 
   /** Per path: the client's gaps, their distance from the truth, and chunk latency. */
