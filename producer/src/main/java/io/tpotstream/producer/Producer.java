@@ -163,6 +163,7 @@ public final class Producer {
                       pauseMeter.maxEverMicros(),
                       recorder.warmupRequests(),
                       config.warmup().describe(),
+                      load.warmupEnd(),
                       lanes.maxLoopLagMicros(),
                       recorder.tokenChunks(),
                       recorder.coalescedChunks(),

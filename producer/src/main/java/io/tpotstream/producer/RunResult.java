@@ -1,5 +1,6 @@
 package io.tpotstream.producer;
 
+import io.tpotstream.producer.load.LoadRunner;
 import io.tpotstream.producer.publish.Publisher;
 import io.tpotstream.producer.report.ModelResult;
 import java.time.Duration;
@@ -17,6 +18,7 @@ import java.util.List;
  * @param clientPauseMaxUs the producer's longest own pause over the run, in µs
  * @param warmupRequests warm-up requests made (their events are marked, and left out here)
  * @param warmup the warm-up asked for ({@code 10s}, {@code 50req}, {@code 0})
+ * @param warmupEnd how long a timed warm-up lasted and whether the JIT had settled; else null
  * @param loopLagMaxUs the worst lateness of an event loop's 1 ms tick over the run, in µs
  * @param tokenChunks token chunks received (warm-up included)
  * @param coalescedChunks of those, chunks that came out of the same socket read as the one before
@@ -37,6 +39,7 @@ public record RunResult(
     long clientPauseMaxUs,
     long warmupRequests,
     String warmup,
+    LoadRunner.WarmupEnd warmupEnd,
     long loopLagMaxUs,
     long tokenChunks,
     long coalescedChunks,

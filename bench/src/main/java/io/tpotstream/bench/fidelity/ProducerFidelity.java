@@ -61,7 +61,7 @@ public final class ProducerFidelity {
             + "-token responses at 50 tokens/s, "
             + runFor.toSeconds()
             + " s per run, after a warm-up run)");
-    int anchorRequests = env.pick(2_000, 400);
+    int anchorRequests = Integer.getInteger("tpot.bench.anchorRequests", env.pick(2_000, 400));
     int anchorTokens = env.pick(200, 100);
     List<Planned> plan = new ArrayList<>();
     plan.add(
@@ -70,7 +70,7 @@ public final class ProducerFidelity {
             Kind.WARMUP,
             BenchProfiles.CONSTANT,
             200,
-            env.pick(Duration.ofSeconds(10), Duration.ofSeconds(4))));
+            Duration.ofSeconds(Long.getLong("tpot.bench.warmupSeconds", env.pick(30L, 15L)))));
     for (String model : List.of(BenchProfiles.CONSTANT, BenchProfiles.LOGNORMAL)) {
       String shape = model.equals(BenchProfiles.CONSTANT) ? "constant" : "lognormal";
       for (int n : streams) {
@@ -81,7 +81,12 @@ public final class ProducerFidelity {
     plan.add(anchor(anchorRequests, anchorTokens));
     plan.add(open(50, openFor));
     plan.add(open(340, openFor));
+    // -Dtpot.bench.b2=anchor: only the side-by-side comparison (to compare settings quickly)
+    if ("anchor".equals(System.getProperty("tpot.bench.b2"))) {
+      plan.removeIf(p -> p.kind() != Kind.WARMUP && p.kind() != Kind.ANCHOR);
+    }
     Optional<String> python = PythonAnchor.python();
+    report.note("producer JVM: " + String.join(" ", env.producerJvmOptions()));
 
     SimulatorConfig simConfig =
         SimulatorConfig.defaults()
@@ -102,7 +107,7 @@ public final class ProducerFidelity {
       try (ChildJvm child =
           ChildJvm.start(
               ProducerChild.class,
-              env.childJvmOptions(),
+              env.producerJvmOptions(),
               args,
               env.workDir().resolve("b2-producer.log"))) {
         for (int i = 0; i < plan.size(); i++) {
@@ -315,7 +320,7 @@ public final class ProducerFidelity {
     StringBuilder busiest = new StringBuilder();
     r.costs().cpuMsByThreadGroup().entrySet().stream()
         .sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
-        .limit(5)
+        .limit(8)
         .forEach(
             e ->
                 busiest

@@ -52,4 +52,17 @@ class TokenTemplateTest {
     assertEquals(6L, back.elapsedNs());
     assertEquals(7, back.seq());
   }
+
+  @Test
+  void requestsOfOneFamilyEachGetTheirOwnIdSplicedIn() {
+    TokenTemplate.Family family =
+        TokenTemplate.family(
+            "run-1", "model-a", Map.of("concurrency", "200"), "p", false, "producer");
+    for (String id : new String[] {"run-1-0", "run-1-w12", "quote\"id", "tab\tid", "ünï"}) {
+      TokenTemplate t = family.request(id);
+      assertSameAsCodec(t, 1_767_225_600_123L, 42L, 7, 1);
+      assertEquals(
+          id, TokenEventCodec.decode(t.encode(5L, 6L, 7, 8, TokenKind.TOOL, true)).requestId());
+    }
+  }
 }

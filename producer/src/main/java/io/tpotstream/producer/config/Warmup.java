@@ -6,12 +6,13 @@ import java.util.Locale;
 /**
  * The start of a run that exercises the whole path (HTTP, SSE, parsing, encoding, publishing) until
  * the JIT has compiled it, and is left out of every statistic: its requests' events carry {@code
- * warmup: true}. Either the requests started within a time ({@code 10s}, the default), or a number
- * of requests ({@code 50req}), or none ({@code 0}). The run's own requests ({@code total_requests},
- * {@code duration}) come after it.
+ * warmup: true}. Either a time ({@code 10s}, the default: the requests started in the first 10
+ * seconds, and on until the JIT has settled, at most a minute more), or a number of requests
+ * ({@code 50req}), or none ({@code 0}). The run's own requests ({@code total_requests}, {@code
+ * duration}) come after it.
  *
- * @param duration requests started within this long after the load starts are warm-up; null when
- *     counted in requests or off
+ * @param duration the least time the warm-up lasts (then until the JIT settles); null when counted
+ *     in requests or off
  * @param requests the first this many requests are warm-up; 0 when timed or off
  */
 public record Warmup(Duration duration, int requests) {

@@ -1,6 +1,5 @@
 package io.tpotstream.producer.dialect;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -59,8 +58,6 @@ final class AnthropicDialect implements Dialect {
   }
 
   static final class Reader implements StreamReader {
-    private static final JsonFactory JSON = Json.MAPPER.getFactory();
-
     private Integer promptTokens;
     private Integer completionTokens;
     private String finishReason;
@@ -75,6 +72,7 @@ final class AnthropicDialect implements Dialect {
     private boolean partialJson;
     private String stopReason;
     private JsonNode error;
+    private boolean errorSeen;
     private Integer messageInput;
     private Integer messageOutput;
 
@@ -89,15 +87,22 @@ final class AnthropicDialect implements Dialect {
       partialJson = false;
       stopReason = null;
       error = null;
+      errorSeen = false;
       messageInput = null;
       messageOutput = null;
       boolean object;
-      try (JsonParser p = JSON.createParser(data, offset, length)) {
-        object = p.nextToken() == JsonToken.START_OBJECT;
+      try {
+        ChunkParser chunks = ChunkParser.get();
+        JsonParser p = chunks.start(data, offset, length);
+        object = p != null && p.currentToken() == JsonToken.START_OBJECT;
         if (object) {
           readEvent(p);
-        } else {
-          p.skipChildren();
+          chunks.end();
+        } else if (p != null) {
+          ChunkParser.skip(p);
+        }
+        if (errorSeen) {
+          error = Json.MAPPER.readTree(data, offset, length).get("error");
         }
       } catch (IOException e) {
         if ("error".equals(event)) {
@@ -141,56 +146,60 @@ final class AnthropicDialect implements Dialect {
 
     private void readEvent(JsonParser p) throws IOException {
       String kind = null;
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
+      while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
         String field = p.currentName();
-        JsonToken value = p.nextToken();
+        JsonToken value = ChunkParser.next(p);
         switch (field) {
           case "type" -> {
             kind = value.isScalarValue() && value != JsonToken.VALUE_NULL ? p.getText() : null;
-            p.skipChildren();
+            ChunkParser.skip(p);
           }
           case "message" -> {
             if (value == JsonToken.START_OBJECT) {
               readMessage(p);
             } else {
-              p.skipChildren();
+              ChunkParser.skip(p);
             }
           }
           case "delta" -> {
             if (value == JsonToken.START_OBJECT) {
               readDelta(p);
             } else {
-              p.skipChildren();
+              ChunkParser.skip(p);
             }
           }
           case "usage" -> readUsage(p, value, false);
-          case "error" -> error = p.readValueAsTree();
-          default -> p.skipChildren();
+          case "error" -> {
+            // rare: read again as a tree once the chunk is known to be whole
+            errorSeen = value != JsonToken.VALUE_NULL;
+            ChunkParser.skip(p);
+          }
+          default -> ChunkParser.skip(p);
         }
       }
       type = kind;
     }
 
     private void readMessage(JsonParser p) throws IOException {
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
+      while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
         String field = p.currentName();
-        JsonToken value = p.nextToken();
+        JsonToken value = ChunkParser.next(p);
         if (field.equals("usage")) {
           readUsage(p, value, true);
         } else {
-          p.skipChildren();
+          ChunkParser.skip(p);
         }
       }
     }
 
     private void readUsage(JsonParser p, JsonToken value, boolean inMessage) throws IOException {
       if (value != JsonToken.START_OBJECT) {
-        p.skipChildren();
+        ChunkParser.skip(p);
         return;
       }
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
+      while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
         String field = p.currentName();
-        JsonToken v = p.nextToken();
+        JsonToken v = ChunkParser.next(p);
         switch (field) {
           case "input_tokens" -> {
             Integer n = OpenAiDialect.Reader.intValue(p, v);
@@ -208,19 +217,19 @@ final class AnthropicDialect implements Dialect {
               outputTokens = n;
             }
           }
-          default -> p.skipChildren();
+          default -> ChunkParser.skip(p);
         }
       }
     }
 
     private void readDelta(JsonParser p) throws IOException {
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
+      while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
         String field = p.currentName();
-        JsonToken value = p.nextToken();
+        JsonToken value = ChunkParser.next(p);
         switch (field) {
           case "type" -> {
             deltaType = value == JsonToken.VALUE_STRING ? p.getText() : null;
-            p.skipChildren();
+            ChunkParser.skip(p);
           }
           case "text" -> text = OpenAiDialect.Reader.nonEmptyString(p, value);
           case "thinking" -> thinking = OpenAiDialect.Reader.nonEmptyString(p, value);
@@ -228,9 +237,9 @@ final class AnthropicDialect implements Dialect {
           case "stop_reason" -> {
             stopReason =
                 value != JsonToken.VALUE_NULL && value.isScalarValue() ? p.getText() : null;
-            p.skipChildren();
+            ChunkParser.skip(p);
           }
-          default -> p.skipChildren();
+          default -> ChunkParser.skip(p);
         }
       }
     }

@@ -1,6 +1,5 @@
 package io.tpotstream.producer.dialect;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -55,8 +54,6 @@ final class OpenAiDialect implements Dialect {
   }
 
   static final class Reader implements StreamReader {
-    private static final JsonFactory JSON = Json.MAPPER.getFactory();
-
     private Integer promptTokens;
     private Integer completionTokens;
     private int lastCompletionTokens;
@@ -71,6 +68,7 @@ final class OpenAiDialect implements Dialect {
     private Integer usagePrompt;
     private Integer usageCompletion;
     private JsonNode error;
+    private boolean errorSeen;
 
     @Override
     public Chunk read(String event, byte[] data, int offset, int length) {
@@ -85,14 +83,21 @@ final class OpenAiDialect implements Dialect {
       usagePrompt = null;
       usageCompletion = null;
       error = null;
+      errorSeen = false;
       boolean object;
-      try (JsonParser p = JSON.createParser(data, offset, length)) {
-        object = p.nextToken() == JsonToken.START_OBJECT;
+      try {
+        ChunkParser chunks = ChunkParser.get();
+        JsonParser p = chunks.start(data, offset, length);
+        object = p != null && p.currentToken() == JsonToken.START_OBJECT;
         if (object) {
           readChunk(p);
-        } else {
+          chunks.end();
+        } else if (p != null) {
           // as a tree would: the whole value must be readable JSON
-          p.skipChildren();
+          ChunkParser.skip(p);
+        }
+        if (errorSeen) {
+          error = Json.MAPPER.readTree(data, offset, length).get("error");
         }
       } catch (IOException e) {
         if ("error".equals(event)) {
@@ -134,9 +139,9 @@ final class OpenAiDialect implements Dialect {
     }
 
     private void readChunk(JsonParser p) throws IOException {
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
+      while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
         String field = p.currentName();
-        JsonToken value = p.nextToken();
+        JsonToken value = ChunkParser.next(p);
         switch (field) {
           case "choices" -> {
             if (value == JsonToken.VALUE_NULL) {
@@ -145,17 +150,17 @@ final class OpenAiDialect implements Dialect {
             sawChoices = true;
             if (value != JsonToken.START_ARRAY) {
               choicesNotList = true;
-              p.skipChildren();
+              ChunkParser.skip(p);
               continue;
             }
-            while (p.nextToken() != JsonToken.END_ARRAY) {
+            while (ChunkParser.next(p) != JsonToken.END_ARRAY) {
               if (p.currentToken() == JsonToken.START_OBJECT) {
                 TokenKind k = readChoice(p);
                 if (kind == null) {
                   kind = k;
                 }
               } else {
-                p.skipChildren();
+                ChunkParser.skip(p);
               }
             }
           }
@@ -164,11 +169,15 @@ final class OpenAiDialect implements Dialect {
               sawUsage = true;
               readUsage(p);
             } else {
-              p.skipChildren();
+              ChunkParser.skip(p);
             }
           }
-          case "error" -> error = p.readValueAsTree();
-          default -> p.skipChildren();
+          case "error" -> {
+            // rare: read again as a tree once the chunk is known to be whole
+            errorSeen = value != JsonToken.VALUE_NULL;
+            ChunkParser.skip(p);
+          }
+          default -> ChunkParser.skip(p);
         }
       }
     }
@@ -178,14 +187,14 @@ final class OpenAiDialect implements Dialect {
       boolean deltaObject = false;
       TokenKind deltaKind = null;
       boolean text = false;
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
+      while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
         String field = p.currentName();
-        JsonToken value = p.nextToken();
+        JsonToken value = ChunkParser.next(p);
         switch (field) {
           case "finish_reason" -> {
             if (value != JsonToken.VALUE_NULL) {
               reason = value.isScalarValue() ? p.getText() : null;
-              p.skipChildren();
+              ChunkParser.skip(p);
             }
           }
           case "delta" -> {
@@ -193,11 +202,11 @@ final class OpenAiDialect implements Dialect {
               deltaObject = true;
               deltaKind = readDelta(p);
             } else {
-              p.skipChildren();
+              ChunkParser.skip(p);
             }
           }
           case "text" -> text = nonEmptyString(p, value);
-          default -> p.skipChildren();
+          default -> ChunkParser.skip(p);
         }
       }
       if (!deltaObject) {
@@ -210,26 +219,26 @@ final class OpenAiDialect implements Dialect {
       boolean content = false;
       boolean reasoning = false;
       boolean tools = false;
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
+      while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
         String field = p.currentName();
-        JsonToken value = p.nextToken();
+        JsonToken value = ChunkParser.next(p);
         switch (field) {
           case "content", "refusal" -> content |= nonEmptyString(p, value);
           case "reasoning_content", "reasoning" -> reasoning |= nonEmptyString(p, value);
           case "tool_calls" -> {
             if (value == JsonToken.START_ARRAY) {
-              tools |= p.nextToken() != JsonToken.END_ARRAY;
+              tools |= ChunkParser.next(p) != JsonToken.END_ARRAY;
               if (p.currentToken() != JsonToken.END_ARRAY) {
-                p.skipChildren();
-                while (p.nextToken() != JsonToken.END_ARRAY) {
-                  p.skipChildren();
+                ChunkParser.skip(p);
+                while (ChunkParser.next(p) != JsonToken.END_ARRAY) {
+                  ChunkParser.skip(p);
                 }
               }
             } else {
-              p.skipChildren();
+              ChunkParser.skip(p);
             }
           }
-          default -> p.skipChildren();
+          default -> ChunkParser.skip(p);
         }
       }
       if (content) {
@@ -242,13 +251,13 @@ final class OpenAiDialect implements Dialect {
     }
 
     private void readUsage(JsonParser p) throws IOException {
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
+      while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
         String field = p.currentName();
-        JsonToken value = p.nextToken();
+        JsonToken value = ChunkParser.next(p);
         switch (field) {
           case "prompt_tokens" -> usagePrompt = intValue(p, value);
           case "completion_tokens" -> usageCompletion = intValue(p, value);
-          default -> p.skipChildren();
+          default -> ChunkParser.skip(p);
         }
       }
     }
@@ -290,7 +299,7 @@ final class OpenAiDialect implements Dialect {
       if (value == JsonToken.VALUE_STRING) {
         return p.getTextLength() > 0;
       }
-      p.skipChildren();
+      ChunkParser.skip(p);
       return false;
     }
 
@@ -304,7 +313,7 @@ final class OpenAiDialect implements Dialect {
         double v = p.getDoubleValue();
         return v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE ? (int) v : null;
       }
-      p.skipChildren();
+      ChunkParser.skip(p);
       return null;
     }
 

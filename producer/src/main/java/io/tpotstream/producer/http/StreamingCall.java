@@ -1,7 +1,6 @@
 package io.tpotstream.producer.http;
 
 import io.netty.buffer.ByteBuf;
-import io.tpotstream.common.Json;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.publish.Handoff;
@@ -18,7 +17,6 @@ import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.internal.buffer.BufferInternal;
-import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
@@ -90,15 +88,7 @@ public final class StreamingCall {
    * errors are outcomes.
    */
   public Future<Void> start() {
-    Buffer body;
-    try {
-      body =
-          Buffer.buffer(
-              Json.MAPPER.writeValueAsBytes(
-                  dialect.requestBody(spec.model(), spec.messages(), config)));
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot encode the request body", e);
-    }
+    Buffer body = Buffer.buffer(spec.body());
     RequestOptions options = requestOptions();
     record =
         new RequestRecord(

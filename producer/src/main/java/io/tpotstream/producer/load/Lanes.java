@@ -88,7 +88,8 @@ public final class Lanes {
 
     @Override
     public Future<?> start() {
-      LoopLagMeter lag = LoopLagMeter.start(((ContextInternal) context).nettyEventLoop());
+      LoopLagMeter lag =
+          LoopLagMeter.start(((ContextInternal) context).nettyEventLoop(), LoopLagMeter.TICK_NS);
       lanes.add(new Lane(context, clients.get(), lag));
       return Future.succeededFuture();
     }

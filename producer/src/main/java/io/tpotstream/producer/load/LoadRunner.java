@@ -1,5 +1,6 @@
 package io.tpotstream.producer.load;
 
+import io.tpotstream.common.Json;
 import io.tpotstream.producer.config.Arrival;
 import io.tpotstream.producer.config.Durations;
 import io.tpotstream.producer.config.ProducerConfig;
@@ -56,12 +57,23 @@ public final class LoadRunner {
     this.dialect = dialect;
     this.handoff = handoff;
     this.lanes = lanes;
-    this.tickets = new Tickets(config);
+    this.tickets = new Tickets(config, dialect);
   }
 
   /** Starts the load; the future completes when every request sent has finished. */
   public CompletableFuture<Void> start() {
     tickets.start(System.nanoTime());
+    if (config.warmup().duration() != null) {
+      // a timed warm-up lasts its time, then on until the JIT has settled (at most a minute more)
+      JitWatch jit = new JitWatch();
+      vertx.setPeriodic(
+          1000,
+          id -> {
+            if (tickets.endWarmupIfSettled(System.nanoTime(), jit.check())) {
+              vertx.cancelTimer(id);
+            }
+          });
+    }
     if (config.openLoop()) {
       scheduler = new Thread(this::schedule, "tpot-scheduler");
       scheduler.setDaemon(true);
@@ -118,6 +130,22 @@ public final class LoadRunner {
   public boolean warmingUp() {
     return tickets.warmingUp(System.nanoTime());
   }
+
+  /**
+   * How the warm-up ended: its length, and whether the JIT had settled by then; null while it lasts
+   * or when there was none.
+   */
+  public WarmupEnd warmupEnd() {
+    return tickets.warmupEnd();
+  }
+
+  /**
+   * The end of a warm-up.
+   *
+   * @param after from the start of the load
+   * @param jitSettled false when it ended at its limit with the JIT still compiling
+   */
+  public record WarmupEnd(Duration after, boolean jitSettled) {}
 
   /** Due open-loop requests never sent because the run stopped first. */
   public long notSent() {
@@ -238,26 +266,64 @@ public final class LoadRunner {
    * Thread-safe.
    */
   static final class Tickets {
+    private static final int BODIES_KEPT = 4096;
+
+    /** How much longer than asked a timed warm-up may wait for the JIT to settle. */
+    static final Duration MAX_EXTRA_WARMUP = Duration.ofSeconds(60);
+
     private final ProducerConfig config;
+    private final Dialect dialect;
+    private final java.util.Map<String, byte[]> bodies = new java.util.HashMap<>();
     private final Warmup warmup;
     private final long planned;
+
+    /** Timed warm-up: the end once decided (MAX_VALUE until then), its earliest and latest end. */
     private long warmupEndNs = Long.MIN_VALUE;
+
+    private long startNs;
+    private long warmupMinEndNs;
+    private long warmupCapNs;
+    private WarmupEnd warmupEnd;
     private long warmups;
     private long measured;
     private long measuredStartNs;
     private long deadlineNs = Long.MAX_VALUE;
     private boolean stopped;
 
-    Tickets(ProducerConfig config) {
+    Tickets(ProducerConfig config, Dialect dialect) {
       this.config = config;
+      this.dialect = dialect;
       this.warmup = config.warmup();
       this.planned = config.plannedRequests();
     }
 
     synchronized void start(long nowNs) {
+      startNs = nowNs;
       if (warmup.duration() != null) {
-        warmupEndNs = nowNs + warmup.duration().toNanos();
+        warmupEndNs = Long.MAX_VALUE;
+        warmupMinEndNs = nowNs + warmup.duration().toNanos();
+        warmupCapNs = warmupMinEndNs + MAX_EXTRA_WARMUP.toNanos();
       }
+    }
+
+    /**
+     * Ends a timed warm-up once its time has passed and the JIT has settled (or the cap is
+     * reached); returns true when the warm-up is over.
+     */
+    synchronized boolean endWarmupIfSettled(long nowNs, boolean jitSettled) {
+      if (warmupEndNs != Long.MAX_VALUE) {
+        return true;
+      }
+      if (stopped || nowNs >= warmupCapNs || (nowNs >= warmupMinEndNs && jitSettled)) {
+        warmupEndNs = nowNs;
+        warmupEnd = new WarmupEnd(Duration.ofNanos(nowNs - startNs), jitSettled);
+        return true;
+      }
+      return false;
+    }
+
+    synchronized WarmupEnd warmupEnd() {
+      return warmupEnd;
     }
 
     synchronized void stop() {
@@ -309,11 +375,29 @@ public final class LoadRunner {
       // every model sees the same prompt sequence: prompt by round, not by request
       long round = k / models.size();
       return new RequestSpec(
-          config.runId() + "-" + suffix,
-          model,
-          config.prompts().messages(round),
-          intendedNs,
-          isWarmup);
+          config.runId() + "-" + suffix, model, body(model, round), intendedNs, isWarmup);
+    }
+
+    /**
+     * The body for {@code model} and prompt {@code round}, encoded once (kept for a few thousand).
+     */
+    private byte[] body(String model, long round) {
+      long prompt = round % config.prompts().size();
+      String key = model + '\n' + prompt;
+      byte[] body = bodies.get(key);
+      if (body == null) {
+        try {
+          body =
+              Json.MAPPER.writeValueAsBytes(
+                  dialect.requestBody(model, config.prompts().messages(prompt), config));
+        } catch (java.io.IOException e) {
+          throw new IllegalStateException("cannot encode the request body", e);
+        }
+        if (bodies.size() < BODIES_KEPT) {
+          bodies.put(key, body);
+        }
+      }
+      return body;
     }
   }
 }

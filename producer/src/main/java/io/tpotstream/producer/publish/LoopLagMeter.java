@@ -12,7 +12,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * transport the timer is precise to tens of µs; on NIO to about a millisecond.
  */
 public final class LoopLagMeter implements Runnable {
-  private static final long TICK_NS = TimeUnit.MILLISECONDS.toNanos(1);
+  /**
+   * The tick: 1 ms ({@code -Dtpot.producer.lagTickUs} changes it, for measuring what the meter
+   * costs; 0 turns it off).
+   */
+  public static final long TICK_NS = Long.getLong("tpot.producer.lagTickUs", 1000) * 1000;
+
+  private final long tickNs;
 
   private final EventLoop loop;
   private final AtomicLong maxSinceTakeNs = new AtomicLong();
@@ -20,18 +26,21 @@ public final class LoopLagMeter implements Runnable {
   private long dueNs;
   private volatile boolean running = true;
 
-  private LoopLagMeter(EventLoop loop) {
+  private LoopLagMeter(EventLoop loop, long tickNs) {
     this.loop = loop;
+    this.tickNs = tickNs;
   }
 
-  /** Starts ticking on {@code loop}. */
-  public static LoopLagMeter start(EventLoop loop) {
-    LoopLagMeter meter = new LoopLagMeter(loop);
-    loop.execute(
-        () -> {
-          meter.dueNs = System.nanoTime() + TICK_NS;
-          loop.schedule(meter, TICK_NS, TimeUnit.NANOSECONDS);
-        });
+  /** Starts ticking on {@code loop} every {@code tickNs} (0: never). */
+  public static LoopLagMeter start(EventLoop loop, long tickNs) {
+    LoopLagMeter meter = new LoopLagMeter(loop, tickNs);
+    if (tickNs > 0) {
+      loop.execute(
+          () -> {
+            meter.dueNs = System.nanoTime() + tickNs;
+            loop.schedule(meter, tickNs, TimeUnit.NANOSECONDS);
+          });
+    }
     return meter;
   }
 
@@ -47,8 +56,8 @@ public final class LoopLagMeter implements Runnable {
       maxEverNs.accumulateAndGet(lateNs, Math::max);
     }
     // the next tick is due 1 ms after this one ran: a long stall counts once, not once per ms
-    dueNs = now + TICK_NS;
-    loop.schedule(this, TICK_NS, TimeUnit.NANOSECONDS);
+    dueNs = now + tickNs;
+    loop.schedule(this, tickNs, TimeUnit.NANOSECONDS);
   }
 
   /** The worst lateness since the last call, in µs; resets the interval. */

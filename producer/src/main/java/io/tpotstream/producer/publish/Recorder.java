@@ -38,6 +38,9 @@ public final class Recorder {
   private final Consumer<CallOutcome> outcomes;
   private final SseFields fields = new SseFields();
   private final SseFields pending = new SseFields();
+  private final java.util.Map<String, TokenTemplate.Family> families = new java.util.HashMap<>();
+  private final java.util.Map<String, TokenTemplate.Family> warmupFamilies =
+      new java.util.HashMap<>();
   private long coalescedSinceTake;
   private long coalescedTotal;
   private long tokenChunks;

@@ -104,13 +104,25 @@ public final class ResultTable {
               result.notSent()));
     }
     if (result.warmupRequests() > 0) {
+      String how = "";
+      if (result.warmupEnd() != null) {
+        how =
+            String.format(
+                Locale.ROOT,
+                " in %.1f s (%s)",
+                result.warmupEnd().after().toMillis() / 1000.0,
+                result.warmupEnd().jitSettled()
+                    ? "until the JIT had settled"
+                    : "the JIT was still compiling at its limit");
+      }
       out.append(
           String.format(
               Locale.ROOT,
-              "warm-up (--warmup %s): %d request(s) before these, left out of this table (their"
+              "warm-up (--warmup %s): %d request(s)%s before these, left out of this table (their"
                   + " events are marked warmup)%n",
               result.warmup(),
-              result.warmupRequests()));
+              result.warmupRequests(),
+              how));
     }
     out.append(
         String.format(

@@ -36,9 +36,7 @@ public final class SseFields {
     int end = offset + length;
     int lineStart = offset;
     for (int i = offset; i <= end; i++) {
-      if (i < end && bytes[i] != '\n' && bytes[i] != '\r') {
-        continue;
-      }
+      i = LineEnds.next(bytes, i, end);
       if (i > lineStart) {
         line(bytes, lineStart, i);
       }

@@ -114,8 +114,13 @@ public final class SseFramer {
         afterCr = false;
         if (lineLength < HEAD) {
           lineHead[lineLength] = b;
+          lineLength++;
+          continue;
         }
-        lineLength++;
+        // past the part of the line that says what it is: on to its end
+        int lineEnd = LineEnds.next(buffer, i, end);
+        lineLength += lineEnd - i;
+        i = lineEnd - 1;
         continue;
       }
       if (b == '\n' && afterCr) {
