@@ -86,7 +86,8 @@ public final class ProxyVerticle extends VerticleBase {
             .setPerFrameWebSocketCompressionSupported(false)
             .setHandle100ContinueAutomatically(true);
     server = vertx.createHttpServer(serverOptions).requestHandler(this::handle);
-    loopLag = LoopLagMeter.start(((ContextInternal) context).nettyEventLoop());
+    loopLag =
+        LoopLagMeter.start(((ContextInternal) context).nettyEventLoop(), LoopLagMeter.TICK_NS);
     return server.listen();
   }
 
