@@ -26,7 +26,7 @@ class JvmSettingsTest {
     Matcher m = Pattern.compile("PRODUCER_JVM=\"([^\"]*)\"").matcher(launcher);
     assertTrue(m.find(), "PRODUCER_JVM in ./tpot");
     assertEquals(ProducerJvm.OPTIONS, List.of(m.group(1).split(" ")));
-    assertTrue(launcher.contains("produce|run|demo) JVM=\"$PRODUCER_JVM\""), launcher);
+    assertTrue(launcher.contains("produce|run|demo) JVM=\"$PRODUCER_JVM\" ;;"), launcher);
   }
 
   @Test

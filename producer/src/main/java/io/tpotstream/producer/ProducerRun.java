@@ -115,7 +115,7 @@ public final class ProducerRun {
         config.duration(),
         load.warmingUp(),
         load.warmupIssued(),
-        publisher.held());
+        publisher.inOutage() ? publisher.held() : 0);
   }
 
   /** Token events Kafka acknowledged so far. */

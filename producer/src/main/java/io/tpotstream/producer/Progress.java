@@ -14,7 +14,7 @@ import java.util.SortedMap;
  * @param duration the planned run length, or null
  * @param warmingUp true while warm-up requests are being sent
  * @param warmupRequests warm-up requests sent so far
- * @param heldEvents events held while Kafka is unreachable (0 normally)
+ * @param heldEvents events held while Kafka is unreachable (0 when it is not)
  */
 public record Progress(
     long finished,

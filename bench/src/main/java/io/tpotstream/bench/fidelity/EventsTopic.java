@@ -25,7 +25,6 @@ final class EventsTopic {
     long[] tsBySeq = new long[0];
     Long scheduleLagNs;
     long startTsMs = -1;
-    boolean warmup;
 
     void token(int seq, long elapsedNs, long ts) {
       if (seq >= elapsedBySeq.length) {
@@ -62,6 +61,7 @@ final class EventsTopic {
   int tokens;
   long firstStartTsMs = Long.MAX_VALUE;
   long records;
+  long warmupEvents;
 
   EventsTopic() {}
 
@@ -99,8 +99,12 @@ final class EventsTopic {
       }
       return;
     }
+    if (e.inWarmup()) {
+      // warm-up requests are left out, as every statistic leaves them out
+      warmupEvents++;
+      return;
+    }
     Request r = requests.computeIfAbsent(e.requestId(), id -> new Request());
-    r.warmup |= e.inWarmup();
     if (e.type() == EventType.START) {
       r.scheduleLagNs = e.scheduleLagNs();
       r.startTsMs = e.ts();

@@ -37,6 +37,9 @@ public final class ProducerFidelity {
   /** Streams of the side-by-side comparison with the Python anchor (the setting). */
   static final int ANCHOR_STREAMS = 200;
 
+  /** Each run's own warm-up: at least 3 s, then until the JIT is quiet (the producer's rule). */
+  static final String RUN_WARMUP = "3s";
+
   /** What a planned run is for. */
   private enum Kind {
     WARMUP,
@@ -64,13 +67,7 @@ public final class ProducerFidelity {
     int anchorRequests = Integer.getInteger("tpot.bench.anchorRequests", env.pick(2_000, 400));
     int anchorTokens = env.pick(200, 100);
     List<Planned> plan = new ArrayList<>();
-    plan.add(
-        closed(
-            "warm-up",
-            Kind.WARMUP,
-            BenchProfiles.CONSTANT,
-            200,
-            Duration.ofSeconds(Long.getLong("tpot.bench.warmupSeconds", env.pick(30L, 15L)))));
+    plan.add(warmup(Long.getLong("tpot.bench.warmupSeconds", env.pick(30L, 15L))));
     for (String model : List.of(BenchProfiles.CONSTANT, BenchProfiles.LOGNORMAL)) {
       String shape = model.equals(BenchProfiles.CONSTANT) ? "constant" : "lognormal";
       for (int n : streams) {
@@ -95,78 +92,123 @@ public final class ProducerFidelity {
             .withProfiles(BenchProfiles.fiftyTokensPerSecond())
             .withRequestsKept(1_000_000);
     try (Simulator simulator = Simulator.start(simConfig)) {
-      List<ProducerChild.RunSpec> specs = new ArrayList<>();
-      for (Planned p : plan) {
-        BenchTopics.create(env.bootstrapServers(), p.spec().topic(), 3);
-        Map<String, String> keys = new LinkedHashMap<>(p.spec().keys());
-        keys.put("base_url", simulator.baseUrl());
-        specs.add(new ProducerChild.RunSpec(p.spec().topic(), keys));
+      // the side-by-side run gets a JVM of its own, started as `tpot produce` starts one (its own
+      // warm-up until the JIT settles): a new run in a used JVM deoptimises and recompiles its hot
+      // paths while it is measured
+      List<Planned> shared = plan.stream().filter(p -> p.kind() != Kind.ANCHOR).toList();
+      List<Planned> own = plan.stream().filter(p -> p.kind() == Kind.ANCHOR).toList();
+      Context c =
+          new Context(
+              env, report, simulator, python, anchorRequests, anchorTokens, openFor, null, null);
+      if (shared.size() > 1) {
+        runInChild(c, shared, "b2-producer.log");
       }
-      List<String> args =
-          List.of(env.bootstrapServers(), "0", Json.MAPPER.writeValueAsString(specs));
-      try (ChildJvm child =
-          ChildJvm.start(
-              ProducerChild.class,
-              env.producerJvmOptions(),
-              args,
-              env.workDir().resolve("b2-producer.log"))) {
-        for (int i = 0; i < plan.size(); i++) {
-          Planned p = plan.get(i);
-          PythonAnchor.Result py = null;
-          Distortion pyDistortion = null;
-          if (p.kind() == Kind.ANCHOR && python.isPresent()) {
-            // the anchor first, alone on the machine, against the same simulator and profile
-            py =
-                PythonAnchor.run(
-                    python.get(),
-                    env.workDir(),
-                    simulator.baseUrl() + "/chat/completions",
-                    BenchProfiles.LOGNORMAL,
-                    ANCHOR_STREAMS,
-                    anchorRequests,
-                    anchorTokens,
-                    "py");
-            pyDistortion = Distortion.ofArrivals(py.arrivals(), simulator.truth());
-            simulator.truth().reset();
-          }
-          if (i > 0) {
-            child.send("next");
-          }
-          ChildJvm.Line line = child.await("result", p.length().multipliedBy(6).plusSeconds(90));
-          ProducerChild.Result result =
-              Json.MAPPER.treeToValue(line.json(), ProducerChild.Result.class);
-          if (p.kind() == Kind.WARMUP) {
-            report.note(
-                "warm-up run: "
-                    + Report.count(result.eventsPublished())
-                    + " events (not reported)");
-          } else {
-            EventsTopic events = EventsTopic.read(env.bootstrapServers(), p.spec().topic());
-            Distortion d = Distortion.of(events, simulator.truth());
-            switch (p.kind()) {
-              case OPEN -> {
-                if (p.spec().keys().get("rate").equals("50")) {
-                  report.note(openLoopNote(openFor));
-                }
-                reportOpenLoop(report, p, result, events);
-              }
-              case STALL -> reportStall(report, events, simulator.truth(), d);
-              case ANCHOR -> {
-                reportClosedLoop(report, p, result, events, d);
-                reportSideBySide(report, result, events, d, py, pyDistortion, python);
-              }
-              default -> reportClosedLoop(report, p, result, events, d);
-            }
-          }
+      if (!own.isEmpty()) {
+        if (python.isPresent()) {
+          // the anchor first, alone on the machine, against the same simulator and profile
+          PythonAnchor.Result py =
+              PythonAnchor.run(
+                  python.get(),
+                  env.workDir(),
+                  simulator.baseUrl() + "/chat/completions",
+                  BenchProfiles.LOGNORMAL,
+                  ANCHOR_STREAMS,
+                  anchorRequests,
+                  anchorTokens,
+                  "py");
+          c = c.withPython(py, Distortion.ofArrivals(py.arrivals(), simulator.truth()));
           simulator.truth().reset();
         }
-        child.waitFor(Duration.ofSeconds(60));
+        runInChild(c, own, "b2-side-by-side.log");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted", e);
     } catch (IOException e) {
       throw new IllegalStateException("unreadable report from the producer: " + e.getMessage(), e);
+    }
+  }
+
+  /** What the runs in a child report against. */
+  private record Context(
+      BenchEnv env,
+      Report report,
+      Simulator simulator,
+      Optional<String> python,
+      int anchorRequests,
+      int anchorTokens,
+      Duration openFor,
+      PythonAnchor.Result py,
+      Distortion pyDistortion) {
+    Context withPython(PythonAnchor.Result result, Distortion distortion) {
+      return new Context(
+          env,
+          report,
+          simulator,
+          python,
+          anchorRequests,
+          anchorTokens,
+          openFor,
+          result,
+          distortion);
+    }
+  }
+
+  /** Runs {@code plan} in one producer JVM, one run after the other, and reports each. */
+  private static void runInChild(Context c, List<Planned> plan, String log)
+      throws IOException, InterruptedException {
+    BenchEnv env = c.env();
+    Report report = c.report();
+    Simulator simulator = c.simulator();
+    Optional<String> python = c.python();
+    Duration openFor = c.openFor();
+    List<ProducerChild.RunSpec> specs = new ArrayList<>();
+    for (Planned p : plan) {
+      BenchTopics.create(env.bootstrapServers(), p.spec().topic(), 3);
+      Map<String, String> keys = new LinkedHashMap<>(p.spec().keys());
+      keys.put("base_url", simulator.baseUrl());
+      specs.add(new ProducerChild.RunSpec(p.spec().topic(), keys));
+    }
+    List<String> args = List.of(env.bootstrapServers(), "0", Json.MAPPER.writeValueAsString(specs));
+    try (ChildJvm child =
+        ChildJvm.start(
+            ProducerChild.class, env.producerJvmOptions(), args, env.workDir().resolve(log))) {
+      for (int i = 0; i < plan.size(); i++) {
+        Planned p = plan.get(i);
+        PythonAnchor.Result py = c.py();
+        Distortion pyDistortion = c.pyDistortion();
+        if (i > 0) {
+          child.send("next");
+        }
+        ChildJvm.Line line = child.await("result", p.length().multipliedBy(6).plusSeconds(90));
+        ProducerChild.Result result =
+            Json.MAPPER.treeToValue(line.json(), ProducerChild.Result.class);
+        if (p.kind() == Kind.WARMUP) {
+          report.note(
+              "warm-up run: "
+                  + Report.count(result.eventsPublished())
+                  + " events, until the JIT had settled (not reported)");
+        } else {
+          EventsTopic events = EventsTopic.read(env.bootstrapServers(), p.spec().topic());
+          Distortion d = Distortion.of(events, simulator.truth());
+          switch (p.kind()) {
+            case OPEN -> {
+              if (p.spec().keys().get("rate").equals("50")) {
+                report.note(openLoopNote(openFor));
+              }
+              reportOpenLoop(report, p, result, events);
+            }
+            case STALL -> reportStall(report, events, simulator.truth(), d);
+            case ANCHOR -> {
+              reportClosedLoop(report, p, result, events, d);
+              reportSideBySide(report, result, events, d, py, pyDistortion, python);
+            }
+            default -> reportClosedLoop(report, p, result, events, d);
+          }
+        }
+        simulator.truth().reset();
+      }
+      child.waitFor(Duration.ofSeconds(60));
     }
   }
 
@@ -179,14 +221,26 @@ public final class ProducerFidelity {
     keys.put("duration", length.toSeconds() + "s");
     keys.put("max_tokens", Integer.toString(MAX_TOKENS));
     keys.put("stop_grace", "10s");
-    // the child JVM is warmed by the first run; every run measures from its first request
-    keys.put("warmup", "0");
+    // the JVM is warmed by the first run; each run still warms up its own new path (a new Vert.x,
+    // new connections, a new Kafka client) until the JIT is quiet, and is measured after that
+    keys.put("warmup", RUN_WARMUP);
     return new Planned(
         label,
         kind,
         new ProducerChild.RunSpec(BenchTopics.unique("bench-b2-" + label.replace(" ", "")), keys),
         streams,
         length);
+  }
+
+  /**
+   * The JVM's warm-up: the producer's own timed warm-up (at least {@code seconds}, then until the
+   * JIT has settled), then one second of requests; not reported.
+   */
+  private static Planned warmup(long seconds) {
+    Planned p = closed("warm-up", Kind.WARMUP, BenchProfiles.CONSTANT, 200, Duration.ofSeconds(1));
+    p.spec().keys().put("warmup", seconds + "s");
+    return new Planned(
+        p.label(), p.kind(), p.spec(), p.streams(), Duration.ofSeconds(seconds + 60));
   }
 
   /** Two requests of constant 5 ms gaps with one 150 ms stall: is the stall measured as sent? */
@@ -215,7 +269,8 @@ public final class ProducerFidelity {
     keys.put("total_requests", Integer.toString(requests));
     keys.put("max_tokens", Integer.toString(tokens));
     keys.put("stop_grace", "10s");
-    keys.put("warmup", "0");
+    // a fresh JVM with the producer's default warm-up (10 s, then until the JIT has settled)
+    keys.put("warmup", "10s");
     // about (TTFT + tokens x 20 ms) per request, requests / streams rounds of them
     Duration length =
         Duration.ofMillis((150 + tokens * 20L) * Math.max(1, requests / ANCHOR_STREAMS));
@@ -237,7 +292,7 @@ public final class ProducerFidelity {
     keys.put("duration", length.toSeconds() + "s");
     keys.put("max_tokens", Integer.toString(OPEN_LOOP_TOKENS));
     keys.put("stop_grace", "10s");
-    keys.put("warmup", "0");
+    keys.put("warmup", RUN_WARMUP);
     return new Planned(
         "open loop " + rate + " req/s",
         Kind.OPEN,
@@ -274,7 +329,7 @@ public final class ProducerFidelity {
                 " (%,d streams x 50/s = %,d while streaming; TTFTs and request turns pause them)",
                 p.streams(),
                 p.streams() * 50));
-    double cores = r.coresBetween(1000, p.length().toMillis());
+    double cores = r.coresBetween(r.warmupEndMs() + 1000, r.warmupEndMs() + p.length().toMillis());
     report.headline(
         p.label() + ": producer CPU per token",
         String.format(
@@ -329,7 +384,7 @@ public final class ProducerFidelity {
                     .append(' ')
                     .append(e.getValue())
                     .append(" ms"));
-    report.note("busiest producer threads (CPU over the run): " + busiest);
+    report.note("busiest producer threads (CPU after the run's warm-up): " + busiest);
   }
 
   private static void reportStall(
@@ -380,14 +435,15 @@ public final class ProducerFidelity {
             Report.ms(tpot.absolute.percentileMicros(99.9)),
             Report.ms(tpot.absolute.maxMicros()),
             Report.count(tpot.pairs)));
+    long[] cpu = r.cpuNsBetween(r.warmupEndMs(), Long.MAX_VALUE);
     report.headline(
         label + ": tpot CPU per published token",
         String.format(
             Locale.ROOT,
-            "%.1f µs (%s token events, %.1f s of process CPU)",
-            r.costs().cpuNs() / 1000.0 / Math.max(1, tokens),
+            "%.1f µs (%s token events, %.1f s of process CPU after its warm-up)",
+            cpu[0] / 1000.0 / Math.max(1, tokens),
             Report.count(tokens),
-            r.costs().cpuNs() / 1e9));
+            cpu[0] / 1e9));
     if (py == null) {
       report.note(
           "Python anchor skipped: no python3 with aiohttp"

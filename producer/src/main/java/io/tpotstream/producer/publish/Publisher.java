@@ -4,10 +4,14 @@ import io.tpotstream.common.event.EventType;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
 import io.tpotstream.common.event.TokenKind;
+import io.tpotstream.common.kafka.KafkaAccessException;
+import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.common.kafka.KafkaTopics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
@@ -20,16 +24,12 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -116,6 +116,7 @@ public final class Publisher {
 
   // outage bookkeeping (publisher thread)
   private long outageSinceNs;
+  private volatile boolean inOutage;
   private long lastOutageReportNs;
   private boolean backAfterOutage;
   private long outages;
@@ -355,6 +356,11 @@ public final class Publisher {
   /** Events held in the outage buffer now (not yet handed to Kafka). */
   public long held() {
     return heldNow.get();
+  }
+
+  /** True while Kafka is taking nothing (an outage the console has been told about). */
+  public boolean inOutage() {
+    return inOutage;
   }
 
   /** The outages seen so far: count, longest (ns), most events held at once. */
@@ -788,6 +794,7 @@ public final class Publisher {
     if (outageSinceNs == 0) {
       if (stalledNs >= OUTAGE_AFTER_NS) {
         outageSinceNs = lastProgressNs;
+        inOutage = true;
         lastOutageReportNs = now;
         outages++;
         LOG.warn(
@@ -831,6 +838,7 @@ public final class Publisher {
               held.size(),
               Math.max(0, sentEvents.get() - ackedEvents.get())));
       outageSinceNs = 0;
+      inOutage = false;
       backAfterOutage = true;
       return;
     }
@@ -936,11 +944,10 @@ public final class Publisher {
 
   static Properties producerProperties(KafkaSettings settings, String producerId) {
     Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "tpot-producer-" + producerId);
-    // no duplicates and no reordering on retry: the aggregator relies on per-request order
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    // token events are small and repetitive JSON; lz4 is cheap on the sender
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, "tpot-producer-" + producerId);
     // token events are small and repetitive JSON; lz4 is cheap on the sender
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     // events carry their own timestamps, so batching delay is harmless: 20 ms of linger makes
@@ -950,72 +957,40 @@ public final class Publisher {
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
     // ride out a broker restart: retried batches wait up to 5 minutes (idempotence keeps order)
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
+    // the user's settings (security, tuning) override the defaults above, not what follows
     p.putAll(settings.clientProperties());
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    // no duplicates and no reordering on retry: the aggregator relies on per-request order
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
     // never block the publisher thread: no metadata or no buffer space refuses the send at once,
     // and the event waits in the outage buffer instead
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "0");
     return p;
   }
 
-  /** Creates the topic when it is missing; returns its partition count. */
+  /** Creates the topic when it is missing (main's one reader); returns its partition count. */
   private static int ensureTopic(KafkaSettings settings) {
-    Properties p = new Properties();
-    p.putAll(settings.clientProperties());
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+    KafkaConnection kafka =
+        KafkaConnection.of(settings.bootstrapServers(), settings.clientProperties())
+            .withTimeout(settings.setupTimeout());
     int timeoutMs = (int) settings.setupTimeout().toMillis();
-    p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Integer.toString(timeoutMs));
-    p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Integer.toString(timeoutMs));
-    try (Admin admin = Admin.create(p)) {
-      try {
-        TopicDescription d =
-            admin
-                .describeTopics(List.of(settings.topic()))
-                .allTopicNames()
-                .get(timeoutMs, TimeUnit.MILLISECONDS)
-                .get(settings.topic());
-        LOG.debug("topic {} has {} partitions", settings.topic(), d.partitions().size());
-        return d.partitions().size();
-      } catch (ExecutionException e) {
-        if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
-          throw new PublishException(unreachable(settings, e.getCause()), e.getCause());
-        }
-      }
-      try {
-        admin
-            .createTopics(
-                List.of(
-                    new NewTopic(
-                        settings.topic(), Optional.of(settings.partitions()), Optional.empty())))
-            .all()
-            .get(timeoutMs, TimeUnit.MILLISECONDS);
-        LOG.info(
-            "created topic {} with {} partitions (replication: the broker's default)",
-            settings.topic(),
-            settings.partitions());
-        return awaitLeaders(admin, settings, timeoutMs);
-      } catch (ExecutionException e) {
-        if (!(e.getCause() instanceof TopicExistsException)) {
-          throw new PublishException(
-              "cannot create topic "
-                  + settings.topic()
-                  + " at "
-                  + settings.bootstrapServers()
-                  + ": "
-                  + e.getCause().getMessage()
-                  + " (create it yourself or check the client's ACLs)",
-              e.getCause());
-        }
+    try (Admin admin = Admin.create(kafka.adminProperties())) {
+      KafkaTopics.Ensured topic =
+          KafkaTopics.ensure(admin, kafka, settings.topic(), settings.partitions(), Map.of());
+      if (topic.created()) {
         return awaitLeaders(admin, settings, timeoutMs);
       }
+      return topic.partitions();
+    } catch (KafkaAccessException e) {
+      throw new PublishException(e.getMessage(), e);
     } catch (TimeoutException e) {
       throw new PublishException(unreachable(settings, e), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new PublishException("interrupted while connecting to Kafka", e);
-    } catch (org.apache.kafka.common.KafkaException e) {
-      throw new PublishException(unreachable(settings, e), e);
     }
   }
 
@@ -1057,6 +1032,6 @@ public final class Publisher {
         + " s ("
         + cause.getClass().getSimpleName()
         + (cause.getMessage() == null ? "" : ": " + cause.getMessage())
-        + "): check --bootstrap-servers and, for a secured cluster, --kafka-config";
+        + "): check --bootstrap-server and, for a secured cluster, --kafka-config";
   }
 }
