@@ -9,7 +9,6 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.regex.Pattern;
@@ -150,15 +149,6 @@ final class ProxyCommand implements Callable<Integer> {
   Duration drainTimeout;
 
   @Option(
-      names = "--kafka-timeout",
-      defaultValue = "15s",
-      converter = HumanDuration.class,
-      description =
-          "How long one attempt to reach Kafka may take; the proxy serves meanwhile and tries"
-              + " again (default: ${DEFAULT-VALUE}).")
-  Duration kafkaTimeout;
-
-  @Option(
       names = "--outage-buffer",
       defaultValue = "1000000",
       paramLabel = "EVENTS",
@@ -181,13 +171,12 @@ final class ProxyCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     ProxyConfig config = config();
-    Properties clientProperties = kafka.clientProperties();
+    // not checked first: the proxy serves while Kafka is away (reached in the background, each
+    // attempt bounded by --kafka-timeout)
     KafkaSettings settings =
-        KafkaSettings.of(kafka.bootstrapServers)
+        KafkaSettings.of(kafka.resolve())
             .withTopic(topic)
             .withPartitions(partitions)
-            .withClientProperties(clientProperties)
-            .withSetupTimeout(kafkaTimeout)
             .withOutageBuffer(outageBuffer);
     TpotProxy proxy = TpotProxy.start(config, settings);
     PrintWriter out = spec.commandLine().getOut();

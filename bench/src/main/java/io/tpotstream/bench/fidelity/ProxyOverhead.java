@@ -34,7 +34,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * B5: what {@code tpot proxy} adds to the traffic it measures. The proxy runs in its own JVM,
+ * P1: what {@code tpot proxy} adds to the traffic it measures. The proxy runs in its own JVM,
  * publishing to the embedded broker; one client (an event loop of its own, timestamps per network
  * read, as an application's) sends closed-loop streams to the simulator, every other request
  * through the proxy, so that both paths see the same server at the same moments. Per path: the
@@ -58,7 +58,7 @@ public final class ProxyOverhead {
     Duration measure = env.pick(Duration.ofSeconds(30), Duration.ofSeconds(10));
     Duration segment = env.pick(Duration.ofSeconds(6), Duration.ofSeconds(3));
     report.section(
-        "B5",
+        "P1",
         "proxy overhead ("
             + streams
             + " closed-loop streams of "
@@ -78,7 +78,7 @@ public final class ProxyOverhead {
             .withSeed(11L)
             .withProfiles(profiles)
             .withRequestsKept(1_000_000);
-    String topic = BenchTopics.unique("bench-b5-proxy");
+    String topic = BenchTopics.unique("bench-p1-proxy");
     BenchTopics.create(env.bootstrapServers(), topic, 3);
     try (Simulator simulator = Simulator.start(simConfig);
         ChildJvm child =
@@ -86,7 +86,7 @@ public final class ProxyOverhead {
                 ProxyChild.class,
                 proxyJvmOptions(env),
                 List.of(simulator.baseUrl(), env.bootstrapServers(), topic),
-                env.workDir().resolve("b5-proxy.log"))) {
+                env.workDir().resolve("p1-proxy.log"))) {
       ProxyChild.Ready ready =
           Json.MAPPER.treeToValue(
               child.await("ready", Duration.ofSeconds(120)).json(), ProxyChild.Ready.class);

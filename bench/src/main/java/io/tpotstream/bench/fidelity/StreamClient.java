@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * B5's client: closed-loop streaming chat completions, each request sent either directly to the
+ * P1's client: closed-loop streaming chat completions, each request sent either directly to the
  * server or through the proxy, every SSE event timestamped with {@code System.nanoTime()} when the
  * network read that completed it returned (as an application's client would), on one event loop of
  * its own. The same client serves both paths, so that what differs between them is the proxy.
