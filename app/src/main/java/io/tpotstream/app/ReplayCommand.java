@@ -7,17 +7,31 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /** {@code tpot replay}: publish archived token events again. */
 @Command(
     name = "replay",
     mixinStandardHelpOptions = true,
-    description = "Publish archived token events again to recompute statistics.")
+    header = "Publish archived token events again to recompute statistics.",
+    description = {
+      "Publish an archive written by tpot export again, in (ts, original partition, original"
+          + " offset) order, keys and timestamps kept, each distinct heartbeat once to every"
+          + " partition of the target; a new target gets retention.ms=-1.",
+      "Reads and sorts the whole archive first (it is held in memory, uncompressed); progress on"
+          + " stderr."
+    })
 final class ReplayCommand implements Callable<Integer> {
   @Mixin KafkaOptions kafka;
 
-  @Option(names = "--file", required = true, description = "An archive written by tpot export.")
-  Path file;
+  @Option(
+      names = {"-f", "--file"},
+      paramLabel = "FILE",
+      description = "The archive written by tpot export (or give it as the argument).")
+  Path fileOption;
+
+  @Parameters(arity = "0..1", paramLabel = "FILE", description = "The archive to replay.")
+  Path filePositional;
 
   @Option(
       names = "--topic",
@@ -29,7 +43,8 @@ final class ReplayCommand implements Callable<Integer> {
       names = "--speed",
       defaultValue = "max",
       description =
-          "max (as fast as possible), 1x (as recorded) or Nx (N times faster) (default: ${DEFAULT-VALUE}).")
+          "max (as fast as the broker takes it), 1x (as recorded) or Nx (N times faster)"
+              + " (default: ${DEFAULT-VALUE}).")
   String speed;
 
   @Option(
@@ -38,12 +53,24 @@ final class ReplayCommand implements Callable<Integer> {
       description = "Partitions when the target topic is new (default: ${DEFAULT-VALUE}).")
   int partitions;
 
+  @Mixin TimeRangeOptions range;
+
+  @Mixin ProgressOptions progress;
+
   @Override
   public Integer call() throws Exception {
+    Path file = ArchiveFile.of("replay", fileOption, filePositional);
+    StatsCommand.requireReadable(file);
     new Replayer(
             new Replayer.Settings(
-                kafka.clientProperties(), file, topic, parseSpeed(speed), partitions),
-            System.err)
+                kafka.clientProperties(),
+                file,
+                topic,
+                parseSpeed(speed),
+                partitions,
+                range.fromMs(),
+                range.toMs()),
+            progress.start("replay"))
         .run();
     return 0;
   }

@@ -6,7 +6,11 @@ import io.tpotstream.aggregator.stage.PartitionStage;
 import io.tpotstream.aggregator.stage.Stage1Output;
 import io.tpotstream.aggregator.stage.StageSettings;
 import io.tpotstream.aggregator.state.MapState;
+import io.tpotstream.common.archive.ArchivedRecord;
 import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.event.TokenEventCodec;
+import io.tpotstream.common.event.TokenEventFormatException;
+import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.summary.WindowSummary;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,9 +18,9 @@ import java.util.function.Consumer;
 
 /**
  * The aggregator's statistics without Kafka: the same {@link PartitionStage} and {@link
- * WindowMerger} run over events read in (ts, partition, offset) order as one partition, and the end
- * of the input counts as every producer's final heartbeat. For healthy producers the summaries
- * equal the aggregator's, byte for byte.
+ * WindowMerger} run over events read in the replay order ({@link ArchivedRecord#REPLAY_ORDER}) as
+ * one partition, and the end of the input counts as every producer's final heartbeat. For healthy
+ * producers the summaries equal the aggregator's, byte for byte.
  */
 public final class OfflineStats {
   private OfflineStats() {}
@@ -27,54 +31,96 @@ public final class OfflineStats {
    */
   public static List<WindowSummary> compute(
       List<TokenEvent> events, StageSettings settings, Consumer<String> problems) {
-    List<ExportedEvents.Positioned> positioned = new ArrayList<>(events.size());
+    Run run = new Run(settings);
     for (int i = 0; i < events.size(); i++) {
-      positioned.add(new ExportedEvents.Positioned(events.get(i), 0, i, i + 1));
+      run.apply(events.get(i), i + 1, problems);
     }
-    return computePositioned(positioned, settings, problems);
+    return run.finish();
   }
 
   /**
-   * Same, for events as {@link ExportedEvents#read} returns them; problems name the event's line.
+   * Same, for the records of an archive in replay order ({@link
+   * io.tpotstream.common.archive.ArchiveReader}); a record that is not a token event is reported to
+   * {@code problems} with its line ("line N: why") and skipped. {@code progress}, when not null,
+   * counts the records.
    */
-  public static List<WindowSummary> computePositioned(
-      List<ExportedEvents.Positioned> events, StageSettings settings, Consumer<String> problems) {
-    List<WindowSummary> summaries = new ArrayList<>();
-    PartitionStage stage =
-        new PartitionStage(settings, new MapState(), new MapState(), new MapState());
-    WindowMerger merger = new WindowMerger(1, new MapState(), new MapState());
-    merger.open("the file");
-    MergeOutput merged = (summary, json) -> summaries.add(summary);
-    Stage1Output output =
-        new Stage1Output() {
-          @Override
-          public void partial(WindowSummary partial) {
-            merger.partial(0, partial, merged);
-          }
+  public static List<WindowSummary> computeArchived(
+      List<ArchivedRecord> records,
+      StageSettings settings,
+      Consumer<String> problems,
+      Progress progress) {
+    Run run = new Run(settings);
+    long counted = 0;
+    for (ArchivedRecord record : records) {
+      TokenEvent event;
+      try {
+        event = decode(record);
+      } catch (TokenEventFormatException e) {
+        problems.accept("line " + record.line() + ": " + e.getMessage());
+        continue;
+      } finally {
+        if (progress != null && (++counted & 4095) == 0) {
+          progress.set(counted);
+        }
+      }
+      run.apply(event, record.line(), problems);
+    }
+    if (progress != null) {
+      progress.set(counted);
+    }
+    return run.finish();
+  }
 
-          @Override
-          public void clientPause(long windowStartMs, long pauseMaxUs) {
-            merger.clientPause(0, windowStartMs, pauseMaxUs);
-          }
+  /** The one place an archived value becomes an event for the stages. */
+  static TokenEvent decode(ArchivedRecord record) {
+    return TokenEventCodec.decode(record.valueBytes());
+  }
 
-          @Override
-          public void closedThrough(long windowEndMs) {
-            merger.closedThrough(0, windowEndMs, merged);
-          }
-        };
-    long lastTsMs = Long.MIN_VALUE;
-    for (ExportedEvents.Positioned p : events) {
-      TokenEvent event = p.event();
+  /** One pass of the stages over events in log order. */
+  private static final class Run {
+    private final List<WindowSummary> summaries = new ArrayList<>();
+    private final PartitionStage stage;
+    private final WindowMerger merger = new WindowMerger(1, new MapState(), new MapState());
+    private final Stage1Output output;
+    private long lastTsMs = Long.MIN_VALUE;
+
+    Run(StageSettings settings) {
+      stage = new PartitionStage(settings, new MapState(), new MapState(), new MapState());
+      merger.open("the file");
+      MergeOutput merged = (summary, json) -> summaries.add(summary);
+      output =
+          new Stage1Output() {
+            @Override
+            public void partial(WindowSummary partial) {
+              merger.partial(0, partial, merged);
+            }
+
+            @Override
+            public void clientPause(long windowStartMs, long pauseMaxUs) {
+              merger.clientPause(0, windowStartMs, pauseMaxUs);
+            }
+
+            @Override
+            public void closedThrough(long windowEndMs) {
+              merger.closedThrough(0, windowEndMs, merged);
+            }
+          };
+    }
+
+    void apply(TokenEvent event, long line, Consumer<String> problems) {
       try {
         stage.onEvent(event, output);
       } catch (RuntimeException e) {
-        problems.accept("line " + p.line() + ": could not process this event: " + e);
+        problems.accept("line " + line + ": could not process this event: " + e);
       }
       lastTsMs = Math.max(lastTsMs, event.ts());
     }
-    if (lastTsMs != Long.MIN_VALUE) {
-      stage.endOfInput(lastTsMs, output);
+
+    List<WindowSummary> finish() {
+      if (lastTsMs != Long.MIN_VALUE) {
+        stage.endOfInput(lastTsMs, output);
+      }
+      return summaries;
     }
-    return summaries;
   }
 }

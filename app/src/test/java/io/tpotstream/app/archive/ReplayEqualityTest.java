@@ -6,9 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.aggregator.Aggregator;
 import io.tpotstream.aggregator.AggregatorConfig;
-import io.tpotstream.aggregator.offline.ExportedEvents;
 import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.common.archive.ArchiveReader;
+import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import io.tpotstream.producer.Producer;
@@ -19,8 +20,6 @@ import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,17 +81,20 @@ class ReplayEqualityTest {
     Path file = dir.resolve("live.jsonl.gz");
     Properties client = new Properties();
     client.put("bootstrap.servers", kafka.bootstrapServers());
-    PrintStream quiet = new PrintStream(new ByteArrayOutputStream());
-    new Exporter(new Exporter.Settings(client, live, file, null, null, false), quiet).run();
+    new Exporter(new Exporter.Settings(client, live, file, null, null, false), Progress.quiet())
+        .run();
 
     String replayed = TestKafka.uniqueName("eq-replayed");
-    new Replayer(new Replayer.Settings(client, file, replayed, 0, 2), quiet).run();
+    new Replayer(new Replayer.Settings(client, file, replayed, 0, 2), Progress.quiet()).run();
     Map<String, String> replayedSummaries = aggregate(kafka, replayed, "eq-app-2");
 
     List<String> problems = new ArrayList<>();
     List<WindowSummary> offline =
-        OfflineStats.computePositioned(
-            ExportedEvents.read(file, problems::add), WINDOWS, problems::add);
+        OfflineStats.computeArchived(
+            ArchiveReader.readInReplayOrder(file, (line, reason) -> problems.add(line + reason)),
+            WINDOWS,
+            problems::add,
+            null);
     assertEquals(List.of(), problems);
     Map<String, String> offlineSummaries = new TreeMap<>();
     offline.forEach(s -> offlineSummaries.put(key(s), WindowSummaryCodec.encodeToString(s)));

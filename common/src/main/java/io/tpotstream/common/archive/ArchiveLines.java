@@ -1,0 +1,371 @@
+package io.tpotstream.common.archive;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tpotstream.common.Json;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Turns one line of an archive into an {@link ArchivedRecord}, reading no more of it than the
+ * replay order needs. Lines as {@link ArchiveWriter} writes them ({@code
+ * {"key":…,"partition":…,"offset":…,"timestamp":…,"value":{"type":…,"v":…,"ts":…,…}}}) are read by
+ * position: the envelope's numbers, the key's and the value's bounds, and the value's {@code type}
+ * and {@code ts}; only a heartbeat's value is parsed further. Any other layout (other field order,
+ * spaces, a bare token event per line) goes through Jackson.
+ */
+final class ArchiveLines {
+  private static final byte[] KEY = ascii("{\"key\":");
+  private static final byte[] PARTITION = ascii(",\"partition\":");
+  private static final byte[] OFFSET = ascii(",\"offset\":");
+  private static final byte[] TIMESTAMP = ascii(",\"timestamp\":");
+  private static final byte[] VALUE = ascii(",\"value\":");
+  private static final byte[] TYPE = ascii("{\"type\":\"");
+  private static final byte[] V = ascii(",\"v\":");
+  private static final byte[] TS = ascii(",\"ts\":");
+  private static final byte[] NULL = ascii("null");
+  private static final byte[] HEARTBEAT = ascii("heartbeat");
+
+  /** A line that cannot be read; the message says why. */
+  static final class CorruptLine extends Exception {
+    CorruptLine(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  // where the positional parse is in the current line (so one instance serves one thread)
+  private int pos;
+  private boolean failed;
+
+  /** The record on {@code buf[start, end)} (no line break), from line {@code line} of the file. */
+  ArchivedRecord parse(byte[] buf, int start, int end, long line) throws CorruptLine {
+    while (end > start && isSpace(buf[end - 1])) {
+      end--;
+    }
+    ArchivedRecord fast = byPosition(buf, start, end, line);
+    return fast != null ? fast : withJackson(buf, start, end, line);
+  }
+
+  private ArchivedRecord byPosition(byte[] buf, int start, int end, long line) {
+    failed = false;
+    pos = start;
+    if (!expect(buf, end, KEY)) {
+      return null;
+    }
+    int keyStart;
+    int keyLength;
+    int flags = 0;
+    if (pos < end && buf[pos] == '"') {
+      keyStart = ++pos;
+      while (pos < end && buf[pos] != '"') {
+        if (buf[pos] == '\\') {
+          flags |= ArchivedRecord.KEY_ESCAPED;
+          pos++;
+        }
+        pos++;
+      }
+      if (pos >= end) {
+        return null;
+      }
+      keyLength = pos - keyStart;
+      pos++;
+    } else if (expect(buf, end, NULL)) {
+      keyStart = -1;
+      keyLength = 0;
+    } else {
+      return null;
+    }
+    if (!expect(buf, end, PARTITION)) {
+      return null;
+    }
+    long partition = number(buf, end);
+    if (failed || !expect(buf, end, OFFSET)) {
+      return null;
+    }
+    long offset = number(buf, end);
+    if (failed || !expect(buf, end, TIMESTAMP)) {
+      return null;
+    }
+    long timestamp = number(buf, end);
+    if (failed || !expect(buf, end, VALUE) || partition < 0 || partition > Integer.MAX_VALUE) {
+      return null;
+    }
+    // the value runs to the line's closing brace
+    int valueStart = pos;
+    int valueEnd = end - 1;
+    if (valueEnd <= valueStart || buf[valueEnd] != '}') {
+      return null;
+    }
+    byte first = buf[valueStart];
+    if (first == '"') {
+      return new ArchivedRecord(
+          buf,
+          keyStart,
+          keyLength,
+          valueStart,
+          valueEnd - valueStart,
+          (int) partition,
+          offset,
+          timestamp,
+          timestamp,
+          flags | ArchivedRecord.VALUE_TEXT,
+          null,
+          line);
+    }
+    if (first == 'n' && valueEnd - valueStart == 4) {
+      return new ArchivedRecord(
+          buf,
+          keyStart,
+          keyLength,
+          -1,
+          0,
+          (int) partition,
+          offset,
+          timestamp,
+          timestamp,
+          flags,
+          null,
+          line);
+    }
+    if (first != '{') {
+      return null;
+    }
+    ValueFacts facts = valueFacts(buf, valueStart, valueEnd - valueStart, timestamp);
+    return new ArchivedRecord(
+        buf,
+        keyStart,
+        keyLength,
+        valueStart,
+        valueEnd - valueStart,
+        (int) partition,
+        offset,
+        timestamp,
+        facts.ts,
+        flags | facts.flags,
+        facts.heartbeat,
+        line);
+  }
+
+  /** What the replay order needs from a value: its ts, and whether (and which) heartbeat. */
+  private record ValueFacts(long ts, int flags, ArchivedRecord.Heartbeat heartbeat) {}
+
+  /**
+   * Reads {@code type} and {@code ts} by position when the value starts as the codec writes it;
+   * else (or for a heartbeat) with Jackson's streaming parser.
+   */
+  private ValueFacts valueFacts(byte[] buf, int start, int length, long timestampMs) {
+    int end = start + length;
+    pos = start;
+    failed = false;
+    if (expect(buf, end, TYPE)) {
+      int typeStart = pos;
+      while (pos < end && buf[pos] != '"' && buf[pos] != '\\') {
+        pos++;
+      }
+      int typeEnd = pos++;
+      if (typeEnd < end
+          && buf[typeEnd] == '"'
+          && !isHeartbeat(buf, typeStart, typeEnd)
+          && expect(buf, end, V)) {
+        number(buf, end);
+        if (!failed && expect(buf, end, TS)) {
+          long ts = number(buf, end);
+          if (!failed && pos < end && (buf[pos] == ',' || buf[pos] == '}') && ts > 0) {
+            return new ValueFacts(ts, 0, null);
+          }
+        }
+      }
+    }
+    return streamed(buf, start, length, timestampMs);
+  }
+
+  private static ValueFacts streamed(byte[] buf, int start, int length, long timestampMs) {
+    String type = null;
+    long ts = Long.MIN_VALUE;
+    String producerId = null;
+    Long watermark = null;
+    boolean isFinal = false;
+    try (JsonParser parser = Json.MAPPER.getFactory().createParser(buf, start, length)) {
+      if (parser.nextToken() != JsonToken.START_OBJECT) {
+        return new ValueFacts(timestampMs, 0, null);
+      }
+      for (JsonToken t = parser.nextToken(); t == JsonToken.FIELD_NAME; t = parser.nextToken()) {
+        String field = parser.currentName();
+        JsonToken value = parser.nextToken();
+        switch (field) {
+          case "type" -> type = value == JsonToken.VALUE_STRING ? parser.getText() : null;
+          case "ts" -> ts = value == JsonToken.VALUE_NUMBER_INT ? parser.getLongValue() : ts;
+          case "producerId" ->
+              producerId = value == JsonToken.VALUE_STRING ? parser.getText() : null;
+          case "watermark" ->
+              watermark = value == JsonToken.VALUE_NUMBER_INT ? parser.getLongValue() : null;
+          case "final" -> isFinal = value == JsonToken.VALUE_TRUE;
+          default -> parser.skipChildren();
+        }
+      }
+    } catch (IOException e) {
+      // not JSON after all: replayed as it is; stats reports it when it cannot decode it
+      return new ValueFacts(timestampMs, 0, null);
+    }
+    int flags = 0;
+    ArchivedRecord.Heartbeat heartbeat = null;
+    if ("heartbeat".equals(type)) {
+      flags |= ArchivedRecord.HEARTBEAT;
+      if (isFinal) {
+        flags |= ArchivedRecord.FINAL;
+      }
+      if (producerId != null && watermark != null) {
+        heartbeat = new ArchivedRecord.Heartbeat(producerId, watermark, isFinal);
+      }
+    }
+    return new ValueFacts(ts == Long.MIN_VALUE ? timestampMs : ts, flags, heartbeat);
+  }
+
+  /** Any layout Jackson reads: an exported record in other order or spacing, or a bare event. */
+  private ArchivedRecord withJackson(byte[] buf, int start, int end, long line) throws CorruptLine {
+    JsonNode node;
+    try {
+      node = Json.MAPPER.readTree(buf, start, end - start);
+    } catch (IOException e) {
+      throw new CorruptLine("not JSON (" + firstLine(e.getMessage()) + ")");
+    }
+    if (node == null || !node.isObject()) {
+      throw new CorruptLine("not a JSON object");
+    }
+    try {
+      if (node.has("value")) {
+        JsonNode key = node.get("key");
+        JsonNode value = node.get("value");
+        byte[] valueBytes =
+            value == null || value.isNull()
+                ? null
+                : value.isTextual()
+                    ? value.asText().getBytes(StandardCharsets.UTF_8)
+                    : Json.MAPPER.writeValueAsBytes(value);
+        long timestamp =
+            node.has("timestamp") ? node.get("timestamp").asLong() : value.path("ts").asLong();
+        return own(
+            key == null || key.isNull() ? null : key.asText(),
+            valueBytes,
+            value.isObject(),
+            node.path("partition").asInt(0),
+            node.path("offset").asLong(line),
+            timestamp,
+            line);
+      }
+      if (node.has("type") && node.has("ts")) {
+        byte[] valueBytes = Json.MAPPER.writeValueAsBytes(node);
+        JsonNode requestId = node.get("requestId");
+        return own(
+            requestId == null ? null : requestId.asText(),
+            valueBytes,
+            true,
+            0,
+            line,
+            node.get("ts").asLong(),
+            line);
+      }
+    } catch (IOException e) {
+      throw new CorruptLine("unreadable (" + firstLine(e.getMessage()) + ")");
+    }
+    throw new CorruptLine(
+        "neither an exported record (key, partition, offset, timestamp, value) nor a token event");
+  }
+
+  /** A record over a small array of its own: the key's bytes, then the value's. */
+  private ArchivedRecord own(
+      String key,
+      byte[] value,
+      boolean valueIsObject,
+      int partition,
+      long offset,
+      long timestamp,
+      long line) {
+    byte[] keyBytes = key == null ? new byte[0] : key.getBytes(StandardCharsets.UTF_8);
+    int valueLength = value == null ? 0 : value.length;
+    byte[] own = new byte[keyBytes.length + valueLength];
+    System.arraycopy(keyBytes, 0, own, 0, keyBytes.length);
+    if (value != null) {
+      System.arraycopy(value, 0, own, keyBytes.length, valueLength);
+    }
+    ValueFacts facts =
+        valueIsObject && value != null
+            ? streamed(own, keyBytes.length, valueLength, timestamp)
+            : new ValueFacts(timestamp, 0, null);
+    return new ArchivedRecord(
+        own,
+        key == null ? -1 : 0,
+        keyBytes.length,
+        value == null ? -1 : keyBytes.length,
+        valueLength,
+        partition,
+        offset,
+        timestamp,
+        facts.ts,
+        facts.flags,
+        facts.heartbeat,
+        line);
+  }
+
+  private boolean expect(byte[] buf, int end, byte[] literal) {
+    if (end - pos < literal.length) {
+      return false;
+    }
+    for (int i = 0; i < literal.length; i++) {
+      if (buf[pos + i] != literal[i]) {
+        return false;
+      }
+    }
+    pos += literal.length;
+    return true;
+  }
+
+  /** An integer at pos (optionally negative); sets {@code failed} when there is none. */
+  private long number(byte[] buf, int end) {
+    boolean negative = pos < end && buf[pos] == '-';
+    if (negative) {
+      pos++;
+    }
+    int digitsStart = pos;
+    long value = 0;
+    while (pos < end && buf[pos] >= '0' && buf[pos] <= '9') {
+      value = value * 10 + (buf[pos] - '0');
+      pos++;
+    }
+    int digits = pos - digitsStart;
+    if (digits == 0 || digits > 18) {
+      failed = true;
+      return 0;
+    }
+    return negative ? -value : value;
+  }
+
+  private static boolean isHeartbeat(byte[] buf, int start, int end) {
+    if (end - start != HEARTBEAT.length) {
+      return false;
+    }
+    for (int i = 0; i < HEARTBEAT.length; i++) {
+      if (buf[start + i] != HEARTBEAT[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean isSpace(byte b) {
+    return b == ' ' || b == '\t' || b == '\r';
+  }
+
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "unreadable";
+    }
+    int nl = message.indexOf('\n');
+    return nl < 0 ? message : message.substring(0, nl);
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+}
