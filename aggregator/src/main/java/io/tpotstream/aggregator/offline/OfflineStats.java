@@ -31,11 +31,9 @@ public final class OfflineStats {
    */
   public static List<WindowSummary> compute(
       List<TokenEvent> events, StageSettings settings, Consumer<String> problems) {
-    Run run = new Run(settings);
-    for (int i = 0; i < events.size(); i++) {
-      run.apply(events.get(i), i + 1, problems);
-    }
-    return run.finish();
+    Session session = new Session(settings, problems);
+    events.forEach(session::add);
+    return session.finish();
   }
 
   /**
@@ -49,7 +47,7 @@ public final class OfflineStats {
       StageSettings settings,
       Consumer<String> problems,
       Progress progress) {
-    Run run = new Run(settings);
+    Session session = new Session(settings, problems);
     long counted = 0;
     for (ArchivedRecord record : records) {
       TokenEvent event;
@@ -63,12 +61,12 @@ public final class OfflineStats {
           progress.set(counted);
         }
       }
-      run.apply(event, record.line(), problems);
+      session.add(event, record.line());
     }
     if (progress != null) {
       progress.set(counted);
     }
-    return run.finish();
+    return session.finish();
   }
 
   /** The one place an archived value becomes an event for the stages. */
@@ -76,15 +74,19 @@ public final class OfflineStats {
     return TokenEventCodec.decode(record.valueBytes());
   }
 
-  /** One pass of the stages over events in log order. */
-  private static final class Run {
+  /** One pass of the stages over events given one at a time, in log order. */
+  public static final class Session {
     private final List<WindowSummary> summaries = new ArrayList<>();
+    private final Consumer<String> problems;
+    private long events;
     private final PartitionStage stage;
     private final WindowMerger merger = new WindowMerger(1, new MapState(), new MapState());
     private final Stage1Output output;
     private long lastTsMs = Long.MIN_VALUE;
 
-    Run(StageSettings settings) {
+    /** {@code problems} hears about each event the logic could not process. */
+    public Session(StageSettings settings, Consumer<String> problems) {
+      this.problems = problems;
       stage = new PartitionStage(settings, new MapState(), new MapState(), new MapState());
       merger.open("the file");
       MergeOutput merged = (summary, json) -> summaries.add(summary);
@@ -107,7 +109,14 @@ public final class OfflineStats {
           };
     }
 
-    void apply(TokenEvent event, long line, Consumer<String> problems) {
+    /** Applies the next event. */
+    public void add(TokenEvent event) {
+      add(event, events + 1);
+    }
+
+    /** Applies the next event, read from line {@code line} of a file. */
+    public void add(TokenEvent event, long line) {
+      events++;
       try {
         stage.onEvent(event, output);
       } catch (RuntimeException e) {
@@ -116,7 +125,11 @@ public final class OfflineStats {
       lastTsMs = Math.max(lastTsMs, event.ts());
     }
 
-    List<WindowSummary> finish() {
+    /**
+     * Ends the input (every producer's final heartbeat) and returns the summaries, in the order the
+     * aggregator emits them.
+     */
+    public List<WindowSummary> finish() {
       if (lastTsMs != Long.MIN_VALUE) {
         stage.endOfInput(lastTsMs, output);
       }

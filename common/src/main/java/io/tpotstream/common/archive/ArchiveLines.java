@@ -38,20 +38,108 @@ final class ArchiveLines {
   private int pos;
   private boolean failed;
 
-  /** The record on {@code buf[start, end)} (no line break), from line {@code line} of the file. */
-  ArchivedRecord parse(byte[] buf, int start, int end, long line) throws CorruptLine {
+  /**
+   * Adds the record on {@code buf[start, end)} (no line break; {@code buf} is block {@code
+   * blockIndex} of {@code table}), from line {@code line}, to {@code table}.
+   *
+   * @throws CorruptLine when the line is not a record
+   */
+  void parse(ArchiveTable table, int blockIndex, byte[] buf, int start, int end, long line)
+      throws CorruptLine {
     while (end > start && isSpace(buf[end - 1])) {
       end--;
     }
-    ArchivedRecord fast = byPosition(buf, start, end, line);
-    return fast != null ? fast : withJackson(buf, start, end, line);
+    if (!byPosition(table, blockIndex, buf, start, end, line)
+        && !bareEvent(table, blockIndex, buf, start, end, line)) {
+      withJackson(table, buf, start, end, line);
+    }
   }
 
-  private ArchivedRecord byPosition(byte[] buf, int start, int end, long line) {
+  /**
+   * A line that is a token event itself (a file of events, as {@code kcat -C} writes a topic): the
+   * line is the value, the request id the key; only the top-level fields are read.
+   */
+  private static boolean bareEvent(
+      ArchiveTable table, int blockIndex, byte[] buf, int start, int end, long line)
+      throws CorruptLine {
+    if (buf[start] != '{') {
+      return false;
+    }
+    String type = null;
+    long ts = Long.MIN_VALUE;
+    String requestId = null;
+    String producerId = null;
+    Long watermark = null;
+    boolean isFinal = false;
+    try (JsonParser parser = Json.MAPPER.getFactory().createParser(buf, start, end - start)) {
+      parser.nextToken();
+      for (JsonToken t = parser.nextToken(); t == JsonToken.FIELD_NAME; t = parser.nextToken()) {
+        String field = parser.currentName();
+        JsonToken value = parser.nextToken();
+        switch (field) {
+          case "value", "partition", "offset" -> {
+            return false; // an exported record in another layout
+          }
+          case "type" -> type = value == JsonToken.VALUE_STRING ? parser.getText() : null;
+          case "ts" -> ts = value == JsonToken.VALUE_NUMBER_INT ? parser.getLongValue() : ts;
+          case "requestId" -> requestId = value == JsonToken.VALUE_STRING ? parser.getText() : null;
+          case "producerId" ->
+              producerId = value == JsonToken.VALUE_STRING ? parser.getText() : null;
+          case "watermark" ->
+              watermark = value == JsonToken.VALUE_NUMBER_INT ? parser.getLongValue() : null;
+          case "final" -> isFinal = value == JsonToken.VALUE_TRUE;
+          default -> parser.skipChildren();
+        }
+      }
+      if (parser.nextToken() != null) {
+        throw new CorruptLine("more than one JSON value on the line");
+      }
+    } catch (IOException e) {
+      throw new CorruptLine("not JSON (" + firstLine(e.getMessage()) + ")");
+    }
+    if (type == null || ts == Long.MIN_VALUE) {
+      return false;
+    }
+    int flags = 0;
+    ArchivedRecord.Heartbeat heartbeat = null;
+    if ("heartbeat".equals(type)) {
+      flags = ArchivedRecord.HEARTBEAT | (isFinal ? ArchivedRecord.FINAL : 0);
+      if (producerId != null && watermark != null) {
+        heartbeat = new ArchivedRecord.Heartbeat(producerId, watermark, isFinal);
+      }
+    }
+    if (requestId == null) {
+      table.add(
+          blockIndex, -1, 0, start, end - start, 0, Long.MIN_VALUE, ts, ts, flags, heartbeat, line);
+    } else {
+      // a row's key and value share a block: both go to the table's arena
+      byte[] key = requestId.getBytes(StandardCharsets.UTF_8);
+      int keyAt = table.putInArena(key, 0, key.length);
+      int valueAt = table.putInArena(buf, start, end - start);
+      table.add(
+          table.arenaBlock(),
+          keyAt,
+          key.length,
+          valueAt,
+          end - start,
+          0,
+          Long.MIN_VALUE,
+          ts,
+          ts,
+          flags,
+          heartbeat,
+          line);
+    }
+    // the offset of a bare event is its line number in the file, set when the table is whole
+    return true;
+  }
+
+  private boolean byPosition(
+      ArchiveTable table, int blockIndex, byte[] buf, int start, int end, long line) {
     failed = false;
     pos = start;
     if (!expect(buf, end, KEY)) {
-      return null;
+      return false;
     }
     int keyStart;
     int keyLength;
@@ -66,7 +154,7 @@ final class ArchiveLines {
         pos++;
       }
       if (pos >= end) {
-        return null;
+        return false;
       }
       keyLength = pos - keyStart;
       pos++;
@@ -74,37 +162,38 @@ final class ArchiveLines {
       keyStart = -1;
       keyLength = 0;
     } else {
-      return null;
+      return false;
     }
     if (!expect(buf, end, PARTITION)) {
-      return null;
+      return false;
     }
     long partition = number(buf, end);
     if (failed || !expect(buf, end, OFFSET)) {
-      return null;
+      return false;
     }
     long offset = number(buf, end);
     if (failed || !expect(buf, end, TIMESTAMP)) {
-      return null;
+      return false;
     }
     long timestamp = number(buf, end);
     if (failed || !expect(buf, end, VALUE) || partition < 0 || partition > Integer.MAX_VALUE) {
-      return null;
+      return false;
     }
     // the value runs to the line's closing brace
     int valueStart = pos;
     int valueEnd = end - 1;
     if (valueEnd <= valueStart || buf[valueEnd] != '}') {
-      return null;
+      return false;
     }
     byte first = buf[valueStart];
+    int valueLength = valueEnd - valueStart;
     if (first == '"') {
-      return new ArchivedRecord(
-          buf,
+      table.add(
+          blockIndex,
           keyStart,
           keyLength,
           valueStart,
-          valueEnd - valueStart,
+          valueLength,
           (int) partition,
           offset,
           timestamp,
@@ -112,10 +201,11 @@ final class ArchiveLines {
           flags | ArchivedRecord.VALUE_TEXT,
           null,
           line);
+      return true;
     }
-    if (first == 'n' && valueEnd - valueStart == 4) {
-      return new ArchivedRecord(
-          buf,
+    if (first == 'n' && valueLength == 4) {
+      table.add(
+          blockIndex,
           keyStart,
           keyLength,
           -1,
@@ -127,17 +217,18 @@ final class ArchiveLines {
           flags,
           null,
           line);
+      return true;
     }
     if (first != '{') {
-      return null;
+      return false;
     }
-    ValueFacts facts = valueFacts(buf, valueStart, valueEnd - valueStart, timestamp);
-    return new ArchivedRecord(
-        buf,
+    ValueFacts facts = valueFacts(buf, valueStart, valueLength, timestamp);
+    table.add(
+        blockIndex,
         keyStart,
         keyLength,
         valueStart,
-        valueEnd - valueStart,
+        valueLength,
         (int) partition,
         offset,
         timestamp,
@@ -145,6 +236,7 @@ final class ArchiveLines {
         flags | facts.flags,
         facts.heartbeat,
         line);
+    return true;
   }
 
   /** What the replay order needs from a value: its ts, and whether (and which) heartbeat. */
@@ -223,7 +315,8 @@ final class ArchiveLines {
   }
 
   /** Any layout Jackson reads: an exported record in other order or spacing, or a bare event. */
-  private ArchivedRecord withJackson(byte[] buf, int start, int end, long line) throws CorruptLine {
+  private void withJackson(ArchiveTable table, byte[] buf, int start, int end, long line)
+      throws CorruptLine {
     JsonNode node;
     try {
       node = Json.MAPPER.readTree(buf, start, end - start);
@@ -245,26 +338,31 @@ final class ArchiveLines {
                     : Json.MAPPER.writeValueAsBytes(value);
         long timestamp =
             node.has("timestamp") ? node.get("timestamp").asLong() : value.path("ts").asLong();
-        return own(
+        own(
+            table,
             key == null || key.isNull() ? null : key.asText(),
             valueBytes,
             value.isObject(),
             node.path("partition").asInt(0),
-            node.path("offset").asLong(line),
+            node.has("offset") ? node.get("offset").asLong() : Long.MIN_VALUE,
             timestamp,
             line);
+        return;
       }
       if (node.has("type") && node.has("ts")) {
         byte[] valueBytes = Json.MAPPER.writeValueAsBytes(node);
         JsonNode requestId = node.get("requestId");
-        return own(
+        // the offset of a bare event is its line number in the file, set when the table is whole
+        own(
+            table,
             requestId == null ? null : requestId.asText(),
             valueBytes,
             true,
             0,
-            line,
+            Long.MIN_VALUE,
             node.get("ts").asLong(),
             line);
+        return;
       }
     } catch (IOException e) {
       throw new CorruptLine("unreadable (" + firstLine(e.getMessage()) + ")");
@@ -273,8 +371,9 @@ final class ArchiveLines {
         "neither an exported record (key, partition, offset, timestamp, value) nor a token event");
   }
 
-  /** A record over a small array of its own: the key's bytes, then the value's. */
-  private ArchivedRecord own(
+  /** A record whose key and value are copied into the table's arena. */
+  private static void own(
+      ArchiveTable table,
       String key,
       byte[] value,
       boolean valueIsObject,
@@ -284,20 +383,17 @@ final class ArchiveLines {
       long line) {
     byte[] keyBytes = key == null ? new byte[0] : key.getBytes(StandardCharsets.UTF_8);
     int valueLength = value == null ? 0 : value.length;
-    byte[] own = new byte[keyBytes.length + valueLength];
-    System.arraycopy(keyBytes, 0, own, 0, keyBytes.length);
-    if (value != null) {
-      System.arraycopy(value, 0, own, keyBytes.length, valueLength);
-    }
+    int keyAt = table.putInArena(keyBytes, 0, keyBytes.length);
+    int valueAt = value == null ? -1 : table.putInArena(value, 0, valueLength);
     ValueFacts facts =
         valueIsObject && value != null
-            ? streamed(own, keyBytes.length, valueLength, timestamp)
+            ? streamed(value, 0, valueLength, timestamp)
             : new ValueFacts(timestamp, 0, null);
-    return new ArchivedRecord(
-        own,
-        key == null ? -1 : 0,
+    table.add(
+        table.arenaBlock(),
+        key == null ? -1 : keyAt,
         keyBytes.length,
-        value == null ? -1 : keyBytes.length,
+        valueAt,
         valueLength,
         partition,
         offset,
@@ -323,17 +419,22 @@ final class ArchiveLines {
 
   /** An integer at pos (optionally negative); sets {@code failed} when there is none. */
   private long number(byte[] buf, int end) {
-    boolean negative = pos < end && buf[pos] == '-';
+    int i = pos;
+    boolean negative = i < end && buf[i] == '-';
     if (negative) {
-      pos++;
+      i++;
     }
-    int digitsStart = pos;
+    int digitsStart = i;
     long value = 0;
-    while (pos < end && buf[pos] >= '0' && buf[pos] <= '9') {
-      value = value * 10 + (buf[pos] - '0');
-      pos++;
+    for (; i < end; i++) {
+      int digit = buf[i] - '0';
+      if (digit < 0 || digit > 9) {
+        break;
+      }
+      value = value * 10 + digit;
     }
-    int digits = pos - digitsStart;
+    int digits = i - digitsStart;
+    pos = i;
     if (digits == 0 || digits > 18) {
       failed = true;
       return 0;

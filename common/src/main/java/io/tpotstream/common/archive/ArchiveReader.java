@@ -5,13 +5,23 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.AbstractList;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.RandomAccess;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -21,9 +31,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * ArchivedRecord#REPLAY_ORDER}), which {@code replay} publishes and {@code stats} computes over. A
  * line that cannot be read is reported with its number and skipped; nothing else is lost.
  *
- * <p>One thread decompresses the file into large blocks while the caller's thread cuts them into
- * lines and reads each line's envelope by position ({@link ArchiveLines}); the records point into
- * the blocks, so the file is held in memory once, uncompressed, then sorted.
+ * <p>One thread decompresses the file into large blocks of whole lines while others cut the blocks
+ * into lines and read each line's envelope by position ({@link ArchiveLines}); the records are
+ * columns of primitives pointing into the blocks ({@link ArchiveTable}), so the file is held in
+ * memory once, uncompressed, and sorted by one sort of 64-bit keys.
  */
 public final class ArchiveReader {
   private static final int BLOCK = 4 << 20;
@@ -79,6 +90,11 @@ public final class ArchiveReader {
 
   private ArchiveReader() {}
 
+  /** Threads that cut blocks into records, beside the one that decompresses. */
+  static int parsers() {
+    return Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+  }
+
   /** Every readable record of {@code file}, in replay order (see {@link Options}). */
   public static Archive read(Path file, Options options) throws IOException {
     long fileBytes = Files.size(file);
@@ -86,57 +102,76 @@ public final class ArchiveReader {
     if (progress != null) {
       progress.phase("reading " + file.getFileName(), "records", -1);
     }
+    int workers = parsers();
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            workers,
+            r -> {
+              Thread t = new Thread(r, "archive-parse");
+              t.setDaemon(true);
+              return t;
+            });
     Decompressor decompressor = new Decompressor(file);
     decompressor.start();
-    ArchiveLines lines = new ArchiveLines();
-    List<ArchivedRecord> records = new ArrayList<>();
-    long line = 0;
-    long corrupt = 0;
-    long outside = 0;
-    long uncompressed = 0;
+    ArchiveTable table = new ArchiveTable((int) Math.min(Integer.MAX_VALUE - 8, fileBytes / 64));
+    ArrayDeque<Future<Part>> parsing = new ArrayDeque<>();
+    long[] totals = new long[4]; // lines, corrupt, outside range, uncompressed bytes
     try {
       for (Block block = decompressor.next(); block != Block.END; block = decompressor.next()) {
-        byte[] buf = block.bytes();
-        int end = block.length();
-        uncompressed += end;
-        int start = 0;
-        long before = records.size();
-        while (start < end) {
-          int nl = indexOf(buf, start, end);
-          line++;
-          if (!isBlank(buf, start, nl)) {
-            try {
-              ArchivedRecord r = lines.parse(buf, start, nl, line);
-              if (options.inRange(r.timestamp())) {
-                records.add(r);
-              } else {
-                outside++;
-              }
-            } catch (ArchiveLines.CorruptLine e) {
-              corrupt++;
-              options.corrupt().corrupt(line, e.getMessage());
-            }
-          }
-          start = nl + 1;
+        Block b = block;
+        parsing.add(pool.submit(() -> Part.parse(b, options)));
+        while (parsing.size() > workers * 2 || (!parsing.isEmpty() && parsing.peek().isDone())) {
+          collect(parsing.poll(), table, totals, options, progress, decompressor, fileBytes);
         }
-        if (progress != null) {
-          progress.add(records.size() - before);
-          progress.fraction(decompressor.compressedBytesRead(), fileBytes);
-        }
+      }
+      while (!parsing.isEmpty()) {
+        collect(parsing.poll(), table, totals, options, progress, decompressor, fileBytes);
       }
     } finally {
       decompressor.stop();
+      pool.shutdownNow();
     }
-    ArchivedRecord[] sorted = records.toArray(new ArchivedRecord[0]);
-    records = null;
     if (progress != null) {
-      progress.phase("sorting " + file.getFileName(), "records", sorted.length);
+      progress.phase("sorting " + file.getFileName(), "records", table.size);
     }
-    Arrays.sort(sorted, ArchivedRecord.REPLAY_ORDER);
+    table.sort();
     if (progress != null) {
-      progress.set(sorted.length);
+      progress.set(table.size);
     }
-    return new Archive(Arrays.asList(sorted), line, corrupt, outside, uncompressed);
+    return new Archive(new Sorted(table), totals[0], totals[1], totals[2], totals[3]);
+  }
+
+  private static void collect(
+      Future<Part> future,
+      ArchiveTable table,
+      long[] totals,
+      Options options,
+      Progress progress,
+      Decompressor decompressor,
+      long fileBytes)
+      throws IOException {
+    Part part;
+    try {
+      part = future.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while reading");
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot read the archive: " + e.getCause(), e.getCause());
+    }
+    long firstLine = totals[0] + 1;
+    for (int i = 0; i < part.corruptLines.size(); i++) {
+      options.corrupt().corrupt(part.corruptLines.get(i) + firstLine - 1, part.reasons.get(i));
+    }
+    table.append(part.table, firstLine);
+    totals[0] += part.lines;
+    totals[1] += part.corruptLines.size();
+    totals[2] += part.outside;
+    totals[3] += part.bytes;
+    if (progress != null) {
+      progress.add(part.table.size);
+      progress.fraction(decompressor.compressedBytesRead(), fileBytes);
+    }
   }
 
   /** Reads every record (reporting unreadable lines to {@code corrupt}) in replay order. */
@@ -145,8 +180,91 @@ public final class ArchiveReader {
     return read(file, Options.all(corrupt)).records();
   }
 
-  private static int indexOf(byte[] buf, int from, int end) {
-    for (int i = from; i < end; i++) {
+  /** The records of one block, lines numbered from 1 within it. */
+  private static final class Part {
+    final ArchiveTable table;
+    final List<Long> corruptLines = new ArrayList<>();
+    final List<String> reasons = new ArrayList<>();
+    long lines;
+    long outside;
+    long bytes;
+
+    private Part(int capacity) {
+      table = new ArchiveTable(capacity);
+    }
+
+    static Part parse(Block block, Options options) {
+      byte[] buf = block.bytes();
+      int end = block.length();
+      Part part = new Part(end / 256);
+      part.bytes = end;
+      ArchiveTable table = part.table;
+      int blockIndex = table.addBlock(buf);
+      ArchiveLines lines = new ArchiveLines();
+      int start = 0;
+      long line = 0;
+      while (start < end) {
+        int nl = indexOfNewline(buf, start, end);
+        line++;
+        if (!isBlank(buf, start, nl)) {
+          int before = table.size;
+          try {
+            lines.parse(table, blockIndex, buf, start, nl, line);
+            if (!options.inRange(table.timestamp[before])) {
+              table.size = before; // drop it
+              part.outside++;
+            }
+          } catch (ArchiveLines.CorruptLine e) {
+            part.corruptLines.add(line);
+            part.reasons.add(e.getMessage());
+          }
+        }
+        start = nl + 1;
+      }
+      part.lines = line;
+      return part;
+    }
+  }
+
+  /** The sorted records as a list of views. */
+  private static final class Sorted extends AbstractList<ArchivedRecord> implements RandomAccess {
+    private final ArchiveTable table;
+
+    Sorted(ArchiveTable table) {
+      this.table = table;
+    }
+
+    @Override
+    public ArchivedRecord get(int index) {
+      return new ArchivedRecord(table, table.order[index]);
+    }
+
+    @Override
+    public int size() {
+      return table.size;
+    }
+  }
+
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final long NEWLINES = 0x0A0A0A0A0A0A0A0AL;
+  private static final long LOW_BITS = 0x0101010101010101L;
+  private static final long HIGH_BITS = 0x8080808080808080L;
+
+  /**
+   * The index of the first '\n' in {@code buf[from, end)}, or {@code end}: eight bytes at a time (a
+   * line is a few hundred bytes, and this scan touches every byte of the file).
+   */
+  static int indexOfNewline(byte[] buf, int from, int end) {
+    int i = from;
+    for (; i + 8 <= end; i += 8) {
+      long x = (long) LONGS.get(buf, i) ^ NEWLINES;
+      long found = (x - LOW_BITS) & ~x & HIGH_BITS;
+      if (found != 0) {
+        return i + (Long.numberOfTrailingZeros(found) >>> 3);
+      }
+    }
+    for (; i < end; i++) {
       if (buf[i] == '\n') {
         return i;
       }

@@ -1,8 +1,7 @@
 package io.tpotstream.common.archive;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.common.Json;
 import java.io.Closeable;
 import java.io.IOException;
@@ -239,48 +238,65 @@ public final class ArchiveWriter implements Closeable {
   private void putValue(byte[] value) throws IOException {
     if (value == null) {
       put(NULL);
-      return;
-    }
-    switch (shape(value)) {
-      case OBJECT_ON_ONE_LINE -> put(value);
-      case OBJECT -> {
-        byte[] compact = Json.MAPPER.writeValueAsBytes(Json.MAPPER.readTree(value));
-        ensure(compact.length + 8);
-        put(compact);
-      }
-      default -> {
-        byte[] text = quoted(new String(value, StandardCharsets.UTF_8));
-        ensure(text.length + 8);
-        put(text);
-      }
+    } else if (isOneObjectOnOneLine(value)) {
+      put(value);
+    } else {
+      byte[] other = otherValue(value);
+      ensure(other.length + 8);
+      put(other);
     }
   }
 
-  private enum Shape {
-    OBJECT_ON_ONE_LINE,
-    OBJECT,
-    OTHER
+  /**
+   * True when {@code value} is one JSON object on one line, judged by one scan of its bytes (the
+   * profile showed a full JSON parse per record costing more than the rest of the export): it
+   * starts with '{' and ends with the '}' that closes it, its strings end, and no line break or
+   * other control character is outside an escape. Every token event passes; a value that passes
+   * without being valid JSON is still kept byte for byte (the reader finds a value by position).
+   */
+  static boolean isOneObjectOnOneLine(byte[] value) {
+    int last = value.length - 1;
+    if (last < 1 || value[0] != '{' || value[last] != '}') {
+      return false;
+    }
+    int depth = 0;
+    boolean inString = false;
+    for (int i = 0; i <= last; i++) {
+      byte b = value[i];
+      if (b >= 0 && b < 0x20 && b != '\t' && (inString || b == '\n' || b == '\r')) {
+        return false;
+      }
+      if (inString) {
+        if (b == '\\') {
+          i++;
+        } else if (b == '"') {
+          inString = false;
+        }
+      } else if (b == '"') {
+        inString = true;
+      } else if (b == '{' || b == '[') {
+        depth++;
+      } else if ((b == '}' || b == ']') && --depth <= 0 && i != last) {
+        return false;
+      }
+    }
+    return depth == 0 && !inString;
   }
 
-  /** Whether {@code value} is exactly one JSON object, and whether it spans lines. */
-  static Shape shape(byte[] value) {
-    try (JsonParser parser = Json.MAPPER.getFactory().createParser(value)) {
-      if (parser.nextToken() != JsonToken.START_OBJECT) {
-        return Shape.OTHER;
-      }
-      parser.skipChildren();
-      if (parser.nextToken() != null) {
-        return Shape.OTHER;
+  /**
+   * A value that is not one object on one line: an object over several lines is re-encoded on one;
+   * anything else (not JSON, an array, a number) becomes a JSON string of its text.
+   */
+  private static byte[] otherValue(byte[] value) throws IOException {
+    try {
+      JsonNode tree = Json.MAPPER.readTree(value);
+      if (tree != null && tree.isObject()) {
+        return Json.MAPPER.writeValueAsBytes(tree);
       }
     } catch (IOException e) {
-      return Shape.OTHER;
+      // not JSON: kept as text below
     }
-    for (byte b : value) {
-      if (b == '\n' || b == '\r') {
-        return Shape.OBJECT;
-      }
-    }
-    return Shape.OBJECT_ON_ONE_LINE;
+    return quoted(new String(value, StandardCharsets.UTF_8));
   }
 
   private static byte[] ascii(String s) {

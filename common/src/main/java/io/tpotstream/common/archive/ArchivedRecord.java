@@ -14,7 +14,8 @@ import java.util.Comparator;
  * One record of an archive as {@link ArchiveReader} read it: the Kafka record's key, original
  * partition and offset, record timestamp, and its value, plus what the replay order needs from the
  * value (its {@code ts}, whether it is a heartbeat and which one). Key and value stay the bytes of
- * the file until asked for; nothing else of the value is parsed.
+ * the file until asked for; nothing else of the value is parsed. A view of one row of the reader's
+ * table: cheap to create, holding no data of its own.
  */
 public final class ArchivedRecord {
   /**
@@ -23,7 +24,11 @@ public final class ArchivedRecord {
    * last), then original partition, original offset, and line of the file.
    */
   public static final Comparator<ArchivedRecord> REPLAY_ORDER =
-      ArchivedRecord::compareInReplayOrder;
+      Comparator.comparingLong(ArchivedRecord::ts)
+          .thenComparing(ArchivedRecord::isFinalHeartbeat)
+          .thenComparingInt(ArchivedRecord::partition)
+          .thenComparingLong(ArchivedRecord::offset)
+          .thenComparingLong(ArchivedRecord::line);
 
   /** What identifies a heartbeat: the same heartbeat went to every partition of its topic. */
   public record Heartbeat(String producerId, long watermark, boolean isFinal) {}
@@ -33,83 +38,47 @@ public final class ArchivedRecord {
   static final int KEY_ESCAPED = 4;
   static final int VALUE_TEXT = 8;
 
-  private final byte[] buf;
-  private final int keyStart;
-  private final int keyLength;
-  private final int valueStart;
-  private final int valueLength;
-  private final int partition;
-  private final int flags;
-  private final long offset;
-  private final long timestamp;
-  private final long ts;
-  private final Heartbeat heartbeat;
-  long line;
+  private final ArchiveTable table;
+  private final int row;
 
-  /**
-   * @param keyStart -1 for a null key
-   * @param valueStart -1 for a null value
-   */
-  ArchivedRecord(
-      byte[] buf,
-      int keyStart,
-      int keyLength,
-      int valueStart,
-      int valueLength,
-      int partition,
-      long offset,
-      long timestamp,
-      long ts,
-      int flags,
-      Heartbeat heartbeat,
-      long line) {
-    this.buf = buf;
-    this.keyStart = keyStart;
-    this.keyLength = keyLength;
-    this.valueStart = valueStart;
-    this.valueLength = valueLength;
-    this.partition = partition;
-    this.offset = offset;
-    this.timestamp = timestamp;
-    this.ts = ts;
-    this.flags = flags;
-    this.heartbeat = heartbeat;
-    this.line = line;
+  ArchivedRecord(ArchiveTable table, int row) {
+    this.table = table;
+    this.row = row;
   }
 
   /** The original partition (0 for a line that is a bare token event). */
   public int partition() {
-    return partition;
+    return table.partition[row];
   }
 
   /** The original offset (the line number for a line that is a bare token event). */
   public long offset() {
-    return offset;
+    return table.offset[row];
   }
 
   /** The record timestamp, epoch ms. */
   public long timestamp() {
-    return timestamp;
+    return table.timestamp[row];
   }
 
   /** The event's {@code ts}, epoch ms (the record timestamp when the value has none). */
   public long ts() {
-    return ts;
+    return table.ts[row];
   }
 
   /** The line of the file this record was read from, from 1. */
   public long line() {
-    return line;
+    return table.line[row];
   }
 
   /** True for a token event of type {@code heartbeat}. */
   public boolean isHeartbeat() {
-    return (flags & HEARTBEAT) != 0;
+    return (table.flags[row] & HEARTBEAT) != 0;
   }
 
   /** True for a heartbeat with {@code final: true}. */
   public boolean isFinalHeartbeat() {
-    return (flags & FINAL) != 0;
+    return (table.flags[row] & FINAL) != 0;
   }
 
   /**
@@ -117,29 +86,31 @@ public final class ArchivedRecord {
    * malformed heartbeat is replayed as any other record).
    */
   public Heartbeat heartbeat() {
-    return heartbeat;
+    return (table.flags[row] & HEARTBEAT) == 0 ? null : table.heartbeats.get(row);
   }
 
   /** The key's bytes, or null. */
   public byte[] keyBytes() {
-    if (keyStart < 0) {
+    int start = table.keyStart[row];
+    if (start < 0) {
       return null;
     }
-    if ((flags & KEY_ESCAPED) != 0) {
+    if ((table.flags[row] & KEY_ESCAPED) != 0) {
       return key().getBytes(StandardCharsets.UTF_8);
     }
-    return Arrays.copyOfRange(buf, keyStart, keyStart + keyLength);
+    return Arrays.copyOfRange(buf(), start, start + table.keyLength[row]);
   }
 
   /** The key as text, or null. */
   public String key() {
-    if (keyStart < 0) {
+    int start = table.keyStart[row];
+    if (start < 0) {
       return null;
     }
-    if ((flags & KEY_ESCAPED) != 0) {
-      return unquote(buf, keyStart - 1, keyLength + 2);
+    if ((table.flags[row] & KEY_ESCAPED) != 0) {
+      return unquote(buf(), start - 1, table.keyLength[row] + 2);
     }
-    return new String(buf, keyStart, keyLength, StandardCharsets.UTF_8);
+    return new String(buf(), start, table.keyLength[row], StandardCharsets.UTF_8);
   }
 
   /**
@@ -147,13 +118,18 @@ public final class ArchivedRecord {
    * archive kept), or null.
    */
   public byte[] valueBytes() {
-    if (valueStart < 0) {
+    int start = table.valueStart[row];
+    if (start < 0) {
       return null;
     }
-    if ((flags & VALUE_TEXT) != 0) {
-      return unquote(buf, valueStart, valueLength).getBytes(StandardCharsets.UTF_8);
+    if ((table.flags[row] & VALUE_TEXT) != 0) {
+      return unquote(buf(), start, table.valueLength[row]).getBytes(StandardCharsets.UTF_8);
     }
-    return Arrays.copyOfRange(buf, valueStart, valueStart + valueLength);
+    return Arrays.copyOfRange(buf(), start, start + table.valueLength[row]);
+  }
+
+  private byte[] buf() {
+    return table.blocks.get(table.block[row]);
   }
 
   /**
@@ -163,24 +139,6 @@ public final class ArchivedRecord {
    */
   public TokenEvent event() {
     return TokenEventCodec.decode(valueBytes());
-  }
-
-  private int compareInReplayOrder(ArchivedRecord o) {
-    if (ts != o.ts) {
-      return ts < o.ts ? -1 : 1;
-    }
-    int finalA = flags & FINAL;
-    int finalB = o.flags & FINAL;
-    if (finalA != finalB) {
-      return finalA < finalB ? -1 : 1;
-    }
-    if (partition != o.partition) {
-      return partition < o.partition ? -1 : 1;
-    }
-    if (offset != o.offset) {
-      return offset < o.offset ? -1 : 1;
-    }
-    return Long.compare(line, o.line);
   }
 
   /** The text of the JSON string at {@code buf[start, start+length)} (quotes included). */
@@ -196,13 +154,13 @@ public final class ArchivedRecord {
   @Override
   public String toString() {
     return "ArchivedRecord[partition="
-        + partition
+        + partition()
         + ", offset="
-        + offset
+        + offset()
         + ", ts="
-        + ts
+        + ts()
         + ", line="
-        + line
+        + line()
         + ", key="
         + key()
         + "]";

@@ -87,6 +87,36 @@ class ArchiveTest {
     assertTrue(e.getMessage().contains("the file is not compressed"), e.getMessage());
   }
 
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void theReaderSortsExactlyAsTheReplayOrderSays(boolean offsetsInOrder) throws Exception {
+    java.util.Random random = new java.util.Random(offsetsInOrder ? 1 : 2);
+    Path file = dir.resolve("order.jsonl");
+    long[] nextOffset = new long[4];
+    List<Integer> partitions = new ArrayList<>();
+    for (int i = 0; i < 3_000; i++) {
+      partitions.add(random.nextInt(4));
+    }
+    try (ArchiveWriter writer = new ArchiveWriter(file)) {
+      for (int p : partitions) {
+        long offset = offsetsInOrder ? nextOffset[p]++ : random.nextInt(50);
+        long ts = 1_000 + random.nextInt(40); // many ties
+        TokenEvent e =
+            random.nextInt(10) == 0
+                ? TokenEvent.heartbeat(ts, "run", "p", ts - 200, random.nextBoolean(), null)
+                : token(ts, "r" + random.nextInt(9), random.nextInt(100));
+        writer.write("k", p, offset, ts, TokenEventCodec.encode(e));
+      }
+    }
+    List<ArchivedRecord> read = read(file, new ArrayList<>());
+    List<ArchivedRecord> expected = new ArrayList<>(read);
+    java.util.Collections.shuffle(expected, random);
+    expected.sort(ArchivedRecord.REPLAY_ORDER);
+    assertEquals(
+        expected.stream().map(ArchivedRecord::line).toList(),
+        read.stream().map(ArchivedRecord::line).toList());
+  }
+
   @Test
   void aFinalHeartbeatIsReplayedAfterEveryOtherEventOfItsMillisecond() throws Exception {
     Path file = dir.resolve("events.jsonl");
@@ -130,6 +160,33 @@ class ArchiveTest {
     assertEquals(7, records.get(2).ts());
     // an object over several lines is kept on one
     assertEquals("{\"type\":\"token\",\"ts\":9}", new String(records.get(3).valueBytes()));
+  }
+
+  @Test
+  void theWriterCopiesAValueWhenOneScanShowsOneObjectOnOneLine() {
+    for (String yes :
+        List.of(
+            "{}",
+            "{\"a\":\"}\"}",
+            "{\"a\":\"x\\\"}\",\"b\":[1,{\"c\":2}]}",
+            "{\"model\":\"modèle\"}",
+            TokenEventCodec.encodeToString(token(1, "r", 0)))) {
+      assertTrue(ArchiveWriter.isOneObjectOnOneLine(yes.getBytes(StandardCharsets.UTF_8)), yes);
+    }
+    for (String no :
+        List.of(
+            "",
+            "{",
+            "[1]",
+            "{\"a\":1}{\"b\":2}",
+            "{\"a\":1",
+            "{\"a\":\"}",
+            "{\"a\":\n1}",
+            "{\"a\":\"x\ny\"}",
+            "{\"a\":1} ",
+            "not json")) {
+      assertTrue(!ArchiveWriter.isOneObjectOnOneLine(no.getBytes(StandardCharsets.UTF_8)), no);
+    }
   }
 
   @Test
