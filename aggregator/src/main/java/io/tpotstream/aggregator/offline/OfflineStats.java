@@ -13,7 +13,13 @@ import io.tpotstream.common.event.TokenEventFormatException;
 import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.summary.WindowSummary;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -38,40 +44,218 @@ public final class OfflineStats {
 
   /**
    * Same, for the records of an archive in replay order ({@link
-   * io.tpotstream.common.archive.ArchiveReader}); a record that is not a token event is reported to
-   * {@code problems} with its line ("line N: why") and skipped. {@code progress}, when not null,
-   * counts the records.
+   * io.tpotstream.common.archive.ArchiveReader}), on as many threads as there are cores; a record
+   * that is not a token event is reported to {@code problems} with its line ("line N: why") and
+   * skipped. {@code progress}, when not null, counts the records.
    */
   public static List<WindowSummary> computeArchived(
       List<ArchivedRecord> records,
       StageSettings settings,
       Consumer<String> problems,
       Progress progress) {
-    Session session = new Session(settings, problems);
-    long counted = 0;
-    for (ArchivedRecord record : records) {
-      TokenEvent event;
-      try {
-        event = decode(record);
-      } catch (TokenEventFormatException e) {
-        problems.accept("line " + record.line() + ": " + e.getMessage());
-        continue;
-      } finally {
-        if (progress != null && (++counted & 4095) == 0) {
-          progress.set(counted);
-        }
-      }
-      session.add(event, record.line());
-    }
-    if (progress != null) {
-      progress.set(counted);
-    }
-    return session.finish();
+    return computeArchived(
+        records, settings, problems, progress, Runtime.getRuntime().availableProcessors());
   }
 
-  /** The one place an archived value becomes an event for the stages. */
+  /**
+   * Same, on {@code workers} threads. With more than one, the records are dealt out as a replay to
+   * {@code workers} partitions deals them (each request's events to one worker by its key, each
+   * distinct heartbeat to every worker) and each worker runs its own {@link PartitionStage}, their
+   * partials merged by one {@link WindowMerger}: what the aggregator does with that many input
+   * partitions, which gives the same summaries for any count (DESIGN.md, "Time, windows and
+   * completeness"). Each worker decodes its own records, so decoding runs in parallel too.
+   */
+  public static List<WindowSummary> computeArchived(
+      List<ArchivedRecord> records,
+      StageSettings settings,
+      Consumer<String> problems,
+      Progress progress,
+      int workers) {
+    Consumer<String> safeProblems =
+        problem -> {
+          synchronized (problems) {
+            problems.accept(problem);
+          }
+        };
+    return new Parallel(settings, Math.max(1, workers), safeProblems).run(records, progress);
+  }
+
+  /**
+   * The one place an archived value becomes an event for the stages (the swap point for a decoder
+   * that reads only the fields the stages need).
+   */
   static TokenEvent decode(ArchivedRecord record) {
     return TokenEventCodec.decode(record.valueBytes());
+  }
+
+  /** Workers, each a partition of a replay: its own stage, one shared merger. */
+  private static final class Parallel {
+    private static final int BATCH = 4096;
+    private static final int[] END = new int[0];
+
+    private final List<WindowSummary> summaries = new ArrayList<>();
+    private final WindowMerger merger;
+    private final MergeOutput merged = (summary, json) -> summaries.add(summary);
+    private final Worker[] workers;
+    private final Consumer<String> problems;
+    private List<ArchivedRecord> records;
+
+    Parallel(StageSettings settings, int count, Consumer<String> problems) {
+      this.problems = problems;
+      merger = new WindowMerger(count, new MapState(), new MapState());
+      merger.open("the file");
+      workers = new Worker[count];
+      for (int i = 0; i < count; i++) {
+        workers[i] = new Worker(i, settings);
+      }
+    }
+
+    List<WindowSummary> run(List<ArchivedRecord> input, Progress progress) {
+      this.records = input;
+      for (Worker w : workers) {
+        w.thread.start();
+      }
+      try {
+        Set<ArchivedRecord.Heartbeat> heartbeats = new HashSet<>();
+        int n = input.size();
+        for (int i = 0; i < n; i++) {
+          ArchivedRecord r = input.get(i);
+          ArchivedRecord.Heartbeat heartbeat = r.heartbeat();
+          if (heartbeat != null) {
+            if (heartbeats.add(heartbeat)) {
+              for (Worker w : workers) {
+                w.add(i);
+              }
+            }
+          } else {
+            workers[Math.floorMod(r.keyHash(), workers.length)].add(i);
+          }
+          if (progress != null && (i & 4095) == 4095) {
+            progress.set(i + 1);
+          }
+        }
+        for (Worker w : workers) {
+          w.finish();
+        }
+        long lastTsMs = Long.MIN_VALUE;
+        for (Worker w : workers) {
+          w.thread.join();
+          if (w.failure != null) {
+            throw new IllegalStateException("offline stats failed: " + w.failure, w.failure);
+          }
+          lastTsMs = Math.max(lastTsMs, w.lastTsMs);
+        }
+        if (lastTsMs != Long.MIN_VALUE) {
+          for (Worker w : workers) {
+            w.stage.endOfInput(lastTsMs, w.output);
+          }
+        }
+        if (progress != null) {
+          progress.set(n);
+        }
+        return summaries;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      } finally {
+        for (Worker w : workers) {
+          w.thread.interrupt();
+        }
+      }
+    }
+
+    private final class Worker {
+      final int partition;
+      final PartitionStage stage;
+      final Stage1Output output;
+      final BlockingQueue<int[]> queue = new ArrayBlockingQueue<>(16);
+      final Thread thread;
+      int[] batch = new int[BATCH];
+      int length;
+      long lastTsMs = Long.MIN_VALUE;
+      volatile Throwable failure;
+
+      Worker(int partition, StageSettings settings) {
+        this.partition = partition;
+        stage = new PartitionStage(settings, new MapState(), new MapState(), new MapState());
+        output =
+            new Stage1Output() {
+              @Override
+              public void partial(WindowSummary partial) {
+                synchronized (merger) {
+                  merger.partial(partition, partial, merged);
+                }
+              }
+
+              @Override
+              public void clientPause(long windowStartMs, long pauseMaxUs) {
+                synchronized (merger) {
+                  merger.clientPause(partition, windowStartMs, pauseMaxUs);
+                }
+              }
+
+              @Override
+              public void closedThrough(long windowEndMs) {
+                synchronized (merger) {
+                  merger.closedThrough(partition, windowEndMs, merged);
+                }
+              }
+            };
+        thread = new Thread(this::work, "stats-" + partition);
+        thread.setDaemon(true);
+      }
+
+      void add(int index) throws InterruptedException {
+        batch[length++] = index;
+        if (length == BATCH) {
+          hand(Arrays.copyOf(batch, length));
+          length = 0;
+        }
+      }
+
+      void finish() throws InterruptedException {
+        hand(Arrays.copyOf(batch, length));
+        hand(END);
+      }
+
+      private void hand(int[] indexes) throws InterruptedException {
+        while (!queue.offer(indexes, 100, TimeUnit.MILLISECONDS)) {
+          if (failure != null) {
+            throw new IllegalStateException("offline stats failed: " + failure, failure);
+          }
+        }
+      }
+
+      private void work() {
+        try {
+          for (int[] indexes = queue.take(); indexes != END; indexes = queue.take()) {
+            for (int index : indexes) {
+              apply(records.get(index));
+            }
+          }
+        } catch (InterruptedException e) {
+          // stopped
+        } catch (Throwable e) {
+          failure = e;
+        }
+      }
+
+      private void apply(ArchivedRecord record) {
+        TokenEvent event;
+        try {
+          event = decode(record);
+        } catch (TokenEventFormatException e) {
+          problems.accept("line " + record.line() + ": " + e.getMessage());
+          return;
+        }
+        try {
+          stage.onEvent(event, output);
+        } catch (RuntimeException e) {
+          problems.accept("line " + record.line() + ": could not process this event: " + e);
+        }
+        lastTsMs = Math.max(lastTsMs, event.ts());
+      }
+    }
   }
 
   /** One pass of the stages over events given one at a time, in log order. */

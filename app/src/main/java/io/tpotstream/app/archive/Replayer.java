@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
@@ -89,6 +90,20 @@ public final class Replayer {
 
   public Result run() throws IOException, InterruptedException {
     long startNs = System.nanoTime();
+    // the topic and the producer get ready while the archive is read
+    CompletableFuture<Target> target = new CompletableFuture<>();
+    Thread setup =
+        new Thread(
+            () -> {
+              try {
+                target.complete(openTarget());
+              } catch (Throwable e) {
+                target.completeExceptionally(e);
+              }
+            },
+            "replay-setup");
+    setup.setDaemon(true);
+    setup.start();
     try {
       ArchiveReader.Archive archive =
           ArchiveReader.read(
@@ -100,38 +115,76 @@ public final class Replayer {
                       progress.warn(
                           "replay: " + settings.file() + " line " + line + " skipped: " + reason),
                   progress));
-      List<ArchivedRecord> records = archive.records();
-      int partitions = ensureTopic();
-      Sent sent = send(records, partitions);
+      Sent sent;
+      int partitions;
+      try (KafkaProducer<byte[], byte[]> producer = await(target).producer()) {
+        partitions = await(target).partitions();
+        sent = send(archive.records(), producer, partitions);
+      }
       double seconds = (System.nanoTime() - startNs) / 1e9;
       progress.finish(
           String.format(
               Locale.ROOT,
-              "replay: %,d records published to %s (%d partitions) in %.1f s (%,.0f records/s),"
-                  + " %,d distinct heartbeats sent to every partition, %,d duplicate heartbeats"
-                  + " dropped, %,d corrupt lines skipped%s",
-              sent.records(),
+              "replay: %,d records published to %s (%d partitions) in %.1f s (%,.0f records/s):"
+                  + " %,d archived records, %,d distinct heartbeats sent to every partition, %,d"
+                  + " duplicate heartbeats dropped, %,d corrupt lines skipped%s",
+              sent.published(),
               settings.topic(),
               partitions,
               seconds,
-              sent.records() / Math.max(seconds, 1e-3),
+              sent.published() / Math.max(seconds, 1e-3),
+              archive.records().size(),
               sent.heartbeats(),
               sent.duplicates(),
               archive.corrupt(),
               archive.outsideRange() > 0
                   ? String.format(Locale.ROOT, ", %,d outside --from/--to", archive.outsideRange())
                   : ""));
-      return new Result(sent.records(), sent.heartbeats(), sent.duplicates(), archive.corrupt());
+      return new Result(sent.published(), sent.heartbeats(), sent.duplicates(), archive.corrupt());
     } finally {
+      target.thenAccept(t -> t.producer().close(Duration.ZERO));
       progress.close();
     }
   }
 
-  private record Sent(long records, long heartbeats, long duplicates) {}
+  /** The target topic's partition count and a producer connected to it. */
+  private record Target(KafkaProducer<byte[], byte[]> producer, int partitions) {}
 
-  private Sent send(List<ArchivedRecord> records, int partitions) throws InterruptedException {
+  private Target openTarget() throws InterruptedException {
+    int partitions = ensureTopic();
+    KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(producerProperties(settings.client()));
+    try {
+      producer.partitionsFor(settings.topic()); // metadata fetched before the first send
+    } catch (RuntimeException e) {
+      producer.close(Duration.ZERO);
+      throw e;
+    }
+    return new Target(producer, partitions);
+  }
+
+  private static Target await(CompletableFuture<Target> target) throws InterruptedException {
+    try {
+      return target.get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IllegalStateException(e.getCause().getMessage(), e.getCause());
+    }
+  }
+
+  /**
+   * @param published Kafka records written (a heartbeat counts once per partition)
+   */
+  private record Sent(long published, long heartbeats, long duplicates) {}
+
+  private Sent send(
+      List<ArchivedRecord> records, KafkaProducer<byte[], byte[]> producer, int partitions)
+      throws InterruptedException {
     progress.phase("sending to " + settings.topic(), "records", records.size());
-    long sent = 0;
+    long done = 0;
+    long published = 0;
     long heartbeats = 0;
     long duplicates = 0;
     Set<ArchivedRecord.Heartbeat> seenHeartbeats = new HashSet<>();
@@ -145,54 +198,51 @@ public final class Replayer {
           }
         };
     String topic = settings.topic();
-    try (KafkaProducer<byte[], byte[]> producer =
-        new KafkaProducer<>(producerProperties(settings.client()))) {
-      for (ArchivedRecord r : records) {
-        if (settings.speed() > 0) {
-          pace(r.ts() - firstTs, paceStartNs);
-        }
-        if ((sent & 4095) == 0) {
-          progress.set(sent);
-          if (failure.get() != null) {
-            break;
-          }
-        }
-        byte[] key = r.keyBytes();
-        byte[] value = r.valueBytes();
-        ArchivedRecord.Heartbeat heartbeat = r.heartbeat();
-        if (heartbeat != null) {
-          if (!seenHeartbeats.add(heartbeat)) {
-            duplicates++;
-            sent++;
-            continue;
-          }
-          for (int partition = 0; partition < partitions; partition++) {
-            producer.send(
-                new ProducerRecord<>(topic, partition, r.timestamp(), key, value), onFailure);
-          }
-          heartbeats++;
-        } else {
-          producer.send(new ProducerRecord<>(topic, null, r.timestamp(), key, value), onFailure);
-        }
-        sent++;
+    for (ArchivedRecord r : records) {
+      if (settings.speed() > 0) {
+        pace(r.ts() - firstTs, paceStartNs);
       }
-      progress.set(sent);
-      progress.phase("flushing to " + topic, "records", -1);
-      producer.flush();
+      if ((done++ & 4095) == 0) {
+        progress.set(done);
+        if (failure.get() != null) {
+          break;
+        }
+      }
+      ArchivedRecord.Heartbeat heartbeat = r.heartbeat();
+      if (heartbeat != null && !seenHeartbeats.add(heartbeat)) {
+        duplicates++;
+        continue;
+      }
+      byte[] key = r.keyBytes();
+      byte[] value = r.valueBytes();
+      Long timestamp = r.timestamp();
+      if (heartbeat != null) {
+        for (int partition = 0; partition < partitions; partition++) {
+          producer.send(new ProducerRecord<>(topic, partition, timestamp, key, value), onFailure);
+        }
+        heartbeats++;
+        published += partitions;
+      } else {
+        producer.send(new ProducerRecord<>(topic, null, timestamp, key, value), onFailure);
+        published++;
+      }
     }
+    progress.set(done);
+    progress.phase("flushing to " + topic, "records", -1);
+    producer.flush();
     if (failure.get() != null) {
       throw new IllegalStateException(
           "Kafka rejected a replayed record ("
               + failure.get().getMessage()
               + "); the replay stopped after "
-              + sent
+              + done
               + " of "
               + records.size()
               + " records. A timestamp more than log.message.timestamp.after.max.ms ahead of the"
               + " broker's clock is rejected: check the broker's and the archive's clocks",
           failure.get());
     }
-    return new Sent(sent - duplicates, heartbeats, duplicates);
+    return new Sent(published, heartbeats, duplicates);
   }
 
   private void pace(long eventOffsetMs, long startNs) throws InterruptedException {

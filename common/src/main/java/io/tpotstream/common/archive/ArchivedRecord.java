@@ -89,6 +89,23 @@ public final class ArchivedRecord {
     return (table.flags[row] & HEARTBEAT) == 0 ? null : table.heartbeats.get(row);
   }
 
+  /**
+   * A hash of the key as the file holds it (0 for none), without copying it: the same key always
+   * hashes the same, so it can deal a request's records to one worker.
+   */
+  public int keyHash() {
+    int start = table.keyStart[row];
+    if (start < 0) {
+      return 0;
+    }
+    byte[] buf = buf();
+    int h = 1;
+    for (int i = start, end = start + table.keyLength[row]; i < end; i++) {
+      h = 31 * h + buf[i];
+    }
+    return h;
+  }
+
   /** The key's bytes, or null. */
   public byte[] keyBytes() {
     int start = table.keyStart[row];
