@@ -1,6 +1,7 @@
 package io.tpotstream.app.archive;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -40,6 +41,10 @@ class ExportReplayTest {
    */
   private static int publishRun(TestKafka kafka, String topic) {
     kafka.createTopic(topic, 3, java.util.Map.of("retention.ms", "-1"));
+    return publishEvents(kafka, topic);
+  }
+
+  private static int publishEvents(TestKafka kafka, String topic) {
     int count = 0;
     try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(kafka.producerProps())) {
       for (int p = 0; p < 3; p++) {
@@ -191,6 +196,39 @@ class ExportReplayTest {
         assertEquals(e.requestId(), r.key());
       }
     }
+  }
+
+  @Test
+  void followKeepsExportingNewRecordsUntilStoppedAndTheFileHoldsThemAll(
+      TestKafka kafka, @TempDir Path dir) throws Exception {
+    String source = TestKafka.uniqueName("export-follow");
+    int first = publishRun(kafka, source);
+    Path file = dir.resolve("follow.jsonl.zst");
+    Progress progress = Progress.quiet();
+    Exporter exporter =
+        new Exporter(
+            new Exporter.Settings(client(kafka), source, file, null, null, true), progress);
+    java.util.concurrent.CompletableFuture<Long> exported =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return exporter.run();
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    await().atMost(Duration.ofSeconds(30)).until(() -> progress.done() == first);
+    int second = publishEvents(kafka, source); // the same run again, appended
+    await().atMost(Duration.ofSeconds(30)).until(() -> progress.done() == first + second);
+    exporter.stop();
+    assertEquals(first + second, exported.get(30, java.util.concurrent.TimeUnit.SECONDS));
+    List<ArchivedRecord> records =
+        ArchiveReader.readInReplayOrder(
+            file,
+            (line, reason) -> {
+              throw new AssertionError(reason);
+            });
+    assertEquals(first + second, records.size());
   }
 
   @Test

@@ -35,11 +35,11 @@ class RecomputeSmokeTest {
         Recompute.run(
             new BenchEnv(kafka.bootstrapServers(), true, dir, List.of()),
             report,
-            8_000,
+            4_000,
             List.of(".jsonl.gz"));
 
     String out = bytes.toString(StandardCharsets.UTF_8);
-    assertTrue(outcome.records() >= 7_000, out);
+    assertTrue(outcome.records() >= 3_500, out);
     assertEquals(Map.of(".jsonl.gz", outcome.records()), outcome.exported(), out);
     assertEquals(Map.of(".jsonl.gz", outcome.records()), outcome.replayed(), out);
     assertEquals(Map.of(".jsonl.gz", true), outcome.statsEqual(), out);
