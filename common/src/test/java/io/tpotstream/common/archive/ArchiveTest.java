@@ -118,6 +118,40 @@ class ArchiveTest {
   }
 
   @Test
+  void everyRecordComesBackAsWrittenWhateverItsKeyAndValue() throws Exception {
+    java.util.Random random = new java.util.Random(3);
+    String[] keys = {null, "r-1", "quote\"d", "back\\slash", "tab\tnewline\n", "é-ü-日本", ""};
+    List<byte[][]> written = new ArrayList<>();
+    Path file = dir.resolve("random.jsonl.gz");
+    try (ArchiveWriter writer = new ArchiveWriter(file)) {
+      for (int i = 0; i < 2_000; i++) {
+        String key = keys[random.nextInt(keys.length)];
+        byte[] value =
+            switch (random.nextInt(6)) {
+              case 0 -> null;
+              case 1 -> ("poison " + i + " \"x\"\n").getBytes(StandardCharsets.UTF_8);
+              case 2 ->
+                  TokenEventCodec.encode(
+                      TokenEvent.heartbeat(5_000 + i, "run", "p", 4_800 + i, false, 7L));
+              default -> TokenEventCodec.encode(token(5_000 + i, key == null ? "r" : key, i));
+            };
+        writer.write(key, i % 3, i, 5_000 + i, value);
+        written.add(
+            new byte[][] {key == null ? null : key.getBytes(StandardCharsets.UTF_8), value});
+      }
+    }
+    List<ArchivedRecord> read = read(file, new ArrayList<>());
+    assertEquals(written.size(), read.size());
+    for (ArchivedRecord r : read) {
+      byte[][] w = written.get((int) r.offset());
+      assertArrayEquals(w[0], r.keyBytes(), r.toString());
+      assertArrayEquals(w[1], r.valueBytes(), r.toString());
+      assertEquals(5_000 + r.offset(), r.ts(), r.toString());
+      assertEquals(r.offset() % 3, r.partition());
+    }
+  }
+
+  @Test
   void aFinalHeartbeatIsReplayedAfterEveryOtherEventOfItsMillisecond() throws Exception {
     Path file = dir.resolve("events.jsonl");
     try (ArchiveWriter writer = new ArchiveWriter(file)) {
