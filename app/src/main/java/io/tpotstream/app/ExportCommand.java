@@ -4,6 +4,8 @@ import io.tpotstream.app.archive.Exporter;
 import io.tpotstream.common.Topics;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -69,19 +71,24 @@ final class ExportCommand implements Callable<Integer> {
                 follow,
                 compressionLevel),
             progress.start("export"));
-    Thread main = Thread.currentThread();
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  exporter.stop();
-                  try {
-                    main.join(5_000);
-                  } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                  }
-                }));
-    exporter.run();
+    // Ctrl-C with --follow: stop after the current poll and let the file be finished
+    CountDownLatch finished = new CountDownLatch(1);
+    Thread onStop =
+        new Thread(
+            () -> {
+              exporter.stop();
+              try {
+                finished.await(10, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+    Runtime.getRuntime().addShutdownHook(onStop);
+    try {
+      exporter.run();
+    } finally {
+      finished.countDown();
+    }
     return 0;
   }
 }

@@ -3,6 +3,7 @@ package io.tpotstream.app.archive;
 import io.tpotstream.common.archive.ArchiveWriter;
 import io.tpotstream.common.progress.Progress;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,6 +12,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -25,7 +29,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * Copies a topic's records, with key, partition, offset and record timestamp, into an archive file
  * ({@link ArchiveWriter}: the compression follows the file's name). Reads committed records only,
  * without a consumer group (partitions are assigned, not subscribed), in large fetches; keys and
- * values stay bytes, and the writer compresses in a thread of its own.
+ * values stay bytes, the lines are made in a second thread and compressed in a third.
  */
 public final class Exporter {
   /**
@@ -69,7 +73,7 @@ public final class Exporter {
     // bulk reading: large fetches so that each poll returns many batches of every partition
     p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(64 << 20));
     p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(16 << 20));
-    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "20000");
+    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
     p.put(ConsumerConfig.RECEIVE_BUFFER_CONFIG, Integer.toString(1 << 20));
     p.putAll(client); // the user's properties win over the bulk defaults
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
@@ -84,7 +88,11 @@ public final class Exporter {
     Properties p = consumerProperties(settings.client());
     long startNs = System.nanoTime();
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p);
-        ArchiveWriter writer = new ArchiveWriter(settings.out(), settings.compressionLevel())) {
+        Lines lines =
+            new Lines(
+                new ArchiveWriter(settings.out(), settings.compressionLevel()),
+                settings.fromMs(),
+                settings.toMs())) {
       List<PartitionInfo> infos = consumer.partitionsFor(settings.topic(), Duration.ofSeconds(30));
       if (infos == null || infos.isEmpty()) {
         throw new IllegalArgumentException(
@@ -103,21 +111,14 @@ public final class Exporter {
           (settings.follow() ? "following " : "reading ") + settings.topic(),
           "records",
           settings.follow() ? -1 : span);
-      long skipped = 0;
       long lastFractionNs = 0;
       while (!stopped.get()) {
         if (!settings.follow() && caughtUp(consumer, end)) {
           break;
         }
         ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(500));
-        for (ConsumerRecord<byte[], byte[]> r : records) {
-          long timestamp = r.timestamp();
-          if ((settings.toMs() != null && timestamp >= settings.toMs())
-              || (settings.fromMs() != null && timestamp < settings.fromMs())) {
-            skipped++;
-            continue;
-          }
-          writer.write(r.key(), r.partition(), r.offset(), timestamp, r.value());
+        if (!records.isEmpty()) {
+          lines.add(records);
         }
         progress.add(records.count());
         if (!settings.follow() && System.nanoTime() - lastFractionNs > 200_000_000L) {
@@ -130,23 +131,119 @@ public final class Exporter {
           lastFractionNs = System.nanoTime();
         }
       }
-      writer.close();
+      lines.close();
       double seconds = (System.nanoTime() - startNs) / 1e9;
       progress.finish(
           String.format(
               Locale.ROOT,
               "export: done, %d records from %s (%d partitions) written to %s in %.1f s (%,.0f"
                   + " records/s)%s",
-              writer.written(),
+              lines.written(),
               settings.topic(),
               partitions.size(),
               settings.out(),
               seconds,
-              writer.written() / Math.max(seconds, 1e-3),
-              skipped > 0 ? ", " + skipped + " outside --from/--to" : ""));
-      return writer.written();
+              lines.written() / Math.max(seconds, 1e-3),
+              lines.skipped() > 0 ? ", " + lines.skipped() + " outside --from/--to" : ""));
+      return lines.written();
     } finally {
       progress.close();
+    }
+  }
+
+  /**
+   * Turns polled batches into archive lines in a thread of its own, so that the consumer (which
+   * fetches and decompresses in the polling thread), the lines and the file's compression each have
+   * a core.
+   */
+  private static final class Lines implements AutoCloseable {
+    private static final ConsumerRecords<byte[], byte[]> LAST = ConsumerRecords.empty();
+
+    private final ArchiveWriter writer;
+    private final Long fromMs;
+    private final Long toMs;
+    private final BlockingQueue<ConsumerRecords<byte[], byte[]>> batches =
+        new ArrayBlockingQueue<>(4);
+    private final Thread thread;
+    private volatile Throwable failure;
+    private volatile long skipped;
+    private boolean closed;
+
+    Lines(ArchiveWriter writer, Long fromMs, Long toMs) {
+      this.writer = writer;
+      this.fromMs = fromMs;
+      this.toMs = toMs;
+      thread = new Thread(this::work, "export-lines");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    void add(ConsumerRecords<byte[], byte[]> records) throws IOException {
+      try {
+        while (!batches.offer(records, 100, TimeUnit.MILLISECONDS)) {
+          check();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while exporting");
+      }
+      check();
+    }
+
+    long written() {
+      return writer.written();
+    }
+
+    long skipped() {
+      return skipped;
+    }
+
+    private void work() {
+      try {
+        for (var records = batches.take(); records != LAST; records = batches.take()) {
+          long outside = 0;
+          for (ConsumerRecord<byte[], byte[]> r : records) {
+            long timestamp = r.timestamp();
+            if ((toMs != null && timestamp >= toMs) || (fromMs != null && timestamp < fromMs)) {
+              outside++;
+              continue;
+            }
+            writer.write(r.key(), r.partition(), r.offset(), timestamp, r.value());
+          }
+          skipped += outside;
+        }
+      } catch (Throwable e) {
+        failure = e;
+        batches.clear();
+      }
+    }
+
+    private void check() throws IOException {
+      if (failure != null) {
+        throw new IOException(
+            "cannot write " + writer.file() + ": " + failure.getMessage(), failure);
+      }
+    }
+
+    /** Writes what is queued and finishes the file. */
+    @Override
+    public void close() throws IOException {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      try {
+        if (failure == null) {
+          batches.put(LAST);
+        }
+        thread.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while finishing " + writer.file());
+      } finally {
+        writer.close();
+      }
+      check();
     }
   }
 
