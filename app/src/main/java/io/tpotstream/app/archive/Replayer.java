@@ -6,6 +6,8 @@ import io.tpotstream.common.progress.Progress;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -26,6 +28,7 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * Publishes an archive again (DESIGN.md, "Replay"): in (ts, original partition, original offset)
@@ -61,6 +64,9 @@ public final class Replayer {
 
   /** What a replay did. */
   public record Result(long records, long heartbeatsSent, long duplicateHeartbeats, long corrupt) {}
+
+  /** Sending threads (each owns some target partitions), measured on 2 cores: see BENCHMARKS B5. */
+  private static final int SENDERS = Math.max(1, Integer.getInteger("tpot.replay.senders", 2));
 
   private final Settings settings;
   private final Progress progress;
@@ -179,18 +185,103 @@ public final class Replayer {
    */
   private record Sent(long published, long heartbeats, long duplicates) {}
 
+  /** Where each record goes: a partition, {@link #EVERY} (a heartbeat) or {@link #SKIP}. */
+  private static final int EVERY = -1;
+
+  private static final int SKIP = -2;
+
+  /**
+   * Sends every record, in the replay order, on {@code senders} threads that each own some target
+   * partitions (a partition's records keep their order: one thread sends them all). A keyed record
+   * goes to the partition Kafka's default partitioner gives its key; a record without a key to the
+   * partitions in turn; each distinct heartbeat to every partition, duplicates dropped.
+   */
   private Sent send(
       List<ArchivedRecord> records, KafkaProducer<byte[], byte[]> producer, int partitions)
       throws InterruptedException {
-    progress.phase("sending to " + settings.topic(), "records", records.size());
-    long done = 0;
-    long published = 0;
+    int n = records.size();
+    int[] target = new int[n];
+    Set<ArchivedRecord.Heartbeat> seenHeartbeats = new HashSet<>();
     long heartbeats = 0;
     long duplicates = 0;
-    Set<ArchivedRecord.Heartbeat> seenHeartbeats = new HashSet<>();
-    long firstTs = records.isEmpty() ? 0 : records.get(0).ts();
-    long paceStartNs = System.nanoTime();
+    int nextUnkeyed = 0;
+    for (int i = 0; i < n; i++) {
+      ArchivedRecord r = records.get(i);
+      ArchivedRecord.Heartbeat heartbeat = r.heartbeat();
+      if (heartbeat != null) {
+        if (seenHeartbeats.add(heartbeat)) {
+          target[i] = EVERY;
+          heartbeats++;
+        } else {
+          target[i] = SKIP;
+          duplicates++;
+        }
+      } else {
+        byte[] key = r.keyBytes();
+        target[i] =
+            key == null
+                ? nextUnkeyed++ % partitions
+                : Utils.toPositive(Utils.murmur2(key)) % partitions;
+      }
+    }
+    progress.phase("sending to " + settings.topic(), "records", n - duplicates);
+    int senders = Math.max(1, Math.min(partitions, SENDERS));
     AtomicReference<Exception> failure = new AtomicReference<>();
+    long paceStartNs = System.nanoTime();
+    List<Thread> threads = new ArrayList<>();
+    long[] published = new long[senders];
+    for (int s = 0; s < senders; s++) {
+      int sender = s;
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  published[sender] =
+                      sendOwn(
+                          records,
+                          target,
+                          producer,
+                          partitions,
+                          sender,
+                          senders,
+                          failure,
+                          paceStartNs);
+                } catch (InterruptedException | RuntimeException e) {
+                  failure.compareAndSet(null, e);
+                }
+              },
+              "replay-send-" + s);
+      threads.add(t);
+      t.start();
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    progress.phase("flushing to " + settings.topic(), "records", -1);
+    producer.flush();
+    if (failure.get() != null) {
+      throw new IllegalStateException(
+          "Kafka rejected a replayed record ("
+              + failure.get().getMessage()
+              + "); the replay stopped. A timestamp more than log.message.timestamp.after.max.ms"
+              + " ahead of the broker's clock is rejected: check the broker's and the archive's"
+              + " clocks",
+          failure.get());
+    }
+    return new Sent(Arrays.stream(published).sum(), heartbeats, duplicates);
+  }
+
+  /** Sends the records of the partitions {@code sender} owns; returns the Kafka records sent. */
+  private long sendOwn(
+      List<ArchivedRecord> records,
+      int[] target,
+      KafkaProducer<byte[], byte[]> producer,
+      int partitions,
+      int sender,
+      int senders,
+      AtomicReference<Exception> failure,
+      long paceStartNs)
+      throws InterruptedException {
     Callback onFailure =
         (metadata, exception) -> {
           if (exception != null) {
@@ -198,51 +289,42 @@ public final class Replayer {
           }
         };
     String topic = settings.topic();
-    for (ArchivedRecord r : records) {
+    long firstTs = records.isEmpty() ? 0 : records.get(0).ts();
+    long sent = 0;
+    long counted = 0;
+    for (int i = 0; i < target.length; i++) {
+      int p = target[i];
+      if (p == SKIP || (p != EVERY && p % senders != sender)) {
+        continue;
+      }
+      ArchivedRecord r = records.get(i);
       if (settings.speed() > 0) {
         pace(r.ts() - firstTs, paceStartNs);
-      }
-      if ((done++ & 4095) == 0) {
-        progress.set(done);
-        if (failure.get() != null) {
-          break;
-        }
-      }
-      ArchivedRecord.Heartbeat heartbeat = r.heartbeat();
-      if (heartbeat != null && !seenHeartbeats.add(heartbeat)) {
-        duplicates++;
-        continue;
       }
       byte[] key = r.keyBytes();
       byte[] value = r.valueBytes();
       Long timestamp = r.timestamp();
-      if (heartbeat != null) {
-        for (int partition = 0; partition < partitions; partition++) {
+      if (p == EVERY) {
+        for (int partition = sender; partition < partitions; partition += senders) {
           producer.send(new ProducerRecord<>(topic, partition, timestamp, key, value), onFailure);
+          sent++;
         }
-        heartbeats++;
-        published += partitions;
+        if (sender != 0) {
+          continue; // the first sender counts a heartbeat
+        }
       } else {
-        producer.send(new ProducerRecord<>(topic, null, timestamp, key, value), onFailure);
-        published++;
+        producer.send(new ProducerRecord<>(topic, p, timestamp, key, value), onFailure);
+        sent++;
+      }
+      if ((++counted & 4095) == 0) {
+        progress.add(4096);
+        if (failure.get() != null) {
+          break;
+        }
       }
     }
-    progress.set(done);
-    progress.phase("flushing to " + topic, "records", -1);
-    producer.flush();
-    if (failure.get() != null) {
-      throw new IllegalStateException(
-          "Kafka rejected a replayed record ("
-              + failure.get().getMessage()
-              + "); the replay stopped after "
-              + done
-              + " of "
-              + records.size()
-              + " records. A timestamp more than log.message.timestamp.after.max.ms ahead of the"
-              + " broker's clock is rejected: check the broker's and the archive's clocks",
-          failure.get());
-    }
-    return new Sent(published, heartbeats, duplicates);
+    progress.add(counted & 4095);
+    return sent;
   }
 
   private void pace(long eventOffsetMs, long startNs) throws InterruptedException {
