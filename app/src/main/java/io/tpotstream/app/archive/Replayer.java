@@ -121,24 +121,30 @@ public final class Replayer {
                       progress.warn(
                           "replay: " + settings.file() + " line " + line + " skipped: " + reason),
                   progress));
+      long readNs = System.nanoTime();
       Sent sent;
       int partitions;
+      long sentNs;
       try (KafkaProducer<byte[], byte[]> producer = await(target).producer()) {
         partitions = await(target).partitions();
         sent = send(archive.records(), producer, partitions);
+        sentNs = System.nanoTime();
       }
       double seconds = (System.nanoTime() - startNs) / 1e9;
       progress.finish(
           String.format(
               Locale.ROOT,
-              "replay: %,d records published to %s (%d partitions) in %.1f s (%,.0f records/s):"
-                  + " %,d archived records, %,d distinct heartbeats sent to every partition, %,d"
-                  + " duplicate heartbeats dropped, %,d corrupt lines skipped%s",
+              "replay: %,d records published to %s (%d partitions) in %.1f s (%,.0f records/s;"
+                  + " read and sorted in %.1f s, sent in %.1f s): %,d archived records, %,d"
+                  + " distinct heartbeats sent to every partition, %,d duplicate heartbeats"
+                  + " dropped, %,d corrupt lines skipped%s",
               sent.published(),
               settings.topic(),
               partitions,
               seconds,
               sent.published() / Math.max(seconds, 1e-3),
+              (readNs - startNs) / 1e9,
+              (sentNs - readNs) / 1e9,
               archive.records().size(),
               sent.heartbeats(),
               sent.duplicates(),
