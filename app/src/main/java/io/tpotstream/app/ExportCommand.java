@@ -2,14 +2,17 @@ package io.tpotstream.app;
 
 import io.tpotstream.app.archive.Exporter;
 import io.tpotstream.common.Topics;
+import io.tpotstream.common.kafka.KafkaConnection;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code tpot export}: archive token events to a JSONL file. */
 @Command(
@@ -23,6 +26,8 @@ import picocli.CommandLine.Parameters;
           + " following with --follow); progress on stderr."
     })
 final class ExportCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
   @Mixin KafkaOptions kafka;
 
   @Option(
@@ -60,17 +65,18 @@ final class ExportCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Path out = ArchiveFile.of("export", fileOption, filePositional);
+    KafkaConnection connection = kafka.connect();
     Exporter exporter =
         new Exporter(
             new Exporter.Settings(
-                kafka.clientProperties(),
+                connection.clientProperties(),
                 topic,
                 out,
                 range.fromMs(),
                 range.toMs(),
                 follow,
                 compressionLevel),
-            progress.start("export"));
+            progress.start("export", spec.commandLine().getErr()));
     // Ctrl-C with --follow: stop after the current poll and let the file be finished
     CountDownLatch finished = new CountDownLatch(1);
     Thread onStop =
@@ -85,7 +91,8 @@ final class ExportCommand implements Callable<Integer> {
             });
     Runtime.getRuntime().addShutdownHook(onStop);
     try {
-      exporter.run();
+      KafkaOptions.explained(
+          connection, KafkaAccess.reader(topic), "export " + topic, exporter::run);
     } finally {
       finished.countDown();
     }

@@ -2,12 +2,15 @@ package io.tpotstream.app;
 
 import io.tpotstream.app.archive.Replayer;
 import io.tpotstream.common.Topics;
+import io.tpotstream.common.kafka.KafkaConnection;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code tpot replay}: publish archived token events again. */
 @Command(
@@ -22,6 +25,8 @@ import picocli.CommandLine.Parameters;
           + " stderr."
     })
 final class ReplayCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
   @Mixin KafkaOptions kafka;
 
   @Option(
@@ -60,18 +65,22 @@ final class ReplayCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Path file = ArchiveFile.of("replay", fileOption, filePositional);
+    double factor = parseSpeed(speed);
+    KafkaConnection connection = kafka.connect();
     StatsCommand.requireReadable(file);
-    new Replayer(
+    Replayer replayer =
+        new Replayer(
             new Replayer.Settings(
-                kafka.clientProperties(),
+                connection.clientProperties(),
                 file,
                 topic,
-                parseSpeed(speed),
+                factor,
                 partitions,
                 range.fromMs(),
                 range.toMs()),
-            progress.start("replay"))
-        .run();
+            progress.start("replay", spec.commandLine().getErr()));
+    KafkaOptions.explained(
+        connection, KafkaAccess.writer(topic), "replay " + file + " into " + topic, replayer::run);
     return 0;
   }
 

@@ -203,10 +203,7 @@ class StatsCommandTest {
         tpot("stats", "--file", "a.jsonl", "b.jsonl").err().strip());
     assertEquals(
         "tpot export: no archive file: tpot export --file FILE (or tpot export FILE)",
-        tpot("export", "--bootstrap-servers", "127.0.0.1:1").err().strip());
-    assertEquals(
-        "tpot replay: cannot read missing.jsonl: no such file, check the path",
-        tpot("replay", "missing.jsonl", "--bootstrap-servers", "127.0.0.1:1").err().strip());
+        tpot("export", "--bootstrap-server", "127.0.0.1:1").err().strip());
     assertEquals(
         "tpot stats: --to 1000 is not after --from 2000: the range would be empty",
         tpot("stats", file.toString(), "--from", "2000", "--to", "1000").err().strip());

@@ -48,6 +48,7 @@ public final class Progress implements AutoCloseable {
   private final Thread renderer;
   private volatile Phase phase;
   private volatile boolean finished;
+  private volatile boolean started;
   private volatile Supplier<String> detail;
   private long fractionDone = -1;
   private long fractionTotal = -1;
@@ -112,6 +113,7 @@ public final class Progress implements AutoCloseable {
       rateFromDone = 0;
       recentRate = Double.NaN;
       phase = new Phase(name, unit, total, now);
+      started = true;
     }
   }
 
@@ -224,6 +226,9 @@ public final class Progress implements AutoCloseable {
         return;
       }
       long now = System.nanoTime();
+      if (!started) {
+        continue; // nothing to say before the first phase (a connection still being made)
+      }
       synchronized (lock) {
         if (mode == Mode.LIVE) {
           out.print("\r" + lineAt(now) + "\033[K");
