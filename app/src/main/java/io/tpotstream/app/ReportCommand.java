@@ -53,9 +53,11 @@ final class ReportCommand implements Callable<Integer> {
   @Mixin KafkaOptions kafka;
 
   @Option(
-      names = "--input",
+      names = {"--summaries-topic", "--input"},
       defaultValue = Topics.WINDOW_SUMMARIES,
-      description = "With --from-topic: the summaries topic (default: ${DEFAULT-VALUE}).")
+      description =
+          "With --from-topic: the summaries topic, --summaries-topic as in aggregate and sink"
+              + " (default: ${DEFAULT-VALUE}).")
   String input;
 
   @Option(
