@@ -50,6 +50,7 @@ public final class Progress implements AutoCloseable {
   private volatile boolean finished;
   private volatile boolean started;
   private volatile Supplier<String> detail;
+  private volatile Runnable refresh;
   private long fractionDone = -1;
   private long fractionTotal = -1;
   private boolean lineShown;
@@ -149,6 +150,14 @@ public final class Progress implements AutoCloseable {
     }
   }
 
+  /**
+   * Called before each line is drawn, for work whose count is polled rather than pushed (a
+   * producer's finished requests).
+   */
+  public void refresh(Runnable before) {
+    this.refresh = before;
+  }
+
   /** Extra text at the end of the line (e.g. "3 in flight, 0 errors"), or null. */
   public void detail(Supplier<String> text) {
     this.detail = text;
@@ -228,6 +237,10 @@ public final class Progress implements AutoCloseable {
       long now = System.nanoTime();
       if (!started) {
         continue; // nothing to say before the first phase (a connection still being made)
+      }
+      Runnable before = refresh;
+      if (before != null && (mode == Mode.LIVE || now - lastPlainNs >= plainEveryNs)) {
+        before.run();
       }
       synchronized (lock) {
         if (mode == Mode.LIVE) {

@@ -74,6 +74,25 @@ class ProgressTest {
   }
 
   @Test
+  void aPolledCountAndItsDetailAreReadBeforeEachLine() {
+    long[] finished = {0};
+    Progress progress = Progress.start("produce", Progress.Mode.PLAIN, out, Duration.ofMillis(20));
+    progress.phase("", "requests", 200);
+    progress.refresh(
+        () -> {
+          progress.set(finished[0]);
+          progress.detail(() -> "3 in flight, 0 errors");
+        });
+    finished[0] = 12;
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> output().contains("produce: 12/200 requests  6.0%"));
+    progress.finish(null);
+    String line = output().lines().filter(l -> l.contains("12/200")).findFirst().orElseThrow();
+    assertTrue(line.endsWith("elapsed  3 in flight, 0 errors"), line);
+  }
+
+  @Test
   void clockReadsMinutesAndHours() {
     assertEquals("0:07", Progress.clock(7.2));
     assertEquals("12:03", Progress.clock(723));

@@ -115,6 +115,19 @@ public final class ResultTable {
     return out.toString();
   }
 
+  /** What the progress line of {@code tpot produce} adds: in flight, errors by class, tokens/s. */
+  public static String progressDetail(Progress p) {
+    StringBuilder line = new StringBuilder();
+    line.append(p.inFlight()).append(" in flight");
+    long errors = p.errors().values().stream().mapToLong(Long::longValue).sum();
+    line.append(", ").append(errors).append(errors == 1 ? " error" : " errors");
+    if (errors > 0) {
+      line.append(" (").append(joined(p.errors())).append(')');
+    }
+    line.append(String.format(Locale.ROOT, ", %.0f tokens/s", p.tokensPerSecond()));
+    return line.toString();
+  }
+
   /** One progress line: requests done (or time), in flight, errors by class, tokens/s. */
   public static String progressLine(Progress p) {
     StringBuilder line = new StringBuilder("progress: ");
