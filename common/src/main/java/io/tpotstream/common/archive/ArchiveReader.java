@@ -211,7 +211,7 @@ public final class ArchiveReader {
           try {
             lines.parse(table, blockIndex, buf, start, nl, line);
             if (!options.inRange(table.timestamp[before])) {
-              table.size = before; // drop it
+              table.dropLast();
               part.outside++;
             }
           } catch (ArchiveLines.CorruptLine e) {

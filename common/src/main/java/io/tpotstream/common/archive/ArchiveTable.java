@@ -111,6 +111,12 @@ final class ArchiveTable {
     }
   }
 
+  /** Removes the row added last (a record outside the time range). */
+  void dropLast() {
+    size--;
+    heartbeats.remove(size);
+  }
+
   /**
    * Appends every row of {@code part} (whose lines are numbered from 1 within its block) with their
    * line numbers moved up by {@code firstLine - 1}.
