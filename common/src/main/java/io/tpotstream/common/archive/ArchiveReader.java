@@ -127,6 +127,9 @@ public final class ArchiveReader {
       while (!parsing.isEmpty()) {
         collect(parsing.poll(), table, totals, options, progress, decompressor, fileBytes);
       }
+    } catch (OutOfMemoryError e) {
+      parsing.clear();
+      throw tooLarge(table.size);
     } finally {
       decompressor.stop();
       pool.shutdownNow();
@@ -157,6 +160,9 @@ public final class ArchiveReader {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while reading");
     } catch (ExecutionException e) {
+      if (e.getCause() instanceof OutOfMemoryError) {
+        throw tooLarge(table.size);
+      }
       throw new IllegalStateException("cannot read the archive: " + e.getCause(), e.getCause());
     }
     long firstLine = totals[0] + 1;
@@ -172,6 +178,15 @@ public final class ArchiveReader {
       progress.add(part.table.size);
       progress.fraction(decompressor.compressedBytesRead(), fileBytes);
     }
+  }
+
+  /** The archive does not fit in memory: what to do about it. */
+  static IllegalStateException tooLarge(long records) {
+    return new IllegalStateException(
+        "the archive does not fit in memory uncompressed"
+            + (records >= 0 ? " (" + records + " records read)" : "")
+            + ": give the JVM more heap (TPOT_JAVA_OPTS=-Xmx16g) or replay it in time ranges"
+            + " (--from/--to, one after another)");
   }
 
   /** Reads every record (reporting unreadable lines to {@code corrupt}) in replay order. */
@@ -319,6 +334,9 @@ public final class ArchiveReader {
       if (next instanceof IOException e) {
         throw new IOException("cannot read " + file + ": " + e.getMessage(), e);
       }
+      if (next instanceof OutOfMemoryError) {
+        throw tooLarge(-1);
+      }
       return (Block) next;
     }
 
@@ -361,6 +379,12 @@ public final class ArchiveReader {
           blocks.put(new Block(block, lastBreak + 1));
           carryLength = length - lastBreak - 1;
           carry = Arrays.copyOfRange(block, lastBreak + 1, length);
+        }
+      } catch (OutOfMemoryError e) {
+        try {
+          blocks.put(e);
+        } catch (InterruptedException stopped) {
+          // the reader stopped
         }
       } catch (IOException e) {
         try {
