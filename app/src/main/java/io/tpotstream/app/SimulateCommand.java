@@ -3,6 +3,7 @@ package io.tpotstream.app;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
 import io.tpotstream.simulator.profile.Profiles;
+import io.tpotstream.simulator.truth.TruthSummary;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -47,7 +48,9 @@ final class SimulateCommand implements Callable<Integer> {
   @Option(
       names = "--truth",
       paramLabel = "FILE",
-      description = "Append one JSON line per sent chunk (requestId, model, seq, sentNs, tokens).")
+      description =
+          "Append one JSON line per sent chunk (requestId, model, seq, sentNs, tokens,"
+              + " intendedNs, pacingErrorNs).")
   Path truthFile;
 
   @Option(
@@ -62,6 +65,17 @@ final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--event-loops", description = "Event-loop threads (default: one per core).")
   Integer eventLoops;
 
+  @Option(
+      names = "--realtime",
+      negatable = true,
+      defaultValue = "true",
+      fallbackValue = "true",
+      description =
+          "Run the event loops at real-time priority when the OS allows it (root or"
+              + " CAP_SYS_NICE), so that busy clients on the same machine cannot delay a chunk;"
+              + " --no-realtime leaves them at normal priority (default: on).")
+  boolean realtime;
+
   @Override
   public Integer call() throws InterruptedException {
     SimulatorConfig config =
@@ -70,7 +84,8 @@ final class SimulateCommand implements Callable<Integer> {
             .withPort(port)
             .withSeed(seed)
             .withTruthFile(truthFile)
-            .withApiKey(apiKey == null || apiKey.isBlank() ? null : apiKey);
+            .withApiKey(apiKey == null || apiKey.isBlank() ? null : apiKey)
+            .withRealtimeLoops(realtime);
     if (profiles != null) {
       config = config.withProfiles(Profiles.load(profiles));
     }
@@ -84,6 +99,7 @@ final class SimulateCommand implements Callable<Integer> {
             new Thread(
                 () -> {
                   System.out.println("Stopping the simulator");
+                  TruthSummary.lines(simulator.truth().report()).forEach(System.out::println);
                   simulator.close();
                   stopped.countDown();
                 },
@@ -97,6 +113,7 @@ final class SimulateCommand implements Callable<Integer> {
             + ")");
     System.out.println(
         "Seed: " + simulator.seed() + (seed == null ? " (repeat this run with --seed)" : ""));
+    simulator.notes().forEach(note -> System.out.println("Pacing: " + note));
     if (truthFile != null) {
       System.out.println("Ground truth: appending to " + truthFile);
     }

@@ -1,6 +1,6 @@
 package io.tpotstream.simulator.api;
 
-import io.tpotstream.simulator.pacing.LoopMailbox;
+import io.tpotstream.simulator.pacing.LoopTimer;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -24,7 +24,7 @@ public final class SimulatorVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    LoopMailbox mailbox = new LoopMailbox(context);
+    LoopTimer timer = LoopTimer.current();
     HttpServerOptions options =
         new HttpServerOptions()
             .setHost(host)
@@ -37,7 +37,7 @@ public final class SimulatorVerticle extends VerticleBase {
             .setPerMessageWebSocketCompressionSupported(false)
             .setPerFrameWebSocketCompressionSupported(false)
             .setHandle100ContinueAutomatically(true);
-    server = vertx.createHttpServer(options).requestHandler(r -> routes.handle(r, mailbox));
+    server = vertx.createHttpServer(options).requestHandler(r -> routes.handle(r, timer));
     return server.listen();
   }
 

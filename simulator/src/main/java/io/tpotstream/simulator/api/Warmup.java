@@ -13,20 +13,23 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Streams chunks with no wait through the simulator's own HTTP path (both dialects) before it
- * serves anyone, so that the JIT has compiled the per-chunk code: a fresh JVM interprets it, and an
- * interpreted write costs hundreds of µs, all of it pacing error.
+ * Streams chunks through the simulator's own HTTP path (both dialects) before its port opens, so
+ * that the JIT has compiled the per-chunk code: a fresh JVM interprets it, and an interpreted write
+ * costs hundreds of µs, all of it pacing error. The warm-up's gaps are short but not zero, so every
+ * chunk goes through the path a real one takes: armed on the loop's timer, woken at its due
+ * instant, written, recorded, the next one armed.
  */
 public final class Warmup {
   /** The hidden model the warm-up streams; it is not listed by {@code /v1/models}. */
   public static final String MODEL = "tpot-warmup";
 
-  /** Its profile: no TTFT, no gap. */
+  /** Its profile: a 0.05 ms TTFT, log-normal gaps of median 0.1 ms (at most 1 ms). */
   public static final ModelProfile PROFILE =
-      ModelProfile.of(new Distribution.Constant(0), new Distribution.Constant(0));
+      ModelProfile.of(
+          new Distribution.Constant(0.05), new Distribution.LogNormal(0.1, 0.5, 0.01, 1));
 
-  private static final int STREAMS = 8;
-  private static final int MAX_TOKENS_PER_STREAM = 2_000;
+  private static final int STREAMS = 16;
+  private static final int MAX_TOKENS_PER_STREAM = 500;
 
   private Warmup() {}
 

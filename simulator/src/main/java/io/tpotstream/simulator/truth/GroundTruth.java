@@ -2,6 +2,7 @@ package io.tpotstream.simulator.truth;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.tpotstream.common.Json;
+import io.tpotstream.common.stats.LatencyHistogram;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,10 +16,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 
 /**
- * What the simulator actually sent: per model, histograms of the actual gaps, the scheduled gaps,
- * the pacing error and the TTFT; per request (the most recent {@code requestsKept}), every chunk's
- * scheduled and actual send instant; and, when a file is given, one JSON line per chunk. All
- * instants are {@link System#nanoTime()} of the simulator's JVM: compare them as differences.
+ * What the simulator actually sent: per model, histograms of the actual gaps, the intended gaps,
+ * the pacing error and the TTFT, and the pacing error over every model; per request (the most
+ * recent {@code requestsKept}), every chunk's intended wait, due instant and actual send instant;
+ * and, when a file is given, one JSON line per chunk. All instants are {@link System#nanoTime()} of
+ * the simulator's JVM: compare them as differences.
  */
 public final class GroundTruth implements AutoCloseable {
   private final long seed;
@@ -133,7 +135,10 @@ public final class GroundTruth implements AutoCloseable {
   }
 
   public TruthReport report() {
-    return new TruthReport(seed, models(), file == null ? null : file.status());
+    LatencyHistogram pacingErrors = new LatencyHistogram();
+    models.values().forEach(stats -> stats.addPacingErrorsTo(pacingErrors));
+    return new TruthReport(
+        seed, Pacing.of(pacingErrors), models(), file == null ? null : file.status());
   }
 
   /** {@link #report()} as the JSON that {@code GET /truth} returns. */
