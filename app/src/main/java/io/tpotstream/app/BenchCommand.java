@@ -1,74 +1,35 @@
 package io.tpotstream.app;
 
-import io.tpotstream.bench.BenchSuite;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Unmatched;
 
-/** {@code tpot bench}: the end-to-end benchmarks, or the JMH micro-benchmarks. */
+/**
+ * {@code tpot bench} as the product sees it: the benchmarks are a separate program that the {@code
+ * ./tpot} launcher builds and starts from a source checkout, never part of the product's class
+ * path.
+ */
 @Command(
     name = "bench",
-    mixinStandardHelpOptions = true,
-    description = {
-      "Measure the pipeline on this machine with an embedded broker: B1 aggregator throughput,"
-          + " B2 producer fidelity and capacity, B3 freshness, B4 memory (see BENCHMARKS.md).",
-      "With --jmh, run the JMH micro-benchmarks instead; arguments after -- go to JMH"
-          + " (e.g. -- -prof gc)."
-    })
+    description =
+        "Benchmarks (B1-B5, JMH): a separate program, run from a source checkout with ./tpot bench"
+            + " [--quick] (see BENCHMARKS.md).")
 final class BenchCommand implements Callable<Integer> {
-  @Option(names = "--quick", description = "The short suite (about 3 minutes on 2 cores).")
-  boolean quick;
+  @Unmatched List<String> args = new ArrayList<>();
 
-  @Option(
-      names = "--only",
-      split = ",",
-      paramLabel = "B1..B4",
-      description = "Run only these benchmarks, e.g. --only B1,B3.")
-  List<String> only = List.of();
-
-  @Option(
-      names = "--jfr",
-      paramLabel = "DIR",
-      description = "Record a JFR profile of each child JVM (producer, aggregator probe) into DIR.")
-  Path jfrDir;
-
-  @Option(names = "--jmh", description = "Run the JMH micro-benchmarks (hot paths).")
-  boolean jmh;
-
-  @Parameters(paramLabel = "JMH-ARGS", description = "Arguments for JMH (after --).")
-  List<String> jmhArgs = new ArrayList<>();
+  @Spec CommandLine.Model.CommandSpec spec;
 
   @Override
-  public Integer call() throws Exception {
-    if (jmh) {
-      org.openjdk.jmh.Main.main(jmhArgs.toArray(String[]::new));
-      return 0;
-    }
-    if (!jmhArgs.isEmpty()) {
-      throw new IllegalArgumentException(
-          "unexpected arguments " + jmhArgs + ": only --jmh takes arguments (after --)");
-    }
-    Set<String> selected = new TreeSet<>();
-    for (String id : only) {
-      String b = id.trim().toUpperCase(Locale.ROOT);
-      if (!BenchSuite.ALL.contains(b)) {
-        throw new IllegalArgumentException(
-            "unknown benchmark '" + id + "' in --only: use " + String.join(",", BenchSuite.ALL));
-      }
-      selected.add(b);
-    }
-    if (jfrDir != null) {
-      Files.createDirectories(jfrDir);
-    }
-    int failed = BenchSuite.run(quick, selected, jfrDir, System.out);
-    return failed == 0 ? 0 : 1;
+  public Integer call() {
+    spec.commandLine()
+        .getErr()
+        .println(
+            "tpot bench: the benchmarks are not shipped with the product. From a source checkout run"
+                + " ./tpot bench --help (the launcher builds bench/target/tpot-bench.jar and runs it).");
+    return 2;
   }
 }

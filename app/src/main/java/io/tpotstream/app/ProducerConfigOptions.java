@@ -12,7 +12,7 @@ final class ProducerConfigOptions {
   @Option(
       names = "--config",
       paramLabel = "FILE",
-      description = "JSON config (the seed script's format plus extensions; see the README).")
+      description = "JSON config (the seed script's format plus extensions; see docs/producer.md).")
   Path config;
 
   @Option(

@@ -25,19 +25,17 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The examples in the README match the real field and metric names. */
+/** The examples in the sink's docs page match the real field and metric names. */
 class ReadmeSectionTest {
   private static final List<String> COLUMNS = FlatRecord.columns(List.of("concurrency"));
 
   @TempDir Path dir;
 
-  /** The README's sink section: from its heading to the next top-level section. */
+  /** The sink's docs page, where the CSV, JSON, Telegraf and ClickHouse examples live. */
   private static String readme() throws Exception {
-    String readme = Files.readString(Path.of("..", "README.md"));
-    int start = readme.indexOf("\n## Sink:");
-    assertTrue(start >= 0, "the README has a '## Sink:' section");
-    int end = readme.indexOf("\n## ", start + 1);
-    return readme.substring(start, end < 0 ? readme.length() : end);
+    String page = Files.readString(Path.of("..", "docs", "sink.md"));
+    assertTrue(page.startsWith("# Sink:"), "docs/sink.md is the sink's page");
+    return page;
   }
 
   private static String block(String readme, String language) {
@@ -107,7 +105,7 @@ class ReadmeSectionTest {
   void prometheusMetricNamesInTheReadmeAreServed() throws Exception {
     String readme = readme();
     String section =
-        readme.substring(readme.indexOf("### Prometheus"), readme.indexOf("### Charts"));
+        readme.substring(readme.indexOf("\n## Prometheus"), readme.indexOf("\n## Charts"));
     WindowStats stats = TestWindows.stats("m", Map.of(), 0);
     stats.clientPause(2_000);
     LatestWindows latest = new LatestWindows();

@@ -20,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.imageio.ImageIO;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -98,24 +97,8 @@ class DemoPipelineTest {
       assertEquals(Report.WIDTH_PX, ImageIO.read(chart.toFile()).getWidth(), png);
       assertTrue(html.contains(png), "report.html references " + png);
     }
-
-    // Timing last, and only on a machine that let the instrument run: when other processes starve
-    // the producer (its own pause meter shows it), chunks pile up in socket buffers and arrive
-    // together, and the medians describe the machine, not the profiles.
-    long pauseUs = outcome.producer().clientPauseMaxUs();
-    Assumptions.assumeTrue(
-        pauseUs < 20_000,
-        "machine too busy: the producer's own worst pause was " + pauseUs + " µs");
-    BigDecimal medianA = table.get(0).tpot().p50Ms();
-    BigDecimal medianB = table.get(1).tpot().p50Ms();
-    BigDecimal medianC = table.get(2).tpot().p50Ms();
-    assertTrue(
-        medianA.compareTo(new BigDecimal("1.3")) >= 0
-            && medianA.compareTo(new BigDecimal("2.0")) <= 0,
-        "model-a median " + medianA + " ms should be near the profile's 1.6 ms");
-    assertTrue(
-        medianC.compareTo(medianB) > 0 && medianB.compareTo(medianA) > 0,
-        medianA + " " + medianB + " " + medianC);
+    // How close the medians come to the profiles is timing, measured by the benchmarks (B2,
+    // simulator fidelity), never asserted here.
   }
 
   private static Map<String, String> overrides(String simulatorUrl) {
