@@ -18,7 +18,7 @@ class DistortionTest {
     RequestRecorder sent = truth.begin("r-1", "m", 0);
     long[] sentNs = {100 * MS, 120 * MS, 140 * MS, 160 * MS};
     for (int seq = 0; seq < sentNs.length; seq++) {
-      sent.chunk(seq, sentNs[seq], sentNs[seq], 1);
+      sent.chunk(seq, 20 * MS, sentNs[seq], sentNs[seq], 1);
     }
     EventsTopic events = new EventsTopic();
     // measured gaps 20.1, 19.9 and 20.3 ms against 20 ms sent: +0.1, -0.1, +0.3 ms

@@ -20,8 +20,11 @@ import java.util.concurrent.TimeUnit;
  * so that the median error stays near zero instead of adding to every gap.
  */
 public final class LoopTimer {
-  /** The most the timer is armed early, in ns. */
-  static final long MAX_LEAD_NS = 200_000;
+  /**
+   * The most the timer is armed early, in ns: no chunk goes out more than this before its due
+   * instant.
+   */
+  public static final long MAX_LEAD_NS = 200_000;
 
   /** The most one reported error moves the lead, in ns (a median tracker, not a mean). */
   private static final long LEARN_STEP_NS = 2_000;
