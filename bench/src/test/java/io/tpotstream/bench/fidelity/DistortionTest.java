@@ -47,7 +47,7 @@ class DistortionTest {
     GroundTruth truth = new GroundTruth(1, 100, null);
     RequestRecorder sent = truth.begin("r-2", "m", 0);
     for (int seq = 0; seq < 4; seq++) {
-      sent.chunk(seq, seq * 20 * MS, seq * 20 * MS, 1);
+      sent.chunk(seq, 20 * MS, seq * 20 * MS, seq * 20 * MS, 1);
     }
     EventsTopic events = new EventsTopic();
     events.add(token("r-2", 0, 0));
