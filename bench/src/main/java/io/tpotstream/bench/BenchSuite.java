@@ -3,6 +3,8 @@ package io.tpotstream.bench;
 import io.tpotstream.bench.fidelity.ProducerFidelity;
 import io.tpotstream.bench.freshness.Freshness;
 import io.tpotstream.bench.memory.MemoryGrowth;
+import io.tpotstream.bench.simulator.ColdStart;
+import io.tpotstream.bench.simulator.PacingCapacity;
 import io.tpotstream.bench.throughput.AggregatorThroughput;
 import io.tpotstream.broker.LocalKafka;
 import java.io.IOException;
@@ -16,12 +18,12 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * The end-to-end benchmarks (B1 to B4) against one embedded broker, printing every figure with its
+ * The end-to-end benchmarks (B1 to B6) against one embedded broker, printing every figure with its
  * unit. Benchmarks that fail are reported and the others still run.
  */
 public final class BenchSuite {
   /** The benchmarks, in the order they run. */
-  public static final List<String> ALL = List.of("B1", "B2", "B3", "B4");
+  public static final List<String> ALL = List.of("B1", "B2", "B3", "B4", "B5", "B6");
 
   private BenchSuite() {}
 
@@ -58,7 +60,9 @@ public final class BenchSuite {
             case "B1" -> AggregatorThroughput.run(env, report);
             case "B2" -> ProducerFidelity.run(env, report);
             case "B3" -> Freshness.run(env, report);
-            default -> MemoryGrowth.run(env, report);
+            case "B4" -> MemoryGrowth.run(env, report);
+            case "B5" -> ColdStart.run(env, report);
+            default -> PacingCapacity.run(env, report);
           }
         } catch (RuntimeException e) {
           failed++;

@@ -235,6 +235,14 @@ public final class Simulator implements AutoCloseable {
     return notes;
   }
 
+  /**
+   * How many times an event loop busy over 60% of a second was put back from real-time to normal
+   * priority (0 when the loops never were real-time).
+   */
+  public int loopDemotions() {
+    return priority.demotions();
+  }
+
   /** Stops pacing, closes the server and its connections, and flushes the truth file. */
   @Override
   public void close() {

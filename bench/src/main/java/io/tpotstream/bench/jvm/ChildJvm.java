@@ -126,6 +126,15 @@ public final class ChildJvm implements AutoCloseable {
     }
   }
 
+  /** Closes the child's stdin: a child that reads it to its end then stops by itself. */
+  public void closeInput() {
+    try {
+      process.getOutputStream().close();
+    } catch (IOException e) {
+      // already gone: waitFor says how it ended
+    }
+  }
+
   /** Asks the child to stop (SIGTERM: its shutdown hooks run) and waits for it. */
   public int stop(Duration timeout) throws InterruptedException {
     process.destroy();
