@@ -4,6 +4,7 @@ import io.tpotstream.simulator.api.Routes;
 import io.tpotstream.simulator.api.SimulatorVerticle;
 import io.tpotstream.simulator.api.Warmup;
 import io.tpotstream.simulator.pacing.LoopPriority;
+import io.tpotstream.simulator.pacing.LoopTimers;
 import io.tpotstream.simulator.truth.GroundTruth;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -91,17 +92,18 @@ public final class Simulator implements AutoCloseable {
               + " about 1 ms late (see the pacing error in GET /truth)");
     }
     Routes routes = new Routes(config.profiles(), seed, config.apiKey(), truth);
+    LoopTimers timers = new LoopTimers();
     LoopPriority priority = LoopPriority.normal("event loops at normal priority (as configured)");
     try {
       if (config.warmupChunks() > 0) {
-        warmUp(vertx, routes, config);
+        warmUp(vertx, routes, timers, config);
         truth.reset();
       }
       if (config.realtimeLoops()) {
         priority = LoopPriority.raise(vertx);
       }
       notes.add(priority.note());
-      int port = listen(vertx, routes, config.host(), config.port(), config.eventLoops());
+      int port = listen(vertx, routes, timers, config.host(), config.port(), config.eventLoops());
       return new Simulator(config, vertx, priority, truth, port, notes);
     } catch (RuntimeException e) {
       priority.close();
@@ -112,19 +114,21 @@ public final class Simulator implements AutoCloseable {
   }
 
   /** Streams the warm-up through every event loop on a private port, then closes that port. */
-  private static void warmUp(Vertx vertx, Routes routes, SimulatorConfig config) {
+  private static void warmUp(
+      Vertx vertx, Routes routes, LoopTimers timers, SimulatorConfig config) {
     String deployment;
     int warmupPort;
     try {
       List<SimulatorVerticle> instances = new CopyOnWriteArrayList<>();
-      deployment = await(deploy(vertx, routes, "127.0.0.1", -1, config.eventLoops(), instances));
+      deployment =
+          await(deploy(vertx, routes, timers, "127.0.0.1", -1, config.eventLoops(), instances));
       warmupPort = instances.get(0).actualPort();
     } catch (RuntimeException e) {
       throw new IllegalStateException(
           "cannot listen on a free port of 127.0.0.1 for the warm-up: " + e.getMessage(), e);
     }
     try {
-      await(Warmup.run(vertx, "127.0.0.1", warmupPort, config.warmupChunks()));
+      await(Warmup.run(vertx, "127.0.0.1", warmupPort, config.warmupChunks(), config.eventLoops()));
     } catch (RuntimeException e) {
       throw new IllegalStateException(
           "the warm-up (" + config.warmupChunks() + " chunks) did not finish: " + e.getMessage(),
@@ -134,11 +138,12 @@ public final class Simulator implements AutoCloseable {
   }
 
   /** Opens the real port; returns the port (the chosen one when asked for 0). */
-  private static int listen(Vertx vertx, Routes routes, String host, int port, int eventLoops) {
+  private static int listen(
+      Vertx vertx, Routes routes, LoopTimers timers, String host, int port, int eventLoops) {
     try {
       // a negative port is Vert.x's "one random port shared by every instance"
       List<SimulatorVerticle> instances = new CopyOnWriteArrayList<>();
-      await(deploy(vertx, routes, host, port == 0 ? -1 : port, eventLoops, instances));
+      await(deploy(vertx, routes, timers, host, port == 0 ? -1 : port, eventLoops, instances));
       return instances.get(0).actualPort();
     } catch (RuntimeException e) {
       throw new IllegalStateException(
@@ -157,13 +162,14 @@ public final class Simulator implements AutoCloseable {
   private static Future<String> deploy(
       Vertx vertx,
       Routes routes,
+      LoopTimers timers,
       String host,
       int port,
       int eventLoops,
       List<SimulatorVerticle> instances) {
     return vertx.deployVerticle(
         () -> {
-          SimulatorVerticle instance = new SimulatorVerticle(routes, host, port);
+          SimulatorVerticle instance = new SimulatorVerticle(routes, timers, host, port);
           instances.add(instance);
           return instance;
         },

@@ -43,6 +43,7 @@ public final class Routes {
       Map<String, ModelProfile> profiles, long runSeed, String apiKey, GroundTruth truth) {
     Map<String, ModelProfile> served = new java.util.HashMap<>(profiles);
     served.putIfAbsent(Warmup.MODEL, Warmup.PROFILE);
+    served.putIfAbsent(Warmup.CALIBRATION_MODEL, Warmup.CALIBRATION_PROFILE);
     this.profiles = Map.copyOf(served);
     this.runSeed = runSeed;
     this.apiKey = apiKey == null ? null : apiKey.getBytes(StandardCharsets.UTF_8);
@@ -151,8 +152,7 @@ public final class Routes {
     ModelProfile profile = profiles.get(model);
     ResponsePlan plan =
         Planner.plan(profile, runSeed, model, requestId, chat.maxTokens(), chat.promptTokens());
-    RequestRecorder recorder =
-        truth.begin(requestId, model, arrivalNs, !model.equals(Warmup.MODEL));
+    RequestRecorder recorder = truth.begin(requestId, model, arrivalNs, !Warmup.isWarmup(model));
     response.putHeader(REQUEST_ID_HEADER, requestId);
     if (plan.fault() == Fault.HTTP_429) {
       recorder.end(Outcome.HTTP_429);
@@ -247,9 +247,9 @@ public final class Routes {
     response.setStatusCode(status).putHeader("Content-Type", "application/json").end(body);
   }
 
-  /** The models a user asked for (the warm-up's is hidden). */
+  /** The models a user asked for (the warm-up's are hidden). */
   private static java.util.List<String> listed(Map<String, ModelProfile> profiles) {
-    return Profiles.names(profiles).stream().filter(name -> !name.equals(Warmup.MODEL)).toList();
+    return Profiles.names(profiles).stream().filter(name -> !Warmup.isWarmup(name)).toList();
   }
 
   private static String modelsJson(Map<String, ModelProfile> profiles) {

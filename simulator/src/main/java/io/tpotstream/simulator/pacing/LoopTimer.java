@@ -1,8 +1,6 @@
 package io.tpotstream.simulator.pacing;
 
 import io.netty.channel.EventLoop;
-import io.vertx.core.Context;
-import io.vertx.core.Vertx;
 import io.vertx.core.internal.ContextInternal;
 import java.util.concurrent.TimeUnit;
 
@@ -29,33 +27,23 @@ public final class LoopTimer {
   /** The most one reported error moves the lead, in ns (a median tracker, not a mean). */
   private static final long LEARN_STEP_NS = 2_000;
 
-  private final ContextInternal context;
   private final EventLoop loop;
   private long leadNs;
 
-  private LoopTimer(ContextInternal context) {
-    this.context = context;
-    this.loop = context.nettyEventLoop();
-  }
-
   /**
-   * The timer of the calling event loop.
-   *
-   * @throws IllegalStateException when not called on a Vert.x event loop
+   * The timer of {@code loop}; one per loop, shared by whatever runs on it ({@link LoopTimers}).
    */
-  public static LoopTimer current() {
-    Context context = Vertx.currentContext();
-    if (context == null || !context.isEventLoopContext()) {
-      throw new IllegalStateException("LoopTimer.current() must be called on a Vert.x event loop");
-    }
-    return new LoopTimer((ContextInternal) context);
+  LoopTimer(EventLoop loop) {
+    this.loop = loop;
   }
 
   /**
-   * {@code task} wrapped to run on this loop's Vert.x context; wrap once per task and pass the
-   * result to {@link #at}, so that arming the timer allocates nothing of ours.
+   * {@code task} wrapped to run on the calling Vert.x context (which must be on this loop); wrap
+   * once per task and pass the result to {@link #at}, so that arming the timer allocates nothing of
+   * ours.
    */
   public Runnable onContext(Runnable task) {
+    ContextInternal context = LoopTimers.currentContext();
     return () -> context.dispatch(task);
   }
 
