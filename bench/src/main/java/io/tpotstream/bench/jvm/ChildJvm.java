@@ -44,7 +44,16 @@ public final class ChildJvm implements AutoCloseable {
   /** Starts {@code main} with {@code args} in a new JVM; its stderr goes to {@code log}. */
   public static ChildJvm start(
       Class<?> main, List<String> jvmOptions, List<String> args, Path log) {
-    List<String> command = new ArrayList<>();
+    return start(List.of(), main, jvmOptions, args, log);
+  }
+
+  /**
+   * As {@link #start(Class, List, List, Path)}, the JVM started through {@code prefix} (e.g. {@code
+   * nice -n -20}).
+   */
+  public static ChildJvm start(
+      List<String> prefix, Class<?> main, List<String> jvmOptions, List<String> args, Path log) {
+    List<String> command = new ArrayList<>(prefix);
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Djava.awt.headless=true");
     command.addAll(jvmOptions);
