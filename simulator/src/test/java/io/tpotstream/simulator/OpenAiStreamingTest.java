@@ -212,8 +212,8 @@ class OpenAiStreamingTest {
     assertEquals(30, truth.tokens());
     for (int seq = 0; seq < 30; seq++) {
       assertEquals(seq, truth.chunks().get(seq).seq());
-      // the loop's timer is armed at most MAX_LEAD_NS early: never a chunk earlier than that
-      assertTrue(truth.chunks().get(seq).pacingErrorNs() >= -LoopTimer.MAX_LEAD_NS);
+      // the loop's timer is never starts a chunk more than MAX_EARLY_NS before it is due
+      assertTrue(truth.chunks().get(seq).pacingErrorNs() >= -LoopTimer.MAX_EARLY_NS);
     }
     assertEquals(29, truth.gapsNs().length);
   }

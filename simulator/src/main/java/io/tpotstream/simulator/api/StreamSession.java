@@ -27,7 +27,13 @@ final class StreamSession {
   private final RequestRecorder recorder;
   private final LoopTimer timer;
   private final boolean catchUp;
-  private final Runnable sendDue;
+  private final LoopTimer.Task sendDue =
+      new LoopTimer.Task() {
+        @Override
+        protected void runDue() {
+          sendDue();
+        }
+      };
   private int next;
   private boolean done;
   private Buffer pending;
@@ -48,7 +54,6 @@ final class StreamSession {
     this.format = format;
     this.recorder = recorder;
     this.catchUp = catchUp;
-    this.sendDue = timer.onContext(this::sendDue);
   }
 
   /** Sends the headers and the opening, and arms chunk 0; on the event loop. */

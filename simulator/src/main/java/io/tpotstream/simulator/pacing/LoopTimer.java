@@ -2,32 +2,70 @@ package io.tpotstream.simulator.pacing;
 
 import io.netty.channel.EventLoop;
 import io.vertx.core.internal.ContextInternal;
+import java.util.Comparator;
+import java.util.PriorityQueue;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Runs work at a {@link System#nanoTime()} instant on one Vert.x event loop, the one that serves
- * the connection. On Linux's epoll transport Netty sleeps the loop in {@code epoll_wait} with its
- * {@code timerfd} armed to the nanosecond (a {@code timerfd} has no timer slack), so the loop
- * itself wakes when a chunk is due: no pacing thread, no spinning, no hand-off between threads, and
- * every task due in the same wake-up runs in that one turn of the loop. On NIO (other systems, or
- * {@code -Dtpot.simulator.nio=true}) the selector waits in whole milliseconds, so a task can run up
- * to about a millisecond late; the pacing error in the ground truth then says so.
+ * the connection. The timer keeps its own queue of due tasks and arms one Netty timer for the
+ * earliest: on Linux's epoll transport Netty then sleeps the loop in {@code epoll_wait} with a
+ * nanosecond timeout (no timer slack for a real-time thread), so the loop itself wakes when a chunk
+ * is due: no pacing thread, no spinning, no hand-off between threads. Each wake-up runs every task
+ * due within the next {@value #BATCH_NS} ns too: a busy loop sends the chunks that fall due
+ * together in one turn instead of sleeping and waking for each (a wake-up costs about as much as a
+ * write). On NIO (other systems, or {@code -Dtpot.simulator.nio=true}) the selector waits in whole
+ * milliseconds, so a task can run up to about a millisecond late; the pacing error in the ground
+ * truth then says so.
  *
  * <p>Waking and writing take time (on a 2-core VM about 40 µs each): the timer is armed that much
  * before the due instant, by a lead it learns from the errors its caller reports ({@link #learn}),
- * so that the median error stays near zero instead of adding to every gap.
+ * so that the median error stays near zero instead of adding to every gap. Lead and batch together
+ * never start a task more than {@link #MAX_EARLY_NS} before it is due.
+ *
+ * <p>Not thread-safe: every call but construction is made on the timer's event loop.
  */
 public final class LoopTimer {
-  /**
-   * The most the timer is armed early, in ns: no chunk goes out more than this before its due
-   * instant.
-   */
-  public static final long MAX_LEAD_NS = 200_000;
+  /** The most a task runs before its due instant, in ns. */
+  public static final long MAX_EARLY_NS = 200_000;
+
+  /** Tasks due within this of a wake-up run in it, in ns. */
+  static final long BATCH_NS = 30_000;
+
+  /** The most the timer is armed early, in ns. */
+  static final long MAX_LEAD_NS = MAX_EARLY_NS - BATCH_NS;
 
   /** The most one reported error moves the lead, in ns (a median tracker, not a mean). */
   private static final long LEARN_STEP_NS = 2_000;
 
+  /** Work the timer runs: one object per stream, armed again after each run. */
+  public abstract static class Task {
+    private final ContextInternal context = LoopTimers.currentContext();
+    private final Runnable body = this::runDue;
+    private long targetNs;
+    private long order;
+
+    /** Made on the event loop that will run it, under the Vert.x context it will run in. */
+    protected Task() {}
+
+    /** Runs on the loop, in the Vert.x context the task was made in. */
+    protected abstract void runDue();
+
+    private void run() {
+      context.dispatch(body);
+    }
+  }
+
+  private static final Comparator<Task> BY_TARGET =
+      Comparator.<Task>comparingLong(task -> task.targetNs).thenComparingLong(task -> task.order);
+
   private final EventLoop loop;
+  private final PriorityQueue<Task> queue = new PriorityQueue<>(BY_TARGET);
+  private final Runnable fire = this::fire;
+  private ScheduledFuture<?> armed;
+  private long armedAtNs = Long.MAX_VALUE;
+  private long order;
   private long leadNs;
 
   /**
@@ -38,33 +76,44 @@ public final class LoopTimer {
   }
 
   /**
-   * {@code task} wrapped to run on the calling Vert.x context (which must be on this loop); wrap
-   * once per task and pass the result to {@link #at}, so that arming the timer allocates nothing of
-   * ours.
+   * Runs {@code task} on this loop so that its work is done at {@code dueNs}: the learnt lead
+   * before it, or in the loop's next turn when that instant has passed. A task is armed at most
+   * once at a time.
    */
-  public Runnable onContext(Runnable task) {
-    ContextInternal context = LoopTimers.currentContext();
-    return () -> context.dispatch(task);
+  public void at(long dueNs, Task task) {
+    task.targetNs = dueNs - leadNs;
+    task.order = order++;
+    queue.add(task);
+    if (task.targetNs < armedAtNs) {
+      arm(task.targetNs);
+    }
   }
 
-  /**
-   * Runs {@code task} (made by {@link #onContext}) on this loop so that its work is done at {@code
-   * dueNs}: the learnt lead before it, or in the loop's next turn when that instant has passed.
-   * Call on this loop.
-   */
-  public void at(long dueNs, Runnable task) {
-    long delayNs = dueNs - leadNs - System.nanoTime();
-    if (delayNs <= 0) {
-      loop.execute(task);
-    } else {
-      loop.schedule(task, delayNs, TimeUnit.NANOSECONDS);
+  private void arm(long targetNs) {
+    if (armed != null) {
+      armed.cancel(false);
+    }
+    armedAtNs = targetNs;
+    armed = loop.schedule(fire, Math.max(0, targetNs - System.nanoTime()), TimeUnit.NANOSECONDS);
+  }
+
+  private void fire() {
+    armed = null;
+    armedAtNs = Long.MAX_VALUE;
+    long limitNs = System.nanoTime() + BATCH_NS;
+    Task task;
+    while ((task = queue.peek()) != null && task.targetNs <= limitNs) {
+      queue.poll();
+      task.run();
+    }
+    if (task != null && task.targetNs < armedAtNs) {
+      arm(task.targetNs);
     }
   }
 
   /**
    * Reports how late ({@code errorNs} > 0) or early the work armed by {@link #at} was done; the
-   * lead moves one small step towards the error, so it settles where half the errors are late. Call
-   * on this loop.
+   * lead moves one small step towards the error, so it settles where half the errors are late.
    */
   public void learn(long errorNs) {
     long step = errorNs > 0 ? LEARN_STEP_NS : errorNs < 0 ? -LEARN_STEP_NS : 0;
