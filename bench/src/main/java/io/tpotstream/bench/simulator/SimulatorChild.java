@@ -9,6 +9,9 @@ import io.tpotstream.simulator.profile.Profiles;
 import io.tpotstream.simulator.truth.TruthReport;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -36,10 +39,11 @@ public final class SimulatorChild {
   public record Ready(int port, List<String> notes) {}
 
   /**
-   * Its ground truth, its process CPU and the wall time since the previous report or reset, and how
-   * many times a busy event loop lost its real-time priority so far.
+   * Its ground truth; since the previous report or reset its process CPU, its event loops' CPU and
+   * the wall time; and how many times a busy event loop lost its real-time priority so far.
    */
-  public record Truth(TruthReport truth, long cpuNs, long wallNs, int loopDemotions) {}
+  public record Truth(
+      TruthReport truth, long cpuNs, long loopCpuNs, long wallNs, int loopDemotions) {}
 
   public static void main(String[] args) throws Exception {
     Spec spec = Json.MAPPER.readValue(args[0], Spec.class);
@@ -60,29 +64,46 @@ public final class SimulatorChild {
       BufferedReader stdin =
           new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
       long cpuNs = ProcessMeter.processCpuNs();
+      long loopCpuNs = loopCpuNs();
       long wallNs = System.nanoTime();
       String line;
       while ((line = stdin.readLine()) != null) {
         if (line.equals("reset")) {
           simulator.truth().reset();
           cpuNs = ProcessMeter.processCpuNs();
+          loopCpuNs = loopCpuNs();
           wallNs = System.nanoTime();
           ChildJvm.report("reset", List.of());
         } else if (line.equals("truth")) {
           long nowCpuNs = ProcessMeter.processCpuNs();
+          long nowLoopCpuNs = loopCpuNs();
           long nowNs = System.nanoTime();
           ChildJvm.report(
               "truth",
               new Truth(
                   simulator.truth().report(),
                   nowCpuNs - cpuNs,
+                  nowLoopCpuNs - loopCpuNs,
                   nowNs - wallNs,
                   simulator.loopDemotions()));
           cpuNs = nowCpuNs;
+          loopCpuNs = nowLoopCpuNs;
           wallNs = nowNs;
         }
       }
     }
     System.exit(0);
+  }
+
+  /** The CPU time of the simulator's event loops (Vert.x's event-loop threads) so far, in ns. */
+  private static long loopCpuNs() {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    long sum = 0;
+    for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (info != null && info.getThreadName().startsWith("vert.x-eventloop-thread")) {
+        sum += Math.max(0, threads.getThreadCpuTime(info.getThreadId()));
+      }
+    }
+    return sum;
   }
 }

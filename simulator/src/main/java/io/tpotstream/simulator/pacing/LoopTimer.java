@@ -13,11 +13,10 @@ import java.util.concurrent.TimeUnit;
  * earliest: on Linux's epoll transport Netty then sleeps the loop in {@code epoll_wait} with a
  * nanosecond timeout (no timer slack for a real-time thread), so the loop itself wakes when a chunk
  * is due: no pacing thread, no spinning, no hand-off between threads. Each wake-up runs every task
- * due within the next {@value #BATCH_NS} ns too: a busy loop sends the chunks that fall due
- * together in one turn instead of sleeping and waking for each (a wake-up costs about as much as a
- * write). On NIO (other systems, or {@code -Dtpot.simulator.nio=true}) the selector waits in whole
- * milliseconds, so a task can run up to about a millisecond late; the pacing error in the ground
- * truth then says so.
+ * due within the next 30 µs too: a busy loop sends the chunks that fall due together in one turn
+ * instead of sleeping and waking for each (a wake-up costs about as much as a write). On NIO (other
+ * systems, or {@code -Dtpot.simulator.nio=true}) the selector waits in whole milliseconds, so a
+ * task can run up to about a millisecond late; the pacing error in the ground truth then says so.
  *
  * <p>Waking and writing take time (on a 2-core VM about 40 µs each): the timer is armed that much
  * before the due instant, by a lead it learns from the errors its caller reports ({@link #learn}),
@@ -30,8 +29,12 @@ public final class LoopTimer {
   /** The most a task runs before its due instant, in ns. */
   public static final long MAX_EARLY_NS = 200_000;
 
-  /** Tasks due within this of a wake-up run in it, in ns. */
-  static final long BATCH_NS = 30_000;
+  /**
+   * Tasks due within this of a wake-up run in it, in ns: 30 µs, or {@code -Dtpot.simulator.batchNs}
+   * (0 to 200,000; 0 wakes for every task, for comparisons).
+   */
+  static final long BATCH_NS =
+      Math.max(0, Math.min(MAX_EARLY_NS, Long.getLong("tpot.simulator.batchNs", 30_000)));
 
   /** The most the timer is armed early, in ns. */
   static final long MAX_LEAD_NS = MAX_EARLY_NS - BATCH_NS;

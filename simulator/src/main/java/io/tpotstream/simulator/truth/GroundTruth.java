@@ -68,7 +68,7 @@ public final class GroundTruth implements AutoCloseable {
     ModelStats stats = stats(model);
     stats.started();
     RequestRecorder recorder =
-        new RequestRecorder(requestId, model, arrivalNs, stats, toFile ? file : null);
+        new RequestRecorder(requestId, model, arrivalNs, stats, this, toFile ? file : null);
     synchronized (requests) {
       requests.put(requestId, recorder);
     }
@@ -82,7 +82,7 @@ public final class GroundTruth implements AutoCloseable {
     stats.ended(outcome);
   }
 
-  private ModelStats stats(String model) {
+  ModelStats stats(String model) {
     return models.computeIfAbsent(model, m -> new ModelStats());
   }
 
@@ -151,8 +151,10 @@ public final class GroundTruth implements AutoCloseable {
   }
 
   /**
-   * Forgets the per-model statistics and the kept requests (the file keeps its lines). Requests
-   * still streaming go on recording into the statistics they started with, which are gone.
+   * Forgets the per-model statistics and the kept requests (the file keeps its lines). What is sent
+   * from then on counts in the new statistics, the chunks of requests still streaming included, so
+   * that the statistics after a reset are those of a window of time; those requests' count and
+   * outcome stay with the statistics they started in, which are gone.
    */
   public void reset() {
     models.clear();

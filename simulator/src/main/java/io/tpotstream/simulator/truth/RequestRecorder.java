@@ -16,6 +16,7 @@ public final class RequestRecorder {
   private final String model;
   private final long arrivalNs;
   private final ModelStats stats;
+  private final GroundTruth truth;
   private final TruthFileWriter file;
   private long[] intendedNs = new long[16];
   private long[] dueNs = new long[16];
@@ -27,11 +28,17 @@ public final class RequestRecorder {
   private final CountDownLatch ended = new CountDownLatch(1);
 
   RequestRecorder(
-      String requestId, String model, long arrivalNs, ModelStats stats, TruthFileWriter file) {
+      String requestId,
+      String model,
+      long arrivalNs,
+      ModelStats stats,
+      GroundTruth truth,
+      TruthFileWriter file) {
     this.requestId = requestId;
     this.model = model;
     this.arrivalNs = arrivalNs;
     this.stats = stats;
+    this.truth = truth;
     this.file = file;
   }
 
@@ -62,12 +69,15 @@ public final class RequestRecorder {
       count++;
     }
     long pacingErrorNs = sentNs - dueNs;
-    stats.chunk(
-        gapNs,
-        gapNs < 0 ? -1 : intendedNs,
-        pacingErrorNs,
-        seq == 0 ? sentNs - arrivalNs : -1,
-        chunkTokens);
+    // a chunk counts in the statistics current when it is sent, even after a reset
+    truth
+        .stats(model)
+        .chunk(
+            gapNs,
+            gapNs < 0 ? -1 : intendedNs,
+            pacingErrorNs,
+            seq == 0 ? sentNs - arrivalNs : -1,
+            chunkTokens);
     if (file != null) {
       file.offer(
           new TruthFileWriter.Line(
@@ -80,7 +90,7 @@ public final class RequestRecorder {
     synchronized (this) {
       malformedLines++;
     }
-    stats.malformedLine();
+    truth.stats(model).malformedLine();
   }
 
   /** Records how the request ended; only the first call counts. */

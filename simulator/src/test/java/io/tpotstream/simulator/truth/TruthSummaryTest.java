@@ -81,4 +81,22 @@ class TruthSummaryTest {
     assertEquals(new BigDecimal("0.050"), model.pacingError().p50Ms());
     assertTrue(report.pacing().withinLimit());
   }
+
+  @Test
+  void afterAResetTheChunksOfARequestStillStreamingCountInTheNewStatistics() {
+    GroundTruth truth = new GroundTruth(7, 10, null);
+    RequestRecorder recorder = truth.begin("r-1", "model-a", 0);
+    recorder.chunk(0, 100 * MS, 100 * MS, 100 * MS, 1);
+    recorder.chunk(1, 2 * MS, 102 * MS, 102 * MS, 1);
+    truth.reset();
+    recorder.chunk(2, 2 * MS, 104 * MS, 104 * MS, 1);
+    recorder.chunk(3, 2 * MS, 106 * MS, 106 * MS, 1);
+    recorder.end(Outcome.COMPLETED);
+
+    ModelTruth model = truth.models().get("model-a");
+    assertEquals(2, model.chunks());
+    assertEquals(2, model.gap().count());
+    assertEquals(0, model.requests());
+    assertEquals(2, truth.report().pacing().chunks());
+  }
 }
