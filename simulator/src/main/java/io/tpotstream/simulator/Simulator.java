@@ -242,7 +242,7 @@ public final class Simulator implements AutoCloseable {
   }
 
   /**
-   * How many times an event loop busy over 60% of a second was put back from real-time to normal
+   * How many times an event loop busy over 85% of a second was put back from real-time to normal
    * priority (0 when the loops never were real-time).
    */
   public int loopDemotions() {

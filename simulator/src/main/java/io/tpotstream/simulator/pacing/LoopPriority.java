@@ -29,8 +29,8 @@ import java.util.concurrent.TimeUnit;
  * from {@code /proc/thread-self}); Java has no call for it.
  */
 public final class LoopPriority implements AutoCloseable {
-  static final int DEMOTE_ABOVE_PERCENT = 60;
-  static final int RAISE_BELOW_PERCENT = 30;
+  static final int DEMOTE_ABOVE_PERCENT = 85;
+  static final int RAISE_BELOW_PERCENT = 50;
   private static final long SAMPLE_MS = 100;
   private static final int WINDOW_SAMPLES = 10;
   private static final long QUIET_NOTES_NS = TimeUnit.SECONDS.toNanos(10);
