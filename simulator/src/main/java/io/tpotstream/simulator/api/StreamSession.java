@@ -81,15 +81,15 @@ final class StreamSession {
     intendedNs = plan.waitNs(next);
     dueNs = fromNs + intendedNs;
     if (next != plan.cutAfterChunks()) {
-      Buffer out = Buffer.buffer(512);
+      String chunk = format.chunk(next);
       if (next == plan.malformedBeforeSeq()) {
-        out.appendString(format.malformedLine());
+        chunk = format.malformedLine() + chunk;
       }
-      out.appendString(format.chunk(next));
       if (next == plan.chunks() - 1) {
-        out.appendString(format.closing());
+        chunk = chunk + format.closing();
       }
-      pending = out;
+      // one exact-size copy of the text: a chunk allocates little, so the collector pauses rarely
+      pending = Buffer.buffer(chunk);
     }
     timer.at(dueNs, sendDue);
   }
