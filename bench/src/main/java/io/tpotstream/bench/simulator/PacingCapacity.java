@@ -59,8 +59,7 @@ public final class PacingCapacity {
 
   public static void run(BenchEnv env, Report report) {
     List<Integer> streams =
-        env.pick(
-            List.of(500, 1_000, 1_500, 2_000, 2_500, 3_000), List.of(500, 1_000, 1_500, 2_000));
+        env.pick(List.of(250, 500, 750, 1_000, 1_500, 2_000), List.of(250, 500, 1_000, 1_500));
     Duration settle = env.pick(Duration.ofSeconds(5), Duration.ofSeconds(3));
     Duration window = env.pick(Duration.ofSeconds(10), Duration.ofSeconds(4));
     report.section(
