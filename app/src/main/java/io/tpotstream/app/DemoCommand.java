@@ -32,6 +32,8 @@ final class DemoCommand implements Callable<Integer> {
 
   @Mixin RunOptions runOptions;
 
+  @Mixin KafkaOptions kafka;
+
   @Option(
       names = "--requests",
       defaultValue = "200",
@@ -61,7 +63,7 @@ final class DemoCommand implements Callable<Integer> {
     Pipeline.Settings settings =
         new Pipeline.Settings(
             simulatorUrl -> ProducerConfigOptions.loadDemo(overrides(simulatorUrl)),
-            null,
+            kafka.connectIfGiven().orElse(null),
             runOptions.out,
             runOptions.windowSize(),
             runOptions.groupBy,

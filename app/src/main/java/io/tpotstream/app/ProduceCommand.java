@@ -1,23 +1,18 @@
 package io.tpotstream.app;
 
 import io.tpotstream.common.Topics;
+import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.producer.Producer;
 import io.tpotstream.producer.ProducerRun;
 import io.tpotstream.producer.RunResult;
-import io.tpotstream.producer.config.ConfigException;
 import io.tpotstream.producer.config.Durations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.producer.report.ResultTable;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
@@ -46,11 +41,7 @@ final class ProduceCommand implements Callable<Integer> {
 
   @Mixin ProducerConfigOptions configOptions;
 
-  @Option(
-      names = "--bootstrap-servers",
-      defaultValue = "127.0.0.1:9092",
-      description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
-  String bootstrapServers;
+  @Mixin KafkaOptions kafkaOptions;
 
   @Option(
       names = "--topic",
@@ -64,18 +55,6 @@ final class ProduceCommand implements Callable<Integer> {
       description =
           "Partitions of the topic when it has to be created (default: ${DEFAULT-VALUE}).")
   int partitions;
-
-  @Option(
-      names = "--kafka-timeout",
-      defaultValue = "15s",
-      description = "How long to wait for Kafka at start (default: ${DEFAULT-VALUE}).")
-  String kafkaTimeout;
-
-  @Option(
-      names = "--kafka-config",
-      paramLabel = "FILE",
-      description = "Kafka client properties (security, tuning), e.g. client.properties.")
-  Path kafkaConfig;
 
   @Option(names = "--concurrency", description = "Config key concurrency.")
   Integer concurrency;
@@ -122,16 +101,17 @@ final class ProduceCommand implements Callable<Integer> {
     ProducerConfigOptions.put(flags, "run_id", runId);
     labels.forEach((k, v) -> flags.put("labels." + k, v));
     ProducerConfig config = configOptions.load(flags);
-    KafkaSettings kafka =
-        KafkaSettings.of(bootstrapServers)
-            .withTopic(topic)
-            .withPartitions(partitions)
-            .withClientProperties(kafkaProperties(kafkaConfig))
-            .withSetupTimeout(Durations.parse("--kafka-timeout", kafkaTimeout, false));
+    KafkaConnection connection = kafkaOptions.connect();
+    KafkaSettings kafka = KafkaSettings.of(connection).withTopic(topic).withPartitions(partitions);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
 
-    ProducerRun run = Producer.start(config, kafka);
+    ProducerRun run =
+        KafkaOptions.explained(
+            connection,
+            KafkaAccess.writer(topic),
+            "publish to " + topic,
+            () -> Producer.start(config, kafka));
     AtomicBoolean printed = new AtomicBoolean();
     run.stopOnShutdown(
         Duration.ofSeconds(30),
@@ -169,20 +149,6 @@ final class ProduceCommand implements Callable<Integer> {
       out.flush();
     }
     return 0;
-  }
-
-  static Properties kafkaProperties(Path file) {
-    Properties props = new Properties();
-    if (file == null) {
-      return props;
-    }
-    try (InputStream in = Files.newInputStream(file)) {
-      props.load(in);
-    } catch (IOException e) {
-      throw new ConfigException(
-          "cannot read --kafka-config " + file + " (" + e.getMessage() + "): check the path");
-    }
-    return props;
   }
 
   private static java.util.concurrent.ThreadFactory daemon() {

@@ -1,12 +1,18 @@
 package io.tpotstream.sink;
 
+import static org.apache.kafka.common.acl.AclOperation.CREATE;
+import static org.apache.kafka.common.acl.AclOperation.DESCRIBE;
+import static org.apache.kafka.common.acl.AclOperation.READ;
+import static org.apache.kafka.common.acl.AclOperation.WRITE;
+
+import io.tpotstream.common.kafka.KafkaNeeds;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import io.tpotstream.sink.file.CsvFile;
 import io.tpotstream.sink.file.JsonlFile;
 import io.tpotstream.sink.metrics.MetricsTopic;
-import io.tpotstream.sink.prometheus.LatestWindows;
 import io.tpotstream.sink.prometheus.PrometheusEndpoint;
+import io.tpotstream.sink.prometheus.PrometheusView;
 import io.tpotstream.sink.record.FlatRecord;
 import io.tpotstream.sink.report.Report;
 import io.tpotstream.sink.report.ReportModel;
@@ -56,7 +62,7 @@ public final class Sink implements Closeable {
 
   private final SinkConfig config;
   private final List<Closeable> resources = new ArrayList<>();
-  private final LatestWindows latest = new LatestWindows();
+  private final PrometheusView prometheusView = new PrometheusView();
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final Object progress = new Object();
   private KafkaConsumer<String, byte[]> consumer;
@@ -95,6 +101,23 @@ public final class Sink implements Closeable {
     sink.thread = new Thread(sink::run, "tpot-sink");
     sink.thread.start();
     return sink;
+  }
+
+  /**
+   * What a sink needs on a secured cluster: read the summaries as its group, write the metrics
+   * topic in transactions (creating missing topics); docs/kafka.md lists the ACLs.
+   */
+  public static KafkaNeeds kafkaNeeds(SinkConfig config) {
+    KafkaNeeds needs =
+        KafkaNeeds.none()
+            .topic(config.inputTopic(), DESCRIBE, READ, CREATE)
+            .group(config.groupId(), READ);
+    if (config.metricsTopic() != null) {
+      needs
+          .topic(config.metricsTopic(), DESCRIBE, WRITE, CREATE)
+          .transactionalId(config.transactionalId(), WRITE);
+    }
+    return needs;
   }
 
   /** Summaries this sink has committed since it started (each counted once). */
@@ -166,11 +189,9 @@ public final class Sink implements Closeable {
     Properties client = KafkaSetup.clientProps(config);
     int partitions;
     Map<TopicPartition, OffsetAndMetadata> committed;
-    try (Admin admin = Admin.create(client)) {
+    try (Admin admin = Admin.create(KafkaSetup.adminProps(config))) {
       partitions = KafkaSetup.ensureTopics(admin, config);
-      committed =
-          KafkaSetup.committedOffsets(
-              admin, config.groupId(), config.inputTopic(), config.bootstrapServers());
+      committed = KafkaSetup.committedOffsets(admin, config.groupId(), config.inputTopic(), config);
     }
     if (config.reportDir() != null) {
       report = new ReportModel();
@@ -180,7 +201,7 @@ public final class Sink implements Closeable {
           JsonlFile.open(
               config.jsonl(),
               summary -> {
-                latest.update(summary);
+                prometheusView.restore(summary);
                 if (report != null) {
                   report.add(summary);
                 }
@@ -202,12 +223,17 @@ public final class Sink implements Closeable {
     resources.add(0, consumer::close);
     assignPartitions();
     if (config.metricsTopic() != null) {
-      metrics = new MetricsTopic(client, config.metricsTopic(), config.transactionalId());
+      Properties producer = new Properties();
+      producer.putAll(client);
+      // a transaction coordinator that never answers ends the start within half a minute
+      producer.putIfAbsent("max.block.ms", "30000");
+      metrics = new MetricsTopic(producer, config.metricsTopic(), config.transactionalId());
       resources.add(metrics);
     }
     if (config.prometheusPort() != SinkConfig.PROMETHEUS_OFF) {
       prometheus =
-          PrometheusEndpoint.start(config.prometheusHost(), config.prometheusPort(), latest);
+          PrometheusEndpoint.start(
+              config.prometheusHost(), config.prometheusPort(), prometheusView);
       resources.add(prometheus);
     }
     reportDirty = report != null && !report.isEmpty();
@@ -335,7 +361,7 @@ public final class Sink implements Closeable {
     }
     long maxEndMs = latestWindowEndMs;
     for (WindowSummary summary : summaries) {
-      latest.update(summary);
+      prometheusView.add(summary);
       if (report != null) {
         reportDirty |= report.add(summary);
       }

@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.Objects;
 import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramIterationValue;
 
 /**
  * The statistics core: latency samples in integer microseconds, 1 µs to 1 h, 3 significant digits
@@ -122,6 +123,26 @@ public final class LatencyHistogram {
         ms(percentileMicros(99.9)),
         ms(percentileMicros(99.99)),
         ms(maxMicros()));
+  }
+
+  /** One HdrHistogram bucket that holds samples: its range of equivalent values in µs. */
+  @FunctionalInterface
+  public interface BucketVisitor {
+    void bucket(long lowestMicros, long highestMicros, long count);
+  }
+
+  /**
+   * Visits every bucket that holds samples, lowest first, with its lowest and highest equivalent
+   * value in µs (a percentile reports the highest) and its count.
+   */
+  public void forEachBucket(BucketVisitor visitor) {
+    for (HistogramIterationValue v : histogram.recordedValues()) {
+      long value = v.getValueIteratedTo();
+      visitor.bucket(
+          histogram.lowestEquivalentValue(value),
+          histogram.highestEquivalentValue(value),
+          v.getCountAtValueIteratedTo());
+    }
   }
 
   /** A copy of the underlying HdrHistogram (for encoding). */
