@@ -67,13 +67,10 @@ final class SimulateCommand implements Callable<Integer> {
 
   @Option(
       names = "--realtime",
-      negatable = true,
-      defaultValue = "true",
-      fallbackValue = "true",
       description =
-          "Run the event loops at real-time priority when the OS allows it (root or"
-              + " CAP_SYS_NICE), so that busy clients on the same machine cannot delay a chunk;"
-              + " --no-realtime leaves them at normal priority (default: on).")
+          "Opt in to real-time priority (SCHED_FIFO 1) for the event loops' own threads where"
+              + " Linux allows it (CAP_SYS_NICE); elsewhere they stay at normal priority and the"
+              + " Pacing line says so. Default: normal priority; no other process is touched.")
   boolean realtime;
 
   @Override

@@ -93,7 +93,7 @@ public final class Simulator implements AutoCloseable {
     }
     Routes routes = new Routes(config.profiles(), seed, config.apiKey(), truth);
     LoopTimers timers = new LoopTimers();
-    LoopPriority priority = LoopPriority.normal("event loops at normal priority (as configured)");
+    LoopPriority priority = LoopPriority.normal("event loops at normal priority");
     try {
       if (config.warmupChunks() > 0) {
         warmUp(vertx, routes, timers, config);

@@ -20,8 +20,9 @@ import java.util.TreeMap;
  * @param requestsKept how many recent requests keep their per-chunk truth in memory
  * @param warmupChunks chunks streamed to itself at start, before its port opens, so that the JIT
  *     has compiled the paced per-chunk path before real requests (0: none)
- * @param realtimeLoops give the event loops real-time priority when the OS allows it (see {@link
- *     io.tpotstream.simulator.pacing.LoopPriority}); false leaves them at normal priority
+ * @param realtimeLoops opt in to real-time priority for the event loops, which Linux allows only
+ *     with CAP_SYS_NICE (see {@link io.tpotstream.simulator.pacing.LoopPriority}); where it is not
+ *     allowed the loops stay at normal priority. False (the default): normal priority
  */
 public record SimulatorConfig(
     String host,
@@ -57,8 +58,8 @@ public record SimulatorConfig(
 
   /**
    * 127.0.0.1:8000, the built-in profiles, a random seed, no truth file, no key, one event loop per
-   * core, the truth of the last 10,000 requests kept, a warm-up of 16,000 chunks, real-time event
-   * loops where allowed.
+   * core, the truth of the last 10,000 requests kept, a warm-up of 16,000 chunks, event loops at
+   * normal priority.
    */
   public static SimulatorConfig defaults() {
     return new SimulatorConfig(
@@ -71,7 +72,7 @@ public record SimulatorConfig(
         Runtime.getRuntime().availableProcessors(),
         DEFAULT_REQUESTS_KEPT,
         DEFAULT_WARMUP_CHUNKS,
-        true);
+        false);
   }
 
   public SimulatorConfig withHost(String newHost) {

@@ -20,7 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * B5: the simulator from a cold start (a fresh JVM, as {@code tpot simulate} starts), driven once
+ * S1: the simulator from a cold start (a fresh JVM, as {@code tpot simulate} starts), driven once
  * by a third-party client (the seed article's Python aiohttp script) and once by the project's
  * producer (a fresh JVM, as {@code tpot produce} starts): 20 requests of {@code model-a}, 200
  * tokens each, 4 at a time. What counts is the simulator's own record (its truth file): its median
@@ -52,7 +52,7 @@ public final class ColdStart {
 
   public static void run(BenchEnv env, Report report) {
     report.section(
-        "B5",
+        "S1",
         "the simulator from a cold start, driven by two clients ("
             + REQUESTS
             + " requests of "
@@ -138,13 +138,13 @@ public final class ColdStart {
           keys.put("concurrency", Integer.toString(CONCURRENCY));
           keys.put("max_tokens", Integer.toString(MAX_TOKENS));
           List<ProducerChild.RunSpec> runs =
-              List.of(new ProducerChild.RunSpec(BenchTopics.unique("bench-b5"), keys));
+              List.of(new ProducerChild.RunSpec(BenchTopics.unique("bench-s1"), keys));
           try (ChildJvm producer =
               ChildJvm.start(
                   ProducerChild.class,
                   env.childJvmOptions(),
                   List.of(env.bootstrapServers(), "0", Json.MAPPER.writeValueAsString(runs)),
-                  env.workDir().resolve("b5-producer.log"))) {
+                  env.workDir().resolve("s1-producer.log"))) {
             ProducerChild.Result result =
                 Json.MAPPER.treeToValue(
                     producer.await("result", Duration.ofMinutes(2)).json(),
@@ -163,16 +163,16 @@ public final class ColdStart {
 
   private static Run drive(BenchEnv env, String client, Client driver) {
     String name = client.replace(' ', '-');
-    Path truthFile = env.workDir().resolve("b5-" + name + "-truth.jsonl");
+    Path truthFile = env.workDir().resolve("s1-" + name + "-truth.jsonl");
     try {
       Files.deleteIfExists(truthFile);
-      SimulatorChild.Spec spec = new SimulatorChild.Spec(SEED, truthFile.toString(), null, true);
+      SimulatorChild.Spec spec = new SimulatorChild.Spec(SEED, truthFile.toString(), null, false);
       try (ChildJvm simulator =
-          ChildJvm.start(
+          ChildJvm.startInOwnSession(
               SimulatorChild.class,
               env.childJvmOptions(),
               List.of(Json.MAPPER.writeValueAsString(spec)),
-              env.workDir().resolve("b5-" + name + "-simulator.log"))) {
+              env.workDir().resolve("s1-" + name + "-simulator.log"))) {
         SimulatorChild.Ready ready =
             Json.MAPPER.treeToValue(
                 simulator.await("ready", Duration.ofSeconds(60)).json(),

@@ -13,20 +13,18 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * B6: how many chunks per second the simulator paces with a p99 pacing error of at most 0.2 ms, the
+ * S2: how many chunks per second the simulator paces with a p99 pacing error of at most 0.2 ms, the
  * client in another process. The simulator (cold start, warm-up included) and a Vert.x load client
  * each run in a JVM of their own; the client keeps N streams going (log-normal gaps of mean 20 ms,
  * so 50 chunks/s while a stream streams; 100-token responses, each followed at once by the next
  * request), N rising step by step. After a settling time, each step measures a window: the
  * simulator's own record of that window gives the chunks it sent and its pacing error, the client's
- * count says they arrived. Both JVMs run at {@code nice -20} where allowed (the simulator's event
- * loops are real-time anyway); on Linux that counts only inside this session's autogroup, so other
- * people's sessions on a shared machine still take their share of the CPUs.
+ * count says they arrived. Both JVMs run at normal priority, the simulator's event loops too (no
+ * real-time priority, no nice): the figure is what any user gets.
  */
 public final class PacingCapacity {
   static final String MODEL = "bench-capacity";
   static final int MAX_TOKENS = 100;
-  static final List<String> NICE = List.of("nice", "-n", "-20");
   static final String PROFILE =
       "{\"models\":{\""
           + MODEL
@@ -63,13 +61,13 @@ public final class PacingCapacity {
     Duration settle = env.pick(Duration.ofSeconds(5), Duration.ofSeconds(3));
     Duration window = env.pick(Duration.ofSeconds(10), Duration.ofSeconds(4));
     report.section(
-        "B6",
+        "S2",
         "simulator pacing capacity (client in another JVM; N streams of 100-token responses,"
             + " log-normal gaps of mean 20 ms; after an unreported warm-up step each step settles "
             + settle.toSeconds()
             + " s, then measures "
             + window.toSeconds()
-            + " s; limit: pacing error p99 0.2 ms; both JVMs at nice -20)");
+            + " s; limit: pacing error p99 0.2 ms; both JVMs at normal priority)");
     List<Variant> variants =
         List.of(
             new Variant("batched (30 µs, default)", List.of()),
@@ -124,14 +122,13 @@ public final class PacingCapacity {
       List<Integer> streams,
       Duration settle,
       Duration window) {
-    SimulatorChild.Spec spec = new SimulatorChild.Spec(7, null, PROFILE, true);
+    SimulatorChild.Spec spec = new SimulatorChild.Spec(7, null, PROFILE, false);
     try (ChildJvm simulator =
-        ChildJvm.start(
-            NICE,
+        ChildJvm.startInOwnSession(
             SimulatorChild.class,
             simulatorOptions,
             List.of(Json.MAPPER.writeValueAsString(spec)),
-            env.workDir().resolve("b6-simulator.log"))) {
+            env.workDir().resolve("s2-simulator.log"))) {
       int port =
           Json.MAPPER
               .treeToValue(
@@ -141,11 +138,10 @@ public final class PacingCapacity {
       List<Step> steps = new ArrayList<>();
       try (ChildJvm client =
           ChildJvm.start(
-              NICE,
               LoadClientChild.class,
               env.childJvmOptions(),
               List.of(Integer.toString(port), MODEL, Integer.toString(MAX_TOKENS)),
-              env.workDir().resolve("b6-client.log"))) {
+              env.workDir().resolve("s2-client.log"))) {
         // a first step that is not reported: both JVMs compile their hot paths
         client.send("streams " + streams.get(streams.size() / 2));
         Thread.sleep(settle.multipliedBy(2).toMillis());

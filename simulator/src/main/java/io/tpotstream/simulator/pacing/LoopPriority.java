@@ -14,11 +14,13 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Real-time scheduling ({@code SCHED_FIFO}, priority 1) for the simulator's event loops, when Linux
- * allows it (root, or {@code CAP_SYS_NICE}). The simulator stands in for a server on another
- * machine; on one shared machine a client that takes the CPUs (a JVM compiling its code, a build)
- * would otherwise delay the loop's wake-up at a chunk's due instant by a scheduler slice, several
- * ms. A real-time loop is woken at once, and it asks little: it sleeps between chunks.
+ * Opt-in real-time scheduling ({@code SCHED_FIFO}, priority 1) for the simulator's own event-loop
+ * threads, when Linux allows it ({@code CAP_SYS_NICE}); no other thread or process is touched, and
+ * nothing needs it: where it is not allowed the loops stay at normal priority, which is the default
+ * and what the simulator's pacing is built and measured for. The simulator stands in for a server
+ * on another machine; on one shared machine a client that takes the CPUs (a JVM compiling its code,
+ * a build) would otherwise delay the loop's wake-up at a chunk's due instant by a scheduler slice,
+ * several ms. A real-time loop is woken at once, and it asks little: it sleeps between chunks.
  *
  * <p>So that an overloaded simulator never takes the machine from its clients, a guard thread
  * samples each loop's CPU time every 100 ms and returns a loop that was busy more than {@value
@@ -79,10 +81,10 @@ public final class LoopPriority implements AutoCloseable {
       if (failure != null) {
         loops.forEach(done -> chrt("--other", "0", done.tid));
         return normal(
-            "event loops at normal priority ("
+            "event loops at normal priority (real-time priority is not allowed here, it needs"
+                + " CAP_SYS_NICE: "
                 + failure
-                + "): on a busy machine chunks go out late; the pacing error in GET /truth says"
-                + " by how much (real-time priority needs root or CAP_SYS_NICE)");
+                + ")");
       }
       loop.realtime = true;
     }
