@@ -143,6 +143,8 @@ public final class Freshness {
       keys.put("concurrency", Integer.toString(STREAMS));
       keys.put("duration", runFor.toSeconds() + "s");
       keys.put("max_tokens", "256");
+      // freshness from the first window on: the run measures from its first request
+      keys.put("warmup", "0");
       List<String> args =
           List.of(
               servers,
@@ -152,7 +154,7 @@ public final class Freshness {
       try (ChildJvm child =
           ChildJvm.start(
               ProducerChild.class,
-              env.childJvmOptions(),
+              env.producerJvmOptions(),
               args,
               env.workDir().resolve("b3-producer.log"))) {
         child.await("result", runFor.plusSeconds(90));

@@ -209,6 +209,7 @@ public final class MemoryGrowth {
       keys.put("concurrency", "64");
       keys.put("total_requests", Long.toString(requests));
       keys.put("max_tokens", "2");
+      keys.put("warmup", "0");
       List<String> args;
       try {
         args =
@@ -222,7 +223,7 @@ public final class MemoryGrowth {
       try (ChildJvm child =
           ChildJvm.start(
               ProducerChild.class,
-              env.childJvmOptions(),
+              env.producerJvmOptions(),
               args,
               env.workDir().resolve("b4-producer.log"))) {
         long deadline = System.nanoTime() + Duration.ofMinutes(60).toNanos();
