@@ -30,6 +30,8 @@ class BenchmarkListTest {
                 "SseParsingBenchmark.loopFramingPerChunk",
                 "SseParsingBenchmark.publisherReadPerChunk",
                 "Stage1Benchmark.stage1PerEvent",
+                "TokenEventCodecBenchmark.decodeStreaming",
+                "TokenEventCodecBenchmark.decodeStreamingNotCompact",
                 "TokenEventCodecBenchmark.decodeTokenEvent",
                 "TokenEventCodecBenchmark.encodeTokenEvent",
                 "TokenEventCodecBenchmark.encodeWithTemplate")),

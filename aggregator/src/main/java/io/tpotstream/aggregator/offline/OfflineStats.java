@@ -2,11 +2,15 @@ package io.tpotstream.aggregator.offline;
 
 import io.tpotstream.aggregator.merge.MergeOutput;
 import io.tpotstream.aggregator.merge.WindowMerger;
+import io.tpotstream.aggregator.partial.SeriesName;
+import io.tpotstream.aggregator.partial.WindowCounts;
 import io.tpotstream.aggregator.stage.PartitionStage;
 import io.tpotstream.aggregator.stage.Stage1Output;
 import io.tpotstream.aggregator.stage.StageSettings;
-import io.tpotstream.aggregator.state.MapState;
+import io.tpotstream.common.event.DecodedEvent;
 import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.event.TokenEventDecoder;
+import io.tpotstream.common.event.TokenEventFormatException;
 import io.tpotstream.common.summary.WindowSummary;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +20,8 @@ import java.util.function.Consumer;
  * The aggregator's statistics without Kafka: the same {@link PartitionStage} and {@link
  * WindowMerger} run over events read in (ts, partition, offset) order as one partition, and the end
  * of the input counts as every producer's final heartbeat. For healthy producers the summaries
- * equal the aggregator's, byte for byte.
+ * equal the aggregator's, byte for byte. An event the aggregator would send to the dead letters
+ * (see {@link io.tpotstream.common.event.TokenEventDecoder}) is reported and skipped here.
  */
 public final class OfflineStats {
   private OfflineStats() {}
@@ -40,21 +45,20 @@ public final class OfflineStats {
   public static List<WindowSummary> computePositioned(
       List<ExportedEvents.Positioned> events, StageSettings settings, Consumer<String> problems) {
     List<WindowSummary> summaries = new ArrayList<>();
-    PartitionStage stage =
-        new PartitionStage(settings, new MapState(), new MapState(), new MapState());
-    WindowMerger merger = new WindowMerger(1, new MapState(), new MapState());
+    PartitionStage stage = new PartitionStage(settings, false);
+    WindowMerger merger = new WindowMerger(1, settings.windowMs(), settings.clientLagThresholdUs());
     merger.open("the file");
     MergeOutput merged = (summary, json) -> summaries.add(summary);
     Stage1Output output =
         new Stage1Output() {
           @Override
-          public void partial(WindowSummary partial) {
-            merger.partial(0, partial, merged);
+          public void partial(long windowStartMs, SeriesName series, WindowCounts counts) {
+            merger.partial(0, windowStartMs, series, counts, merged);
           }
 
           @Override
-          public void clientPause(long windowStartMs, long pauseMaxUs) {
-            merger.clientPause(0, windowStartMs, pauseMaxUs);
+          public void windowHealth(long windowStartMs, long pauseMaxUs, long lagMaxUs) {
+            merger.windowHealth(0, windowStartMs, pauseMaxUs, lagMaxUs);
           }
 
           @Override
@@ -62,9 +66,16 @@ public final class OfflineStats {
             merger.closedThrough(0, windowEndMs, merged);
           }
         };
+    TokenEventDecoder decoder = new TokenEventDecoder();
     long lastTsMs = Long.MIN_VALUE;
     for (ExportedEvents.Positioned p : events) {
-      TokenEvent event = p.event();
+      DecodedEvent event;
+      try {
+        event = decoder.decode(p.event());
+      } catch (TokenEventFormatException e) {
+        problems.accept("line " + p.line() + ": " + e.getMessage());
+        continue;
+      }
       try {
         stage.onEvent(event, output);
       } catch (RuntimeException e) {
