@@ -99,6 +99,15 @@ final class AggregateCommand implements Callable<Integer> {
   Duration producerTimeout;
 
   @Option(
+      names = "--client-lag-threshold",
+      defaultValue = "1ms",
+      converter = HumanDuration.class,
+      description =
+          "A window is clientSuspect when a producer's own event-loop lag or pause passed this"
+              + " in it (default: ${DEFAULT-VALUE}; e.g. 500us, 5ms).")
+  Duration clientLagThreshold;
+
+  @Option(
       names = "--processing-guarantee",
       defaultValue = "exactly_once_v2",
       description =
@@ -110,7 +119,8 @@ final class AggregateCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     KafkaConnection connection = kafkaOptions.connect();
     StageSettings stage =
-        new StageSettings(window, grace, groupBy, requestTimeout, producerTimeout);
+        new StageSettings(
+            window, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold);
     AggregatorConfig config =
         AggregatorConfig.defaults(connection.bootstrapServers())
             .withTopics(input, output, deadLetter)

@@ -9,6 +9,7 @@ import io.tpotstream.producer.RunResult;
 import io.tpotstream.producer.config.Durations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.publish.KafkaSettings;
+import io.tpotstream.producer.publish.Publisher;
 import io.tpotstream.producer.report.ResultTable;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -76,6 +77,22 @@ final class ProduceCommand implements Callable<Integer> {
   String runId;
 
   @Option(
+      names = "--warmup",
+      description =
+          "Config key warmup: requests run first and left out of every statistic, e.g. 10s"
+              + " (the default), 50req, or 0 for none.")
+  String warmup;
+
+  @Option(
+      names = "--outage-buffer",
+      paramLabel = "EVENTS",
+      defaultValue = "" + Publisher.DEFAULT_OUTAGE_BUFFER,
+      description =
+          "Events held while Kafka is unreachable before the run stops (default: ${DEFAULT-VALUE},"
+              + " a one-minute outage at 1,000 streams of 50 tokens/s; about 28 bytes each).")
+  long outageBuffer;
+
+  @Option(
       names = "--label",
       paramLabel = "NAME=VALUE",
       description = "Add a label to every event (repeatable), e.g. --label target=gateway-a.")
@@ -104,10 +121,15 @@ final class ProduceCommand implements Callable<Integer> {
     ProducerConfigOptions.put(flags, "arrival", arrival);
     ProducerConfigOptions.put(flags, "duration", duration);
     ProducerConfigOptions.put(flags, "run_id", runId);
+    ProducerConfigOptions.put(flags, "warmup", warmup);
     labels.forEach((k, v) -> flags.put("labels." + k, v));
     ProducerConfig config = configOptions.load(flags);
     KafkaConnection connection = kafkaOptions.connect();
-    KafkaSettings kafka = KafkaSettings.of(connection).withTopic(topic).withPartitions(partitions);
+    KafkaSettings kafka =
+        KafkaSettings.of(connection)
+            .withTopic(topic)
+            .withPartitions(partitions)
+            .withOutageBuffer(outageBuffer);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
 

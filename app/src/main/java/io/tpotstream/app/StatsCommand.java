@@ -87,6 +87,15 @@ final class StatsCommand implements Callable<Integer> {
   Duration producerTimeout;
 
   @Option(
+      names = "--client-lag-threshold",
+      defaultValue = "1ms",
+      converter = HumanDuration.class,
+      description =
+          "A window is clientSuspect when a producer's own event-loop lag or pause passed this"
+              + " in it (default: ${DEFAULT-VALUE}; e.g. 500us, 5ms).")
+  Duration clientLagThreshold;
+
+  @Option(
       names = "--format",
       defaultValue = "table",
       description =
@@ -104,7 +113,8 @@ final class StatsCommand implements Callable<Integer> {
     SummaryFormat output = SummaryFormat.of(format);
     requireReadable(file);
     StageSettings settings =
-        new StageSettings(window, grace, groupBy, requestTimeout, producerTimeout);
+        new StageSettings(
+            window, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold);
     PrintWriter err = spec.commandLine().getErr();
     long[] problems = {0};
     List<WindowSummary> summaries;

@@ -229,6 +229,52 @@ class StatsCommandTest {
   }
 
   @Test
+  void recordsTheAggregatorSendsToTheDeadLettersAreReportedAndSkipped() throws Exception {
+    List<TokenEvent> events = events();
+    List<String> lines = new ArrayList<>();
+    for (int i = 0; i < events.size(); i++) {
+      lines.add(exported(events.get(i), 0, i));
+    }
+    String token = exported(events.get(5), 0, 100);
+    lines.add(token.replace("\"v\":1", "\"v\":2").replace("\"offset\":100", "\"offset\":101"));
+    lines.add(token.replace("\"seq\":3", "\"seq\":-3").replace("\"offset\":100", "\"offset\":102"));
+    Path file = dir.resolve("other-versions.jsonl");
+    Files.write(file, lines);
+
+    Run run = tpot("stats", file.toString(), "--format", "json");
+
+    assertEquals(tpot("stats", exportFile(events).toString(), "--format", "json").out(), run.out());
+    int v2 = events.size() + 1;
+    assertTrue(
+        run.err()
+            .contains(
+                "other-versions.jsonl line "
+                    + v2
+                    + ": not a token event: version v=2 is not 1 (written by another version of"
+                    + " the producer: check that both ends run the same tpot)"),
+        run.err());
+    assertTrue(
+        run.err()
+            .contains(
+                "other-versions.jsonl line " + (v2 + 1) + ": not a token event: negative seq -3"),
+        run.err());
+  }
+
+  @Test
+  void theClientLagThresholdDecidesWhichWindowsAreSuspect() throws Exception {
+    List<TokenEvent> events = new ArrayList<>(events());
+    events.add(1, TokenEvent.heartbeat(T0 + 50, "run", "p1", T0 - 100, false, 200L, 1_500L, 2L));
+    Path file = exportFile(events);
+    for (String threshold : List.of("1ms", "1500us", "2ms")) {
+      Run run =
+          tpot("stats", file.toString(), "--format", "json", "--client-lag-threshold", threshold);
+      WindowSummary s = WindowSummaryCodec.decode(run.out().lines().findFirst().orElseThrow());
+      assertEquals(new java.math.BigDecimal("1.500"), s.clientLagMaxMs());
+      assertEquals(threshold.equals("1ms"), s.clientSuspect(), threshold);
+    }
+  }
+
+  @Test
   void aBadFormatIsAOneLineError() throws Exception {
     Path file = exportFile(events());
     Run run = tpot("stats", file.toString(), "--format", "xml");

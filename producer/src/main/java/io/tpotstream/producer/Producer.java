@@ -3,19 +3,19 @@ package io.tpotstream.producer;
 import io.tpotstream.producer.config.Durations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.dialect.Dialect;
-import io.tpotstream.producer.http.EventContext;
 import io.tpotstream.producer.http.HttpClients;
 import io.tpotstream.producer.load.Lanes;
 import io.tpotstream.producer.load.LoadRunner;
 import io.tpotstream.producer.publish.AnchoredClock;
+import io.tpotstream.producer.publish.Handoff;
 import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.producer.publish.PauseMeter;
 import io.tpotstream.producer.publish.PublishException;
 import io.tpotstream.producer.publish.Publisher;
+import io.tpotstream.producer.publish.Recorder;
 import io.tpotstream.producer.report.RunStats;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
-import io.vertx.core.http.HttpClientAgent;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Locale;
@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +39,11 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  */
 public final class Producer {
+  /** Event loops: one per core (system property {@code tpot.producer.eventLoops} overrides). */
+  static final int EVENT_LOOPS =
+      Integer.getInteger(
+          "tpot.producer.eventLoops", Math.max(1, Runtime.getRuntime().availableProcessors()));
+
   private static final Logger LOG = LoggerFactory.getLogger(Producer.class);
 
   private Producer() {}
@@ -49,39 +55,60 @@ public final class Producer {
    * @throws PublishException when Kafka cannot be reached (the run never started)
    */
   public static ProducerRun start(ProducerConfig config, KafkaSettings kafka) {
-    Warmup.run(config);
+    JitPrimer.run(config);
     String producerId = newProducerId();
     AnchoredClock clock = AnchoredClock.start();
     PauseMeter pauseMeter = PauseMeter.start();
-    Publisher publisher;
-    try {
-      publisher = Publisher.open(kafka, config.runId(), producerId, clock, pauseMeter);
-    } catch (RuntimeException e) {
-      pauseMeter.close();
-      throw e;
-    }
-    int loops = Math.max(1, VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE);
-    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(loops));
-    HttpClientAgent client = HttpClients.create(vertx, config);
+    Vertx vertx =
+        Vertx.vertx(
+            new VertxOptions().setEventLoopPoolSize(EVENT_LOOPS).setPreferNativeTransport(true));
+    String transport = vertx.isNativeTransportEnabled() ? "epoll" : "nio";
     Lanes lanes;
     try {
       lanes =
-          Lanes.deploy(vertx, loops)
+          Lanes.deploy(vertx, EVENT_LOOPS, () -> HttpClients.create(vertx, config))
               .toCompletionStage()
               .toCompletableFuture()
               .get(10, TimeUnit.SECONDS);
     } catch (Exception e) {
       vertx.close();
-      publisher.finish();
       pauseMeter.close();
       throw new IllegalStateException("cannot start the HTTP event loops", e);
     }
-    EventContext events =
-        new EventContext(config.runId(), producerId, config.labels(), clock, publisher::publish);
     RunStats stats = new RunStats(config.models());
-    LoadRunner load =
-        new LoadRunner(
-            vertx, client, config, Dialect.of(config.api()), events, lanes, stats::record);
+    UnaryOperator<String> redact =
+        config.apiKey() == null ? UnaryOperator.identity() : config.apiKey()::redact;
+    Recorder recorder =
+        new Recorder(
+            config.runId(),
+            producerId,
+            config.labels(),
+            clock,
+            config.timeouts().firstToken(),
+            config.timeouts().idle(),
+            config.streamUrl().toString(),
+            redact,
+            stats::record);
+    Handoff handoff = new Handoff(kafka.queueCapacity());
+    Publisher publisher;
+    try {
+      publisher =
+          Publisher.open(
+              kafka,
+              config.runId(),
+              producerId,
+              clock,
+              pauseMeter,
+              lanes::takeLoopLagMicros,
+              handoff,
+              recorder);
+    } catch (RuntimeException e) {
+      lanes.close();
+      vertx.close();
+      pauseMeter.close();
+      throw e;
+    }
+    LoadRunner load = new LoadRunner(vertx, config, Dialect.of(config.api()), handoff, lanes);
     CompletableFuture<RunResult> result = new CompletableFuture<>();
     long startNs = System.nanoTime();
     ProducerRun run = new ProducerRun(config, producerId, load, publisher, stats, startNs, result);
@@ -92,18 +119,22 @@ public final class Producer {
           load.stop(Duration.ZERO);
         });
     LOG.info(
-        "run {} (producer {}): {} model(s), {}, publishing to {} ({} partitions)",
+        "run {} (producer {}): {} model(s), {}, warm-up {}, publishing to {} ({} partitions);"
+            + " {} event loops on {}",
         config.runId(),
         producerId,
         config.models().size(),
         shape(config),
+        config.warmup().describe(),
         kafka.topic(),
-        publisher.partitions().size());
+        publisher.partitions().size(),
+        lanes.size(),
+        transport);
     load.start()
         .thenCompose(v -> publisher.finish())
         .whenComplete(
             (v, error) -> {
-              client.close();
+              lanes.close();
               vertx.close();
               pauseMeter.close();
               PublishException failed = kafkaFailure.get();
@@ -129,7 +160,15 @@ public final class Producer {
                       publisher.acknowledged(),
                       publisher.heartbeats(),
                       publisher.lateAtSource(),
-                      pauseMeter.maxEverMicros()));
+                      pauseMeter.maxEverMicros(),
+                      recorder.warmupRequests(),
+                      config.warmup().describe(),
+                      load.warmupEnd(),
+                      lanes.maxLoopLagMicros(),
+                      recorder.tokenChunks(),
+                      recorder.coalescedChunks(),
+                      publisher.outages(),
+                      transport));
             });
     return run;
   }

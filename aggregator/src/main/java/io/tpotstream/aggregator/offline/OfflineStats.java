@@ -2,13 +2,15 @@ package io.tpotstream.aggregator.offline;
 
 import io.tpotstream.aggregator.merge.MergeOutput;
 import io.tpotstream.aggregator.merge.WindowMerger;
+import io.tpotstream.aggregator.partial.SeriesName;
+import io.tpotstream.aggregator.partial.WindowCounts;
 import io.tpotstream.aggregator.stage.PartitionStage;
 import io.tpotstream.aggregator.stage.Stage1Output;
 import io.tpotstream.aggregator.stage.StageSettings;
-import io.tpotstream.aggregator.state.MapState;
 import io.tpotstream.common.archive.ArchivedRecord;
+import io.tpotstream.common.event.DecodedEvent;
 import io.tpotstream.common.event.TokenEvent;
-import io.tpotstream.common.event.TokenEventCodec;
+import io.tpotstream.common.event.TokenEventDecoder;
 import io.tpotstream.common.event.TokenEventFormatException;
 import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.summary.WindowSummary;
@@ -26,7 +28,8 @@ import java.util.function.Consumer;
  * The aggregator's statistics without Kafka: the same {@link PartitionStage} and {@link
  * WindowMerger} run over events read in the replay order ({@link ArchivedRecord#REPLAY_ORDER}) as
  * one partition, and the end of the input counts as every producer's final heartbeat. For healthy
- * producers the summaries equal the aggregator's, byte for byte.
+ * producers the summaries equal the aggregator's, byte for byte. An event the aggregator would send
+ * to the dead letters (see {@link TokenEventDecoder}) is reported and skipped here.
  */
 public final class OfflineStats {
   private OfflineStats() {}
@@ -62,7 +65,7 @@ public final class OfflineStats {
    * {@code workers} partitions deals them (each request's events to one worker by its key, each
    * distinct heartbeat to every worker) and each worker runs its own {@link PartitionStage}, their
    * partials merged by one {@link WindowMerger}: what the aggregator does with that many input
-   * partitions, which gives the same summaries for any count (DESIGN.md, "Time, windows and
+   * partitions, which gives the same summaries for any count (docs/design.md, "Time, windows and
    * completeness"). Each worker decodes its own records, so decoding runs in parallel too.
    */
   public static List<WindowSummary> computeArchived(
@@ -80,14 +83,6 @@ public final class OfflineStats {
     return new Parallel(settings, Math.max(1, workers), safeProblems).run(records, progress);
   }
 
-  /**
-   * The one place an archived value becomes an event for the stages (the swap point for a decoder
-   * that reads only the fields the stages need).
-   */
-  static TokenEvent decode(ArchivedRecord record) {
-    return TokenEventCodec.decode(record.valueBytes());
-  }
-
   /** Workers, each a partition of a replay: its own stage, one shared merger. */
   private static final class Parallel {
     private static final int BATCH = 4096;
@@ -102,7 +97,7 @@ public final class OfflineStats {
 
     Parallel(StageSettings settings, int count, Consumer<String> problems) {
       this.problems = problems;
-      merger = new WindowMerger(count, new MapState(), new MapState());
+      merger = new WindowMerger(count, settings.windowMs(), settings.clientLagThresholdUs());
       merger.open("the file");
       workers = new Worker[count];
       for (int i = 0; i < count; i++) {
@@ -169,6 +164,7 @@ public final class OfflineStats {
       final PartitionStage stage;
       final Stage1Output output;
       final BlockingQueue<int[]> queue = new ArrayBlockingQueue<>(16);
+      final TokenEventDecoder decoder = new TokenEventDecoder();
       final Thread thread;
       int[] batch = new int[BATCH];
       int length;
@@ -177,20 +173,20 @@ public final class OfflineStats {
 
       Worker(int partition, StageSettings settings) {
         this.partition = partition;
-        stage = new PartitionStage(settings, new MapState(), new MapState(), new MapState());
+        stage = new PartitionStage(settings, false);
         output =
             new Stage1Output() {
               @Override
-              public void partial(WindowSummary partial) {
+              public void partial(long windowStartMs, SeriesName series, WindowCounts counts) {
                 synchronized (merger) {
-                  merger.partial(partition, partial, merged);
+                  merger.partial(partition, windowStartMs, series, counts, merged);
                 }
               }
 
               @Override
-              public void clientPause(long windowStartMs, long pauseMaxUs) {
+              public void windowHealth(long windowStartMs, long pauseMaxUs, long lagMaxUs) {
                 synchronized (merger) {
-                  merger.clientPause(partition, windowStartMs, pauseMaxUs);
+                  merger.windowHealth(partition, windowStartMs, pauseMaxUs, lagMaxUs);
                 }
               }
 
@@ -241,9 +237,9 @@ public final class OfflineStats {
       }
 
       private void apply(ArchivedRecord record) {
-        TokenEvent event;
+        DecodedEvent event;
         try {
-          event = decode(record);
+          event = decoder.decode(record.keyBytes(), record.valueBytes());
         } catch (TokenEventFormatException e) {
           problems.accept("line " + record.line() + ": " + e.getMessage());
           return;
@@ -264,26 +260,28 @@ public final class OfflineStats {
     private final Consumer<String> problems;
     private long events;
     private final PartitionStage stage;
-    private final WindowMerger merger = new WindowMerger(1, new MapState(), new MapState());
+    private final WindowMerger merger;
     private final Stage1Output output;
+    private final TokenEventDecoder decoder = new TokenEventDecoder();
     private long lastTsMs = Long.MIN_VALUE;
 
     /** {@code problems} hears about each event the logic could not process. */
     public Session(StageSettings settings, Consumer<String> problems) {
       this.problems = problems;
-      stage = new PartitionStage(settings, new MapState(), new MapState(), new MapState());
+      stage = new PartitionStage(settings, false);
+      merger = new WindowMerger(1, settings.windowMs(), settings.clientLagThresholdUs());
       merger.open("the file");
       MergeOutput merged = (summary, json) -> summaries.add(summary);
       output =
           new Stage1Output() {
             @Override
-            public void partial(WindowSummary partial) {
-              merger.partial(0, partial, merged);
+            public void partial(long windowStartMs, SeriesName series, WindowCounts counts) {
+              merger.partial(0, windowStartMs, series, counts, merged);
             }
 
             @Override
-            public void clientPause(long windowStartMs, long pauseMaxUs) {
-              merger.clientPause(0, windowStartMs, pauseMaxUs);
+            public void windowHealth(long windowStartMs, long pauseMaxUs, long lagMaxUs) {
+              merger.windowHealth(0, windowStartMs, pauseMaxUs, lagMaxUs);
             }
 
             @Override
@@ -299,8 +297,15 @@ public final class OfflineStats {
     }
 
     /** Applies the next event, read from line {@code line} of a file. */
-    public void add(TokenEvent event, long line) {
+    public void add(TokenEvent value, long line) {
       events++;
+      DecodedEvent event;
+      try {
+        event = decoder.decode(value);
+      } catch (TokenEventFormatException e) {
+        problems.accept("line " + line + ": " + e.getMessage());
+        return;
+      }
       try {
         stage.onEvent(event, output);
       } catch (RuntimeException e) {

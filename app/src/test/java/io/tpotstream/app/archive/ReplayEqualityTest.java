@@ -65,7 +65,8 @@ class ReplayEqualityTest {
               "concurrency", "6",
               "total_requests", Integer.toString(REQUESTS_PER_MODEL),
               "max_tokens", "60",
-              "api_key", "k");
+              "api_key", "k",
+              "warmup", "0");
       run =
           Producer.start(
                   ConfigLoader.load(null, overrides, Map.of(), w -> {}),

@@ -59,7 +59,8 @@ public final class ConfigLoader {
           "run_id",
           "stop_grace",
           "proxy",
-          "anthropic_version");
+          "anthropic_version",
+          "warmup");
 
   static final String DEFAULT_PROMPT =
       "Write a long, detailed story about a lighthouse keeper who finds a message in a bottle.";
@@ -261,7 +262,8 @@ public final class ConfigLoader {
         runId,
         stopGrace,
         proxy,
-        anthropicVersion);
+        anthropicVersion,
+        has(root, "warmup") ? Warmup.parse("warmup", text(root, "warmup")) : Warmup.DEFAULT);
   }
 
   /**

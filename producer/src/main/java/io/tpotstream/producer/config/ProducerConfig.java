@@ -24,6 +24,7 @@ import java.util.SortedMap;
  * @param labels labels on every event, {@code concurrency} included
  * @param extraBody merged into each request body (null values remove keys)
  * @param stopGrace how long in-flight requests may finish after a stop before they are cancelled
+ * @param warmup the requests run first and left out of every statistic
  */
 public record ProducerConfig(
     URI apiBase,
@@ -47,7 +48,8 @@ public record ProducerConfig(
     String runId,
     Duration stopGrace,
     ProxySettings proxy,
-    String anthropicVersion) {
+    String anthropicVersion,
+    Warmup warmup) {
 
   /** True for an open-loop run (requests sent at {@code rate}, not as workers free up). */
   public boolean openLoop() {
