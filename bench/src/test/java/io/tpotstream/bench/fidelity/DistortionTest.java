@@ -70,7 +70,7 @@ class DistortionTest {
     GroundTruth truth = new GroundTruth(1, 100, null);
     RequestRecorder sent = truth.begin("r-3", "m", 0);
     for (int seq = 0; seq < 4; seq++) {
-      sent.chunk(seq, seq * 20 * MS, seq * 20 * MS, 1);
+      sent.chunk(seq, 20 * MS, seq * 20 * MS, seq * 20 * MS, 1);
     }
     EventsTopic events = new EventsTopic();
     // gaps of 25, 20 and 35 ms against 20 ms sent: +5 ms at ts 2000, 0, +15 ms at ts 5000
@@ -109,7 +109,7 @@ class DistortionTest {
     GroundTruth truth = new GroundTruth(1, 100, null);
     RequestRecorder sent = truth.begin("py-0", "m", 0);
     for (int seq = 0; seq < 3; seq++) {
-      sent.chunk(seq, seq * 20 * MS, seq * 20 * MS, 1);
+      sent.chunk(seq, 20 * MS, seq * 20 * MS, seq * 20 * MS, 1);
     }
     Distortion d =
         Distortion.ofArrivals(
