@@ -45,6 +45,10 @@ public final class LoadRunner {
   private final ArrayDeque<Due> waiting = new ArrayDeque<>();
   private int running;
   private boolean schedulerDone;
+
+  /** Open-loop requests handed to a loop and not yet admitted there (guarded by admission). */
+  private int dispatched;
+
   private volatile boolean stopping;
   private Thread scheduler;
 
@@ -193,6 +197,10 @@ public final class LoadRunner {
       }
       issued.incrementAndGet();
       Due due = new Due(index, spec);
+      synchronized (admission) {
+        // on its way to a loop: the run is not done before it is admitted or counted as not sent
+        dispatched++;
+      }
       lanes.lane(index).context().runOnContext(v -> admit(due));
       double gap =
           config.arrival() == Arrival.POISSON
@@ -215,6 +223,7 @@ public final class LoadRunner {
 
   private void admit(Due due) {
     synchronized (admission) {
+      dispatched--;
       if (stopping) {
         notSent.incrementAndGet();
         maybeDone();
@@ -255,7 +264,7 @@ public final class LoadRunner {
 
   /** Completes the run once the scheduler ended and nothing runs or waits; holds admission. */
   private void maybeDone() {
-    if ((schedulerDone || stopping) && running == 0 && waiting.isEmpty()) {
+    if ((schedulerDone || stopping) && dispatched == 0 && running == 0 && waiting.isEmpty()) {
       done.complete(null);
     }
   }

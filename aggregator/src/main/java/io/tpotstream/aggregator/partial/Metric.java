@@ -1,4 +1,4 @@
-package io.tpotstream.aggregator.stage;
+package io.tpotstream.aggregator.partial;
 
 import io.tpotstream.common.stats.LatencyHistogram;
 import io.tpotstream.common.summary.WindowStats;
@@ -12,11 +12,7 @@ public enum Metric {
   SCHEDULE_LAG,
   TTFT_FROM_INTENDED;
 
-  private static final Metric[] VALUES = values();
-
-  static Metric ofCode(int code) {
-    return VALUES[code];
-  }
+  static final Metric[] VALUES = values();
 
   /** The histogram of {@code stats} this metric records into. */
   LatencyHistogram of(WindowStats stats) {
