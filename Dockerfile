@@ -11,6 +11,7 @@ COPY broker broker
 COPY testkit testkit
 COPY simulator simulator
 COPY producer producer
+COPY proxy proxy
 COPY aggregator aggregator
 COPY sink sink
 COPY bench bench

@@ -32,19 +32,23 @@ final class AggregateCommand implements Callable<Integer> {
   @Mixin KafkaOptions kafkaOptions;
 
   @Option(
-      names = "--input",
+      names = {"--topic", "--input"},
       defaultValue = Topics.TOKEN_EVENTS,
-      description = "Token events topic (default: ${DEFAULT-VALUE}).")
+      description =
+          "Token events topic, --topic as in produce, export and replay (default:"
+              + " ${DEFAULT-VALUE}).")
   String input;
 
   @Option(
-      names = "--output",
+      names = {"--summaries-topic", "--output"},
       defaultValue = Topics.WINDOW_SUMMARIES,
-      description = "Window summaries topic, created when missing (default: ${DEFAULT-VALUE}).")
+      description =
+          "Window summaries topic, created when missing, --summaries-topic as in sink and report"
+              + " (default: ${DEFAULT-VALUE}).")
   String output;
 
   @Option(
-      names = "--dead-letter",
+      names = {"--dead-letter-topic", "--dead-letter"},
       defaultValue = Topics.DEAD_LETTER,
       description = "Where records that are not token events go (default: ${DEFAULT-VALUE}).")
   String deadLetter;

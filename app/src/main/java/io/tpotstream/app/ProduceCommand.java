@@ -2,6 +2,7 @@ package io.tpotstream.app;
 
 import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.common.progress.Progress;
 import io.tpotstream.producer.Producer;
 import io.tpotstream.producer.ProducerRun;
 import io.tpotstream.producer.RunResult;
@@ -16,9 +17,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -103,8 +101,15 @@ final class ProduceCommand implements Callable<Integer> {
   @Option(
       names = "--progress-interval",
       defaultValue = "5s",
-      description = "How often to print the progress line (default: ${DEFAULT-VALUE}; 0 = never).")
+      description =
+          "How often to print the progress line when stderr is not a terminal (a terminal shows"
+              + " it live) (default: ${DEFAULT-VALUE}; 0 = never).")
   String progressInterval;
+
+  @Option(
+      names = {"-q", "--quiet"},
+      description = "No progress line (the table at the end still prints).")
+  boolean quiet;
 
   @Override
   public Integer call() throws Exception {
@@ -143,41 +148,37 @@ final class ProduceCommand implements Callable<Integer> {
             out.flush();
           }
         });
-    ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(daemon());
     long everyMs =
         progressInterval.equals("0")
             ? 0
             : Durations.parse("--progress-interval", progressInterval, false).toMillis();
-    if (everyMs > 0) {
-      ticker.scheduleAtFixedRate(
-          () -> {
-            err.println(ResultTable.progressLine(run.progress()));
-            err.flush();
-          },
-          everyMs,
-          everyMs,
-          TimeUnit.MILLISECONDS);
-    }
     RunResult result;
-    try {
+    try (Progress progress =
+        Progress.start(
+            "produce",
+            everyMs == 0 ? Progress.Mode.QUIET : Progress.Mode.auto(quiet),
+            err,
+            Duration.ofMillis(Math.max(1, everyMs)))) {
+      io.tpotstream.producer.Progress first = run.progress();
+      progress.phase(
+          first.planned() >= 0 ? "" : "running", "requests", Math.max(-1, first.planned()));
+      progress.refresh(
+          () -> {
+            io.tpotstream.producer.Progress now = run.progress();
+            progress.set(now.finished());
+            if (now.planned() < 0 && now.duration() != null) {
+              progress.fraction(now.elapsed().toMillis(), now.duration().toMillis());
+            }
+            progress.detail(() -> ResultTable.progressDetail(now));
+          });
       result = run.result().join();
     } catch (CompletionException e) {
       throw e.getCause() instanceof Exception cause ? cause : e;
-    } finally {
-      ticker.shutdownNow();
     }
     if (printed.compareAndSet(false, true)) {
       out.print(ResultTable.format(result));
       out.flush();
     }
     return 0;
-  }
-
-  private static java.util.concurrent.ThreadFactory daemon() {
-    return r -> {
-      Thread t = new Thread(r, "tpot-progress");
-      t.setDaemon(true);
-      return t;
-    };
   }
 }

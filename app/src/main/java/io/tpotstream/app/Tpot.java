@@ -14,6 +14,7 @@ import picocli.CommandLine.Command;
       DemoCommand.class,
       RunCommand.class,
       ProduceCommand.class,
+      ProxyCommand.class,
       AggregateCommand.class,
       SinkCommand.class,
       SimulateCommand.class,

@@ -191,6 +191,44 @@ class StatsCommandTest {
   }
 
   @Test
+  void theArchiveIsNamedTheSameWayInEveryCommand() throws Exception {
+    Path file = exportFile(events());
+    Run positional = tpot("stats", file.toString(), "--format", "json", "-q");
+    Run option = tpot("stats", "--file", file.toString(), "--format", "json", "--quiet");
+    assertEquals(0, option.exit(), option.err());
+    assertEquals(positional.out(), option.out());
+    assertEquals(
+        "tpot stats: two files given (a.jsonl and b.jsonl): name the archive once, with --file or"
+            + " as the argument",
+        tpot("stats", "--file", "a.jsonl", "b.jsonl").err().strip());
+    assertEquals(
+        "tpot export: no archive file: tpot export --file FILE (or tpot export FILE)",
+        tpot("export", "--bootstrap-server", "127.0.0.1:1").err().strip());
+    assertEquals(
+        "tpot stats: --to 1000 is not after --from 2000: the range would be empty",
+        tpot("stats", file.toString(), "--from", "2000", "--to", "1000").err().strip());
+  }
+
+  @Test
+  void aTimeRangeLimitsTheEventsLikeExportsRange() throws Exception {
+    List<TokenEvent> events = events();
+    Path file = exportFile(events);
+    // the first request only: its events are in [T0+10, T0+300]; the final heartbeat is out
+    Run run =
+        tpot(
+            "stats",
+            file.toString(),
+            "--from",
+            Long.toString(T0),
+            "--to",
+            "2023-11-14T22:13:20.301Z",
+            "--format",
+            "json");
+    assertEquals(0, run.exit(), run.err());
+    assertTrue(run.err().contains((events.size() - 1) + " events"), run.err());
+  }
+
+  @Test
   void recordsTheAggregatorSendsToTheDeadLettersAreReportedAndSkipped() throws Exception {
     List<TokenEvent> events = events();
     List<String> lines = new ArrayList<>();

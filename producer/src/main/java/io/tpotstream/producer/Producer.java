@@ -192,7 +192,8 @@ public final class Producer {
     return "closed loop, concurrency " + config.concurrency() + ", " + bound;
   }
 
-  private static String newProducerId() {
+  /** A new producer id: host, process id and a random suffix (the proxy takes one too). */
+  public static String newProducerId() {
     String host;
     try {
       host = InetAddress.getLocalHost().getHostName();

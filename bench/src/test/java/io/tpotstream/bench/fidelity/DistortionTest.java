@@ -18,7 +18,7 @@ class DistortionTest {
     RequestRecorder sent = truth.begin("r-1", "m", 0);
     long[] sentNs = {100 * MS, 120 * MS, 140 * MS, 160 * MS};
     for (int seq = 0; seq < sentNs.length; seq++) {
-      sent.chunk(seq, sentNs[seq], sentNs[seq], 1);
+      sent.chunk(seq, 20 * MS, sentNs[seq], sentNs[seq], 1);
     }
     EventsTopic events = new EventsTopic();
     // measured gaps 20.1, 19.9 and 20.3 ms against 20 ms sent: +0.1, -0.1, +0.3 ms
@@ -47,7 +47,7 @@ class DistortionTest {
     GroundTruth truth = new GroundTruth(1, 100, null);
     RequestRecorder sent = truth.begin("r-2", "m", 0);
     for (int seq = 0; seq < 4; seq++) {
-      sent.chunk(seq, seq * 20 * MS, seq * 20 * MS, 1);
+      sent.chunk(seq, 20 * MS, seq * 20 * MS, seq * 20 * MS, 1);
     }
     EventsTopic events = new EventsTopic();
     events.add(token("r-2", 0, 0));
@@ -70,7 +70,7 @@ class DistortionTest {
     GroundTruth truth = new GroundTruth(1, 100, null);
     RequestRecorder sent = truth.begin("r-3", "m", 0);
     for (int seq = 0; seq < 4; seq++) {
-      sent.chunk(seq, seq * 20 * MS, seq * 20 * MS, 1);
+      sent.chunk(seq, 20 * MS, seq * 20 * MS, seq * 20 * MS, 1);
     }
     EventsTopic events = new EventsTopic();
     // gaps of 25, 20 and 35 ms against 20 ms sent: +5 ms at ts 2000, 0, +15 ms at ts 5000
@@ -109,7 +109,7 @@ class DistortionTest {
     GroundTruth truth = new GroundTruth(1, 100, null);
     RequestRecorder sent = truth.begin("py-0", "m", 0);
     for (int seq = 0; seq < 3; seq++) {
-      sent.chunk(seq, seq * 20 * MS, seq * 20 * MS, 1);
+      sent.chunk(seq, 20 * MS, seq * 20 * MS, seq * 20 * MS, 1);
     }
     Distortion d =
         Distortion.ofArrivals(

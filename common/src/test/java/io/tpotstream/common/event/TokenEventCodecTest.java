@@ -107,6 +107,22 @@ class TokenEventCodecTest {
   }
 
   @Test
+  void aDroppingProducersHeartbeatSaysHowManyEventsItDropped() {
+    TokenEvent heartbeat =
+        TokenEvent.heartbeat(2_000L, "r", "p", 1_800L, false, 3L, 4L, 5L)
+            .withSource("proxy")
+            .withDroppedEvents(12L);
+    String json = TokenEventCodec.encodeToString(heartbeat);
+    assertEquals(
+        "{\"type\":\"heartbeat\",\"v\":1,\"ts\":2000,\"runId\":\"r\",\"producerId\":\"p\","
+            + "\"watermark\":1800,\"clientPauseMaxUs\":3,\"loopLagMaxUs\":4,\"coalescedChunks\":5,"
+            + "\"source\":\"proxy\",\"droppedEvents\":12}",
+        json);
+    assertEquals(heartbeat, TokenEventCodec.decode(json));
+    assertEquals(12L, heartbeat.withTs(2_500L).droppedEvents());
+  }
+
+  @Test
   void everyEventTypeRoundTrips() {
     for (TokenEvent event : oneOfEachType()) {
       byte[] bytes = TokenEventCodec.encode(event);

@@ -14,7 +14,7 @@ import io.vertx.core.http.impl.HttpClientConnectionInternal;
  * came out of one read (coalesced): their gap says nothing about the server. One per connection,
  * written and read on the connection's event loop only.
  */
-final class ArrivalStamp extends ChannelInboundHandlerAdapter {
+public final class ArrivalStamp extends ChannelInboundHandlerAdapter {
   static final String NAME = "tpot-arrival";
 
   /** When the last read returned (System.nanoTime()). */
@@ -22,6 +22,16 @@ final class ArrivalStamp extends ChannelInboundHandlerAdapter {
 
   /** Reads so far on this connection. */
   long reads;
+
+  /** When the last read returned (System.nanoTime()). */
+  public long lastReadNs() {
+    return lastReadNs;
+  }
+
+  /** Reads so far on this connection. */
+  public long reads() {
+    return reads;
+  }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -35,7 +45,7 @@ final class ArrivalStamp extends ChannelInboundHandlerAdapter {
    * the connection is not a Netty one on the calling event loop (then callers stamp reads
    * themselves, later and without read numbers).
    */
-  static ArrivalStamp of(HttpConnection connection) {
+  public static ArrivalStamp of(HttpConnection connection) {
     if (!(connection instanceof HttpClientConnectionInternal internal)) {
       return null;
     }

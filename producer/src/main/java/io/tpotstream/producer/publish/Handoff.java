@@ -72,7 +72,7 @@ public final class Handoff {
     try {
       seq = ring.tryNext();
     } catch (InsufficientCapacityException e) {
-      full();
+      full(request);
       return;
     }
     Slot s = ring.get(seq);
@@ -90,7 +90,7 @@ public final class Handoff {
     try {
       seq = ring.tryNext();
     } catch (InsufficientCapacityException e) {
-      full();
+      full(request);
       return;
     }
     Slot s = ring.get(seq);
@@ -122,7 +122,7 @@ public final class Handoff {
     try {
       seq = ring.tryNext();
     } catch (InsufficientCapacityException e) {
-      full();
+      full(null);
       return;
     }
     Slot s = ring.get(seq);
@@ -138,7 +138,7 @@ public final class Handoff {
     try {
       seq = ring.tryNext();
     } catch (InsufficientCapacityException e) {
-      full();
+      full(request);
       return;
     }
     Slot s = ring.get(seq);
@@ -149,7 +149,11 @@ public final class Handoff {
     ring.publish(seq);
   }
 
-  private void full() {
+  private void full(RequestRecord request) {
+    if (request != null) {
+      // the rest of this request is dropped with it (a dropping publisher goes on)
+      request.dropped = true;
+    }
     onFull.accept(lost.incrementAndGet());
   }
 }

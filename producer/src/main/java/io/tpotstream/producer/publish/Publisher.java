@@ -51,6 +51,12 @@ import org.slf4j.LoggerFactory;
  * when the broker returns; the idempotent client retries what it had taken without duplicates. Only
  * a full outage buffer, an outage longer than {@code delivery.timeout.ms} or a record Kafka rejects
  * for good stops the run, with the number of events at risk.
+ *
+ * <p>A dropping publisher ({@link #openDropping}, the proxy's) never stops for Kafka, because the
+ * traffic it measures is not its own to stop: it serves before Kafka is reachable (connecting in
+ * the background), rides out outages of any length, and when the hand-off or the outage buffer is
+ * full it drops the request's remaining events and counts them ({@link #dropped()}, and {@code
+ * droppedEvents} on its heartbeats).
  */
 public final class Publisher {
   /** How far behind "now" a periodic watermark is (an event is queued µs after its timestamp). */
@@ -68,6 +74,8 @@ public final class Publisher {
   private static final long OUTAGE_REPORT_NS = TimeUnit.SECONDS.toNanos(10);
   private static final int POLL_BATCH = 4096;
   private static final int SEND_BATCH = 8192;
+  private static final long CONNECT_RETRY_NS = TimeUnit.SECONDS.toNanos(5);
+  private static final long DROP_REPORT_NS = TimeUnit.SECONDS.toNanos(60);
   private static final Logger LOG = LoggerFactory.getLogger(Publisher.class);
 
   private final KafkaSettings settings;
@@ -80,8 +88,10 @@ public final class Publisher {
   private final Handoff handoff;
   private final Recorder recorder;
   private final KafkaProducer<byte[], byte[]> kafka;
-  private final List<Integer> partitions;
+  private volatile List<Integer> partitions;
   private final long deliveryTimeoutNs;
+  private final boolean dropping;
+  private final AtomicLong dropped = new AtomicLong();
   private final HeldEvents held;
   private final Thread thread;
   private final CompletableFuture<Void> finished = new CompletableFuture<>();
@@ -112,6 +122,13 @@ public final class Publisher {
   private long outages;
   private long longestOutageNs;
 
+  // a dropping publisher: reaching Kafka in the background, and giving up on it at the end
+  private volatile boolean connected = true;
+  private CompletableFuture<Integer> connecting;
+  private long nextConnectNs;
+  private long lastDropReportNs;
+  private long giveUpNs = Long.MAX_VALUE;
+
   private final Callback eventAck = this::onEventAck;
   private final Callback heartbeatAck = this::onHeartbeatAck;
 
@@ -126,7 +143,8 @@ public final class Publisher {
       Recorder recorder,
       KafkaProducer<byte[], byte[]> kafka,
       List<Integer> partitions,
-      long deliveryTimeoutMs) {
+      long deliveryTimeoutMs,
+      boolean dropping) {
     this.settings = settings;
     this.runId = runId;
     this.producerId = producerId;
@@ -139,9 +157,18 @@ public final class Publisher {
     this.kafka = kafka;
     this.partitions = partitions;
     this.deliveryTimeoutNs = TimeUnit.MILLISECONDS.toNanos(deliveryTimeoutMs);
+    this.dropping = dropping;
     this.held = new HeldEvents(settings.outageBuffer());
     this.thread = new Thread(this::loop, "tpot-publisher");
     this.thread.setDaemon(true);
+    if (dropping) {
+      handoff.onFull(
+          lost -> {
+            dropped.incrementAndGet();
+            reportDrops("the hand-off from the event loops is full (the publisher fell behind)");
+          });
+      return;
+    }
     handoff.onFull(
         lost ->
             fail(
@@ -215,7 +242,8 @@ public final class Publisher {
               recorder,
               kafka,
               partitions,
-              deliveryTimeoutMs);
+              deliveryTimeoutMs,
+              false);
       publisher.sendStartHeartbeats();
     } catch (RuntimeException e) {
       kafka.close(Duration.ZERO);
@@ -226,6 +254,55 @@ public final class Publisher {
     }
     publisher.thread.start();
     return publisher;
+  }
+
+  /**
+   * A publisher that drops rather than waits or stops (the proxy's): it returns at once, whether
+   * Kafka is reachable or not. Until it has reached Kafka (it tries every 5 s) and during any
+   * outage, events are held in the outage buffer; when the buffer or the hand-off is full, the
+   * request concerned has its remaining events dropped and counted. Kafka errors are logged and
+   * counted as drops, never fatal.
+   */
+  public static Publisher openDropping(
+      KafkaSettings settings,
+      String runId,
+      String producerId,
+      AnchoredClock clock,
+      PauseMeter pauseMeter,
+      LongSupplier loopLag,
+      Handoff handoff,
+      Recorder recorder) {
+    Properties props = producerProperties(settings, producerId);
+    KafkaProducer<byte[], byte[]> kafka = new KafkaProducer<>(props);
+    long deliveryTimeoutMs =
+        Long.parseLong(props.getProperty(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG));
+    Publisher publisher =
+        new Publisher(
+            settings,
+            runId,
+            producerId,
+            clock,
+            pauseMeter,
+            loopLag,
+            handoff,
+            recorder,
+            kafka,
+            List.of(),
+            deliveryTimeoutMs,
+            true);
+    publisher.connected = false;
+    publisher.thread.start();
+    return publisher;
+  }
+
+  /** True once the publisher has reached Kafka (always, for one that does not drop). */
+  public boolean connected() {
+    return connected;
+  }
+
+  /** Events dropped so far (a dropping publisher; a lost hand-off entry counts as one). */
+  public long dropped() {
+    return dropped.get();
   }
 
   /** Called once, from the thread that saw it, when the run must stop because of Kafka. */
@@ -319,6 +396,9 @@ public final class Publisher {
         boolean wasClosing = closing;
         int taken = poll();
         long now = System.nanoTime();
+        if (!connected) {
+          connect(now);
+        }
         if (now >= nextHeartbeatNs) {
           heartbeat(false);
           nextHeartbeatNs = Math.max(nextHeartbeatNs + HEARTBEAT_INTERVAL_NS, now);
@@ -332,14 +412,33 @@ public final class Publisher {
           LockSupport.parkNanos(PARK_NS);
         }
       }
-      // every request has ended: send what is held, whatever the wait for Kafka, then the finals
+      // every request has ended: send what is held, whatever the wait for Kafka (a dropping
+      // publisher waits at most the setup timeout), then the finals
+      if (dropping) {
+        giveUpNs = System.nanoTime() + settings.setupTimeout().toNanos();
+      }
       while (failure.get() == null && !held.isEmpty()) {
         long now = System.nanoTime();
+        if (!connected || now > giveUpNs) {
+          dropHeld();
+          break;
+        }
         int sent = sendHeld(now);
         watchOutage(now);
         if (sent == 0) {
           LockSupport.parkNanos(PARK_NS);
         }
+      }
+      if (dropping && (!connected || outageSinceNs != 0 || !held.isEmpty())) {
+        // Kafka is away: no final heartbeat can go, and a flush would wait for it
+        dropHeld();
+        dropped.addAndGet(Math.max(0, sentEvents.get() - ackedEvents.get()));
+        LOG.warn(
+            "stopping while Kafka at {} is unreachable: {} events dropped in all; no final"
+                + " heartbeat sent",
+            settings.bootstrapServers(),
+            dropped.get());
+        return;
       }
       if (failure.get() == null) {
         kafka.flush();
@@ -347,7 +446,9 @@ public final class Publisher {
         sendFinalHeartbeats();
         kafka.flush();
       }
-      if (failure.get() == null && ackedEvents.get() < sentEvents.get()) {
+      if (dropping && ackedEvents.get() < sentEvents.get()) {
+        dropped.addAndGet(sentEvents.get() - ackedEvents.get());
+      } else if (failure.get() == null && ackedEvents.get() < sentEvents.get()) {
         fail(
             new PublishException(
                 "Kafka did not acknowledge "
@@ -361,7 +462,8 @@ public final class Publisher {
     } catch (RuntimeException e) {
       fail(new PublishException(kafkaFailed(e), e));
     } finally {
-      kafka.close(Duration.ofSeconds(failure.get() == null ? 30 : 0));
+      boolean away = dropping && (!connected || outageSinceNs != 0);
+      kafka.close(Duration.ofSeconds(failure.get() == null && !away ? 30 : 0));
       PublishException failed = failure.get();
       if (failed == null) {
         finished.complete(null);
@@ -400,12 +502,27 @@ public final class Publisher {
 
   /** Holds an event (start, end, error, heartbeat, or one handed over whole) for sending. */
   void append(TokenEvent event) {
+    append(null, event);
+  }
+
+  /** Holds an event of {@code request} (null for none) for sending. */
+  void append(RequestRecord request, TokenEvent event) {
+    if (dropping && request != null && request.dropped) {
+      dropped.incrementAndGet();
+      return;
+    }
     TokenEvent e = event;
     if (e.type() != EventType.HEARTBEAT && e.ts() < watermarkMs) {
       lateAtSource.incrementAndGet();
       e = e.withTs(watermarkMs);
     }
     if (!held.offer(e)) {
+      if (dropping) {
+        if (e.type() != EventType.HEARTBEAT) {
+          dropFrom(request);
+        }
+        return;
+      }
       bufferFull();
     }
   }
@@ -419,14 +536,102 @@ public final class Publisher {
       int tokens,
       TokenKind kind,
       boolean coalesced) {
+    if (dropping && request.dropped) {
+      dropped.incrementAndGet();
+      return;
+    }
     long at = ts;
     if (at < watermarkMs) {
       lateAtSource.incrementAndGet();
       at = watermarkMs;
     }
     if (!held.offerToken(request, at, elapsedNs, seq, tokens, kind, coalesced)) {
+      if (dropping) {
+        dropFrom(request);
+        return;
+      }
       bufferFull();
     }
+  }
+
+  /** A dropping publisher could not hold an event of {@code request}: it and the rest go. */
+  private void dropFrom(RequestRecord request) {
+    if (request != null) {
+      request.dropped = true;
+    }
+    dropped.incrementAndGet();
+    reportDrops(
+        String.format(
+            Locale.ROOT,
+            "the outage buffer is full (%,d events held for Kafka at %s)",
+            held.size(),
+            settings.bootstrapServers()));
+  }
+
+  /** Drops whatever is held (a dropping publisher stopping while Kafka is away). */
+  private void dropHeld() {
+    while (!held.isEmpty()) {
+      if (held.headIsToken() || held.headEvent().type() != EventType.HEARTBEAT) {
+        dropped.incrementAndGet();
+      }
+      held.remove();
+    }
+    heldNow.set(0);
+  }
+
+  /** Says, at most once a minute, that events are being dropped and how many so far. */
+  private void reportDrops(String why) {
+    long now = System.nanoTime();
+    if (lastDropReportNs == 0 || now - lastDropReportNs >= DROP_REPORT_NS) {
+      lastDropReportNs = now;
+      LOG.warn(
+          "{}: dropping token events ({} so far); the traffic is not affected", why, dropped.get());
+    }
+  }
+
+  /** A dropping publisher not yet connected: asks for the topic in the background every 5 s. */
+  private void connect(long now) {
+    if (connecting == null) {
+      if (now >= nextConnectNs) {
+        connecting = CompletableFuture.supplyAsync(() -> ensureTopic(settings), Publisher::daemon);
+      }
+      return;
+    }
+    if (!connecting.isDone()) {
+      return;
+    }
+    try {
+      int count = connecting.join();
+      partitions = java.util.stream.IntStream.range(0, count).boxed().toList();
+      connected = true;
+      lastProgressNs = now;
+      LOG.info(
+          "reached Kafka at {}: publishing to {} ({} partitions){}",
+          settings.bootstrapServers(),
+          settings.topic(),
+          count,
+          held.isEmpty() ? "" : ", the " + held.size() + " events held first");
+    } catch (RuntimeException e) {
+      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      if (nextConnectNs == 0) {
+        LOG.warn(
+            "{}; holding the events meanwhile (then dropping them, counted) and trying again"
+                + " every {} s",
+            cause.getMessage(),
+            TimeUnit.NANOSECONDS.toSeconds(CONNECT_RETRY_NS));
+      }
+      nextConnectNs = now + CONNECT_RETRY_NS;
+    } finally {
+      if (connecting != null && connecting.isDone()) {
+        connecting = null;
+      }
+    }
+  }
+
+  private static void daemon(Runnable task) {
+    Thread t = new Thread(task, "tpot-publisher-connect");
+    t.setDaemon(true);
+    t.start();
   }
 
   private void bufferFull() {
@@ -446,7 +651,7 @@ public final class Publisher {
 
   /** Hands held events to Kafka in order until it refuses one; returns how many it took. */
   private int sendHeld(long now) {
-    if (held.isEmpty() || now < retryAtNs) {
+    if (held.isEmpty() || now < retryAtNs || !connected) {
       return 0;
     }
     int n = 0;
@@ -550,6 +755,13 @@ public final class Publisher {
     if (error != null && refusedNow(error)) {
       return;
     }
+    if (error != null && dropping) {
+      ackedEvents.incrementAndGet();
+      ackedRecords.incrementAndGet();
+      dropped.incrementAndGet();
+      reportDrops("Kafka did not take an event (" + error.getClass().getSimpleName() + ")");
+      return;
+    }
     if (error != null) {
       fail(new PublishException(kafkaFailed(error), error));
       return;
@@ -561,6 +773,10 @@ public final class Publisher {
 
   private void onHeartbeatAck(RecordMetadata metadata, Exception error) {
     if (error != null && refusedNow(error)) {
+      return;
+    }
+    if (error != null && dropping) {
+      ackedRecords.incrementAndGet();
       return;
     }
     if (error != null) {
@@ -586,13 +802,18 @@ public final class Publisher {
                 Locale.ROOT,
                 "Kafka at %s has taken nothing for %.1f s (broker down or unreachable?):"
                     + " holding events in the outage buffer while the measurement goes on (%,d"
-                    + " held, room for %,d); the run stops if the buffer fills or the outage"
-                    + " passes delivery.timeout.ms (%d s)",
+                    + " held, room for %,d); %s",
                 settings.bootstrapServers(),
                 stalledNs / 1e9,
                 held.size(),
                 held.capacity(),
-                TimeUnit.NANOSECONDS.toSeconds(deliveryTimeoutNs)));
+                dropping
+                    ? "when it is full, events are dropped and counted"
+                    : String.format(
+                        Locale.ROOT,
+                        "the run stops if the buffer fills or the outage passes"
+                            + " delivery.timeout.ms (%d s)",
+                        TimeUnit.NANOSECONDS.toSeconds(deliveryTimeoutNs))));
       }
       if (backAfterOutage && held.size() < 1000 && outstanding() < 1000) {
         backAfterOutage = false;
@@ -622,7 +843,7 @@ public final class Publisher {
       return;
     }
     longestOutageNs = Math.max(longestOutageNs, outageNs);
-    if (outageNs >= deliveryTimeoutNs) {
+    if (outageNs >= deliveryTimeoutNs && !dropping) {
       fail(
           new PublishException(
               String.format(
@@ -654,7 +875,7 @@ public final class Publisher {
     long now = clock.nowMs();
     long watermark = Math.max(watermarkMs, isFinal ? now : now - WATERMARK_MARGIN_MS);
     watermarkMs = watermark;
-    append(
+    TokenEvent heartbeat =
         TokenEvent.heartbeat(
                 now,
                 runId,
@@ -664,7 +885,8 @@ public final class Publisher {
                 pauseMeter.takeMaxMicros(),
                 loopLag.getAsLong(),
                 recorder == null ? 0L : recorder.takeCoalesced())
-            .withSource(Recorder.SOURCE));
+            .withSource(recorder == null ? Recorder.SOURCE : recorder.source());
+    append(dropping ? heartbeat.withDroppedEvents(dropped.get()) : heartbeat);
   }
 
   private void sendStartHeartbeats() {
@@ -690,7 +912,7 @@ public final class Publisher {
 
   private void sendFinalHeartbeats() {
     heartbeat(true);
-    while (failure.get() == null && !held.isEmpty()) {
+    while (failure.get() == null && !held.isEmpty() && System.nanoTime() < giveUpNs) {
       if (sendHead()) {
         held.remove();
       } else {

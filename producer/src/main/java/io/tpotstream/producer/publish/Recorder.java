@@ -28,6 +28,7 @@ public final class Recorder {
 
   private final String runId;
   private final String producerId;
+  private final String source;
   private final SortedMap<String, String> labels;
   private final AnchoredClock clock;
   private final Duration firstTokenTimeout;
@@ -60,8 +61,37 @@ public final class Recorder {
       String url,
       UnaryOperator<String> redact,
       Consumer<CallOutcome> outcomes) {
+    this(
+        runId,
+        producerId,
+        SOURCE,
+        labels,
+        clock,
+        firstTokenTimeout,
+        idleTimeout,
+        url,
+        redact,
+        outcomes);
+  }
+
+  /**
+   * A recorder whose events carry {@code source} (e.g. {@code proxy}); a request's own labels
+   * ({@link RequestRecord}) win over {@code labels}.
+   */
+  public Recorder(
+      String runId,
+      String producerId,
+      String source,
+      SortedMap<String, String> labels,
+      AnchoredClock clock,
+      Duration firstTokenTimeout,
+      Duration idleTimeout,
+      String url,
+      UnaryOperator<String> redact,
+      Consumer<CallOutcome> outcomes) {
     this.runId = runId;
     this.producerId = producerId;
+    this.source = source;
     this.labels = labels;
     this.clock = clock;
     this.firstTokenTimeout = firstTokenTimeout;
@@ -69,6 +99,11 @@ public final class Recorder {
     this.url = url;
     this.redact = redact;
     this.outcomes = outcomes;
+  }
+
+  /** The {@code source} of this recorder's events. */
+  String source() {
+    return source;
   }
 
   /** Coalesced token chunks since the last call (for a heartbeat). */
@@ -143,16 +178,17 @@ public final class Recorder {
 
   private void start(RequestRecord r, Publisher out) {
     r.template =
-        TokenTemplate.of(runId, r.requestId, r.model, labels, producerId, r.warmup, SOURCE);
+        TokenTemplate.of(runId, r.requestId, r.model, labelsOf(r), producerId, r.warmup, source);
     r.key = r.requestId.getBytes(StandardCharsets.UTF_8);
     out.append(
+        r,
         mark(
             TokenEvent.start(
                 clock.tsMs(r.startNs),
                 runId,
                 r.requestId,
                 r.model,
-                labels,
+                labelsOf(r),
                 r.scheduleLagNs,
                 producerId),
             r));
@@ -256,13 +292,14 @@ public final class Recorder {
 
   private void succeed(RequestRecord r, long atNs, Publisher out) {
     out.append(
+        r,
         mark(
             TokenEvent.end(
                 clock.tsMs(atNs),
                 runId,
                 r.requestId,
                 r.model,
-                labels,
+                labelsOf(r),
                 atNs - r.startNs,
                 r.chunks,
                 r.reader.promptTokens(),
@@ -276,13 +313,14 @@ public final class Recorder {
 
   private void fail(RequestRecord r, long atNs, RequestFailure f, Publisher out) {
     out.append(
+        r,
         mark(
             TokenEvent.error(
                 clock.tsMs(atNs),
                 runId,
                 r.requestId,
                 r.model,
-                labels,
+                labelsOf(r),
                 atNs - r.startNs,
                 r.chunks,
                 f.errorClass().wire(),
@@ -315,8 +353,12 @@ public final class Recorder {
             r.scheduleLagNs));
   }
 
-  private static TokenEvent mark(TokenEvent e, RequestRecord r) {
-    TokenEvent marked = e.withSource(SOURCE);
+  private SortedMap<String, String> labelsOf(RequestRecord r) {
+    return r.labels != null ? r.labels : labels;
+  }
+
+  private TokenEvent mark(TokenEvent e, RequestRecord r) {
+    TokenEvent marked = e.withSource(source);
     return r.warmup ? marked.asWarmup() : marked;
   }
 

@@ -3,6 +3,7 @@ package io.tpotstream.producer.publish;
 import io.tpotstream.common.event.TokenTemplate;
 import io.tpotstream.producer.dialect.StreamReader;
 import io.tpotstream.producer.http.RequestFailure;
+import java.util.SortedMap;
 import java.util.function.IntFunction;
 
 /**
@@ -18,6 +19,13 @@ public final class RequestRecord {
   final Long intendedNs;
   final StreamReader reader;
   final Runnable abort;
+  final SortedMap<String, String> labels;
+
+  /**
+   * Set when an event of this request could not be held (a dropping publisher, Kafka behind): its
+   * later events are dropped too, so that no gap is measured across a missing chunk.
+   */
+  volatile boolean dropped;
 
   // written by the event loop before the hand-off that carries them
   long startNs;
@@ -54,12 +62,28 @@ public final class RequestRecord {
       Long intendedNs,
       StreamReader reader,
       Runnable abort) {
+    this(requestId, model, warmup, intendedNs, reader, abort, null);
+  }
+
+  /**
+   * A request with labels of its own (a proxy's: the route, the operator's named headers), instead
+   * of the recorder's.
+   */
+  public RequestRecord(
+      String requestId,
+      String model,
+      boolean warmup,
+      Long intendedNs,
+      StreamReader reader,
+      Runnable abort,
+      SortedMap<String, String> labels) {
     this.requestId = requestId;
     this.model = model;
     this.warmup = warmup;
     this.intendedNs = intendedNs;
     this.reader = reader;
     this.abort = abort;
+    this.labels = labels;
   }
 
   /** The request start (System.nanoTime()); sets the schedule lag in open loop. */
@@ -79,6 +103,11 @@ public final class RequestRecord {
   /** Why the request failed, given the token chunks the publisher thread counted by then. */
   public void failure(IntFunction<RequestFailure> why) {
     failure = why;
+  }
+
+  /** True when this request's events are being dropped (see {@link Publisher#openDropping}). */
+  public boolean dropped() {
+    return dropped;
   }
 
   /** What the response looked like, for a stream that ended without any event. */

@@ -154,19 +154,10 @@ public final class ResultTable {
     return out.toString();
   }
 
-  /** One progress line: requests done (or time), in flight, errors by class, tokens/s. */
-  public static String progressLine(Progress p) {
-    StringBuilder line = new StringBuilder("progress: ");
-    if (p.planned() >= 0) {
-      line.append(p.finished()).append('/').append(p.planned()).append(" requests");
-    } else {
-      line.append(seconds(p.elapsed().toNanos()));
-      if (p.duration() != null) {
-        line.append(" / ").append(Durations.format(p.duration()));
-      }
-      line.append(", ").append(p.finished()).append(" requests done");
-    }
-    line.append(", ").append(p.inFlight()).append(" in flight");
+  /** What the progress line of {@code tpot produce} adds: in flight, errors by class, tokens/s. */
+  public static String progressDetail(Progress p) {
+    StringBuilder line = new StringBuilder();
+    line.append(p.inFlight()).append(" in flight");
     long errors = p.errors().values().stream().mapToLong(Long::longValue).sum();
     line.append(", ").append(errors).append(errors == 1 ? " error" : " errors");
     if (errors > 0) {
@@ -179,6 +170,22 @@ public final class ResultTable {
     if (p.heldEvents() > 0) {
       line.append(", ").append(p.heldEvents()).append(" events held (Kafka unreachable)");
     }
+    return line.toString();
+  }
+
+  /** One progress line: requests done (or time), in flight, errors by class, tokens/s. */
+  public static String progressLine(Progress p) {
+    StringBuilder line = new StringBuilder("progress: ");
+    if (p.planned() >= 0) {
+      line.append(p.finished()).append('/').append(p.planned()).append(" requests");
+    } else {
+      line.append(seconds(p.elapsed().toNanos()));
+      if (p.duration() != null) {
+        line.append(" / ").append(Durations.format(p.duration()));
+      }
+      line.append(", ").append(p.finished()).append(" requests done");
+    }
+    line.append(", ").append(progressDetail(p));
     return line.toString();
   }
 
