@@ -322,6 +322,7 @@ class MonitoringPipelineTest {
     o.put("duration", "6s");
     o.put("max_tokens", "40");
     o.put("api_key", "demo");
+    o.put("warmup", "0");
     return o;
   }
 

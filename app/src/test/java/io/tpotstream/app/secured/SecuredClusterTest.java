@@ -113,7 +113,7 @@ class SecuredClusterTest {
         file,
         """
         {"base_url": "%s", "api_key": "sim", "models": ["model-a", "model-b"], "concurrency": 4,
-         "total_requests": %d, "max_tokens": 30, "prompt": "hi", "timeout": 30}
+         "total_requests": %d, "max_tokens": 30, "prompt": "hi", "timeout": 30, "warmup": "0"}
         """
             .formatted(simulator.baseUrl(), requests));
     return file;

@@ -73,6 +73,7 @@ public final class KafkaTopics {
                   new NewTopic(topic, Optional.of(partitions), Optional.empty()).configs(configs)))
           .all()
           .get(c.timeout().toMillis(), TimeUnit.MILLISECONDS);
+      awaitLeaders(admin, c, topic, partitions);
       LOG.info(
           "created topic {} with {} partition(s) (replication: the broker's default)",
           topic,
@@ -89,6 +90,35 @@ public final class KafkaTopics {
       Thread.currentThread().interrupt();
       throw new KafkaAccessException("interrupted while creating topic " + topic, e);
     }
+  }
+
+  /**
+   * Waits until every partition of a topic just created has a leader in the broker's metadata, at
+   * most the connection's timeout: an idempotent producer whose first batches meet "not the leader"
+   * on a topic seconds old can retry them out of order (OUT_OF_ORDER_SEQUENCE_NUMBER, retried until
+   * its delivery timeout).
+   */
+  private static void awaitLeaders(Admin admin, KafkaConnection c, String topic, int partitions)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + c.timeout().toNanos();
+    while (System.nanoTime() < deadline) {
+      try {
+        TopicDescription d =
+            admin
+                .describeTopics(List.of(topic))
+                .allTopicNames()
+                .get(c.timeout().toMillis(), TimeUnit.MILLISECONDS)
+                .get(topic);
+        if (d.partitions().size() == partitions
+            && d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+          return;
+        }
+      } catch (ExecutionException | TimeoutException e) {
+        // not described yet: ask again
+      }
+      Thread.sleep(20);
+    }
+    LOG.warn("topic {} was created but not every partition has a leader yet", topic);
   }
 
   /** A topic's partition count and whether it was just created. */
