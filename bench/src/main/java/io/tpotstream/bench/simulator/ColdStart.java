@@ -137,6 +137,9 @@ public final class ColdStart {
           keys.put("total_requests", Integer.toString(REQUESTS));
           keys.put("concurrency", Integer.toString(CONCURRENCY));
           keys.put("max_tokens", Integer.toString(MAX_TOKENS));
+          // no warm-up requests: the simulator's first request is the run's first, as cold as
+          // the Python client's
+          keys.put("warmup", "0");
           List<ProducerChild.RunSpec> runs =
               List.of(new ProducerChild.RunSpec(BenchTopics.unique("bench-s1"), keys));
           try (ChildJvm producer =
