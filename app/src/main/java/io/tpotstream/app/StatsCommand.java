@@ -1,11 +1,11 @@
 package io.tpotstream.app;
 
 import io.tpotstream.aggregator.offline.OfflineStats;
-import io.tpotstream.aggregator.offline.SummaryFormat;
 import io.tpotstream.aggregator.stage.StageSettings;
 import io.tpotstream.common.archive.ArchiveReader;
 import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.summary.WindowSummary;
+import io.tpotstream.sink.record.SummaryFormat;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;

@@ -90,8 +90,8 @@ public final class Pipeline {
             : "Starting the aggregator in a child JVM against Kafka at "
                 + given.describe()
                 + "...");
-    ChildJvm backend =
-        ChildJvm.start(
+    BackendJvm backend =
+        BackendJvm.start(
             Backend.class,
             List.of("-Xmx1g", "-XX:+UseParallelGC"),
             args,
@@ -135,7 +135,7 @@ public final class Pipeline {
               + config.runId()
               + ".");
       return runWith(kafka, names, config);
-    } catch (ChildJvm.ChildFailedException e) {
+    } catch (BackendJvm.ChildFailedException e) {
       throw given == null
           ? new IllegalStateException(e.getMessage(), e)
           : new KafkaAccessException(e.getMessage(), e);

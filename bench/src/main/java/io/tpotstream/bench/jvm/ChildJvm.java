@@ -2,15 +2,13 @@ package io.tpotstream.bench.jvm;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.common.Json;
-import java.io.BufferedReader;
+import io.tpotstream.common.jvm.JavaLauncher;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -38,9 +36,7 @@ public final class ChildJvm implements AutoCloseable {
   private ChildJvm(Process process, Path log) {
     this.process = process;
     this.log = log;
-    this.reader = new Thread(this::readLines, "bench-child-reader");
-    reader.setDaemon(true);
-    reader.start();
+    this.reader = JavaLauncher.readStdout(process, "bench-child-reader", this::readLine);
   }
 
   /** Starts {@code main} with {@code args} in a new JVM; its stderr goes to {@code log}. */
@@ -64,19 +60,10 @@ public final class ChildJvm implements AutoCloseable {
 
   private static ChildJvm start(
       List<String> prefix, Class<?> main, List<String> jvmOptions, List<String> args, Path log) {
-    List<String> command = new ArrayList<>(prefix);
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Djava.awt.headless=true");
-    command.addAll(jvmOptions);
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(main.getName());
-    command.addAll(args);
     try {
       Process p =
-          new ProcessBuilder(command)
+          JavaLauncher.builder(prefix, main, jvmOptions, args)
               .redirectError(ProcessBuilder.Redirect.to(log.toFile()))
-              .redirectInput(ProcessBuilder.Redirect.PIPE)
               .start();
       return new ChildJvm(p, log);
     } catch (IOException e) {
@@ -84,24 +71,19 @@ public final class ChildJvm implements AutoCloseable {
     }
   }
 
-  private void readLines() {
-    try (BufferedReader in =
-        new BufferedReader(
-            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-      String line;
-      while ((line = in.readLine()) != null) {
-        if (!line.startsWith(PREFIX)) {
-          continue;
-        }
-        String rest = line.substring(PREFIX.length());
-        int space = rest.indexOf(' ');
-        if (space > 0) {
-          lines.add(
-              new Line(rest.substring(0, space), Json.MAPPER.readTree(rest.substring(space + 1))));
-        }
+  private void readLine(String line) {
+    if (!line.startsWith(PREFIX)) {
+      return;
+    }
+    String rest = line.substring(PREFIX.length());
+    int space = rest.indexOf(' ');
+    if (space > 0) {
+      try {
+        lines.add(
+            new Line(rest.substring(0, space), Json.MAPPER.readTree(rest.substring(space + 1))));
+      } catch (IOException e) {
+        // not a report line after all: skipped, as any other output
       }
-    } catch (IOException e) {
-      // the child is gone; waitFor reports how it ended
     }
   }
 

@@ -1,13 +1,10 @@
 package io.tpotstream.app.run;
 
-import java.io.BufferedReader;
+import io.tpotstream.common.jvm.JavaLauncher;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -16,57 +13,40 @@ import java.util.function.Consumer;
 
 /**
  * A child JVM on this JVM's classpath, so that the broker's and the aggregator's garbage collection
- * never pauses the producer (DESIGN.md, "Scale"). The child lives as long as its stdin is open:
- * when this JVM exits, for any reason, the pipe closes and the child shuts down by itself.
+ * never pauses the producer (docs/design.md, "Scale"). The child lives as long as its stdin is
+ * open: when this JVM exits, for any reason, the pipe closes and the child shuts down by itself.
  */
-final class ChildJvm implements AutoCloseable {
+final class BackendJvm implements AutoCloseable {
   private final Process process;
   private final OutputStream stdin;
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
 
-  private ChildJvm(Process process, Consumer<String> echo) {
+  private BackendJvm(Process process, Consumer<String> echo) {
     this.process = process;
     this.stdin = process.getOutputStream();
-    Thread reader =
-        new Thread(
-            () -> {
-              try (BufferedReader out =
-                  new BufferedReader(
-                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = out.readLine()) != null) {
-                  lines.add(line);
-                  echo.accept(line);
-                }
-              } catch (IOException e) {
-                // the child is gone; waitFor() tells how it ended
-              }
-            },
-            "child-jvm-stdout");
-    reader.setDaemon(true);
-    reader.start();
+    JavaLauncher.readStdout(
+        process,
+        "child-jvm-stdout",
+        line -> {
+          lines.add(line);
+          echo.accept(line);
+        });
   }
 
   /**
    * Starts {@code mainClass} with {@code args}; its stderr goes to ours, each stdout line to {@code
    * echo} and to {@link #awaitLine}.
    */
-  static ChildJvm start(
+  static BackendJvm start(
       Class<?> mainClass, List<String> jvmArgs, List<String> args, Consumer<String> echo)
       throws IOException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(jvmArgs);
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(mainClass.getName());
-    command.addAll(args);
     ProcessBuilder builder =
-        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+        JavaLauncher.builder(List.of(), mainClass, jvmArgs, args)
+            .redirectError(ProcessBuilder.Redirect.INHERIT);
     // the live view speaks for the child: its own INFO lines would only interleave with it
     builder.environment().putIfAbsent("TPOT_LOG_LEVEL", "WARN");
     Process process = builder.start();
-    ChildJvm child = new ChildJvm(process, echo);
+    BackendJvm child = new BackendJvm(process, echo);
     Runtime.getRuntime().addShutdownHook(new Thread(child::close, "child-jvm-stop"));
     return child;
   }

@@ -1,22 +1,25 @@
-package io.tpotstream.aggregator.offline;
+package io.tpotstream.sink.record;
 
 import io.tpotstream.common.Windows;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
+import io.tpotstream.sink.file.Csv;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-/** How {@code tpot stats} prints summaries. */
+/**
+ * How {@code tpot stats} prints summaries: the table, the aggregator's JSON, or the sink's CSV row
+ * (the same columns and cells as the sink's CSV file).
+ */
 public enum SummaryFormat {
   /** Aligned columns for a terminal. */
   TABLE,
   /** One summary per line, exactly the aggregator's JSON. */
   JSON,
-  /** DESIGN.md's flat sink row, one per series and window, with a header. */
+  /** The sink's flat row ({@link FlatRecord}), one per series and window, with a header. */
   CSV;
 
   /** Parses "table", "json" or "csv". */
@@ -39,65 +42,9 @@ public enum SummaryFormat {
   }
 
   private static void csv(List<WindowSummary> summaries, List<String> groupBy, PrintWriter out) {
-    List<String> header =
-        new ArrayList<>(List.of("window_start", "window_end", "ts", "series", "model"));
-    groupBy.forEach(label -> header.add("label_" + label));
-    header.addAll(
-        List.of(
-            "tpot_count",
-            "tpot_mean_ms",
-            "tpot_p50_ms",
-            "tpot_p90_ms",
-            "tpot_p99_ms",
-            "tpot_p99_9_ms",
-            "tpot_p99_99_ms",
-            "tpot_max_ms",
-            "ttft_p50_ms",
-            "ttft_p90_ms",
-            "ttft_p99_ms",
-            "ttft_max_ms",
-            "request_tpot_p50_ms",
-            "request_tpot_p99_ms",
-            "requests_started",
-            "requests_completed",
-            "requests_failed",
-            "error_rate",
-            "output_tokens",
-            "tokens_per_s",
-            "late_samples"));
-    out.println(String.join(",", header));
+    out.println(Csv.line(FlatRecord.columns(groupBy)));
     for (WindowSummary s : summaries) {
-      List<String> row = new ArrayList<>();
-      row.add(s.windowStart());
-      row.add(s.windowEnd());
-      row.add(Long.toString(s.windowEndMs()));
-      row.add(s.series());
-      row.add(s.model());
-      groupBy.forEach(label -> row.add(s.labels().getOrDefault(label, "")));
-      LatencySummary t = s.tpot();
-      row.add(Long.toString(t.count()));
-      row.add(text(t.meanMs()));
-      row.add(text(t.p50Ms()));
-      row.add(text(t.p90Ms()));
-      row.add(text(t.p99Ms()));
-      row.add(text(t.p999Ms()));
-      row.add(text(t.p9999Ms()));
-      row.add(text(t.maxMs()));
-      LatencySummary f = s.ttft();
-      row.add(text(f.p50Ms()));
-      row.add(text(f.p90Ms()));
-      row.add(text(f.p99Ms()));
-      row.add(text(f.maxMs()));
-      row.add(text(s.requestTpot().p50Ms()));
-      row.add(text(s.requestTpot().p99Ms()));
-      row.add(Long.toString(s.requests().started()));
-      row.add(Long.toString(s.requests().completed()));
-      row.add(Long.toString(s.requests().failed()));
-      row.add(text(s.requests().errorRate()));
-      row.add(Long.toString(s.outputTokens()));
-      row.add(text(s.tokensPerSecond()));
-      row.add(Long.toString(s.lateSamples()));
-      out.println(String.join(",", row.stream().map(SummaryFormat::csvField).toList()));
+      out.println(Csv.line(FlatRecord.of(s).cells(groupBy)));
     }
   }
 
@@ -153,12 +100,5 @@ public enum SummaryFormat {
 
   private static String text(BigDecimal value) {
     return value == null ? "" : value.toPlainString();
-  }
-
-  private static String csvField(String value) {
-    if (value.contains(",") || value.contains("\"") || value.contains("\n")) {
-      return "\"" + value.replace("\"", "\"\"") + "\"";
-    }
-    return value;
   }
 }
