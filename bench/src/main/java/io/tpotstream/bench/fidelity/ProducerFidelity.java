@@ -340,7 +340,7 @@ public final class ProducerFidelity {
             100 * cores / r.costs().cores()));
     long suspect = events.suspectIntervals(Distortion.SUSPECT_THRESHOLD_US);
     report.headline(
-        p.label() + ": client's own lag (loop lag max / coalesced / suspect seconds)",
+        p.label() + ": client's own lag (loop lag max / coalesced / suspect heartbeat intervals)",
         String.format(
             Locale.ROOT,
             "%s / %.1f%% of %s token chunks / %d of %d",

@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * thread. It polls the {@link Handoff} the event loops write to (never woken per event), lets the
  * {@link Recorder} turn each request's SSE bytes into events, holds them in a FIFO ({@link
  * HeldEvents}) in order and hands them to the Kafka client from there, encoding each token event
- * into a reused buffer. It sends a watermark heartbeat to every partition at start and every second
+ * into a reused buffer. It sends a watermark heartbeat to every partition at start and every 250 ms
  * (watermark = now − 200 ms, taken after draining the hand-off), never lets an event below a
  * watermark already sent, and on {@link #finish} flushes and sends the final heartbeat to every
  * partition.
@@ -65,7 +65,12 @@ public final class Publisher {
   /** Events the outage buffer holds by default: a one-minute outage at 1,000 streams × 50/s. */
   public static final long DEFAULT_OUTAGE_BUFFER = 3_000_000;
 
-  static final long HEARTBEAT_INTERVAL_NS = TimeUnit.SECONDS.toNanos(1);
+  /**
+   * Between periodic heartbeats: a window closes at the first heartbeat whose watermark passes its
+   * end, so this plus {@link #WATERMARK_MARGIN_MS} bounds how long a closed window waits (B3).
+   */
+  static final long HEARTBEAT_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(250);
+
   // between polls of the hand-off: events carry their own times, so a few ms of batching costs
   // nothing that is measured and saves the wake-ups (250 a second instead of 1,000)
   private static final long PARK_NS = TimeUnit.MILLISECONDS.toNanos(4);
