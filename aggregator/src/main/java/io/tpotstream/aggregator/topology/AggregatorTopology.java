@@ -116,6 +116,11 @@ public final class AggregatorTopology {
     // a closed window's summary waits for two commits (stage 1's partials, then stage 2's
     // output): 100 ms keeps that short; a commit writes only what changed (see BENCHMARKS.md B1)
     p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "100");
+    // one stream thread per core (at most 4): the input partitions' tasks then run side by side;
+    // B1 measured 1.6x the events/s of one thread on 2 cores (--kafka-config may set another count)
+    p.put(
+        StreamsConfig.NUM_STREAM_THREADS_CONFIG,
+        Integer.toString(Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()))));
     // every task reads one partition: there is never another partition to wait for
     p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, "-1");
     // no global stores; says so instead of warning at every start

@@ -119,8 +119,8 @@ public final class AggregatorThroughput {
           topic,
           w,
           window,
-          "  num.stream.threads=2",
-          Map.of(StreamsConfig.NUM_STREAM_THREADS_CONFIG, "2"));
+          "  num.stream.threads=1",
+          Map.of(StreamsConfig.NUM_STREAM_THREADS_CONFIG, "1"));
       variant(
           env,
           report,
