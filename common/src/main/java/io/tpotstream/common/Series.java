@@ -6,7 +6,8 @@ import java.util.StringJoiner;
 import java.util.TreeMap;
 
 /**
- * The series string (DESIGN.md, "series"): {@code model} or {@code model{k=v,...}}, labels sorted.
+ * The series string (docs/design.md, "series"): {@code model} or {@code model{k=v,...}}, labels
+ * sorted.
  */
 public final class Series {
   private Series() {}

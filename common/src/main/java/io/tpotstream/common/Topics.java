@@ -1,6 +1,8 @@
 package io.tpotstream.common;
 
-/** Default topic names (DESIGN.md, "Topics"); every command can override them or add a prefix. */
+/**
+ * Default topic names (docs/design.md, "Topics"); every command can override them or add a prefix.
+ */
 public final class Topics {
   public static final String TOKEN_EVENTS = "tpot.token-events";
   public static final String WINDOW_SUMMARIES = "tpot.window-summaries";

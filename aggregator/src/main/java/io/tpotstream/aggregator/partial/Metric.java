@@ -3,7 +3,7 @@ package io.tpotstream.aggregator.partial;
 import io.tpotstream.common.stats.LatencyHistogram;
 import io.tpotstream.common.summary.WindowStats;
 
-/** The latency histograms of a window (DESIGN.md, "Window summary"), all in µs. */
+/** The latency histograms of a window (docs/design.md, "Window summary"), all in µs. */
 public enum Metric {
   TPOT,
   TTFT,

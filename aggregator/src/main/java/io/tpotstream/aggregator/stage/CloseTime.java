@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.util.Collection;
 
 /**
- * A partition's close time from its producers' watermarks (DESIGN.md, "Time, windows and
+ * A partition's close time from its producers' watermarks (docs/design.md, "Time, windows and
  * completeness"), as the end of the last window it closes.
  */
 final class CloseTime {

@@ -4,9 +4,9 @@ import io.tpotstream.aggregator.partial.Metric;
 import io.tpotstream.common.event.DecodedEvent;
 
 /**
- * The per-request sample logic (DESIGN.md, "Words"): TPOT gaps from {@code elapsedNs} (a chunk of k
- * tokens gives k samples of gap/k), TTFT, request TPOT, E2E, schedule lag and outcomes. A warm-up
- * request gives none of them, only one {@code warmupRequests} count at its start.
+ * The per-request sample logic (docs/design.md, "Words"): TPOT gaps from {@code elapsedNs} (a chunk
+ * of k tokens gives k samples of gap/k), TTFT, request TPOT, E2E, schedule lag and outcomes. A
+ * warm-up request gives none of them, only one {@code warmupRequests} count at its start.
  */
 final class RequestSamples {
   private RequestSamples() {}

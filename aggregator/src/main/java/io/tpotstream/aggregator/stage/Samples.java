@@ -4,7 +4,7 @@ import io.tpotstream.aggregator.partial.Metric;
 
 /**
  * Where the per-request logic puts what it observed; {@code tsMs} (epoch ms) picks the window, as
- * DESIGN.md's "Which window a sample belongs to" says.
+ * docs/design.md's "Which window a sample belongs to" says.
  */
 interface Samples {
   /**

@@ -19,7 +19,7 @@ import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
 
 /**
- * The two-stage topology of DESIGN.md's "Time, windows and completeness": per input partition,
+ * The two-stage topology of docs/design.md's "Time, windows and completeness": per input partition,
  * samples into partial windows closed by producer watermarks; then one task merging the partials
  * and finalising each window once every partition has closed it.
  */

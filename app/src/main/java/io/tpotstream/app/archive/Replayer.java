@@ -31,9 +31,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.Utils;
 
 /**
- * Publishes an archive again (DESIGN.md, "Replay"): in (ts, original partition, original offset)
- * order, keys and record timestamps kept, each distinct heartbeat (producerId, watermark, final)
- * once to every partition of the target. A new target topic gets {@code retention.ms=-1}.
+ * Publishes an archive again (docs/design.md, "Replay"): in (ts, original partition, original
+ * offset) order, keys and record timestamps kept, each distinct heartbeat (producerId, watermark,
+ * final) once to every partition of the target. A new target topic gets {@code retention.ms=-1}.
  *
  * <p>The archive is read and sorted first ({@link ArchiveReader}, which parses only what the order
  * needs); then one thread hands the records, as the file's bytes, to a producer set for bulk: large

@@ -19,9 +19,9 @@ import java.util.Comparator;
  */
 public final class ArchivedRecord {
   /**
-   * The replay order (DESIGN.md, "Replay"): event {@code ts}, a final heartbeat after every other
-   * event of its millisecond (it says "nothing more from this producer", and the producer sent it
-   * last), then original partition, original offset, and line of the file.
+   * The replay order (docs/design.md, "Replay"): event {@code ts}, a final heartbeat after every
+   * other event of its millisecond (it says "nothing more from this producer", and the producer
+   * sent it last), then original partition, original offset, and line of the file.
    */
   public static final Comparator<ArchivedRecord> REPLAY_ORDER =
       Comparator.comparingLong(ArchivedRecord::ts)

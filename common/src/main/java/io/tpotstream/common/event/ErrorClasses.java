@@ -3,14 +3,14 @@ package io.tpotstream.common.event;
 import java.util.List;
 
 /**
- * The error classes a producer writes in {@code errorClass} (DESIGN.md, "Errors a user meets"), so
- * that readers can show each one from zero before it first happens (a Prometheus counter that
- * appears only with its first error hides that error from {@code rate()}).
+ * The error classes a producer writes in {@code errorClass} (docs/design.md, "Errors a user
+ * meets"), so that readers can show each one from zero before it first happens (a Prometheus
+ * counter that appears only with its first error hides that error from {@code rate()}).
  */
 public final class ErrorClasses {
   private ErrorClasses() {}
 
-  /** Every class the producer knows, in the order DESIGN.md lists them. */
+  /** Every class the producer knows, in the order docs/design.md lists them. */
   public static final List<String> KNOWN =
       List.of(
           "http_401",

@@ -3,7 +3,7 @@ package io.tpotstream.common.event;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 
-/** The kinds of token event (DESIGN.md, "Token event"). */
+/** The kinds of token event (docs/design.md, "Token event"). */
 public enum EventType {
   START("start"),
   TOKEN("token"),

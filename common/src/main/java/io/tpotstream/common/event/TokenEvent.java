@@ -8,9 +8,9 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * One token event, v1 (DESIGN.md, "Token event"). Absent fields are null and omitted from the JSON.
- * {@code ts} is epoch ms from the producer's anchored clock; {@code elapsedNs} is monotonic ns
- * since the request start.
+ * One token event, v1 (docs/design.md, "Token event"). Absent fields are null and omitted from the
+ * JSON. {@code ts} is epoch ms from the producer's anchored clock; {@code elapsedNs} is monotonic
+ * ns since the request start.
  */
 @JsonPropertyOrder({
   "type",

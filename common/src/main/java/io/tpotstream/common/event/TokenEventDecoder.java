@@ -48,7 +48,7 @@ public final class TokenEventDecoder {
     "content".toCharArray(), "reasoning".toCharArray(), "tool".toCharArray()
   };
 
-  // the token event's fields, by position in DESIGN.md's order (a bit each, to see repeats)
+  // the token event's fields, by position in docs/design.md's order (a bit each, to see repeats)
   static final int TYPE = 0;
   static final int V = 1;
   static final int TS = 2;

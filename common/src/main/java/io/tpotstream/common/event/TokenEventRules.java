@@ -1,9 +1,9 @@
 package io.tpotstream.common.event;
 
 /**
- * Which records are token events (DESIGN.md, "Token event"): one rule for every reader of them, the
- * data-binding {@link TokenEventCodec} and the streaming {@link TokenEventDecoder} alike, so that
- * the aggregator's dead letters and the problems offline {@code stats} reports are the same
+ * Which records are token events (docs/design.md, "Token event"): one rule for every reader of
+ * them, the data-binding {@link TokenEventCodec} and the streaming {@link TokenEventDecoder} alike,
+ * so that the aggregator's dead letters and the problems offline {@code stats} reports are the same
  * records.
  */
 final class TokenEventRules {

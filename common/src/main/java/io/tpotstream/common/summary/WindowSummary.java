@@ -8,8 +8,8 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * The aggregator's output for one series and window (DESIGN.md, "Window summary"). Latencies in ms;
- * {@code scheduleLag} and {@code ttftFromIntended} are omitted in closed-loop runs; {@code
+ * The aggregator's output for one series and window (docs/design.md, "Window summary"). Latencies
+ * in ms; {@code scheduleLag} and {@code ttftFromIntended} are omitted in closed-loop runs; {@code
  * clientPauseMaxMs} is the producers' own worst pause seen in the window, when they reported it;
  * {@code clientLagMaxMs} their worst event-loop lag; {@code coalescedGaps} the TPOT samples taken
  * from chunks that arrived in one socket read with the chunk before; {@code clientSuspect} is true

@@ -1,7 +1,8 @@
 package io.tpotstream.producer.http;
 
 /**
- * Why a request failed (DESIGN.md, "Errors a user meets"); {@link #wire()} is the event's value.
+ * Why a request failed (docs/design.md, "Errors a user meets"); {@link #wire()} is the event's
+ * value.
  */
 public enum ErrorClass {
   HTTP_401("http_401"),

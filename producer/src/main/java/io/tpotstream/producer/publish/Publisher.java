@@ -35,7 +35,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one FIFO publisher of a producer (DESIGN.md, "Time, windows and completeness"), on one
+ * The one FIFO publisher of a producer (docs/design.md, "Time, windows and completeness"), on one
  * thread. It polls the {@link Handoff} the event loops write to (never woken per event), lets the
  * {@link Recorder} turn each request's SSE bytes into events, holds them in a FIFO ({@link
  * HeldEvents}) in order and hands them to the Kafka client from there, encoding each token event

@@ -18,11 +18,11 @@ import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
- * The sink's flat record (DESIGN.md, "Sink"): one per series and window, the same fields in the CSV
- * header and in {@code tpot.metrics} JSON. Latencies in ms with three decimals, exactly as the
- * summary carries them. A latency field is null when its histogram had no sample in the window: an
- * empty CSV cell, and a field left out of the JSON; so are the client-health fields a producer did
- * not report.
+ * The sink's flat record (docs/design.md, "Sink"): one per series and window, the same fields in
+ * the CSV header and in {@code tpot.metrics} JSON. Latencies in ms with three decimals, exactly as
+ * the summary carries them. A latency field is null when its histogram had no sample in the window:
+ * an empty CSV cell, and a field left out of the JSON; so are the client-health fields a producer
+ * did not report.
  */
 public record FlatRecord(
     String windowStart,
