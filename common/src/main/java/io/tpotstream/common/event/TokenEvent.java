@@ -338,38 +338,14 @@ public record TokenEvent(
 
   /** This event with another {@code ts} (epoch ms). */
   public TokenEvent withTs(long ts) {
-    return new TokenEvent(
-        type,
-        v,
-        ts,
-        runId,
-        requestId,
-        model,
-        labels,
-        elapsedNs,
-        seq,
-        tokens,
-        kind,
-        promptTokens,
-        completionTokens,
-        finishReason,
-        errorClass,
-        httpStatus,
-        message,
-        scheduleLagNs,
-        malformedChunks,
-        producerId,
-        watermark,
-        isFinal,
-        clientPauseMaxUs,
-        loopLagMaxUs,
-        coalescedChunks,
-        coalesced,
-        warmup,
-        source);
+    return copy(ts, coalesced, warmup, source);
   }
 
   private TokenEvent withFlags(Boolean coalesced, Boolean warmup, String source) {
+    return copy(ts, coalesced, warmup, source);
+  }
+
+  private TokenEvent copy(long ts, Boolean coalesced, Boolean warmup, String source) {
     return new TokenEvent(
         type,
         v,
