@@ -23,6 +23,11 @@ public final class RequestRecords {
 
   private RequestRecords() {}
 
+  /** Told about each request when it is over, with its trace and its record. */
+  public interface Finished {
+    void request(RequestTrace trace, RequestRecord record);
+  }
+
   /**
    * Follows every request in {@code events} (log order) and hands each finished one's record to
    * {@code records} when its end or error event comes; requests still open at the end of the input
@@ -31,6 +36,11 @@ public final class RequestRecords {
    */
   public static void fromEvents(
       Iterable<TokenEvent> events, GoodputLimits goodput, Consumer<RequestRecord> records) {
+    follow(events, goodput, (trace, record) -> records.accept(record));
+  }
+
+  /** As {@link #fromEvents}, handing out each request's trace too (its gaps, for example). */
+  public static void follow(Iterable<TokenEvent> events, GoodputLimits goodput, Finished finished) {
     Map<String, RequestTrace> open = new LinkedHashMap<>();
     LatencyHistogram scratch = new LatencyHistogram();
     for (TokenEvent e : events) {
@@ -42,13 +52,13 @@ public final class RequestRecords {
       if (record != null) {
         open.remove(e.requestId());
         if (!trace.warmup()) {
-          records.accept(record);
+          finished.request(trace, record);
         }
       }
     }
     for (RequestTrace trace : open.values()) {
       if (!trace.warmup()) {
-        records.accept(trace.abandoned(goodput, scratch));
+        finished.request(trace, trace.abandoned(goodput, scratch));
       }
     }
   }

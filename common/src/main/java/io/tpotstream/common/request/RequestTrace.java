@@ -145,6 +145,27 @@ public final class RequestTrace {
     };
   }
 
+  /** Records this request's TPOT samples so far into {@code into}. */
+  public void recordGaps(LatencyHistogram into) {
+    for (int i = 0; i < gaps; i++) {
+      into.recordMicros(gapMicros[i], gapTokens[i]);
+    }
+  }
+
+  /** Its TTFT in µs, or -1 when its first chunk was not seen. */
+  public long ttftMicros() {
+    return ttftNs < 0 ? -1 : RequestRules.micros(ttftNs);
+  }
+
+  /** The model and labels of the request (from its first event that had them). */
+  public String model() {
+    return model;
+  }
+
+  public SortedMap<String, String> labels() {
+    return labels == null ? new TreeMap<>() : labels;
+  }
+
   /** True when one of its events was marked as warm-up (left out of every statistic). */
   public boolean warmup() {
     return warmup;
@@ -185,9 +206,7 @@ public final class RequestTrace {
     BigDecimal max = null;
     if (gaps > 0) {
       scratch.reset();
-      for (int i = 0; i < gaps; i++) {
-        scratch.recordMicros(gapMicros[i], gapTokens[i]);
-      }
+      recordGaps(scratch);
       samples = scratch.count();
       p50 = LatencyHistogram.ms(scratch.percentileMicros(50.0));
       p99 = LatencyHistogram.ms(scratch.percentileMicros(99.0));

@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.Objects;
 import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramIterationValue;
 
 /**
  * The statistics core: latency samples in integer microseconds, 1 µs to 1 h, 3 significant digits
@@ -80,6 +81,32 @@ public final class LatencyHistogram {
   public void reset() {
     histogram.reset();
     clamped = 0;
+  }
+
+  /** The non-empty buckets, ascending. */
+  public SparseHistogram sparse() {
+    int n = 0;
+    for (HistogramIterationValue v : histogram.recordedValues()) {
+      n++;
+    }
+    long[] micros = new long[n];
+    long[] counts = new long[n];
+    int i = 0;
+    for (HistogramIterationValue v : histogram.recordedValues()) {
+      micros[i] = v.getValueIteratedTo();
+      counts[i] = v.getCountAtValueIteratedTo();
+      i++;
+    }
+    return new SparseHistogram(micros, counts);
+  }
+
+  /** Adds the samples of {@code buckets} (made by {@link #sparse()}) to this histogram. */
+  public void add(SparseHistogram buckets) {
+    long[] micros = buckets.micros();
+    long[] counts = buckets.counts();
+    for (int i = 0; i < micros.length; i++) {
+      histogram.recordValueWithCount(micros[i], counts[i]);
+    }
   }
 
   public long count() {
