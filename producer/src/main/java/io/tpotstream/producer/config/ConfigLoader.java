@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.tpotstream.common.Json;
+import io.tpotstream.producer.workload.Traffic;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -60,7 +61,12 @@ public final class ConfigLoader {
           "run_id",
           "stop_grace",
           "proxy",
-          "anthropic_version");
+          "anthropic_version",
+          "dataset",
+          "input_len",
+          "output_len",
+          "schedule",
+          "sweep");
 
   static final String DEFAULT_PROMPT =
       "Write a long, detailed story about a lighthouse keeper who finds a message in a bottle.";
@@ -181,12 +187,20 @@ public final class ConfigLoader {
     ApiKey key = apiKey(root, env, api);
     List<String> models = models(root);
 
+    long seed = has(root, "seed") ? integer(root, "seed") : ThreadLocalRandom.current().nextLong();
+    Traffic traffic =
+        Traffic.bind(
+            root,
+            baseDir,
+            seed,
+            has(root, "prompt") ? text(root, "prompt") : DEFAULT_PROMPT,
+            warnings);
     Double rate = has(root, "rate") ? positiveDouble(root, "rate") : null;
     Integer concurrency;
     if (has(root, "concurrency")) {
       concurrency = positiveInt(root, "concurrency");
     } else {
-      concurrency = rate == null ? DEFAULT_CONCURRENCY : null;
+      concurrency = rate == null && !traffic.openLoop() ? DEFAULT_CONCURRENCY : null;
     }
     int totalRequests =
         has(root, "total_requests") ? positiveInt(root, "total_requests") : DEFAULT_TOTAL_REQUESTS;
@@ -199,16 +213,12 @@ public final class ConfigLoader {
     }
     Arrival arrival =
         has(root, "arrival") ? Arrival.parse(text(root, "arrival")) : Arrival.CONSTANT;
-    long seed = has(root, "seed") ? integer(root, "seed") : ThreadLocalRandom.current().nextLong();
     Duration duration = has(root, "duration") ? duration(root, "duration", true) : null;
-
-    Prompts prompts;
-    if (has(root, "prompts_file")) {
-      Path file = baseDir.resolve(text(root, "prompts_file"));
-      prompts = Prompts.fromFile(file);
-    } else {
-      prompts = Prompts.single(has(root, "prompt") ? text(root, "prompt") : DEFAULT_PROMPT);
+    if (traffic.schedule() != null && traffic.schedule().end() != null) {
+      Duration end = traffic.schedule().end();
+      duration = duration == null || end.compareTo(duration) < 0 ? end : duration;
     }
+    Prompts prompts = Prompts.of(traffic.conversations());
 
     SortedMap<String, String> labels = stringMap(root, "labels");
     labels.put("concurrency", concurrency == null ? "unbounded" : Integer.toString(concurrency));
@@ -264,7 +274,8 @@ public final class ConfigLoader {
         runId,
         stopGrace,
         proxy,
-        anthropicVersion);
+        anthropicVersion,
+        traffic);
   }
 
   /** The API root: {@code base_url} without trailing slashes, with {@code /v1} added if absent. */
