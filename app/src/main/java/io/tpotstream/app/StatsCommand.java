@@ -4,6 +4,9 @@ import io.tpotstream.aggregator.offline.ExportedEvents;
 import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.offline.SummaryFormat;
 import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.common.request.RequestRecords;
+import io.tpotstream.common.request.RequestsFile;
+import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.summary.WindowSummary;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -13,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -82,8 +86,19 @@ final class StatsCommand implements Callable<Integer> {
               + " (default: ${DEFAULT-VALUE}).")
   String format;
 
+  @Option(
+      names = "--requests-out",
+      paramLabel = "FILE",
+      description =
+          "Also write one JSON line per request of the file (the same records as produce"
+              + " --requests-out writes live).")
+  Path requestsOut;
+
+  @Mixin SloOptions sloOptions;
+
   @Override
   public Integer call() throws IOException {
+    SloSpec slo = sloOptions.spec();
     SummaryFormat output = SummaryFormat.of(format);
     if (!Files.isReadable(file)) {
       throw new IllegalArgumentException("cannot read " + file + ": check the path");
@@ -109,6 +124,27 @@ final class StatsCommand implements Callable<Integer> {
             });
     PrintWriter out = spec.commandLine().getOut();
     output.write(summaries, settings.groupBy(), out);
+    if (requestsOut != null) {
+      long[] written = {0};
+      try (RequestsFile file = RequestsFile.create(requestsOut)) {
+        IOException[] failed = {null};
+        RequestRecords.fromEvents(
+            events.stream().map(ExportedEvents.Positioned::event).toList(),
+            slo.goodput(),
+            record -> {
+              try {
+                file.write(record);
+                written[0]++;
+              } catch (IOException e) {
+                failed[0] = e;
+              }
+            });
+        if (failed[0] != null) {
+          throw failed[0];
+        }
+      }
+      err.println("tpot stats: " + written[0] + " request records in " + requestsOut);
+    }
     err.println(
         "tpot stats: "
             + events.size()
