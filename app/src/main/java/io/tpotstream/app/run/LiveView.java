@@ -177,6 +177,16 @@ final class LiveView implements AutoCloseable {
     if (s.clientPauseMaxMs() != null) {
       line.append(", producer pause max ").append(ms(s.clientPauseMaxMs())).append(" ms");
     }
+    if (s.slo() != null) {
+      if (s.slo().goodput() != null) {
+        line.append(", goodput ")
+            .append(s.slo().goodput().movePointRight(2).stripTrailingZeros().toPlainString())
+            .append('%');
+      }
+      if (!s.slo().met()) {
+        line.append("  << SLO MISSED: ").append(s.slo().missedText());
+      }
+    }
     return line.toString();
   }
 

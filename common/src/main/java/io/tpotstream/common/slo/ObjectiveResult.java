@@ -1,7 +1,9 @@
 package io.tpotstream.common.slo;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 
 /**
  * One objective evaluated on one window (or a whole run): its limit and measured value (ms for
@@ -9,4 +11,29 @@ import java.math.BigDecimal;
  * was nothing to measure, which counts as met).
  */
 @JsonPropertyOrder({"name", "limit", "measured", "met"})
-public record ObjectiveResult(String name, BigDecimal limit, BigDecimal measured, boolean met) {}
+public record ObjectiveResult(String name, BigDecimal limit, BigDecimal measured, boolean met) {
+
+  /** As a reader reads it: {@code tpot_p99 62.3 ms > 50 ms}, {@code goodput 81% < 90%}. */
+  public String describe() {
+    boolean goodput = name.equals("goodput");
+    String comparison = met ? (goodput ? " >= " : " <= ") : (goodput ? " < " : " > ");
+    return name + " " + text(measured) + comparison + text(limit);
+  }
+
+  /** A value in this objective's unit: {@code 62.3 ms}, {@code 4.5%}, {@code no data}. */
+  @JsonIgnore
+  String text(BigDecimal value) {
+    if (value == null) {
+      return "no data";
+    }
+    if (!name.equals("goodput") && !name.equals("error_rate")) {
+      return value.stripTrailingZeros().toPlainString() + " ms";
+    }
+    return value
+            .movePointRight(2)
+            .setScale(2, RoundingMode.HALF_EVEN)
+            .stripTrailingZeros()
+            .toPlainString()
+        + "%";
+  }
+}

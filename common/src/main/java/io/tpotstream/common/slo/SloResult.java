@@ -19,6 +19,11 @@ public record SloResult(
     objectives = objectives == null ? List.of() : List.copyOf(objectives);
   }
 
+  /** The missed objectives as one phrase, e.g. {@code tpot_p99 62.3 ms > 50 ms}; empty if none. */
+  public String missedText() {
+    return String.join(", ", missed().stream().map(ObjectiveResult::describe).toList());
+  }
+
   /** The objectives that were not met. */
   public List<ObjectiveResult> missed() {
     return objectives.stream().filter(o -> !o.met()).toList();

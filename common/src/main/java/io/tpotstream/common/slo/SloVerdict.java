@@ -28,16 +28,7 @@ public record SloVerdict(boolean met, String line) {
     String lowestGoodputSeries = null;
     for (Map.Entry<String, SloResult> e : wholeRun.entrySet()) {
       for (ObjectiveResult r : e.getValue().missed()) {
-        Objective o = spec.objective(r.name());
-        missed.add(
-            r.name()
-                + " "
-                + o.text(r.measured())
-                + (o.metric() == SloMetric.GOODPUT ? " < " : " > ")
-                + o.limitText()
-                + " ("
-                + e.getKey()
-                + ")");
+        missed.add(r.describe() + " (" + e.getKey() + ")");
       }
       BigDecimal g = e.getValue().goodput();
       if (g != null && (lowestGoodput == null || g.compareTo(lowestGoodput) < 0)) {
