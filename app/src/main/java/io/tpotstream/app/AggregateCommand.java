@@ -17,6 +17,7 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code tpot aggregate}: token events in, windowed TPOT summaries out, until Ctrl-C. */
@@ -34,6 +35,8 @@ import picocli.CommandLine.Option;
           + " --window or --group-by."
     })
 final class AggregateCommand implements Callable<Integer> {
+  @Mixin SloOptions sloOptions;
+
   @Option(
       names = "--bootstrap-servers",
       description = "Kafka bootstrap servers (default: from --kafka-config, else localhost:9092).")
@@ -124,7 +127,8 @@ final class AggregateCommand implements Callable<Integer> {
       servers = extra.getOrDefault("bootstrap.servers", "localhost:9092");
     }
     StageSettings stage =
-        new StageSettings(window, grace, groupBy, requestTimeout, producerTimeout);
+        new StageSettings(window, grace, groupBy, requestTimeout, producerTimeout)
+            .withSlo(sloOptions.spec());
     AggregatorConfig config =
         AggregatorConfig.defaults(servers)
             .withTopics(input, output, deadLetter)

@@ -7,6 +7,7 @@ import io.tpotstream.aggregator.stage.StageSettings;
 import io.tpotstream.common.request.RequestRecords;
 import io.tpotstream.common.request.RequestsFile;
 import io.tpotstream.common.slo.SloSpec;
+import io.tpotstream.common.slo.SloVerdict;
 import io.tpotstream.common.summary.WindowSummary;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -104,7 +105,7 @@ final class StatsCommand implements Callable<Integer> {
       throw new IllegalArgumentException("cannot read " + file + ": check the path");
     }
     StageSettings settings =
-        new StageSettings(window, grace, groupBy, requestTimeout, producerTimeout);
+        new StageSettings(window, grace, groupBy, requestTimeout, producerTimeout).withSlo(slo);
     PrintWriter err = spec.commandLine().getErr();
     int[] problems = {0};
     List<ExportedEvents.Positioned> events =
@@ -153,7 +154,13 @@ final class StatsCommand implements Callable<Integer> {
             + " lines skipped, "
             + summaries.size()
             + " summaries");
+    if (slo.isEmpty()) {
+      err.flush();
+      return 0;
+    }
+    SloVerdict verdict = SloGate.verdict(slo, summaries);
+    err.println("tpot stats: " + verdict.line());
     err.flush();
-    return 0;
+    return verdict.exitCode();
   }
 }

@@ -1,6 +1,7 @@
 package io.tpotstream.aggregator.merge;
 
 import io.tpotstream.aggregator.state.ByteState;
+import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.summary.WindowStats;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
@@ -30,6 +31,7 @@ public final class WindowMerger {
   private final int partitions;
   private final ByteState merged;
   private final ByteState progress;
+  private final SloSpec slo;
 
   /**
    * @param partitions N, the input topic's partition count
@@ -37,6 +39,12 @@ public final class WindowMerger {
    * @param progress N, each partition's marker, the finalised window end and counters
    */
   public WindowMerger(int partitions, ByteState merged, ByteState progress) {
+    this(partitions, merged, progress, SloSpec.NONE);
+  }
+
+  /** As above, with {@code slo} evaluated on every window it finalises. */
+  public WindowMerger(int partitions, ByteState merged, ByteState progress, SloSpec slo) {
+    this.slo = slo;
     if (partitions < 1) {
       throw new IllegalArgumentException("the input topic must have at least one partition");
     }
@@ -237,9 +245,15 @@ public final class WindowMerger {
             + ")");
   }
 
-  private static WindowSummary toSummary(WindowStats stats, WindowSummary like) {
+  private WindowSummary toSummary(WindowStats stats, WindowSummary like) {
     return stats.toSummary(
-        like.series(), like.model(), like.labels(), like.windowStartMs(), like.windowEndMs());
+        like.series(),
+        like.model(),
+        like.labels(),
+        like.windowStartMs(),
+        like.windowEndMs(),
+        WindowStats.DEFAULT_CLIENT_LAG_THRESHOLD_US,
+        slo);
   }
 
   private static Bytes summaryKey(long windowStartMs, String series) {

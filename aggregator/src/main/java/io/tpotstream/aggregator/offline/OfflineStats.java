@@ -42,7 +42,7 @@ public final class OfflineStats {
     List<WindowSummary> summaries = new ArrayList<>();
     PartitionStage stage =
         new PartitionStage(settings, new MapState(), new MapState(), new MapState());
-    WindowMerger merger = new WindowMerger(1, new MapState(), new MapState());
+    WindowMerger merger = new WindowMerger(1, new MapState(), new MapState(), settings.slo());
     merger.open("the file");
     MergeOutput merged = (summary, json) -> summaries.add(summary);
     Stage1Output output =

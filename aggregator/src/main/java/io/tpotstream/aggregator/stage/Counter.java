@@ -18,7 +18,9 @@ public enum Counter {
   FIRST_CHUNK_TOKENS,
   LATE_SAMPLES,
   /** Latency samples outside the histogram range, clamped on record (logged, not summarised). */
-  CLAMPED;
+  CLAMPED,
+  /** Finished requests that met every {@code --goodput} limit. */
+  GOOD;
 
   private static final Counter[] VALUES = values();
 
@@ -35,6 +37,7 @@ public enum Counter {
       case FIRST_CHUNK_TOKENS -> stats.outputTokens(count);
       case LATE_SAMPLES -> stats.lateSamples(count);
       case CLAMPED -> {}
+      case GOOD -> stats.good(count);
     }
   }
 }

@@ -70,7 +70,7 @@ public final class PartitionStage {
       state = null;
     }
     int series = state != null ? state.series() : seriesOf(event);
-    RequestState next = RequestSamples.apply(state, event, series, scope);
+    RequestState next = RequestSamples.apply(state, event, series, settings.slo().goodput(), scope);
     if (next != null) {
       requests.put(key, next.encode());
     } else if (stored != null) {
@@ -146,7 +146,14 @@ public final class PartitionStage {
         SeriesName name = seriesName(s.getKey());
         out.partial(
             s.getValue()
-                .toSummary(s.getKey(), name.model, name.labels, window.windowStartMs, endMs));
+                .toSummary(
+                    s.getKey(),
+                    name.model,
+                    name.labels,
+                    window.windowStartMs,
+                    endMs,
+                    WindowStats.DEFAULT_CLIENT_LAG_THRESHOLD_US,
+                    settings.slo()));
       }
       if (window.clamped > 0) {
         LOG.warn(

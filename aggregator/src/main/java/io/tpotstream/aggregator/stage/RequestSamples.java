@@ -1,11 +1,14 @@
 package io.tpotstream.aggregator.stage;
 
 import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.request.RequestRules;
+import io.tpotstream.common.slo.GoodputLimits;
 
 /**
  * The per-request sample logic (DESIGN.md, "Words"): TPOT gaps from {@code elapsedNs} (a chunk of k
- * tokens gives k samples of gap/k), TTFT, request TPOT, E2E, schedule lag and outcomes. Pure: it
- * turns the previous state and one event into the next state and the samples.
+ * tokens gives k samples of gap/k), TTFT, request TPOT, E2E, schedule lag, outcomes and goodput,
+ * with the arithmetic of {@link RequestRules} (shared with the producer's table and the per-request
+ * records). Pure: it turns the previous state and one event into the next state and the samples.
  */
 final class RequestSamples {
   private RequestSamples() {}
@@ -16,11 +19,12 @@ final class RequestSamples {
    * @param state the state so far, or null for a request not seen yet
    * @return the next state, or null when the request is over (end or error)
    */
-  static RequestState apply(RequestState state, TokenEvent e, int series, Samples out) {
+  static RequestState apply(
+      RequestState state, TokenEvent e, int series, GoodputLimits goodput, Samples out) {
     return switch (e.type()) {
       case START -> start(state, e, series, out);
       case TOKEN -> token(state, e, series, out);
-      case END -> end(state, e, series, out);
+      case END -> end(state, e, series, goodput, out);
       case ERROR -> error(e, series, out);
       case HEARTBEAT -> state;
     };
@@ -69,7 +73,7 @@ final class RequestSamples {
       firstElapsedNs = elapsedNs;
       firstChunkTokens = k;
       out.count(Counter.FIRST_CHUNK_TOKENS, s.series(), e.ts(), k);
-      if (seq == 0) {
+      if (RequestRules.givesTtft(seq)) {
         out.latency(Metric.TTFT, s.series(), e.ts(), micros(elapsedNs), 1);
         if (s.hasLag()) {
           out.latency(
@@ -82,7 +86,7 @@ final class RequestSamples {
       }
     } else {
       long gapNs = elapsedNs - s.lastElapsedNs();
-      out.latency(Metric.TPOT, s.series(), e.ts(), divideRounded(gapNs, 1000L * k), k);
+      out.latency(Metric.TPOT, s.series(), e.ts(), RequestRules.gapMicros(gapNs, k), k);
     }
     return new RequestState(
         s.series(),
@@ -97,18 +101,27 @@ final class RequestSamples {
         firstChunkTokens);
   }
 
-  private static RequestState end(RequestState state, TokenEvent e, int series, Samples out) {
+  private static RequestState end(
+      RequestState state, TokenEvent e, int series, GoodputLimits goodput, Samples out) {
     RequestState s = state == null ? RequestState.fresh(series, e.ts()) : state;
-    boolean tooShort = s.chunks() < 2;
+    boolean tooShort = RequestRules.tooShort(s.chunks());
     out.count(tooShort ? Counter.TOO_SHORT : Counter.COMPLETED_FULL, s.series(), e.ts(), 1);
-    out.latency(Metric.E2E, s.series(), e.ts(), micros(e.elapsedNs()), 1);
+    long e2e = RequestRules.micros(e.elapsedNs());
+    out.latency(Metric.E2E, s.series(), e.ts(), e2e, 1);
+    long requestTpot = -1;
     if (!tooShort) {
-      long outputTokens = e.completionTokens() != null ? e.completionTokens() : s.tokens();
-      long divisor = outputTokens - s.firstChunkTokens();
-      if (divisor > 0) {
-        long spanNs = s.lastElapsedNs() - s.firstElapsedNs();
-        out.latency(
-            Metric.REQUEST_TPOT, s.series(), e.ts(), divideRounded(spanNs, 1000L * divisor), 1);
+      long outputTokens = RequestRules.outputTokens(e.completionTokens(), s.tokens());
+      requestTpot =
+          RequestRules.requestTpotMicros(
+              s.firstElapsedNs(), s.lastElapsedNs(), outputTokens, s.firstChunkTokens());
+      if (requestTpot >= 0) {
+        out.latency(Metric.REQUEST_TPOT, s.series(), e.ts(), requestTpot, 1);
+      }
+    }
+    if (!goodput.isEmpty()) {
+      long ttft = s.chunks() > 0 ? RequestRules.micros(s.firstElapsedNs()) : -1;
+      if (goodput.meets(true, ttft, requestTpot, e2e)) {
+        out.count(Counter.GOOD, s.series(), e.ts(), 1);
       }
     }
     return null;
@@ -120,12 +133,8 @@ final class RequestSamples {
     return null;
   }
 
-  /** ns to µs, rounded half up (as {@link io.tpotstream.common.stats.LatencyHistogram}). */
+  /** ns to µs, rounded half up (the common rule). */
   static long micros(long nanos) {
-    return divideRounded(nanos, 1000);
-  }
-
-  static long divideRounded(long numerator, long divisor) {
-    return Math.floorDiv(numerator + divisor / 2, divisor);
+    return RequestRules.micros(nanos);
   }
 }

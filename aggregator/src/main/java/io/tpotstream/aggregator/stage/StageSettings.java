@@ -1,5 +1,6 @@
 package io.tpotstream.aggregator.stage;
 
+import io.tpotstream.common.slo.SloSpec;
 import java.time.Duration;
 import java.util.List;
 
@@ -11,13 +12,15 @@ import java.util.List;
  * @param groupBy labels that, with the model, make up a series
  * @param requestTimeout a request with no event for this long (in close time) is abandoned
  * @param producerTimeout a producer whose watermark is this far behind the highest is stale
+ * @param slo objectives evaluated on every window, and goodput limits judged per request
  */
 public record StageSettings(
     Duration windowSize,
     Duration grace,
     List<String> groupBy,
     Duration requestTimeout,
-    Duration producerTimeout) {
+    Duration producerTimeout,
+    SloSpec slo) {
 
   public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(10);
   public static final Duration DEFAULT_GRACE = Duration.ZERO;
@@ -43,6 +46,22 @@ public record StageSettings(
               + "): check --producer-timeout");
     }
     groupBy = groupBy == null ? List.of() : List.copyOf(groupBy);
+    slo = slo == null ? SloSpec.NONE : slo;
+  }
+
+  /** Settings without an SLO. */
+  public StageSettings(
+      Duration windowSize,
+      Duration grace,
+      List<String> groupBy,
+      Duration requestTimeout,
+      Duration producerTimeout) {
+    this(windowSize, grace, groupBy, requestTimeout, producerTimeout, SloSpec.NONE);
+  }
+
+  /** These settings with {@code value} evaluated on every window. */
+  public StageSettings withSlo(SloSpec value) {
+    return new StageSettings(windowSize, grace, groupBy, requestTimeout, producerTimeout, value);
   }
 
   /** The defaults: 10 s windows, no grace, series by model only, 10 min and 60 s timeouts. */
@@ -56,23 +75,23 @@ public record StageSettings(
   }
 
   public StageSettings withWindow(Duration size) {
-    return new StageSettings(size, grace, groupBy, requestTimeout, producerTimeout);
+    return new StageSettings(size, grace, groupBy, requestTimeout, producerTimeout, slo);
   }
 
   public StageSettings withGrace(Duration value) {
-    return new StageSettings(windowSize, value, groupBy, requestTimeout, producerTimeout);
+    return new StageSettings(windowSize, value, groupBy, requestTimeout, producerTimeout, slo);
   }
 
   public StageSettings withGroupBy(List<String> labels) {
-    return new StageSettings(windowSize, grace, labels, requestTimeout, producerTimeout);
+    return new StageSettings(windowSize, grace, labels, requestTimeout, producerTimeout, slo);
   }
 
   public StageSettings withRequestTimeout(Duration value) {
-    return new StageSettings(windowSize, grace, groupBy, value, producerTimeout);
+    return new StageSettings(windowSize, grace, groupBy, value, producerTimeout, slo);
   }
 
   public StageSettings withProducerTimeout(Duration value) {
-    return new StageSettings(windowSize, grace, groupBy, requestTimeout, value);
+    return new StageSettings(windowSize, grace, groupBy, requestTimeout, value, slo);
   }
 
   long windowMs() {

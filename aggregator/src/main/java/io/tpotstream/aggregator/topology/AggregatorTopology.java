@@ -97,7 +97,9 @@ public final class AggregatorTopology {
         .repartition(
             Repartitioned.with(bytes, messages).withName(PARTIALS_TOPIC).withNumberOfPartitions(1))
         .process(
-            () -> new Stage2Processor(config.inputPartitions(), config.inputTopic()),
+            () ->
+                new Stage2Processor(
+                    config.inputPartitions(), config.inputTopic(), config.stage().slo()),
             Named.as("merge-windows"),
             MERGED_STORE,
             MERGE_PROGRESS_STORE)

@@ -4,6 +4,7 @@ import io.tpotstream.aggregator.merge.MergeOutput;
 import io.tpotstream.aggregator.merge.PartitionsChangedException;
 import io.tpotstream.aggregator.merge.WindowMerger;
 import io.tpotstream.common.Windows;
+import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
@@ -29,10 +30,12 @@ final class Stage2Processor implements Processor<byte[], StageMessage, String, b
   private final String inputTopic;
   private ProcessorContext<String, byte[]> context;
   private WindowMerger merger;
+  private final SloSpec slo;
 
-  Stage2Processor(int partitions, String inputTopic) {
+  Stage2Processor(int partitions, String inputTopic, SloSpec slo) {
     this.partitions = partitions;
     this.inputTopic = inputTopic;
+    this.slo = slo;
   }
 
   @Override
@@ -42,7 +45,8 @@ final class Stage2Processor implements Processor<byte[], StageMessage, String, b
         new WindowMerger(
             partitions,
             state(context, AggregatorTopology.MERGED_STORE),
-            state(context, AggregatorTopology.MERGE_PROGRESS_STORE));
+            state(context, AggregatorTopology.MERGE_PROGRESS_STORE),
+            slo);
     merger.open(inputTopic);
   }
 
