@@ -1,6 +1,10 @@
 package io.tpotstream.app;
 
+import io.tpotstream.common.Series;
 import io.tpotstream.common.Topics;
+import io.tpotstream.common.slo.SloResult;
+import io.tpotstream.common.slo.SloSpec;
+import io.tpotstream.common.slo.SloVerdict;
 import io.tpotstream.producer.Producer;
 import io.tpotstream.producer.ProducerRun;
 import io.tpotstream.producer.RunResult;
@@ -8,6 +12,7 @@ import io.tpotstream.producer.config.ConfigException;
 import io.tpotstream.producer.config.Durations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.publish.KafkaSettings;
+import io.tpotstream.producer.report.ModelResult;
 import io.tpotstream.producer.report.ResultTable;
 import java.io.IOException;
 import java.io.InputStream;
@@ -45,6 +50,10 @@ final class ProduceCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Mixin ProducerConfigOptions configOptions;
+
+  @Mixin TrafficOptions traffic;
+
+  @Mixin SloOptions sloOptions;
 
   @Option(
       names = "--bootstrap-servers",
@@ -121,6 +130,8 @@ final class ProduceCommand implements Callable<Integer> {
     ProducerConfigOptions.put(flags, "duration", duration);
     ProducerConfigOptions.put(flags, "run_id", runId);
     labels.forEach((k, v) -> flags.put("labels." + k, v));
+    traffic.putInto(flags);
+    SloSpec slo = sloOptions.spec();
     ProducerConfig config = configOptions.load(flags);
     KafkaSettings kafka =
         KafkaSettings.of(bootstrapServers)
@@ -131,7 +142,8 @@ final class ProduceCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
 
-    ProducerRun run = Producer.start(config, kafka);
+    ProducerRun run =
+        Producer.start(config, kafka, new Producer.Outputs(traffic.requestsOut, slo.goodput()));
     AtomicBoolean printed = new AtomicBoolean();
     run.stopOnShutdown(
         Duration.ofSeconds(30),
@@ -168,7 +180,31 @@ final class ProduceCommand implements Callable<Integer> {
       out.print(ResultTable.format(result));
       out.flush();
     }
-    return 0;
+    if (traffic.requestsOut != null) {
+      out.println("Requests: " + traffic.requestsOut);
+    }
+    if (slo.isEmpty()) {
+      out.flush();
+      return 0;
+    }
+    SloVerdict verdict = verdict(slo, result);
+    out.println(verdict.line());
+    out.flush();
+    boolean bounded = !result.stoppedEarly() && !Durations.FOREVER.equals(config.duration());
+    return bounded ? verdict.exitCode() : 0;
+  }
+
+  /** The producer's own verdict: per model (and stage), from its own measurements. */
+  static SloVerdict verdict(SloSpec slo, RunResult result) {
+    Map<String, SloResult> byModel = new LinkedHashMap<>();
+    for (ModelResult m : result.models()) {
+      if (m.completed() + m.failed() > 0) {
+        String name =
+            m.stage() == null ? m.model() : Series.name(m.model(), Map.of("stage", m.stage()));
+        byModel.put(name, slo.evaluate(m.stats()));
+      }
+    }
+    return SloVerdict.of(slo, byModel);
   }
 
   static Properties kafkaProperties(Path file) {

@@ -1,28 +1,36 @@
 package io.tpotstream.producer;
 
+import io.tpotstream.common.slo.GoodputLimits;
 import io.tpotstream.producer.config.Durations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.dialect.Dialect;
+import io.tpotstream.producer.http.CallOutcome;
 import io.tpotstream.producer.http.EventContext;
 import io.tpotstream.producer.http.HttpClients;
 import io.tpotstream.producer.load.Lanes;
 import io.tpotstream.producer.load.LoadRunner;
+import io.tpotstream.producer.load.StagedLoad;
 import io.tpotstream.producer.publish.AnchoredClock;
 import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.producer.publish.PauseMeter;
 import io.tpotstream.producer.publish.PublishException;
 import io.tpotstream.producer.publish.Publisher;
+import io.tpotstream.producer.report.RequestsOut;
 import io.tpotstream.producer.report.RunStats;
+import io.tpotstream.producer.workload.Sessions;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpClientAgent;
+import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +57,24 @@ public final class Producer {
    * @throws PublishException when Kafka cannot be reached (the run never started)
    */
   public static ProducerRun start(ProducerConfig config, KafkaSettings kafka) {
+    return start(config, kafka, Outputs.NONE);
+  }
+
+  /**
+   * What a run writes besides Kafka: per-request records ({@code --requests-out}, null for none)
+   * and the goodput limits judged per request (in the table and the records).
+   */
+  public record Outputs(Path requestsOut, GoodputLimits goodput) {
+    public static final Outputs NONE = new Outputs(null, GoodputLimits.NONE);
+  }
+
+  /** As {@link #start(ProducerConfig, KafkaSettings)}, writing {@code outputs} too. */
+  public static ProducerRun start(ProducerConfig config, KafkaSettings kafka, Outputs outputs) {
     Warmup.run(config);
+    RequestsOut requestsOut =
+        outputs.requestsOut() == null
+            ? null
+            : RequestsOut.open(outputs.requestsOut(), outputs.goodput());
     String producerId = newProducerId();
     AnchoredClock clock = AnchoredClock.start();
     PauseMeter pauseMeter = PauseMeter.start();
@@ -58,6 +83,7 @@ public final class Producer {
       publisher = Publisher.open(kafka, config.runId(), producerId, clock, pauseMeter);
     } catch (RuntimeException e) {
       pauseMeter.close();
+      closeQuietly(requestsOut);
       throw e;
     }
     int loops = Math.max(1, VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE);
@@ -78,10 +104,35 @@ public final class Producer {
     }
     EventContext events =
         new EventContext(config.runId(), producerId, config.labels(), clock, publisher::publish);
-    RunStats stats = new RunStats(config.models());
-    LoadRunner load =
-        new LoadRunner(
-            vertx, client, config, Dialect.of(config.api()), events, lanes, stats::record);
+    RunStats stats = new RunStats(config.models(), outputs.goodput());
+    Sessions sessions = new Sessions(config.prompts().conversations(), config.models());
+    Dialect dialect = Dialect.of(config.api());
+    StagedLoad load =
+        new StagedLoad(
+            config,
+            (stageConfig, stage) -> {
+              Consumer<CallOutcome> table = stats.stage(stage);
+              return new LoadRunner(
+                  vertx,
+                  client,
+                  stageConfig,
+                  dialect,
+                  events,
+                  lanes,
+                  sessions,
+                  (spec, outcome) -> {
+                    table.accept(outcome);
+                    if (requestsOut != null) {
+                      requestsOut.finished(
+                          spec.requestId(),
+                          config.runId(),
+                          spec.model(),
+                          spec.labels(),
+                          clock.tsMs(outcome.startNs()),
+                          outcome);
+                    }
+                  });
+            });
     CompletableFuture<RunResult> result = new CompletableFuture<>();
     long startNs = System.nanoTime();
     ProducerRun run = new ProducerRun(config, producerId, load, publisher, stats, startNs, result);
@@ -106,6 +157,13 @@ public final class Producer {
               client.close();
               vertx.close();
               pauseMeter.close();
+              if (requestsOut != null) {
+                try {
+                  requestsOut.close();
+                } catch (IOException e) {
+                  LOG.warn("{}", e.getMessage());
+                }
+              }
               PublishException failed = kafkaFailure.get();
               if (failed == null && error != null) {
                 failed =
@@ -134,6 +192,16 @@ public final class Producer {
     return run;
   }
 
+  private static void closeQuietly(RequestsOut out) {
+    if (out != null) {
+      try {
+        out.close();
+      } catch (IOException e) {
+        // the run did not start: nothing was written
+      }
+    }
+  }
+
   private static String shape(ProducerConfig config) {
     String bound =
         config.duration() == null
@@ -141,16 +209,21 @@ public final class Producer {
             : config.duration().equals(Durations.FOREVER)
                 ? "until stopped"
                 : "for " + Durations.format(config.duration());
+    String sweep =
+        config.sweep() == null ? "" : ", sweep " + config.sweep().text() + " (per stage)";
     if (config.openLoop()) {
       return "open loop at "
-          + config.rate()
-          + " req/s ("
+          + (config.traffic() != null && config.traffic().schedule() != null
+              ? "schedule " + config.traffic().schedule().describe()
+              : config.rate() == null ? "the sweep's rates" : config.rate() + " req/s")
+          + " ("
           + config.arrival().name().toLowerCase(Locale.ROOT)
           + (config.concurrency() == null ? "" : ", at most " + config.concurrency() + " in flight")
           + "), "
-          + bound;
+          + bound
+          + sweep;
     }
-    return "closed loop, concurrency " + config.concurrency() + ", " + bound;
+    return "closed loop, concurrency " + config.concurrency() + ", " + bound + sweep;
   }
 
   private static String newProducerId() {

@@ -98,7 +98,7 @@ public final class StreamingCall {
       body =
           Buffer.buffer(
               Json.MAPPER.writeValueAsBytes(
-                  dialect.requestBody(spec.model(), spec.messages(), config)));
+                  dialect.requestBody(spec.model(), spec.messages(), spec.maxTokens(), config)));
     } catch (IOException e) {
       throw new IllegalStateException("cannot encode the request body", e);
     }
@@ -113,7 +113,7 @@ public final class StreamingCall {
                 events.runId(),
                 spec.requestId(),
                 spec.model(),
-                events.labels(),
+                spec.labels(),
                 scheduleLagNs,
                 events.producerId()));
     totalTimer =
@@ -284,7 +284,7 @@ public final class StreamingCall {
                 events.runId(),
                 spec.requestId(),
                 spec.model(),
-                events.labels(),
+                spec.labels(),
                 arrivalNs - startNs,
                 chunks,
                 token.tokens(),
@@ -417,7 +417,7 @@ public final class StreamingCall {
                 events.runId(),
                 spec.requestId(),
                 spec.model(),
-                events.labels(),
+                spec.labels(),
                 atNs - startNs,
                 chunks,
                 reader.promptTokens(),
@@ -456,7 +456,7 @@ public final class StreamingCall {
                 events.runId(),
                 spec.requestId(),
                 spec.model(),
-                events.labels(),
+                spec.labels(),
                 endNs - startNs,
                 chunks,
                 f.errorClass().wire(),

@@ -1,6 +1,5 @@
 package io.tpotstream.producer.load;
 
-import io.tpotstream.producer.config.Arrival;
 import io.tpotstream.producer.config.Durations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.dialect.Dialect;
@@ -8,20 +7,23 @@ import io.tpotstream.producer.http.CallOutcome;
 import io.tpotstream.producer.http.EventContext;
 import io.tpotstream.producer.http.RequestSpec;
 import io.tpotstream.producer.http.StreamingCall;
+import io.tpotstream.producer.traffic.Arrivals;
+import io.tpotstream.producer.workload.InputLength;
+import io.tpotstream.producer.workload.Sessions;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.List;
 import java.util.Set;
-import java.util.SplittableRandom;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 /**
  * Drives the load. Closed loop: {@code concurrency} workers, each sends its next request when the
@@ -37,7 +39,8 @@ public final class LoadRunner {
   private final Dialect dialect;
   private final EventContext events;
   private final Lanes lanes;
-  private final Consumer<CallOutcome> recorder;
+  private final BiConsumer<RequestSpec, CallOutcome> recorder;
+  private final Sessions sessions;
   private final long planned;
   private final long deadlineNs;
   private final AtomicLong issued = new AtomicLong();
@@ -60,7 +63,8 @@ public final class LoadRunner {
       Dialect dialect,
       EventContext events,
       Lanes lanes,
-      Consumer<CallOutcome> recorder) {
+      Sessions sessions,
+      BiConsumer<RequestSpec, CallOutcome> recorder) {
     this.vertx = vertx;
     this.client = client;
     this.config = config;
@@ -68,6 +72,7 @@ public final class LoadRunner {
     this.events = events;
     this.lanes = lanes;
     this.recorder = recorder;
+    this.sessions = sessions;
     this.planned = config.plannedRequests();
     Duration d = config.duration();
     this.deadlineNs =
@@ -145,24 +150,27 @@ public final class LoadRunner {
       }
       return;
     }
-    StreamingCall call = newCall(index, null);
+    Planned planned = newCall(index, null);
+    StreamingCall call = planned.call();
     inFlight.add(call);
     call.start()
         .onComplete(
             ar -> {
               inFlight.remove(call);
-              recorder.accept(ar.result());
+              sessions.finished(planned.turn());
+              recorder.accept(planned.spec(), ar.result());
               // a fresh turn of the loop: no recursion even if a request fails synchronously
               lane.runOnContext(v -> nextClosed(lane, workers));
             });
   }
 
   private void schedule() {
-    double meanGapNs = 1e9 / config.rate();
-    SplittableRandom random = new SplittableRandom(config.seed());
-    long intendedNs = System.nanoTime();
+    Arrivals arrivals = new Arrivals(config.rateSchedule(), config.arrival(), config.seed());
+    long startNs = System.nanoTime();
     for (long index = 0; ; index++) {
-      if (exhausted(index) || intendedNs >= deadlineNs) {
+      long offsetNs = arrivals.nextNs();
+      long intendedNs = startNs + offsetNs;
+      if (offsetNs < 0 || exhausted(index) || intendedNs >= deadlineNs) {
         break;
       }
       parkUntil(intendedNs);
@@ -172,11 +180,6 @@ public final class LoadRunner {
       issued.incrementAndGet();
       Due due = new Due(index, intendedNs);
       lanes.lane(index).runOnContext(v -> admit(due));
-      double gap =
-          config.arrival() == Arrival.POISSON
-              ? -Math.log(1.0 - random.nextDouble()) * meanGapNs
-              : meanGapNs;
-      intendedNs += Math.round(gap);
     }
     synchronized (admission) {
       schedulerDone = true;
@@ -208,13 +211,15 @@ public final class LoadRunner {
   }
 
   private void launch(Due due) {
-    StreamingCall call = newCall(due.index(), due.intendedNs());
+    Planned planned = newCall(due.index(), due.intendedNs());
+    StreamingCall call = planned.call();
     inFlight.add(call);
     call.start()
         .onComplete(
             ar -> {
               inFlight.remove(call);
-              recorder.accept(ar.result());
+              sessions.finished(planned.turn());
+              recorder.accept(planned.spec(), ar.result());
               Due next;
               synchronized (admission) {
                 next = waiting.poll();
@@ -237,14 +242,27 @@ public final class LoadRunner {
     }
   }
 
-  private StreamingCall newCall(long index, Long intendedNs) {
-    List<String> models = config.models();
-    String model = models.get((int) (index % models.size()));
-    // every model sees the same prompt sequence: prompt by round, not by request
-    long round = index / models.size();
+  /** A call, the conversation turn it sends and its spec. */
+  private record Planned(StreamingCall call, Sessions.Request turn, RequestSpec spec) {}
+
+  private Planned newCall(long index, Long intendedNs) {
+    // every model sees the same sequence of conversations (Sessions), turns in order
+    Sessions.Request turn = sessions.next();
+    SortedMap<String, String> labels = config.labels();
+    if (turn.inputLength() != null) {
+      labels = new TreeMap<>(labels);
+      labels.put(InputLength.LABEL, turn.inputLength());
+    }
+    Integer maxTokens =
+        turn.input().maxTokens() != null ? turn.input().maxTokens() : config.maxTokens();
     RequestSpec spec =
         new RequestSpec(
-            events.runId() + "-" + index, model, config.prompts().messages(round), intendedNs);
-    return new StreamingCall(vertx, client, config, dialect, events, spec);
+            events.runId() + "-" + index,
+            turn.model(),
+            turn.input().messages(),
+            intendedNs,
+            maxTokens,
+            labels);
+    return new Planned(new StreamingCall(vertx, client, config, dialect, events, spec), turn, spec);
   }
 }
