@@ -4,6 +4,7 @@ import io.tpotstream.aggregator.Aggregator;
 import io.tpotstream.aggregator.AggregatorConfig;
 import io.tpotstream.aggregator.stage.StageSettings;
 import io.tpotstream.broker.LocalKafka;
+import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
 import java.io.IOException;
@@ -19,8 +20,8 @@ import java.util.List;
  * stdout when all are up and shuts everything down when its stdin closes (its parent ended,
  * however).
  *
- * <p>Arguments: {@code BOOTSTRAP|embedded WINDOW_MS APPLICATION_ID SIMULATE(true|false)
- * [GROUP_BY]}.
+ * <p>Arguments: {@code BOOTSTRAP|embedded WINDOW_MS APPLICATION_ID SIMULATE(true|false) [GROUP_BY
+ * [SLO GOODPUT]]} (the last two as {@code --slo} and {@code --goodput} read them).
  */
 public final class Backend {
   static final String READY = "tpot-backend ready";
@@ -50,11 +51,14 @@ public final class Backend {
       }
       StageSettings stage =
           new StageSettings(
-              window,
-              StageSettings.DEFAULT_GRACE,
-              groupBy,
-              StageSettings.DEFAULT_REQUEST_TIMEOUT,
-              StageSettings.DEFAULT_PRODUCER_TIMEOUT);
+                  window,
+                  StageSettings.DEFAULT_GRACE,
+                  groupBy,
+                  StageSettings.DEFAULT_REQUEST_TIMEOUT,
+                  StageSettings.DEFAULT_PRODUCER_TIMEOUT)
+              .withSlo(
+                  SloSpec.parse(
+                      args.length > 5 ? args[5] : null, args.length > 6 ? args[6] : null));
       Aggregator aggregator =
           Aggregator.start(
               AggregatorConfig.defaults(bootstrap)
