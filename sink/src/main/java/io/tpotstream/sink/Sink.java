@@ -5,8 +5,8 @@ import io.tpotstream.common.summary.WindowSummaryCodec;
 import io.tpotstream.sink.file.CsvFile;
 import io.tpotstream.sink.file.JsonlFile;
 import io.tpotstream.sink.metrics.MetricsTopic;
-import io.tpotstream.sink.prometheus.LatestWindows;
 import io.tpotstream.sink.prometheus.PrometheusEndpoint;
+import io.tpotstream.sink.prometheus.PrometheusView;
 import io.tpotstream.sink.record.FlatRecord;
 import io.tpotstream.sink.report.Report;
 import io.tpotstream.sink.report.ReportModel;
@@ -56,7 +56,7 @@ public final class Sink implements Closeable {
 
   private final SinkConfig config;
   private final List<Closeable> resources = new ArrayList<>();
-  private final LatestWindows latest = new LatestWindows();
+  private final PrometheusView prometheusView = new PrometheusView();
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final Object progress = new Object();
   private KafkaConsumer<String, byte[]> consumer;
@@ -180,7 +180,7 @@ public final class Sink implements Closeable {
           JsonlFile.open(
               config.jsonl(),
               summary -> {
-                latest.update(summary);
+                prometheusView.restore(summary);
                 if (report != null) {
                   report.add(summary);
                 }
@@ -207,7 +207,8 @@ public final class Sink implements Closeable {
     }
     if (config.prometheusPort() != SinkConfig.PROMETHEUS_OFF) {
       prometheus =
-          PrometheusEndpoint.start(config.prometheusHost(), config.prometheusPort(), latest);
+          PrometheusEndpoint.start(
+              config.prometheusHost(), config.prometheusPort(), prometheusView);
       resources.add(prometheus);
     }
     reportDirty = report != null && !report.isEmpty();
@@ -335,7 +336,7 @@ public final class Sink implements Closeable {
     }
     long maxEndMs = latestWindowEndMs;
     for (WindowSummary summary : summaries) {
-      latest.update(summary);
+      prometheusView.add(summary);
       if (report != null) {
         reportDirty |= report.add(summary);
       }

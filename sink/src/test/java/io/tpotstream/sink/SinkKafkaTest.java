@@ -10,9 +10,9 @@ import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import io.tpotstream.sink.record.FlatRecord;
 import io.tpotstream.testkit.KafkaExtension;
+import io.tpotstream.testkit.PromText;
 import io.tpotstream.testkit.TestKafka;
 import java.io.IOException;
-import java.math.BigDecimal;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -101,7 +101,9 @@ class SinkKafkaTest {
           lines.subList(1, lines.size()).stream().sorted().toList());
       assertEquals(
           "2026-01-01T00:00:40Z,2026-01-01T00:00:50Z,1767225650000,model-b{concurrency=20},"
-              + "model-b,20,0,,,,,,,,,,,,,,2,0,2,1.0000,0,0.000,0,",
+              + "model-b,20,0"
+              + ",".repeat(20)
+              + "2,0,2,1.0000,0,0.000,0,,,0,,0",
           lines.stream().filter(l -> l.startsWith("2026-01-01T00:00:40Z")).findFirst().get());
       assertTrue(Files.readAllLines(dir.resolve("out/summaries.jsonl")).size() == summaries.size());
 
@@ -120,24 +122,30 @@ class SinkKafkaTest {
             s.series() + " " + s.windowEnd());
       }
 
-      String metrics = scrape(sink.prometheusPort().getAsInt());
+      PromText metrics = PromText.parse(scrape(sink.prometheusPort().getAsInt()));
+      Map<String, String> a = Map.of("model", "model-a", "concurrency", "5");
+      Map<String, String> b = Map.of("model", "model-b", "concurrency", "20");
       WindowSummary latestA = summaries.get(6);
+      assertEquals(
+          latestA.tpot().p99Ms().movePointLeft(3).doubleValue(),
+          metrics.value("tpot_window_tpot_seconds", with(a, "percentile", "99")));
       assertTrue(
-          metrics.contains(
-              "tpot_seconds{model=\"model-a\",series=\"model-a{concurrency=5}\",quantile=\"0.99\"} "
-                  + latestA.tpot().p99Ms().divide(BigDecimal.valueOf(1000)).doubleValue()
-                  + "\n"),
-          metrics);
-      assertTrue(
-          metrics.contains(
-              "tpot_seconds_count{model=\"model-b\",series=\"model-b{concurrency=20}\"} 0\n"),
-          "model-b's latest window had no TPOT sample:\n" + metrics);
-      assertTrue(
-          metrics.contains(
-              "tpot_window_errors{error_class=\"http_401\",model=\"model-b\","
-                  + "series=\"model-b{concurrency=20}\"} 2.0\n"),
-          metrics);
+          Double.isNaN(metrics.value("tpot_window_tpot_max_seconds", b)),
+          "model-b's latest window had no TPOT sample");
+      // cumulative over the windows read: 4 windows of 200 gaps, one http_429 in each
+      assertEquals(800.0, metrics.value("tpot_seconds_count", a));
+      assertEquals(800.0, metrics.value("tpot_seconds_bucket", with(a, "le", "+Inf")));
+      assertEquals(4.0, metrics.value("tpot_errors_total", with(b, "error_class", "http_429")));
+      assertEquals(2.0, metrics.value("tpot_errors_total", with(b, "error_class", "http_401")));
+      assertEquals(22.0, metrics.value("tpot_requests_total", with(b, "outcome", "started")));
+      assertEquals(5.0, metrics.value("tpot_windows_total", b));
     }
+  }
+
+  private static Map<String, String> with(Map<String, String> labels, String name, String value) {
+    Map<String, String> all = new HashMap<>(labels);
+    all.put(name, value);
+    return all;
   }
 
   @Test

@@ -34,7 +34,9 @@ public final class TestWindows {
   /**
    * A window whose statistics are easy to check by hand: TPOT 10, 20, ..., 1000 µs (exact in
    * HdrHistogram: p50 0.500 ms, p99 0.990 ms, mean 0.505 ms), TTFT 1.0/1.2/1.5/2.0 ms, request TPOT
-   * 0.5-0.8 ms, 5 requests of which one failed (http_429), 104 output tokens, 2 late samples.
+   * 0.5-0.8 ms, E2E 1.1/1.5/1.9/2.04 ms, 5 requests of which one failed (http_429), 104 output
+   * tokens, 2 late samples; the client's worst loop lag 0.25 ms (not suspect), 3 coalesced gaps, 1
+   * warm-up request.
    */
   public static WindowSummary known(String model, Map<String, String> labels, int window) {
     WindowStats stats = new WindowStats();
@@ -47,11 +49,17 @@ public final class TestWindows {
     for (long micros : new long[] {500, 600, 700, 800}) {
       stats.requestTpot.recordMicros(micros);
     }
+    for (long micros : new long[] {1100, 1500, 1900, 2040}) {
+      stats.e2e.recordMicros(micros);
+    }
     stats.started(5);
     stats.completed(4, false);
     stats.failed("http_429", 1);
     stats.outputTokens(104);
     stats.lateSamples(2);
+    stats.clientLag(250);
+    stats.coalescedGaps(3);
+    stats.warmupRequests(1);
     return of(model, labels, window, stats);
   }
 

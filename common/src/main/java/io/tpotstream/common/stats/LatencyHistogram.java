@@ -157,6 +157,26 @@ public final class LatencyHistogram {
         ms(maxMicros()));
   }
 
+  /** One HdrHistogram bucket that holds samples: its range of equivalent values in µs. */
+  @FunctionalInterface
+  public interface BucketVisitor {
+    void bucket(long lowestMicros, long highestMicros, long count);
+  }
+
+  /**
+   * Visits every bucket that holds samples, lowest first, with its lowest and highest equivalent
+   * value in µs (a percentile reports the highest) and its count.
+   */
+  public void forEachBucket(BucketVisitor visitor) {
+    for (HistogramIterationValue v : histogram.recordedValues()) {
+      long value = v.getValueIteratedTo();
+      visitor.bucket(
+          histogram.lowestEquivalentValue(value),
+          histogram.highestEquivalentValue(value),
+          v.getCountAtValueIteratedTo());
+    }
+  }
+
   /** A copy of the underlying HdrHistogram (for encoding). */
   public Histogram toHdr() {
     return histogram.copy();

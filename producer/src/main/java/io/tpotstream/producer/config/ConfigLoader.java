@@ -27,7 +27,6 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
-import java.util.regex.Pattern;
 
 /**
  * Reads the producer's JSON config (the seed script's format plus extensions), applies {@code
@@ -77,8 +76,6 @@ public final class ConfigLoader {
   static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
   static final Duration DEFAULT_STOP_GRACE = Duration.ofSeconds(3);
   static final String DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
-
-  private static final Pattern VERSION_SEGMENT = Pattern.compile(".*/v\\d+[a-z0-9]*$");
 
   private ConfigLoader() {}
 
@@ -278,7 +275,12 @@ public final class ConfigLoader {
         traffic);
   }
 
-  /** The API root: {@code base_url} without trailing slashes, with {@code /v1} added if absent. */
+  /**
+   * The API root as OpenAI-compatible SDKs read {@code base_url}: a bare host gets {@code /v1} (as
+   * the seed's script); a URL with a path is used as given (trailing slashes and a trailing {@code
+   * /chat/completions}, {@code /messages} or {@code /models} dropped); the query string is kept
+   * (Azure's {@code ?api-version=...}) and goes after the endpoint's path on every request.
+   */
   static URI baseUrl(ObjectNode root) {
     if (!has(root, "base_url")) {
       throw new ConfigException(
@@ -299,9 +301,9 @@ public final class ConfigLoader {
               + raw
               + "' must be an http:// or https:// URL with a host, e.g. https://api.openai.com/v1");
     }
-    if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
+    if (uri.getRawFragment() != null) {
       throw new ConfigException(
-          "config key 'base_url': '" + raw + "' must not have a query or fragment");
+          "config key 'base_url': '" + raw + "' must not have a fragment (#...)");
     }
     String path = uri.getRawPath() == null ? "" : uri.getRawPath();
     while (path.endsWith("/")) {
@@ -312,11 +314,11 @@ public final class ConfigLoader {
         path = path.substring(0, path.length() - endpoint.length());
       }
     }
-    if (!VERSION_SEGMENT.matcher(path).matches()) {
-      path = path + "/v1";
+    if (path.isEmpty()) {
+      path = "/v1";
     }
-    String authority = uri.getRawAuthority();
-    return URI.create(scheme + "://" + authority + path);
+    String query = uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery();
+    return URI.create(scheme + "://" + uri.getRawAuthority() + path + query);
   }
 
   private static ApiKey apiKey(ObjectNode root, Map<String, String> env, ApiKind api) {

@@ -14,8 +14,8 @@ import java.util.SortedMap;
  * Everything a producer run needs, validated (see {@link ConfigLoader} and the README for each
  * key). The API key lives in {@link ApiKey}, whose printout is masked.
  *
- * @param apiBase the API root with its version segment, no trailing slash (e.g. {@code
- *     https://api.openai.com/v1})
+ * @param apiBase the API root, no trailing slash (e.g. {@code https://api.openai.com/v1}), with the
+ *     query string of {@code base_url} when it has one (kept on every request)
  * @param concurrency closed loop: the number of workers; open loop: the cap on requests in flight,
  *     or null for no cap
  * @param totalRequests requests per model when {@code duration} is null
@@ -62,12 +62,20 @@ public record ProducerConfig(
 
   /** The streaming endpoint: {@code /chat/completions} or {@code /messages} under the API base. */
   public URI streamUrl() {
-    return URI.create(apiBase + (api == ApiKind.ANTHROPIC ? "/messages" : "/chat/completions"));
+    return endpoint(api == ApiKind.ANTHROPIC ? "/messages" : "/chat/completions");
   }
 
   /** {@code GET} here lists the models. */
   public URI modelsUrl() {
-    return URI.create(apiBase + "/models");
+    return endpoint("/models");
+  }
+
+  /** {@code path} under the API base, before the base's query string. */
+  private URI endpoint(String path) {
+    String base = apiBase.toString();
+    int query = base.indexOf('?');
+    return URI.create(
+        query < 0 ? base + path : base.substring(0, query) + path + base.substring(query));
   }
 
   /** Requests in the whole run (every sweep stage), or -1 when the run is bounded by time. */

@@ -66,17 +66,40 @@ class ConfigLoaderTest {
   }
 
   @Test
-  void baseUrlWorksWithAndWithoutV1() throws IOException {
+  void aBareHostGetsV1AndAPathIsUsedAsGiven() throws IOException {
     for (String base :
         List.of("http://h:8000", "http://h:8000/", "http://h:8000/v1", "http://h:8000/v1/")) {
-      ProducerConfig c =
-          load("{\"base_url\": \"" + base + "\", \"models\": [\"m\"]}", Map.of(), Map.of());
+      ProducerConfig c = load("{\"base_url\": \"" + base + "\", \"models\": [\"m\"]}");
       assertEquals(URI.create("http://h:8000/v1/chat/completions"), c.streamUrl(), base);
       assertEquals(URI.create("http://h:8000/v1/models"), c.modelsUrl(), base);
     }
-    ProducerConfig prefixed =
-        load("{\"base_url\": \"https://gw/openai\", \"models\": [\"m\"]}", Map.of(), Map.of());
-    assertEquals(URI.create("https://gw/openai/v1/chat/completions"), prefixed.streamUrl());
+    Map<String, String> streams = new LinkedHashMap<>();
+    streams.put("https://gw/openai", "https://gw/openai/chat/completions");
+    streams.put(
+        "https://generativelanguage.googleapis.com/v1beta/openai/",
+        "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions");
+    streams.put(
+        "https://r.openai.azure.com/openai/deployments/gpt-4o?api-version=2024-10-21",
+        "https://r.openai.azure.com/openai/deployments/gpt-4o/chat/completions"
+            + "?api-version=2024-10-21");
+    streams.put("https://gw/v1/chat/completions", "https://gw/v1/chat/completions");
+    for (Map.Entry<String, String> stream : streams.entrySet()) {
+      ProducerConfig c = load("{\"base_url\": \"" + stream.getKey() + "\", \"models\": [\"m\"]}");
+      assertEquals(URI.create(stream.getValue()), c.streamUrl(), stream.getKey());
+    }
+    ProducerConfig azure =
+        load(
+            "{\"base_url\": \"https://r.openai.azure.com/openai?api-version=1\","
+                + " \"models\": [\"m\"]}");
+    assertEquals(
+        URI.create("https://r.openai.azure.com/openai/models?api-version=1"), azure.modelsUrl());
+    ProducerConfig anthropic =
+        load("{\"base_url\": \"https://api.anthropic.com\", \"models\": [\"m\"]}");
+    assertEquals(URI.create("https://api.anthropic.com/v1/messages"), anthropic.streamUrl());
+  }
+
+  private ProducerConfig load(String json) throws IOException {
+    return load(json, Map.of(), Map.of());
   }
 
   @Test

@@ -4,11 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** RFC 4180 CSV lines: a cell is quoted when it holds a comma or a quote. */
-final class Csv {
+public final class Csv {
   private Csv() {}
 
   /** One CSV line (no newline); line breaks inside a cell become spaces. */
-  static String line(List<String> cells) {
+  public static String line(List<String> cells) {
     StringBuilder line = new StringBuilder();
     for (int i = 0; i < cells.size(); i++) {
       if (i > 0) {
@@ -29,7 +29,7 @@ final class Csv {
    *
    * @throws IllegalArgumentException when a quoted cell is not closed
    */
-  static List<String> parse(String line) {
+  public static List<String> parse(String line) {
     List<String> cells = new ArrayList<>();
     StringBuilder cell = new StringBuilder();
     boolean quoted = false;

@@ -172,7 +172,7 @@ public final class CsvFile implements Closeable {
       throw new IllegalArgumentException(
           "the CSV exists with other columns than a tpot summaries CSV ("
               + String.join(",", header)
-              + "): move it away or choose another CSV path");
+              + "): move it away or choose another CSV path (an older tpot wrote fewer columns?)");
     }
     return List.copyOf(labels);
   }

@@ -6,7 +6,10 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 
-/** {@code GET /metrics} in the Prometheus text format for the latest closed window per series. */
+/**
+ * {@code GET /metrics} for Prometheus ({@link TpotCollector}): text, OpenMetrics, or protobuf with
+ * native histograms, whichever the scraper asks for.
+ */
 public final class PrometheusEndpoint implements Closeable {
   private final HTTPServer server;
 
@@ -15,14 +18,14 @@ public final class PrometheusEndpoint implements Closeable {
   }
 
   /**
-   * Serves {@code latest} on {@code host}:{@code port}.
+   * Serves {@code view} on {@code host}:{@code port}.
    *
    * @param host the address to bind, null for every interface
    * @param port the port, 0 for any free one (see {@link #port()})
    */
-  public static PrometheusEndpoint start(String host, int port, LatestWindows latest) {
+  public static PrometheusEndpoint start(String host, int port, PrometheusView view) {
     PrometheusRegistry registry = new PrometheusRegistry();
-    registry.register(new WindowCollector(latest));
+    registry.register(new TpotCollector(view));
     HTTPServer.Builder builder = HTTPServer.builder().port(port).registry(registry);
     if (host != null) {
       builder.hostname(host);

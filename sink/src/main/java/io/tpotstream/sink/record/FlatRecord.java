@@ -15,12 +15,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * The sink's flat record (DESIGN.md, "Sink"): one per series and window, the same fields in the CSV
  * header and in {@code tpot.metrics} JSON. Latencies in ms with three decimals, exactly as the
  * summary carries them. A latency field is null when its histogram had no sample in the window: an
- * empty CSV cell, and a field left out of the JSON.
+ * empty CSV cell, and a field left out of the JSON; so are the client-health fields a producer did
+ * not report.
  */
 public record FlatRecord(
     String windowStart,
@@ -42,7 +44,13 @@ public record FlatRecord(
     BigDecimal ttftP99Ms,
     BigDecimal ttftMaxMs,
     BigDecimal requestTpotP50Ms,
+    BigDecimal requestTpotP90Ms,
     BigDecimal requestTpotP99Ms,
+    BigDecimal requestTpotMaxMs,
+    BigDecimal e2eP50Ms,
+    BigDecimal e2eP90Ms,
+    BigDecimal e2eP99Ms,
+    BigDecimal e2eMaxMs,
     long requestsStarted,
     long requestsCompleted,
     long requestsFailed,
@@ -50,39 +58,57 @@ public record FlatRecord(
     long outputTokens,
     BigDecimal tokensPerS,
     long lateSamples,
-    BigDecimal clientPauseMaxMs) {
+    BigDecimal clientPauseMaxMs,
+    BigDecimal clientLagMaxMs,
+    long coalescedGaps,
+    Boolean clientSuspect,
+    long warmupRequests) {
 
   /** Columns before the labels. */
   public static final List<String> LEADING_COLUMNS =
       List.of("window_start", "window_end", "ts", "series", "model");
 
-  /** Columns after the labels, in the seed's order. */
-  public static final List<String> STAT_COLUMNS =
+  /** Columns after the labels and how each is read: one list, so CSV and JSON never differ. */
+  private static final List<Map.Entry<String, Function<FlatRecord, Object>>> STATS =
       List.of(
-          "tpot_count",
-          "tpot_mean_ms",
-          "tpot_p50_ms",
-          "tpot_p90_ms",
-          "tpot_p99_ms",
-          "tpot_p99_9_ms",
-          "tpot_p99_99_ms",
-          "tpot_max_ms",
-          "ttft_p50_ms",
-          "ttft_p90_ms",
-          "ttft_p99_ms",
-          "ttft_max_ms",
-          "request_tpot_p50_ms",
-          "request_tpot_p99_ms",
-          "requests_started",
-          "requests_completed",
-          "requests_failed",
-          "error_rate",
-          "output_tokens",
-          "tokens_per_s",
-          "late_samples");
+          Map.entry("tpot_count", FlatRecord::tpotCount),
+          Map.entry("tpot_mean_ms", FlatRecord::tpotMeanMs),
+          Map.entry("tpot_p50_ms", FlatRecord::tpotP50Ms),
+          Map.entry("tpot_p90_ms", FlatRecord::tpotP90Ms),
+          Map.entry("tpot_p99_ms", FlatRecord::tpotP99Ms),
+          Map.entry("tpot_p99_9_ms", FlatRecord::tpotP999Ms),
+          Map.entry("tpot_p99_99_ms", FlatRecord::tpotP9999Ms),
+          Map.entry("tpot_max_ms", FlatRecord::tpotMaxMs),
+          Map.entry("ttft_p50_ms", FlatRecord::ttftP50Ms),
+          Map.entry("ttft_p90_ms", FlatRecord::ttftP90Ms),
+          Map.entry("ttft_p99_ms", FlatRecord::ttftP99Ms),
+          Map.entry("ttft_max_ms", FlatRecord::ttftMaxMs),
+          Map.entry("request_tpot_p50_ms", FlatRecord::requestTpotP50Ms),
+          Map.entry("request_tpot_p90_ms", FlatRecord::requestTpotP90Ms),
+          Map.entry("request_tpot_p99_ms", FlatRecord::requestTpotP99Ms),
+          Map.entry("request_tpot_max_ms", FlatRecord::requestTpotMaxMs),
+          Map.entry("e2e_p50_ms", FlatRecord::e2eP50Ms),
+          Map.entry("e2e_p90_ms", FlatRecord::e2eP90Ms),
+          Map.entry("e2e_p99_ms", FlatRecord::e2eP99Ms),
+          Map.entry("e2e_max_ms", FlatRecord::e2eMaxMs),
+          Map.entry("requests_started", FlatRecord::requestsStarted),
+          Map.entry("requests_completed", FlatRecord::requestsCompleted),
+          Map.entry("requests_failed", FlatRecord::requestsFailed),
+          Map.entry("error_rate", FlatRecord::errorRate),
+          Map.entry("output_tokens", FlatRecord::outputTokens),
+          Map.entry("tokens_per_s", FlatRecord::tokensPerS),
+          Map.entry("late_samples", FlatRecord::lateSamples),
+          Map.entry("client_pause_max_ms", FlatRecord::clientPauseMaxMs),
+          Map.entry("client_lag_max_ms", FlatRecord::clientLagMaxMs),
+          Map.entry("coalesced_gaps", FlatRecord::coalescedGaps),
+          Map.entry("client_suspect", FlatRecord::clientSuspect),
+          Map.entry("warmup_requests", FlatRecord::warmupRequests));
 
-  /** The trailing column: the producers' own worst pause in the window, when they reported it. */
-  public static final String CLIENT_PAUSE_COLUMN = "client_pause_max_ms";
+  /**
+   * Columns after the labels: the seed's TPOT table in its order, TTFT, request TPOT and E2E, the
+   * request counts, then the client's health in the window.
+   */
+  public static final List<String> STAT_COLUMNS = STATS.stream().map(Map.Entry::getKey).toList();
 
   /** Prefix of the one column per grouped label. */
   public static final String LABEL_PREFIX = "label_";
@@ -96,6 +122,7 @@ public record FlatRecord(
     LatencySummary tpot = orEmpty(s.tpot());
     LatencySummary ttft = orEmpty(s.ttft());
     LatencySummary requestTpot = orEmpty(s.requestTpot());
+    LatencySummary e2e = orEmpty(s.e2e());
     RequestCounts requests = s.requests();
     return new FlatRecord(
         s.windowStart(),
@@ -117,7 +144,13 @@ public record FlatRecord(
         ttft.p99Ms(),
         ttft.maxMs(),
         requestTpot.p50Ms(),
+        requestTpot.p90Ms(),
         requestTpot.p99Ms(),
+        requestTpot.maxMs(),
+        e2e.p50Ms(),
+        e2e.p90Ms(),
+        e2e.p99Ms(),
+        e2e.maxMs(),
         requests == null ? 0 : requests.started(),
         requests == null ? 0 : requests.completed(),
         requests == null ? 0 : requests.failed(),
@@ -125,7 +158,11 @@ public record FlatRecord(
         s.outputTokens(),
         s.tokensPerSecond(),
         s.lateSamples(),
-        s.clientPauseMaxMs());
+        s.clientPauseMaxMs(),
+        s.clientLagMaxMs(),
+        s.coalescedGaps(),
+        s.clientSuspect(),
+        s.warmupRequests());
   }
 
   /** The column names for a CSV whose label columns are {@code labelNames}, in order. */
@@ -133,7 +170,6 @@ public record FlatRecord(
     List<String> columns = new ArrayList<>(LEADING_COLUMNS);
     labelNames.forEach(name -> columns.add(LABEL_PREFIX + name));
     columns.addAll(STAT_COLUMNS);
-    columns.add(CLIENT_PAUSE_COLUMN);
     return columns;
   }
 
@@ -143,7 +179,7 @@ public record FlatRecord(
 
   /**
    * Every field of this record in column order, with one {@code label_<name>} per label this record
-   * carries; null values (empty statistics) are left out.
+   * carries; null values (empty statistics, unreported client health) are left out.
    */
   public Map<String, Object> fields() {
     Map<String, Object> fields = new LinkedHashMap<>();
@@ -153,33 +189,9 @@ public record FlatRecord(
     fields.put("series", series);
     fields.put("model", model);
     labels.forEach((name, value) -> fields.put(LABEL_PREFIX + name, value));
-    Object[] stats = {
-      tpotCount,
-      tpotMeanMs,
-      tpotP50Ms,
-      tpotP90Ms,
-      tpotP99Ms,
-      tpotP999Ms,
-      tpotP9999Ms,
-      tpotMaxMs,
-      ttftP50Ms,
-      ttftP90Ms,
-      ttftP99Ms,
-      ttftMaxMs,
-      requestTpotP50Ms,
-      requestTpotP99Ms,
-      requestsStarted,
-      requestsCompleted,
-      requestsFailed,
-      errorRate,
-      outputTokens,
-      tokensPerS,
-      lateSamples
-    };
-    for (int i = 0; i < stats.length; i++) {
-      fields.put(STAT_COLUMNS.get(i), stats[i]);
+    for (Map.Entry<String, Function<FlatRecord, Object>> stat : STATS) {
+      fields.put(stat.getKey(), stat.getValue().apply(this));
     }
-    fields.put(CLIENT_PAUSE_COLUMN, clientPauseMaxMs);
     fields.values().removeIf(value -> value == null);
     return fields;
   }
@@ -204,7 +216,7 @@ public record FlatRecord(
 
   /** The {@code tpot.metrics} JSON: the fields in column order, null values left out. */
   public byte[] toJson() {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(768);
+    ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
     try (JsonGenerator json = Json.MAPPER.createGenerator(out)) {
       json.writeStartObject();
       for (Map.Entry<String, Object> field : fields().entrySet()) {
@@ -213,6 +225,8 @@ public record FlatRecord(
           json.writeNumberField(field.getKey(), decimal);
         } else if (value instanceof Long number) {
           json.writeNumberField(field.getKey(), number);
+        } else if (value instanceof Boolean flag) {
+          json.writeBooleanField(field.getKey(), flag);
         } else {
           json.writeStringField(field.getKey(), value.toString());
         }

@@ -2,15 +2,16 @@ package io.tpotstream.sink.prometheus;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.tpotstream.common.stats.LatencySummary;
+import io.prometheus.metrics.expositionformats.generated.com_google_protobuf_4_36_2.Metrics;
 import io.tpotstream.common.summary.WindowStats;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.sink.TestWindows;
-import java.io.File;
+import io.tpotstream.testkit.PromText;
+import io.tpotstream.testkit.Promtool;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.math.BigDecimal;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -19,21 +20,29 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 public class PrometheusEndpointTest {
-  private static final Map<String, String> A =
-      Map.of("series", "model-a{concurrency=5}", "model", "model-a");
-  private static final Map<String, String> B = Map.of("series", "model-b", "model", "model-b");
+  private static final Map<String, String> A = Map.of("model", "model-a", "concurrency", "5");
+  private static final Map<String, String> B = Map.of("model", "model-b");
+  private static final String PROTOBUF =
+      "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily;"
+          + " encoding=delimited";
 
-  /** GET /metrics from the real HTTP server, as Prometheus would scrape it. */
+  /** GET /metrics from the real HTTP server, as Prometheus scrapes it (text format). */
   public static String scrape(int port) throws IOException, InterruptedException {
-    HttpResponse<String> response =
+    return new String(get(port, "text/plain; version=0.0.4"), StandardCharsets.UTF_8);
+  }
+
+  private static byte[] get(int port, String accept) throws IOException, InterruptedException {
+    HttpResponse<byte[]> response =
         HttpClient.newHttpClient()
             .send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString());
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                    .header("Accept", accept)
+                    .build(),
+                HttpResponse.BodyHandlers.ofByteArray());
     assertEquals(200, response.statusCode());
     return response.body();
   }
@@ -51,149 +60,196 @@ public class PrometheusEndpointTest {
     stats.completed(4, false);
     stats.failed("http_429", 1);
     stats.outputTokens(104);
+    stats.clientLag(2_500);
     return TestWindows.of("model-a", Map.of("concurrency", "5"), window, stats);
   }
 
-  private static String serve(List<WindowSummary> summaries) throws Exception {
-    LatestWindows latest = new LatestWindows();
-    summaries.forEach(latest::update);
-    try (PrometheusEndpoint endpoint = PrometheusEndpoint.start("127.0.0.1", 0, latest)) {
+  private static String serve(PrometheusView view) throws Exception {
+    try (PrometheusEndpoint endpoint = PrometheusEndpoint.start("127.0.0.1", 0, view)) {
       return scrape(endpoint.port());
     }
   }
 
-  @Test
-  void showsTheLatestWindowPerSeriesInSecondsEqualToTheSummary() throws Exception {
-    WindowSummary a = modelA(3);
-    WindowSummary b = TestWindows.summary("model-b", Map.of(), 3);
-    PromText metrics =
-        PromText.parse(
-            serve(List.of(modelA(1), b, a, TestWindows.summary("model-b", Map.of(), 2))));
-
-    assertEquals("summary", metrics.types.get("tpot_seconds"));
-    assertEquals("summary", metrics.types.get("ttft_seconds"));
-    assertEquals("gauge", metrics.types.get("tpot_max_seconds"));
-    assertEquals("gauge", metrics.types.get("ttft_max_seconds"));
-    assertEquals("gauge", metrics.types.get("tpot_window_requests"));
-    for (WindowSummary w : List.of(a, b)) {
-      Map<String, String> labels = w == a ? A : B;
-      assertLatency(metrics, "tpot", labels, w.tpot());
-      assertLatency(metrics, "ttft", labels, w.ttft());
-      assertEquals(
-          w.requests().started(),
-          metrics.value("tpot_window_requests", with(labels, "outcome", "started")));
-      assertEquals(
-          w.requests().completed(),
-          metrics.value("tpot_window_requests", with(labels, "outcome", "completed")));
-      assertEquals(
-          w.requests().failed(),
-          metrics.value("tpot_window_requests", with(labels, "outcome", "failed")));
-      assertEquals(
-          1.0, metrics.value("tpot_window_errors", with(labels, "error_class", "http_429")));
-      assertEquals(
-          w.requests().errorRate().doubleValue(), metrics.value("tpot_window_error_ratio", labels));
-      assertEquals(
-          w.windowEndMs() / 1000.0, metrics.value("tpot_window_end_timestamp_seconds", labels));
-      assertEquals(w.outputTokens(), metrics.value("tpot_window_output_tokens", labels));
-    }
-    assertEquals(1767225640.0, metrics.value("tpot_window_end_timestamp_seconds", A));
+  private static PrometheusView viewOf(List<WindowSummary> summaries) {
+    PrometheusView view = new PrometheusView();
+    summaries.forEach(view::add);
+    return view;
   }
 
   @Test
   void exactLinesForAKnownWindow() throws Exception {
-    String text = serve(List.of(modelA(1)));
+    String text = serve(viewOf(List.of(modelA(1))));
 
     List<String> lines = Arrays.asList(text.split("\n"));
-    String a = "model=\"model-a\",series=\"model-a{concurrency=5}\"";
+    String a = "concurrency=\"5\",model=\"model-a\"";
     for (String expected :
         List.of(
-            "# TYPE tpot_seconds summary",
-            "tpot_seconds{" + a + ",quantile=\"0.5\"} 5.0E-4",
-            "tpot_seconds{" + a + ",quantile=\"0.9\"} 9.0E-4",
-            "tpot_seconds{" + a + ",quantile=\"0.99\"} 9.9E-4",
-            "tpot_seconds{" + a + ",quantile=\"0.999\"} 0.001",
-            "tpot_seconds{" + a + ",quantile=\"0.9999\"} 0.001",
+            "# TYPE tpot_seconds histogram",
+            // 10..500 µs are at or below 0.5 ms, all 100 at or below 1 ms
+            "tpot_seconds_bucket{" + a + ",le=\"5.0E-4\"} 50",
+            "tpot_seconds_bucket{" + a + ",le=\"0.001\"} 100",
+            "tpot_seconds_bucket{" + a + ",le=\"+Inf\"} 100",
             "tpot_seconds_count{" + a + "} 100",
             "tpot_seconds_sum{" + a + "} 0.0505",
-            "tpot_max_seconds{" + a + "} 0.001",
-            "ttft_seconds{" + a + ",quantile=\"0.5\"} 0.0012",
-            "ttft_seconds{" + a + ",quantile=\"0.99\"} 0.002",
-            "ttft_seconds_count{" + a + "} 4",
-            "ttft_seconds_sum{" + a + "} 0.0057",
-            "# TYPE tpot_window_requests gauge",
-            "tpot_window_requests{model=\"model-a\",outcome=\"failed\",series=\"model-a{concurrency=5}\"} 1.0",
-            "tpot_window_errors{error_class=\"http_429\"," + a + "} 1.0",
+            "tpot_ttft_seconds_bucket{" + a + ",le=\"0.025\"} 4",
+            "tpot_ttft_seconds_sum{" + a + "} 0.0057",
+            "tpot_e2e_seconds_count{" + a + "} 0",
+            "# TYPE tpot_requests_total counter",
+            "tpot_requests_total{" + a + ",outcome=\"failed\"} 1.0",
+            "tpot_requests_total{" + a + ",outcome=\"started\"} 5.0",
+            "tpot_errors_total{concurrency=\"5\",error_class=\"http_429\",model=\"model-a\"} 1.0",
+            "tpot_errors_total{concurrency=\"5\",error_class=\"timeout_idle\",model=\"model-a\"} 0.0",
+            "tpot_output_tokens_total{" + a + "} 104.0",
+            "tpot_windows_total{" + a + "} 1.0",
+            "tpot_client_suspect_windows_total{" + a + "} 1.0",
+            "# TYPE tpot_window_tpot_seconds gauge",
+            "tpot_window_tpot_seconds{" + a + ",percentile=\"50\"} 5.0E-4",
+            "tpot_window_tpot_seconds{" + a + ",percentile=\"99\"} 9.9E-4",
+            "tpot_window_tpot_seconds{" + a + ",percentile=\"99.9\"} 0.001",
+            "tpot_window_tpot_seconds{" + a + ",percentile=\"99.99\"} 0.001",
+            "tpot_window_tpot_max_seconds{" + a + "} 0.001",
+            "tpot_window_ttft_seconds{" + a + ",percentile=\"50\"} 0.0012",
+            "tpot_window_e2e_max_seconds{" + a + "} NaN",
             "tpot_window_error_ratio{" + a + "} 0.2",
+            "tpot_window_tokens_per_second{" + a + "} 10.4",
+            "tpot_window_client_lag_max_seconds{" + a + "} 0.0025",
+            "tpot_window_client_pause_max_seconds{" + a + "} NaN",
+            "tpot_window_client_suspect{" + a + "} 1.0",
             "tpot_window_end_timestamp_seconds{" + a + "} 1.76722562E9")) {
       assertTrue(lines.contains(expected), "missing line " + expected + " in\n" + text);
+    }
+    assertTrue(
+        lines.stream()
+            .filter(l -> l.startsWith("# TYPE "))
+            .allMatch(l -> l.startsWith("# TYPE tpot_")),
+        "every family in the tpot_ namespace:\n" + text);
+  }
+
+  @Test
+  void countersAndBucketsAddUpAcrossWindowsAndNeverGoDown() throws Exception {
+    PrometheusView view = new PrometheusView();
+    try (PrometheusEndpoint endpoint = PrometheusEndpoint.start("127.0.0.1", 0, view)) {
+      view.add(modelA(1));
+      view.add(TestWindows.summary("model-b", Map.of(), 1));
+      PromText first = PromText.parse(scrape(endpoint.port()));
+      view.add(modelA(2));
+      view.add(modelA(2)); // read twice (a replayed batch): counted once
+      view.restore(modelA(0)); // an older window from the files: never counted
+      WindowStats failed = new WindowStats();
+      failed.started(1);
+      failed.failed("timeout_first_token", 1);
+      view.add(TestWindows.of("model-b", Map.of(), 2, failed));
+      PromText second = PromText.parse(scrape(endpoint.port()));
+
+      assertEquals(200.0, second.value("tpot_seconds_count", A));
+      assertEquals(100.0, second.value("tpot_seconds_bucket", with(A, "le", "5.0E-4")));
+      assertEquals(0.101, second.value("tpot_seconds_sum", A), 1e-12);
+      assertEquals(2.0, second.value("tpot_errors_total", with(A, "error_class", "http_429")));
+      assertEquals(
+          1.0, second.value("tpot_errors_total", with(B, "error_class", "timeout_first_token")));
+      assertEquals(6.0, second.value("tpot_requests_total", with(B, "outcome", "started")));
+      assertEquals(
+          200.0, second.value("tpot_seconds_count", B), "model-b's second window had none");
+      assertEquals(
+          TestWindows.startOf(3) / 1000.0, second.value("tpot_window_end_timestamp_seconds", A));
+      assertEquals(1.0, second.value("tpot_window_error_ratio", B));
+      for (Map.Entry<String, Double> before : first.byKey().entrySet()) {
+        String key = before.getKey();
+        if (key.startsWith("tpot_window_")) {
+          continue; // gauges of the latest window
+        }
+        Double after = second.byKey().get(key);
+        assertTrue(
+            after != null && after >= before.getValue(),
+            key + " went from " + before.getValue() + " to " + after);
+      }
     }
   }
 
   @Test
-  void aWindowWithoutSamplesShowsNanQuantilesAndCountZero() throws Exception {
-    WindowStats stats = new WindowStats();
-    stats.started(1);
-    stats.failed("timeout_first_token", 1);
-    PromText metrics =
-        PromText.parse(serve(List.of(TestWindows.of("model-b", Map.of(), 0, stats))));
+  void groupByLabelsAreLabelsAndNamesPrometheusCannotTakeArePrefixed() throws Exception {
+    PrometheusView view = new PrometheusView();
+    view.add(TestWindows.summary("m", Map.of("concurrency", "5", "run-id", "r1", "le", "x"), 0));
+    view.add(TestWindows.summary("m", Map.of("concurrency", "20", "run-id", "r1", "le", "x"), 0));
+    PromText metrics = PromText.parse(serve(view));
 
-    assertEquals(0.0, metrics.value("tpot_seconds_count", B));
-    assertTrue(Double.isNaN(metrics.value("tpot_seconds", with(B, "quantile", "0.99"))));
-    assertTrue(Double.isNaN(metrics.value("tpot_max_seconds", B)));
-    assertEquals(1.0, metrics.value("tpot_window_error_ratio", B));
+    Map<String, String> five =
+        Map.of("model", "m", "concurrency", "5", "label_run_id", "r1", "label_le", "x");
+    Map<String, String> twenty = new TreeMap<>(five);
+    twenty.put("concurrency", "20");
+    assertEquals(200.0, metrics.value("tpot_seconds_count", five));
+    assertEquals(200.0, metrics.value("tpot_seconds_count", twenty));
+    assertTrue(
+        metrics.samples.stream().noneMatch(s -> s.labels().containsKey("series")),
+        "no folded series label");
   }
 
   @Test
   void passesPromtoolCheckMetrics() throws Exception {
-    assumeTrue(
-        onPath("promtool"),
-        "promtool not found: install Debian's prometheus package to run this check");
-    String text =
-        serve(
+    Promtool.assumeInstalled();
+    PrometheusView view =
+        viewOf(
             List.of(
                 modelA(1),
                 TestWindows.summary("model-b", Map.of(), 1),
                 TestWindows.summary("model \"c\"", Map.of("run", "a\\b"), 1)));
 
-    Process promtool =
-        new ProcessBuilder("promtool", "check", "metrics").redirectErrorStream(true).start();
-    promtool.getOutputStream().write(text.getBytes(StandardCharsets.UTF_8));
-    promtool.getOutputStream().close();
-    String output = new String(promtool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(promtool.waitFor(30, TimeUnit.SECONDS));
-    assertEquals(0, promtool.exitValue(), "promtool check metrics:\n" + output + "\n" + text);
-    assertEquals("", output.trim());
+    Promtool.assertMetricsPass(serve(view));
   }
 
-  static void assertLatency(
-      PromText metrics, String name, Map<String, String> labels, LatencySummary s) {
-    String[] quantiles = {"0.5", "0.9", "0.99", "0.999", "0.9999"};
-    BigDecimal[] values = {s.p50Ms(), s.p90Ms(), s.p99Ms(), s.p999Ms(), s.p9999Ms()};
-    for (int i = 0; i < quantiles.length; i++) {
-      assertEquals(
-          seconds(values[i]),
-          metrics.value(name + "_seconds", with(labels, "quantile", quantiles[i])),
-          name + " " + quantiles[i]);
+  @Test
+  void nativeHistogramWhenTheScraperAsksForProtobuf() throws Exception {
+    PrometheusView view = viewOf(List.of(modelA(1)));
+    byte[] body;
+    try (PrometheusEndpoint endpoint = PrometheusEndpoint.start("127.0.0.1", 0, view)) {
+      body = get(endpoint.port(), PROTOBUF);
     }
-    assertEquals((double) s.count(), metrics.value(name + "_seconds_count", labels));
-    assertEquals(
-        seconds(s.meanMs().multiply(BigDecimal.valueOf(s.count()))),
-        metrics.value(name + "_seconds_sum", labels));
-    assertEquals(seconds(s.maxMs()), metrics.value(name + "_max_seconds", labels));
+
+    Metrics.MetricFamily tpot = null;
+    InputStream in = new ByteArrayInputStream(body);
+    for (Metrics.MetricFamily f; (f = Metrics.MetricFamily.parseDelimitedFrom(in)) != null; ) {
+      if (f.getName().equals("tpot_seconds")) {
+        tpot = f;
+      }
+    }
+    assertTrue(tpot != null, "tpot_seconds in the protobuf exposition");
+    Metrics.Histogram h = tpot.getMetric(0).getHistogram();
+    assertEquals(CumulativeHistogram.NATIVE_SCHEMA, h.getSchema());
+    assertEquals(100, h.getSampleCount());
+    // spans and deltas decoded, against each sample's bucket: the smallest i with x <= 2^(i/8)
+    Map<Integer, Long> expected = new TreeMap<>();
+    for (int i = 1; i <= 100; i++) {
+      expected.merge((int) Math.ceil(8 * Math.log(i * 10e-6) / Math.log(2)), 1L, Long::sum);
+    }
+    Map<Integer, Long> decoded = new TreeMap<>();
+    int index = 0;
+    long count = 0;
+    int delta = 0;
+    for (Metrics.BucketSpan span : h.getPositiveSpanList()) {
+      index += span.getOffset();
+      for (int j = 0; j < span.getLength(); j++, index++) {
+        count += h.getPositiveDelta(delta++);
+        if (count > 0) {
+          decoded.put(index, count);
+        }
+      }
+    }
+    assertEquals(expected, decoded);
+    assertEquals(22 + 1, h.getBucketCount(), "the classic buckets are there too");
+  }
+
+  @Test
+  void nativeBucketBoundariesBelongToTheLowerBucket() {
+    assertEquals(0, CumulativeHistogram.nativeIndex(1.0));
+    assertEquals(1, CumulativeHistogram.nativeIndex(1.0001));
+    assertEquals(-8, CumulativeHistogram.nativeIndex(0.5));
+    assertEquals(1, CumulativeHistogram.nativeIndex(Math.pow(2, 1 / 8.0)));
+    assertEquals(-80, CumulativeHistogram.nativeIndex(0.0009765625)); // 2^-10
   }
 
   static Map<String, String> with(Map<String, String> labels, String name, String value) {
-    Map<String, String> all = new java.util.TreeMap<>(labels);
+    Map<String, String> all = new TreeMap<>(labels);
     all.put(name, value);
     return all;
-  }
-
-  private static double seconds(BigDecimal ms) {
-    return ms.movePointLeft(3).doubleValue();
-  }
-
-  public static boolean onPath(String command) {
-    return Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
-        .anyMatch(dir -> new File(dir, command).canExecute());
   }
 }

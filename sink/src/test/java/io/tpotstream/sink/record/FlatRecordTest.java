@@ -39,7 +39,13 @@ class FlatRecordTest {
             "ttft_p99_ms",
             "ttft_max_ms",
             "request_tpot_p50_ms",
+            "request_tpot_p90_ms",
             "request_tpot_p99_ms",
+            "request_tpot_max_ms",
+            "e2e_p50_ms",
+            "e2e_p90_ms",
+            "e2e_p99_ms",
+            "e2e_max_ms",
             "requests_started",
             "requests_completed",
             "requests_failed",
@@ -47,7 +53,11 @@ class FlatRecordTest {
             "output_tokens",
             "tokens_per_s",
             "late_samples",
-            "client_pause_max_ms"),
+            "client_pause_max_ms",
+            "client_lag_max_ms",
+            "coalesced_gaps",
+            "client_suspect",
+            "warmup_requests"),
         FlatRecord.columns(List.of("concurrency", "target")));
   }
 
@@ -78,6 +88,12 @@ class FlatRecordTest {
             "2.000",
             "0.600",
             "0.800",
+            "0.800",
+            "0.800",
+            "1.500",
+            "2.040",
+            "2.040",
+            "2.040",
             "5",
             "4",
             "1",
@@ -85,7 +101,11 @@ class FlatRecordTest {
             "104",
             "10.400",
             "2",
-            ""),
+            "",
+            "0.250",
+            "3",
+            "false",
+            "1"),
         record.cells(List.of("concurrency", "target")));
   }
 
@@ -101,10 +121,14 @@ class FlatRecordTest {
             + "\"tpot_p90_ms\":0.900,\"tpot_p99_ms\":0.990,\"tpot_p99_9_ms\":1.000,"
             + "\"tpot_p99_99_ms\":1.000,\"tpot_max_ms\":1.000,\"ttft_p50_ms\":1.200,"
             + "\"ttft_p90_ms\":2.000,\"ttft_p99_ms\":2.000,\"ttft_max_ms\":2.000,"
-            + "\"request_tpot_p50_ms\":0.600,\"request_tpot_p99_ms\":0.800,"
+            + "\"request_tpot_p50_ms\":0.600,\"request_tpot_p90_ms\":0.800,"
+            + "\"request_tpot_p99_ms\":0.800,\"request_tpot_max_ms\":0.800,"
+            + "\"e2e_p50_ms\":1.500,\"e2e_p90_ms\":2.040,\"e2e_p99_ms\":2.040,"
+            + "\"e2e_max_ms\":2.040,"
             + "\"requests_started\":5,\"requests_completed\":4,\"requests_failed\":1,"
             + "\"error_rate\":0.2000,\"output_tokens\":104,\"tokens_per_s\":10.400,"
-            + "\"late_samples\":2}",
+            + "\"late_samples\":2,\"client_lag_max_ms\":0.250,\"coalesced_gaps\":3,"
+            + "\"client_suspect\":false,\"warmup_requests\":1}",
         json);
   }
 
@@ -137,6 +161,12 @@ class FlatRecordTest {
             "",
             "",
             "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
             "1",
             "0",
             "1",
@@ -144,25 +174,39 @@ class FlatRecordTest {
             "0",
             "0.000",
             "0",
-            ""),
+            "",
+            "",
+            "0",
+            "",
+            "0"),
         record.cells(List.of("concurrency")));
     assertEquals(
         "{\"window_start\":\"2026-01-01T00:00:00Z\",\"window_end\":\"2026-01-01T00:00:10Z\","
             + "\"ts\":1767225610000,\"series\":\"model-b\",\"model\":\"model-b\","
             + "\"tpot_count\":0,\"requests_started\":1,\"requests_completed\":0,"
             + "\"requests_failed\":1,\"error_rate\":1.0000,\"output_tokens\":0,"
-            + "\"tokens_per_s\":0.000,\"late_samples\":0}",
+            + "\"tokens_per_s\":0.000,\"late_samples\":0,\"coalesced_gaps\":0,"
+            + "\"warmup_requests\":0}",
         new String(record.toJson(), StandardCharsets.UTF_8));
   }
 
   @Test
-  void clientPauseIsTheTrailingColumnWhenReported() {
+  void clientHealthColumnsComeLastAndSaySuspectPastTheThreshold() {
     WindowStats stats = new WindowStats();
     stats.clientPause(1_234);
+    stats.clientLag(800);
+    stats.coalescedGaps(7);
     FlatRecord record = FlatRecord.of(TestWindows.of("m", Map.of(), 0, stats));
 
-    assertEquals("1.234", record.cells(List.of()).get(FlatRecord.columns(List.of()).size() - 1));
+    List<String> cells = record.cells(List.of());
+    assertEquals(
+        List.of("1.234", "0.800", "7", "true", "0"), cells.subList(cells.size() - 5, cells.size()));
     String json = new String(record.toJson(), StandardCharsets.UTF_8);
-    assertEquals(true, json.endsWith("\"late_samples\":0,\"client_pause_max_ms\":1.234}"), json);
+    assertEquals(
+        true,
+        json.endsWith(
+            "\"late_samples\":0,\"client_pause_max_ms\":1.234,\"client_lag_max_ms\":0.800,"
+                + "\"coalesced_gaps\":7,\"client_suspect\":true,\"warmup_requests\":0}"),
+        json);
   }
 }

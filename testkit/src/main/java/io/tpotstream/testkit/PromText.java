@@ -1,4 +1,4 @@
-package io.tpotstream.sink.prometheus;
+package io.tpotstream.testkit;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -103,13 +103,30 @@ public final class PromText {
   }
 
   private String family(String name) {
-    for (String suffix : new String[] {"_count", "_sum"}) {
+    if (types.containsKey(name)) {
+      return name;
+    }
+    for (String suffix : new String[] {"_count", "_sum", "_bucket", "_total"}) {
       String base =
           name.endsWith(suffix) ? name.substring(0, name.length() - suffix.length()) : null;
-      if (base != null && "summary".equals(types.get(base))) {
+      String type = base == null ? null : types.get(base);
+      if (type != null
+          && (suffix.equals("_total")
+              ? type.equals("counter")
+              : type.equals("histogram")
+                  || (type.equals("summary") && !suffix.equals("_bucket")))) {
         return base;
       }
     }
     return name;
+  }
+
+  /** The sample values by name and labels, to compare two scrapes. */
+  public Map<String, Double> byKey() {
+    Map<String, Double> values = new TreeMap<>();
+    for (Sample s : samples) {
+      values.put(s.name() + s.labels(), s.value());
+    }
+    return values;
   }
 }

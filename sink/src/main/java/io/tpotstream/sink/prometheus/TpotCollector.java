@@ -1,0 +1,254 @@
+package io.tpotstream.sink.prometheus;
+
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.prometheus.metrics.model.snapshots.Unit;
+import io.tpotstream.common.stats.LatencySummary;
+import io.tpotstream.common.summary.WindowSummary;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * {@code /metrics}, in seconds, every name in the {@code tpot_} namespace, labelled {@code model}
+ * plus one label per grouped label ({@link PrometheusLabels}):
+ *
+ * <ul>
+ *   <li>cumulative histograms of TPOT, TTFT, request TPOT and E2E ({@link LatencyMetric}), classic
+ *       buckets in text, native buckets too when the scraper asks for protobuf;
+ *   <li>cumulative counters: requests by outcome, errors by class (every known class from 0),
+ *       output tokens, late samples, coalesced gaps, warm-up requests, windows and client-suspect
+ *       windows;
+ *   <li>gauges of the latest closed window: the exact HdrHistogram percentiles (50 to 99.99) and
+ *       max of each latency, error ratio, tokens per second, the producers' own worst pause and
+ *       event-loop lag, whether the window is client-suspect, and its end time.
+ * </ul>
+ *
+ * A value the window does not have (no sample, not reported by the producers) is NaN.
+ */
+final class TpotCollector implements MultiCollector {
+  static final List<String> PERCENTILES = List.of("50", "90", "99", "99.9", "99.99");
+
+  private final PrometheusView view;
+
+  TpotCollector(PrometheusView view) {
+    this.view = view;
+  }
+
+  @Override
+  public MetricSnapshots collect() {
+    return view.read(TpotCollector::snapshots);
+  }
+
+  private static MetricSnapshots snapshots(List<SeriesMetrics> all) {
+    List<MetricSnapshot> metrics = new ArrayList<>();
+    if (all.isEmpty()) {
+      return new MetricSnapshots(metrics);
+    }
+    for (int i = 0; i < LatencyMetric.ALL.size(); i++) {
+      LatencyMetric latency = LatencyMetric.ALL.get(i);
+      HistogramSnapshot.Builder histogram =
+          HistogramSnapshot.builder()
+              .name(latency.histogramName())
+              .help(latency.what() + ", every window since the sink started")
+              .unit(Unit.SECONDS);
+      for (SeriesMetrics s : all) {
+        histogram.dataPoint(s.histograms[i].snapshot(s.labels));
+      }
+      metrics.add(histogram.build());
+    }
+    requests(metrics, all);
+    counter(metrics, all, "tpot_output_tokens", "Output tokens", s -> s.outputTokens);
+    counter(
+        metrics,
+        all,
+        "tpot_late_samples",
+        "Samples dropped as late (a stale producer's, or for a window already closed)",
+        s -> s.lateSamples);
+    counter(
+        metrics,
+        all,
+        "tpot_coalesced_gaps",
+        "TPOT samples whose chunk arrived in the same socket read as the chunk before",
+        s -> s.coalescedGaps);
+    counter(
+        metrics,
+        all,
+        "tpot_warmup_requests",
+        "Warm-up requests, left out of every statistic",
+        s -> s.warmupRequests);
+    counter(metrics, all, "tpot_windows", "Closed windows read by the sink", s -> s.windows);
+    counter(
+        metrics,
+        all,
+        "tpot_client_suspect_windows",
+        "Closed windows in which the producers' own lag or pause passed the threshold",
+        s -> s.suspectWindows);
+
+    for (LatencyMetric latency : LatencyMetric.ALL) {
+      windowLatency(metrics, all, latency);
+    }
+    gauge(
+        metrics,
+        all,
+        "tpot_window_error_ratio",
+        "(failed + abandoned) / (completed + failed + abandoned) in the latest closed window",
+        null,
+        w -> w.requests() == null ? Double.NaN : number(w.requests().errorRate()));
+    gauge(
+        metrics,
+        all,
+        "tpot_window_tokens_per_second",
+        "Output tokens per second in the latest closed window",
+        null,
+        w -> number(w.tokensPerSecond()));
+    gauge(
+        metrics,
+        all,
+        "tpot_window_client_pause_max_seconds",
+        "The producers' own longest pause (GC, scheduling) in the latest closed window",
+        Unit.SECONDS,
+        w -> seconds(w.clientPauseMaxMs()));
+    gauge(
+        metrics,
+        all,
+        "tpot_window_client_lag_max_seconds",
+        "The producers' worst event-loop lag in the latest closed window",
+        Unit.SECONDS,
+        w -> seconds(w.clientLagMaxMs()));
+    gauge(
+        metrics,
+        all,
+        "tpot_window_client_suspect",
+        "1 when the producers' own lag or pause passed the threshold in the latest closed window,"
+            + " 0 when not, NaN when they did not report it",
+        null,
+        w -> w.clientSuspect() == null ? Double.NaN : w.clientSuspect() ? 1 : 0);
+    gauge(
+        metrics,
+        all,
+        "tpot_window_end_timestamp_seconds",
+        "End of the latest closed window, Unix time",
+        Unit.SECONDS,
+        w -> w.windowEndMs() / 1000.0);
+    return new MetricSnapshots(metrics);
+  }
+
+  private static void requests(List<MetricSnapshot> metrics, List<SeriesMetrics> all) {
+    CounterSnapshot.Builder requests =
+        CounterSnapshot.builder()
+            .name("tpot_requests")
+            .help(
+                "Requests by outcome (started, completed, failed, too_short, abandoned);"
+                    + " completed includes too_short");
+    CounterSnapshot.Builder errors =
+        CounterSnapshot.builder()
+            .name("tpot_errors")
+            .help("Failed requests by error class (every known class is shown from 0)");
+    for (SeriesMetrics s : all) {
+      for (int i = 0; i < SeriesMetrics.OUTCOMES.size(); i++) {
+        requests.dataPoint(
+            CounterDataPointSnapshot.builder()
+                .labels(s.labels.add("outcome", SeriesMetrics.OUTCOMES.get(i)))
+                .value(s.requests[i])
+                .build());
+      }
+      s.errors.forEach(
+          (errorClass, count) ->
+              errors.dataPoint(
+                  CounterDataPointSnapshot.builder()
+                      .labels(s.labels.add("error_class", errorClass))
+                      .value(count)
+                      .build()));
+    }
+    metrics.add(requests.build());
+    metrics.add(errors.build());
+  }
+
+  private static void counter(
+      List<MetricSnapshot> metrics,
+      List<SeriesMetrics> all,
+      String name,
+      String help,
+      ToDoubleFunction<SeriesMetrics> value) {
+    CounterSnapshot.Builder counter =
+        CounterSnapshot.builder().name(name).help(help + ", every window since the sink started");
+    for (SeriesMetrics s : all) {
+      counter.dataPoint(
+          CounterDataPointSnapshot.builder()
+              .labels(s.labels)
+              .value(value.applyAsDouble(s))
+              .build());
+    }
+    metrics.add(counter.build());
+  }
+
+  private static void windowLatency(
+      List<MetricSnapshot> metrics, List<SeriesMetrics> all, LatencyMetric latency) {
+    GaugeSnapshot.Builder percentiles =
+        GaugeSnapshot.builder()
+            .name(latency.windowName())
+            .help(
+                latency.what()
+                    + " in the latest closed window: HdrHistogram's value at each percentile")
+            .unit(Unit.SECONDS);
+    GaugeSnapshot.Builder max =
+        GaugeSnapshot.builder()
+            .name(latency.windowMaxName())
+            .help("Largest " + latency.what() + " in the latest closed window")
+            .unit(Unit.SECONDS);
+    for (SeriesMetrics s : all) {
+      LatencySummary w = latency.summary().apply(s.latest);
+      LatencySummary stat = w == null ? LatencySummary.EMPTY : w;
+      BigDecimal[] values = {
+        stat.p50Ms(), stat.p90Ms(), stat.p99Ms(), stat.p999Ms(), stat.p9999Ms()
+      };
+      for (int i = 0; i < values.length; i++) {
+        percentiles.dataPoint(
+            point(s.labels.add("percentile", PERCENTILES.get(i)), seconds(values[i])));
+      }
+      max.dataPoint(point(s.labels, seconds(stat.maxMs())));
+    }
+    metrics.add(percentiles.build());
+    metrics.add(max.build());
+  }
+
+  private static void gauge(
+      List<MetricSnapshot> metrics,
+      List<SeriesMetrics> all,
+      String name,
+      String help,
+      Unit unit,
+      Function<WindowSummary, Double> value) {
+    GaugeSnapshot.Builder gauge = GaugeSnapshot.builder().name(name).help(help);
+    if (unit != null) {
+      gauge.unit(unit);
+    }
+    for (SeriesMetrics s : all) {
+      gauge.dataPoint(point(s.labels, value.apply(s.latest)));
+    }
+    metrics.add(gauge.build());
+  }
+
+  private static GaugeDataPointSnapshot point(Labels labels, double value) {
+    return GaugeDataPointSnapshot.builder().labels(labels).value(value).build();
+  }
+
+  /** ms (three decimals) to seconds, NaN when absent. */
+  private static double seconds(BigDecimal ms) {
+    return ms == null ? Double.NaN : ms.movePointLeft(3).doubleValue();
+  }
+
+  private static double number(BigDecimal value) {
+    return value == null ? Double.NaN : value.doubleValue();
+  }
+}
