@@ -83,20 +83,22 @@ public final class LatencyHistogram {
     clamped = 0;
   }
 
-  /** The non-empty buckets, ascending. */
+  /**
+   * The non-empty buckets, ascending (each at its highest equivalent value, {@link
+   * #forEachBucket}).
+   */
   public SparseHistogram sparse() {
-    int n = 0;
-    for (HistogramIterationValue v : histogram.recordedValues()) {
-      n++;
-    }
-    long[] micros = new long[n];
-    long[] counts = new long[n];
-    int i = 0;
-    for (HistogramIterationValue v : histogram.recordedValues()) {
-      micros[i] = v.getValueIteratedTo();
-      counts[i] = v.getCountAtValueIteratedTo();
-      i++;
-    }
+    int[] n = {0};
+    forEachBucket((low, high, count) -> n[0]++);
+    long[] micros = new long[n[0]];
+    long[] counts = new long[n[0]];
+    int[] i = {0};
+    forEachBucket(
+        (low, high, count) -> {
+          micros[i[0]] = high;
+          counts[i[0]] = count;
+          i[0]++;
+        });
     return new SparseHistogram(micros, counts);
   }
 
