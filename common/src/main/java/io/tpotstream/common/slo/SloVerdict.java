@@ -45,20 +45,16 @@ public record SloVerdict(boolean met, String line) {
     if (!missed.isEmpty()) {
       return new SloVerdict(false, "SLO failed: " + String.join(", ", missed) + goodput);
     }
+    if (spec.objectives().isEmpty()) {
+      return new SloVerdict(
+          true, "no --slo objectives (" + wholeRun.size() + " series, whole run)" + goodput);
+    }
     StringJoiner limits = new StringJoiner(", ");
     for (Objective o : spec.objectives()) {
       limits.add(o.name() + " " + o.comparator() + " " + o.limitText());
     }
-    String what = spec.objectives().isEmpty() ? "no objectives" : limits.toString();
     return new SloVerdict(
-        true,
-        "SLO met: "
-            + what
-            + " ("
-            + wholeRun.size()
-            + (wholeRun.size() == 1 ? " series" : " series")
-            + ", whole run)"
-            + goodput);
+        true, "SLO met: " + limits + " (" + wholeRun.size() + " series, whole run)" + goodput);
   }
 
   public int exitCode() {
