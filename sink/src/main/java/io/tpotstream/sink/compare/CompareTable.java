@@ -24,7 +24,7 @@ public final class CompareTable {
     for (CompareResult.SeriesComparison s : r.series()) {
       width = Math.max(width, s.series().length());
     }
-    String row = "%-" + width + "s  %-6s %-6s %10s %10s %10s %8s  %-24s %s%n";
+    String row = "%-" + width + "s  %-6s %-6s %10s %10s %10s %9s  %-24s %s%n";
     t.append(
         String.format(
             Locale.ROOT,
