@@ -1,11 +1,20 @@
 package io.tpotstream.aggregator;
 
+import static org.apache.kafka.common.acl.AclOperation.CREATE;
+import static org.apache.kafka.common.acl.AclOperation.DELETE;
+import static org.apache.kafka.common.acl.AclOperation.DESCRIBE;
+import static org.apache.kafka.common.acl.AclOperation.READ;
+import static org.apache.kafka.common.acl.AclOperation.WRITE;
+
 import io.tpotstream.aggregator.merge.PartitionsChangedException;
 import io.tpotstream.aggregator.topology.AggregatorTopology;
+import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.common.kafka.KafkaFailures;
+import io.tpotstream.common.kafka.KafkaNeeds;
+import io.tpotstream.common.kafka.KafkaTopics;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -14,13 +23,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
-import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.Topology;
@@ -155,45 +162,43 @@ public final class Aggregator implements AutoCloseable {
   }
 
   private static AggregatorConfig prepareTopics(AggregatorConfig config) {
-    try (Admin admin = Admin.create(adminProperties(config))) {
-      int partitions = inputPartitions(admin, config);
+    KafkaConnection kafka = connection(config);
+    try (Admin admin = Admin.create(kafka.adminProperties())) {
+      int partitions =
+          KafkaTopics.ensure(
+                  admin,
+                  kafka,
+                  config.inputTopic(),
+                  config.inputPartitions() > 0
+                      ? config.inputPartitions()
+                      : DEFAULT_INPUT_PARTITIONS,
+                  Map.of())
+              .partitions();
       checkPartitionsUnchanged(admin, config, partitions);
       Map<String, String> keepForever = Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1");
-      boolean created = createIfMissing(admin, config.outputTopic(), 1, keepForever);
-      createIfMissing(admin, config.deadLetterTopic(), 1, keepForever);
+      boolean created =
+          KafkaTopics.ensure(admin, kafka, config.outputTopic(), 1, keepForever).created();
+      KafkaTopics.ensure(admin, kafka, config.deadLetterTopic(), 1, keepForever);
       if (!created) {
         warnIfRetentionDeletes(admin, config.outputTopic());
       }
       return config.withInputPartitions(partitions);
     } catch (ExecutionException | TimeoutException e) {
-      throw unreachable(config, e);
+      throw KafkaFailures.explain(
+          e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e,
+          kafka,
+          kafkaNeeds(config),
+          "prepare the aggregator's topics");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while preparing the topics", e);
     }
   }
 
-  private static int inputPartitions(Admin admin, AggregatorConfig config)
-      throws ExecutionException, InterruptedException, TimeoutException {
-    try {
-      TopicDescription input =
-          admin
-              .describeTopics(List.of(config.inputTopic()))
-              .allTopicNames()
-              .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-              .get(config.inputTopic());
-      return input.partitions().size();
-    } catch (ExecutionException e) {
-      if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
-        throw e;
-      }
-    }
-    int partitions =
-        config.inputPartitions() > 0 ? config.inputPartitions() : DEFAULT_INPUT_PARTITIONS;
-    if (createIfMissing(admin, config.inputTopic(), partitions, Map.of())) {
-      return partitions;
-    }
-    return inputPartitions(admin, config);
+  /** The connection the aggregator's own clients use: its servers and settings, 15 s bounds. */
+  private static KafkaConnection connection(AggregatorConfig config) {
+    return KafkaConnection.of(config.bootstrapServers(), config.kafkaProperties())
+        .withTimeout(ADMIN_TIMEOUT);
   }
 
   /**
@@ -224,31 +229,34 @@ public final class Aggregator implements AutoCloseable {
                 + ")");
       }
     } catch (ExecutionException e) {
+      if (e.getCause() instanceof AuthorizationException denied) {
+        // the broker names no topic when describing one is denied: say which
+        TopicAuthorizationException named =
+            new TopicAuthorizationException(denied.getMessage(), Set.of(changelog));
+        named.initCause(denied);
+        throw KafkaFailures.explain(
+            named, connection(config), kafkaNeeds(config), "read the aggregator's state");
+      }
       if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
         throw e;
       }
     }
   }
 
-  /** Creates a topic with the broker's default replication; false when it already existed. */
-  private static boolean createIfMissing(
-      Admin admin, String topic, int partitions, Map<String, String> configs)
-      throws ExecutionException, InterruptedException, TimeoutException {
-    try {
-      admin
-          .createTopics(
-              List.of(
-                  new NewTopic(topic, Optional.of(partitions), Optional.empty()).configs(configs)))
-          .all()
-          .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      LOG.info("created topic {} with {} partition(s)", topic, partitions);
-      return true;
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof TopicExistsException) {
-        return false;
-      }
-      throw e;
-    }
+  /**
+   * What the aggregator needs on a secured cluster: read the input, write the output and the dead
+   * letters (creating them when missing), and Kafka Streams' own internal topics, group and
+   * transactional ids, all named after the application id (docs/kafka.md lists the ACLs).
+   */
+  public static KafkaNeeds kafkaNeeds(AggregatorConfig config) {
+    String id = config.applicationId();
+    return KafkaNeeds.none()
+        .topic(config.inputTopic(), DESCRIBE, READ, CREATE)
+        .topic(config.outputTopic(), DESCRIBE, WRITE, CREATE)
+        .topic(config.deadLetterTopic(), DESCRIBE, WRITE, CREATE)
+        .topicsPrefixed(id + "-", CREATE, DESCRIBE, READ, WRITE, DELETE)
+        .group(id, READ)
+        .transactionalIdsPrefixed(id + "-", WRITE);
   }
 
   private static void warnIfRetentionDeletes(Admin admin, String topic)
@@ -263,8 +271,9 @@ public final class Aggregator implements AutoCloseable {
               .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
               .get(resource);
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-        // metadata of a topic created a moment ago may not have propagated: only a warning is lost
+      if (e.getCause() instanceof UnknownTopicOrPartitionException
+          || e.getCause() instanceof AuthorizationException) {
+        // a topic created a moment ago, or no DESCRIBE_CONFIGS ACL: only a warning is lost
         return;
       }
       throw e;
@@ -277,35 +286,6 @@ public final class Aggregator implements AutoCloseable {
           topic,
           retention.value());
     }
-  }
-
-  private static Properties adminProperties(AggregatorConfig config) {
-    Properties p = new Properties();
-    Set<String> known = AdminClientConfig.configNames();
-    config
-        .kafkaProperties()
-        .forEach(
-            (k, v) -> {
-              if (known.contains(k)) {
-                p.put(k, v);
-              }
-            });
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
-    p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) ADMIN_TIMEOUT.toMillis());
-    p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) ADMIN_TIMEOUT.toMillis());
-    return p;
-  }
-
-  private static IllegalStateException unreachable(AggregatorConfig config, Exception e) {
-    Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-    return new IllegalStateException(
-        "cannot prepare topics on Kafka at "
-            + config.bootstrapServers()
-            + " ("
-            + (cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage())
-            + "): check --bootstrap-servers, that the broker is up and the --kafka-config"
-            + " security settings",
-        cause);
   }
 
   /** A duration as a user wrote it: 10s, 1m, 500ms. */

@@ -19,6 +19,9 @@ import org.apache.kafka.streams.StreamsConfig;
  *     {@code at_least_once}
  * @param kafkaProperties extra client and Streams properties (security, threads, ...)
  * @param inputPartitions N, the input topic's partition count; 0 until read from the topic
+ * @param runId when set, only the events (heartbeats included) of this run are aggregated; the rest
+ *     of the input, records that are not token events among them, is skipped ({@code tpot run} on a
+ *     shared cluster)
  */
 public record AggregatorConfig(
     String bootstrapServers,
@@ -29,7 +32,8 @@ public record AggregatorConfig(
     StageSettings stage,
     String processingGuarantee,
     Map<String, String> kafkaProperties,
-    int inputPartitions) {
+    int inputPartitions,
+    String runId) {
 
   public static final String DEFAULT_APPLICATION_ID = "tpot-aggregator";
 
@@ -56,7 +60,8 @@ public record AggregatorConfig(
         StageSettings.defaults(),
         StreamsConfig.EXACTLY_ONCE_V2,
         Map.of(),
-        0);
+        0,
+        null);
   }
 
   public AggregatorConfig withTopics(String input, String output, String deadLetter) {
@@ -69,7 +74,8 @@ public record AggregatorConfig(
         stage,
         processingGuarantee,
         kafkaProperties,
-        inputPartitions);
+        inputPartitions,
+        runId);
   }
 
   public AggregatorConfig withApplicationId(String id) {
@@ -82,7 +88,8 @@ public record AggregatorConfig(
         stage,
         processingGuarantee,
         kafkaProperties,
-        inputPartitions);
+        inputPartitions,
+        runId);
   }
 
   public AggregatorConfig withStage(StageSettings settings) {
@@ -95,7 +102,8 @@ public record AggregatorConfig(
         settings,
         processingGuarantee,
         kafkaProperties,
-        inputPartitions);
+        inputPartitions,
+        runId);
   }
 
   public AggregatorConfig withProcessingGuarantee(String guarantee) {
@@ -108,7 +116,8 @@ public record AggregatorConfig(
         stage,
         guarantee,
         kafkaProperties,
-        inputPartitions);
+        inputPartitions,
+        runId);
   }
 
   public AggregatorConfig withKafkaProperties(Map<String, String> properties) {
@@ -121,7 +130,8 @@ public record AggregatorConfig(
         stage,
         processingGuarantee,
         properties,
-        inputPartitions);
+        inputPartitions,
+        runId);
   }
 
   public AggregatorConfig withInputPartitions(int partitions) {
@@ -134,6 +144,22 @@ public record AggregatorConfig(
         stage,
         processingGuarantee,
         kafkaProperties,
-        partitions);
+        partitions,
+        runId);
+  }
+
+  /** Only the events of run {@code id} (null: every event). */
+  public AggregatorConfig withRunId(String id) {
+    return new AggregatorConfig(
+        bootstrapServers,
+        inputTopic,
+        outputTopic,
+        deadLetterTopic,
+        applicationId,
+        stage,
+        processingGuarantee,
+        kafkaProperties,
+        inputPartitions,
+        id);
   }
 }

@@ -4,16 +4,10 @@ import io.tpotstream.aggregator.Aggregator;
 import io.tpotstream.aggregator.AggregatorConfig;
 import io.tpotstream.aggregator.stage.StageSettings;
 import io.tpotstream.common.Topics;
-import java.io.IOException;
-import java.io.Reader;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
+import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.common.kafka.KafkaNeeds;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Properties;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
 import picocli.CommandLine.Command;
@@ -35,12 +29,9 @@ import picocli.CommandLine.Option;
           + " --window or --group-by."
     })
 final class AggregateCommand implements Callable<Integer> {
-  @Mixin SloOptions sloOptions;
+  @Mixin KafkaOptions kafkaOptions;
 
-  @Option(
-      names = "--bootstrap-servers",
-      description = "Kafka bootstrap servers (default: from --kafka-config, else localhost:9092).")
-  String bootstrapServers;
+  @Mixin SloOptions sloOptions;
 
   @Option(
       names = "--input",
@@ -106,12 +97,6 @@ final class AggregateCommand implements Callable<Integer> {
   Duration producerTimeout;
 
   @Option(
-      names = "--kafka-config",
-      paramLabel = "FILE",
-      description = "Properties file with extra Kafka client settings (security, threads, ...).")
-  Path kafkaConfig;
-
-  @Option(
       names = "--processing-guarantee",
       defaultValue = "exactly_once_v2",
       description =
@@ -120,48 +105,34 @@ final class AggregateCommand implements Callable<Integer> {
   String processingGuarantee;
 
   @Override
-  public Integer call() {
-    Map<String, String> extra = readKafkaConfig(kafkaConfig);
-    String servers = bootstrapServers;
-    if (servers == null) {
-      servers = extra.getOrDefault("bootstrap.servers", "localhost:9092");
-    }
+  public Integer call() throws Exception {
+    KafkaConnection connection = kafkaOptions.connect();
     StageSettings stage =
         new StageSettings(window, grace, groupBy, requestTimeout, producerTimeout)
             .withSlo(sloOptions.spec());
     AggregatorConfig config =
-        AggregatorConfig.defaults(servers)
+        AggregatorConfig.defaults(connection.bootstrapServers())
             .withTopics(input, output, deadLetter)
             .withApplicationId(applicationId)
             .withStage(stage)
             .withProcessingGuarantee(processingGuarantee)
-            .withKafkaProperties(extra);
-    Aggregator aggregator = Aggregator.start(config);
+            .withKafkaProperties(connection.settings());
+    KafkaNeeds needs = KafkaAccess.aggregator(config);
+    String doing = "aggregate " + input + " into " + output;
+    Aggregator aggregator =
+        KafkaOptions.explained(connection, needs, doing, () -> Aggregator.start(config));
     Runtime.getRuntime().addShutdownHook(new Thread(aggregator::close, "aggregate-stop"));
-    try {
-      aggregator.stopped().join();
-    } catch (CompletionException e) {
-      throw e.getCause() instanceof RuntimeException r ? r : e;
-    }
+    KafkaOptions.explained(
+        connection,
+        needs,
+        doing,
+        () -> {
+          try {
+            return aggregator.stopped().join();
+          } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : e;
+          }
+        });
     return 0;
-  }
-
-  /** The --kafka-config properties (never logged: they may hold secrets). */
-  static Map<String, String> readKafkaConfig(Path file) {
-    Map<String, String> values = new TreeMap<>();
-    if (file == null) {
-      return values;
-    }
-    Properties p = new Properties();
-    try (Reader reader = Files.newBufferedReader(file)) {
-      p.load(reader);
-    } catch (NoSuchFileException e) {
-      throw new IllegalArgumentException("no file " + file + ": check --kafka-config");
-    } catch (IOException e) {
-      throw new IllegalArgumentException(
-          "cannot read --kafka-config " + file + " (" + e + "): check the file");
-    }
-    p.stringPropertyNames().forEach(name -> values.put(name, p.getProperty(name)));
-    return values;
   }
 }

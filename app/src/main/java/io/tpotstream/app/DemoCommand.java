@@ -37,6 +37,8 @@ final class DemoCommand implements Callable<Integer> {
   @Mixin TrafficOptions traffic;
   @Mixin SloOptions sloOptions;
 
+  @Mixin KafkaOptions kafka;
+
   @Option(
       names = "--requests",
       defaultValue = "200",
@@ -73,7 +75,7 @@ final class DemoCommand implements Callable<Integer> {
     Pipeline.Settings settings =
         new Pipeline.Settings(
             simulatorUrl -> ProducerConfigOptions.loadDemo(overrides(simulatorUrl)),
-            null,
+            kafka.connectIfGiven().orElse(null),
             runOptions.out,
             runOptions.windowSize(),
             groupBy,

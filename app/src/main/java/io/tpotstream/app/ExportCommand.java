@@ -2,6 +2,7 @@ package io.tpotstream.app;
 
 import io.tpotstream.app.archive.Exporter;
 import io.tpotstream.common.Topics;
+import io.tpotstream.common.kafka.KafkaConnection;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.concurrent.Callable;
@@ -42,10 +43,11 @@ final class ExportCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    KafkaConnection connection = kafka.connect();
     Exporter exporter =
         new Exporter(
             new Exporter.Settings(
-                kafka.clientProperties(), topic, out, parseTime(from), parseTime(to), follow),
+                connection.clientProperties(), topic, out, parseTime(from), parseTime(to), follow),
             System.err);
     Thread main = Thread.currentThread();
     Runtime.getRuntime()
@@ -59,7 +61,7 @@ final class ExportCommand implements Callable<Integer> {
                     Thread.currentThread().interrupt();
                   }
                 }));
-    exporter.run();
+    KafkaOptions.explained(connection, KafkaAccess.reader(topic), "export " + topic, exporter::run);
     return 0;
   }
 

@@ -1,39 +1,94 @@
 package io.tpotstream.app;
 
-import java.io.IOException;
-import java.io.Reader;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
+import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.common.kafka.KafkaFailures;
+import io.tpotstream.common.kafka.KafkaNeeds;
+import io.tpotstream.common.kafka.KafkaPreflight;
 import java.nio.file.Path;
-import java.util.Properties;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Option;
 
-/** The Kafka connection flags every command shares. */
-public final class KafkaOptions {
+/**
+ * The Kafka flags of every command that talks to Kafka, spelled as Kafka's own tools spell them
+ * (docs/kafka.md): where the cluster is, the client properties file, and how long a start-up call
+ * may wait. The resolution and the file reading live in {@link KafkaConnection}.
+ */
+final class KafkaOptions {
   @Option(
-      names = "--bootstrap-servers",
-      defaultValue = "${env:KAFKA_BOOTSTRAP_SERVERS:-127.0.0.1:9092}",
+      names = {"--bootstrap-server", "--bootstrap-servers"},
+      paramLabel = "HOST:PORT[,...]",
       description =
-          "Kafka bootstrap servers (default: $KAFKA_BOOTSTRAP_SERVERS or ${DEFAULT-VALUE}).")
-  public String bootstrapServers;
+          "Kafka to use (default: bootstrap.servers in --kafka-config, else"
+              + " $KAFKA_BOOTSTRAP_SERVERS, else localhost:9092; run and demo: an embedded"
+              + " broker).")
+  String bootstrapServers;
 
   @Option(
-      names = "--kafka-config",
+      names = {"--kafka-config", "--command-config"},
+      paramLabel = "FILE",
       description =
-          "A client.properties file (security, SASL, TLS...) applied to every Kafka client.")
-  public Path kafkaConfig;
+          "Kafka client properties (security.protocol, sasl.*, ssl.*, timeouts, ...) for every"
+              + " Kafka client of the command; the file Kafka's own tools take with"
+              + " --command-config. Never printed.")
+  Path configFile;
 
-  /** The client properties from {@code --kafka-config} plus the bootstrap servers. */
-  public Properties clientProperties() {
-    Properties p = new Properties();
-    if (kafkaConfig != null) {
-      try (Reader in = Files.newBufferedReader(kafkaConfig)) {
-        p.load(in);
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot read --kafka-config " + kafkaConfig, e);
-      }
+  @Option(
+      names = "--kafka-timeout",
+      defaultValue = "15s",
+      converter = HumanDuration.class,
+      description =
+          "How long each start-up call to Kafka may wait before the command stops with what to"
+              + " check (default: ${DEFAULT-VALUE}).")
+  Duration timeout;
+
+  /** The resolved connection (default localhost:9092), checked: reachable and authenticated. */
+  KafkaConnection connect() {
+    KafkaConnection c =
+        KafkaConnection.resolveOrDefault(bootstrapServers, configFile, env(), timeout);
+    KafkaPreflight.check(c);
+    return c;
+  }
+
+  /**
+   * The connection when a flag, the file or the environment names one (checked), else empty: {@code
+   * run} and {@code demo} then start an embedded broker, with the file's settings ignored.
+   */
+  Optional<KafkaConnection> connectIfGiven() {
+    Optional<KafkaConnection> c =
+        KafkaConnection.resolve(bootstrapServers, configFile, env(), timeout);
+    c.ifPresent(KafkaPreflight::check);
+    if (c.isEmpty() && configFile != null) {
+      System.err.println(
+          "tpot: warning: "
+              + configFile
+              + " names no bootstrap.servers and neither --bootstrap-server nor"
+              + " KAFKA_BOOTSTRAP_SERVERS is set: starting an embedded broker, without the file's"
+              + " settings");
     }
-    p.put("bootstrap.servers", bootstrapServers);
-    return p;
+    return c;
+  }
+
+  /**
+   * Runs {@code work}; a Kafka error it throws (authentication, a missing ACL, no answer) becomes
+   * one line naming the resource, the operation or the address.
+   */
+  static <T> T explained(KafkaConnection c, KafkaNeeds needs, String doing, Callable<T> work)
+      throws Exception {
+    try {
+      return work.call();
+    } catch (Exception e) {
+      Optional<? extends RuntimeException> known = KafkaFailures.recognize(e, c, needs, doing);
+      if (known.isPresent()) {
+        throw known.get();
+      }
+      throw e;
+    }
+  }
+
+  private static Map<String, String> env() {
+    return System.getenv();
   }
 }

@@ -2,27 +2,22 @@ package io.tpotstream.app;
 
 import io.tpotstream.common.Series;
 import io.tpotstream.common.Topics;
+import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.slo.SloResult;
 import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.slo.SloVerdict;
 import io.tpotstream.producer.Producer;
 import io.tpotstream.producer.ProducerRun;
 import io.tpotstream.producer.RunResult;
-import io.tpotstream.producer.config.ConfigException;
 import io.tpotstream.producer.config.Durations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.producer.report.ModelResult;
 import io.tpotstream.producer.report.ResultTable;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
@@ -51,15 +46,11 @@ final class ProduceCommand implements Callable<Integer> {
 
   @Mixin ProducerConfigOptions configOptions;
 
+  @Mixin KafkaOptions kafkaOptions;
+
   @Mixin TrafficOptions traffic;
 
   @Mixin SloOptions sloOptions;
-
-  @Option(
-      names = "--bootstrap-servers",
-      defaultValue = "127.0.0.1:9092",
-      description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
-  String bootstrapServers;
 
   @Option(
       names = "--topic",
@@ -73,18 +64,6 @@ final class ProduceCommand implements Callable<Integer> {
       description =
           "Partitions of the topic when it has to be created (default: ${DEFAULT-VALUE}).")
   int partitions;
-
-  @Option(
-      names = "--kafka-timeout",
-      defaultValue = "15s",
-      description = "How long to wait for Kafka at start (default: ${DEFAULT-VALUE}).")
-  String kafkaTimeout;
-
-  @Option(
-      names = "--kafka-config",
-      paramLabel = "FILE",
-      description = "Kafka client properties (security, tuning), e.g. client.properties.")
-  Path kafkaConfig;
 
   @Option(names = "--concurrency", description = "Config key concurrency.")
   Integer concurrency;
@@ -133,17 +112,19 @@ final class ProduceCommand implements Callable<Integer> {
     traffic.putInto(flags);
     SloSpec slo = sloOptions.spec();
     ProducerConfig config = configOptions.load(flags);
-    KafkaSettings kafka =
-        KafkaSettings.of(bootstrapServers)
-            .withTopic(topic)
-            .withPartitions(partitions)
-            .withClientProperties(kafkaProperties(kafkaConfig))
-            .withSetupTimeout(Durations.parse("--kafka-timeout", kafkaTimeout, false));
+    KafkaConnection connection = kafkaOptions.connect();
+    KafkaSettings kafka = KafkaSettings.of(connection).withTopic(topic).withPartitions(partitions);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
 
     ProducerRun run =
-        Producer.start(config, kafka, new Producer.Outputs(traffic.requestsOut, slo.goodput()));
+        KafkaOptions.explained(
+            connection,
+            KafkaAccess.writer(topic),
+            "publish to " + topic,
+            () ->
+                Producer.start(
+                    config, kafka, new Producer.Outputs(traffic.requestsOut, slo.goodput())));
     AtomicBoolean printed = new AtomicBoolean();
     run.stopOnShutdown(
         Duration.ofSeconds(30),
@@ -205,20 +186,6 @@ final class ProduceCommand implements Callable<Integer> {
       }
     }
     return SloVerdict.of(slo, byModel);
-  }
-
-  static Properties kafkaProperties(Path file) {
-    Properties props = new Properties();
-    if (file == null) {
-      return props;
-    }
-    try (InputStream in = Files.newInputStream(file)) {
-      props.load(in);
-    } catch (IOException e) {
-      throw new ConfigException(
-          "cannot read --kafka-config " + file + " (" + e.getMessage() + "): check the path");
-    }
-    return props;
   }
 
   private static java.util.concurrent.ThreadFactory daemon() {

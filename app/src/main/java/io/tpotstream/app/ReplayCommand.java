@@ -2,6 +2,7 @@ package io.tpotstream.app;
 
 import io.tpotstream.app.archive.Replayer;
 import io.tpotstream.common.Topics;
+import io.tpotstream.common.kafka.KafkaConnection;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -40,11 +41,14 @@ final class ReplayCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    new Replayer(
-            new Replayer.Settings(
-                kafka.clientProperties(), file, topic, parseSpeed(speed), partitions),
-            System.err)
-        .run();
+    double factor = parseSpeed(speed);
+    KafkaConnection connection = kafka.connect();
+    Replayer replayer =
+        new Replayer(
+            new Replayer.Settings(connection.clientProperties(), file, topic, factor, partitions),
+            System.err);
+    KafkaOptions.explained(
+        connection, KafkaAccess.writer(topic), "replay " + file + " into " + topic, replayer::run);
     return 0;
   }
 

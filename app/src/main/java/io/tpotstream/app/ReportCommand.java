@@ -1,6 +1,7 @@
 package io.tpotstream.app;
 
 import io.tpotstream.common.Topics;
+import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.sink.SinkConfig;
@@ -12,10 +13,9 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Properties;
 import java.util.concurrent.Callable;
-import org.apache.kafka.clients.CommonClientConfigs;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code tpot report}: charts and report.html from the sink's summaries. */
@@ -50,23 +50,13 @@ final class ReportCommand implements Callable<Integer> {
       description = "Read the summaries topic from its beginning instead of a file.")
   boolean fromTopic;
 
-  @Option(
-      names = "--bootstrap-servers",
-      defaultValue = "localhost:9092",
-      description = "With --from-topic: Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
-  String bootstrapServers;
+  @Mixin KafkaOptions kafka;
 
   @Option(
       names = "--input",
       defaultValue = Topics.WINDOW_SUMMARIES,
       description = "With --from-topic: the summaries topic (default: ${DEFAULT-VALUE}).")
   String input;
-
-  @Option(
-      names = "--kafka-config",
-      paramLabel = "FILE",
-      description = "With --from-topic: Kafka client properties (security, timeouts).")
-  Path kafkaConfig;
 
   @Option(
       names = "--out",
@@ -82,11 +72,18 @@ final class ReportCommand implements Callable<Integer> {
     ReportModel model;
     String source;
     if (fromTopic) {
-      Properties client = new Properties();
-      client.putAll(SinkCommand.kafkaProperties(kafkaConfig));
-      client.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-      model = new ReportModel();
-      TopicSummaries.read(client, input, Duration.ofMinutes(2), model::add);
+      KafkaConnection connection = kafka.connect();
+      ReportModel read = new ReportModel();
+      KafkaOptions.explained(
+          connection,
+          KafkaAccess.reader(input),
+          "read " + input,
+          () -> {
+            TopicSummaries.read(
+                connection.clientProperties(), input, Duration.ofMinutes(2), read::add);
+            return null;
+          });
+      model = read;
       source = "topic " + input;
     } else {
       Path jsonl = summaries != null ? summaries : SinkConfig.jsonlBeside(csv);

@@ -23,8 +23,13 @@ import picocli.CommandLine.Option;
       "Streams chat completions per the config, publishes every token arrival to Kafka, computes"
           + " windowed TPOT percentiles per model and writes them to CSV, tpot.metrics, /metrics and"
           + " charts; prints a live view and, at the end, the whole run's table.",
-      "Without --bootstrap-servers it starts an embedded Kafka broker. The broker and the aggregator"
-          + " run in a child JVM so that their garbage collection never pauses the producer."
+      "Without --bootstrap-server (or bootstrap.servers in --kafka-config, or"
+          + " $KAFKA_BOOTSTRAP_SERVERS) it starts an embedded Kafka broker. The broker and the"
+          + " aggregator run in a child JVM so that their garbage collection never pauses the"
+          + " producer.",
+      "On an existing cluster the run reports its own events only (its aggregator starts at the"
+          + " end of the token events and keeps this run's) and removes its own topics and groups"
+          + " (tpot-run-...) when it ends."
     })
 final class RunCommand implements Callable<Integer> {
   @Mixin ProducerConfigOptions configOptions;
@@ -32,10 +37,7 @@ final class RunCommand implements Callable<Integer> {
   @Mixin TrafficOptions traffic;
   @Mixin SloOptions sloOptions;
 
-  @Option(
-      names = "--bootstrap-servers",
-      description = "An existing Kafka (default: start an embedded broker for this run).")
-  String bootstrapServers;
+  @Mixin KafkaOptions kafka;
 
   @Option(names = "--concurrency", description = "Config key concurrency.")
   Integer concurrency;
@@ -75,7 +77,7 @@ final class RunCommand implements Callable<Integer> {
     Pipeline.Settings settings =
         new Pipeline.Settings(
             simulatorUrl -> config,
-            bootstrapServers,
+            kafka.connectIfGiven().orElse(null),
             runOptions.out,
             runOptions.windowSize(),
             groupBy,

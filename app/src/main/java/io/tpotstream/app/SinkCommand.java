@@ -1,19 +1,16 @@
 package io.tpotstream.app;
 
 import io.tpotstream.common.Topics;
+import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.common.kafka.KafkaNeeds;
 import io.tpotstream.sink.Sink;
 import io.tpotstream.sink.SinkConfig;
-import java.io.IOException;
-import java.io.Reader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Properties;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code tpot sink}: window summaries to CSV, JSONL, tpot.metrics, /metrics and charts. */
@@ -28,11 +25,7 @@ import picocli.CommandLine.Option;
       "A new --group-id starts from the earliest summary; a known one resumes where it stopped."
     })
 final class SinkCommand implements Callable<Integer> {
-  @Option(
-      names = "--bootstrap-servers",
-      defaultValue = "localhost:9092",
-      description = "Kafka bootstrap servers (default: ${DEFAULT-VALUE}).")
-  String bootstrapServers;
+  @Mixin KafkaOptions kafkaOptions;
 
   @Option(
       names = "--input",
@@ -119,18 +112,13 @@ final class SinkCommand implements Callable<Integer> {
       description = "Least time between two report refreshes (default: ${DEFAULT-VALUE} s).")
   int reportEverySeconds;
 
-  @Option(
-      names = "--kafka-config",
-      paramLabel = "FILE",
-      description = "Kafka client properties (security, timeouts) for every client.")
-  Path kafkaConfig;
-
   @Override
-  public Integer call() throws InterruptedException {
+  public Integer call() throws Exception {
+    KafkaConnection connection = kafkaOptions.connect();
     Path csvPath = noCsv ? null : csv;
     Path jsonlPath = noJsonl ? null : jsonl != null ? jsonl : SinkConfig.jsonlBeside(csv);
     SinkConfig config =
-        SinkConfig.builder(bootstrapServers)
+        SinkConfig.builder(connection.bootstrapServers())
             .inputTopic(input)
             .groupId(groupId)
             .csv(csvPath)
@@ -140,39 +128,31 @@ final class SinkCommand implements Callable<Integer> {
             .transactionalId(transactionalId)
             .prometheus(prometheusHost, noPrometheus ? SinkConfig.PROMETHEUS_OFF : prometheusPort)
             .report(reportDir, logScale, Duration.ofSeconds(reportEverySeconds))
-            .kafkaProperties(kafkaProperties(kafkaConfig))
+            .kafkaProperties(connection.settings())
             .build();
-    Sink sink = Sink.start(config);
+    KafkaNeeds needs = KafkaAccess.sink(config);
+    String doing = "write the summaries of " + input;
+    Sink sink = KafkaOptions.explained(connection, needs, doing, () -> Sink.start(config));
     Runtime.getRuntime().addShutdownHook(new Thread(sink::close, "sink-stop"));
     System.out.println(
         "tpot sink: reading "
             + input
             + " from "
-            + bootstrapServers
+            + connection.bootstrapServers()
             + sink.prometheusPort().stream()
                 .mapToObj(port -> "; /metrics on port " + port)
                 .findFirst()
                 .orElse("")
             + ". Ctrl-C to stop.");
     System.out.flush();
-    sink.await();
+    KafkaOptions.explained(
+        connection,
+        needs,
+        doing,
+        () -> {
+          sink.await();
+          return null;
+        });
     return 0;
-  }
-
-  /** The properties of a {@code --kafka-config} file, or none. */
-  static Map<String, String> kafkaProperties(Path file) {
-    if (file == null) {
-      return Map.of();
-    }
-    Properties properties = new Properties();
-    try (Reader reader = Files.newBufferedReader(file)) {
-      properties.load(reader);
-    } catch (IOException e) {
-      throw new IllegalArgumentException(
-          "cannot read --kafka-config " + file + ": " + e.getMessage(), e);
-    }
-    Map<String, String> map = new TreeMap<>();
-    properties.stringPropertyNames().forEach(name -> map.put(name, properties.getProperty(name)));
-    return map;
   }
 }

@@ -1,5 +1,6 @@
 package io.tpotstream.app;
 
+import io.tpotstream.common.kafka.KafkaAccessException;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.ParseResult;
@@ -13,6 +14,14 @@ final class UserErrors implements IExecutionExceptionHandler {
   public int handleExecutionException(Exception e, CommandLine cmd, ParseResult parsed) {
     if (System.getenv("TPOT_DEBUG") != null) {
       e.printStackTrace();
+    }
+    for (Throwable t = e; t != null && t != t.getCause(); t = t.getCause()) {
+      if (t instanceof KafkaAccessException explained) {
+        // already one line that says what to check: the Kafka client's own words would only repeat
+        // it
+        cmd.getErr().println("tpot " + cmd.getCommandName() + ": " + explained.getMessage());
+        return 2;
+      }
     }
     StringBuilder message = new StringBuilder(String.valueOf(e.getMessage()));
     for (Throwable cause = e.getCause();

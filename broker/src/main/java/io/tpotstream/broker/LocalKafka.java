@@ -12,8 +12,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import kafka.server.KafkaConfig;
@@ -31,23 +34,49 @@ import org.apache.kafka.common.utils.Time;
  *
  * <p>With a data directory the log survives {@link #stop()} and a later start; without one a
  * temporary directory is used and removed on stop.
+ *
+ * <p>{@link #createSecured} starts it as a secured cluster is run: every listener SASL_PLAINTEXT
+ * with the PLAIN mechanism (and, given a key store, one more client listener SASL_SSL), ACLs on
+ * ({@code StandardAuthorizer}), deny by default, and one super user, {@value #SUPER_USER}, that the
+ * broker itself uses (and that may create ACLs).
  */
 public final class LocalKafka implements AutoCloseable {
   private static final String HOST = "127.0.0.1";
+
+  /** The secured broker's own user, a super user. */
+  public static final String SUPER_USER = "broker";
+
+  private static final String PLAIN_MODULE =
+      "org.apache.kafka.common.security.plain.PlainLoginModule";
 
   private final Path dataDir;
   private final boolean temporary;
   private final int port;
   private final int controllerPort;
   private final Map<String, String> overrides;
+  private final Map<String, String> saslUsers;
+  private final Tls tls;
+  private final int tlsPort;
   private KafkaRaftServer server;
 
-  private LocalKafka(Path dataDir, boolean temporary, int port, Map<String, String> overrides) {
+  /** The key store (PKCS12) of a SASL_SSL listener and its password. */
+  public record Tls(Path keystore, String password) {}
+
+  private LocalKafka(
+      Path dataDir,
+      boolean temporary,
+      int port,
+      Map<String, String> overrides,
+      Map<String, String> saslUsers,
+      Tls tls) {
     this.dataDir = dataDir;
     this.temporary = temporary;
     this.port = port == 0 ? freePort() : port;
     this.controllerPort = freePort();
     this.overrides = Map.copyOf(overrides);
+    this.saslUsers = saslUsers == null ? null : new TreeMap<>(saslUsers);
+    this.tls = tls;
+    this.tlsPort = tls == null ? 0 : freePort();
   }
 
   /**
@@ -59,15 +88,80 @@ public final class LocalKafka implements AutoCloseable {
 
   /** As {@link #create(int, Path)}, with broker properties that override the defaults. */
   public static LocalKafka create(int port, Path dataDir, Map<String, String> overrides) {
+    return create(port, dataDir, overrides, null, null);
+  }
+
+  /**
+   * A secured broker: SASL_PLAINTEXT listeners with the PLAIN mechanism for {@code users} (name →
+   * password) and for {@value #SUPER_USER} (a random password, see {@link #superUserSettings()}),
+   * ACLs on with {@code StandardAuthorizer}, and nothing allowed to anyone without an ACL.
+   */
+  public static LocalKafka createSecured(int port, Path dataDir, Map<String, String> users) {
+    return createSecured(port, dataDir, users, null);
+  }
+
+  /**
+   * As {@link #createSecured(int, Path, Map)}, plus a SASL_SSL listener (PLAIN over TLS) on a free
+   * port with the key store {@code tls} ({@link #tlsBootstrapServers()}); null: none.
+   */
+  public static LocalKafka createSecured(
+      int port, Path dataDir, Map<String, String> users, Tls tls) {
+    Map<String, String> all = new TreeMap<>(users);
+    all.put(SUPER_USER, UUID.randomUUID().toString());
+    return create(port, dataDir, Map.of(), all, tls);
+  }
+
+  private static LocalKafka create(
+      int port,
+      Path dataDir,
+      Map<String, String> overrides,
+      Map<String, String> saslUsers,
+      Tls tls) {
     try {
       if (dataDir == null) {
-        return new LocalKafka(Files.createTempDirectory("tpot-kafka-"), true, port, overrides);
+        return new LocalKafka(
+            Files.createTempDirectory("tpot-kafka-"), true, port, overrides, saslUsers, tls);
       }
       Files.createDirectories(dataDir);
-      return new LocalKafka(dataDir.toAbsolutePath(), false, port, overrides);
+      return new LocalKafka(dataDir.toAbsolutePath(), false, port, overrides, saslUsers, tls);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create the broker's data directory " + dataDir, e);
     }
+  }
+
+  /** True when the broker was created with {@link #createSecured}. */
+  public boolean secured() {
+    return saslUsers != null;
+  }
+
+  /**
+   * Client settings for {@code user} of a secured broker (security.protocol, sasl.mechanism,
+   * sasl.jaas.config), as a client.properties file holds them; empty for a plain broker.
+   */
+  public Map<String, String> clientSettings(String user, String password) {
+    if (saslUsers == null) {
+      return Map.of();
+    }
+    return Map.of(
+        "security.protocol",
+        "SASL_PLAINTEXT",
+        "sasl.mechanism",
+        "PLAIN",
+        "sasl.jaas.config",
+        PLAIN_MODULE + " required username=\"" + user + "\" password=\"" + password + "\";");
+  }
+
+  /** The SASL_SSL listener's address, when the broker has one. */
+  public String tlsBootstrapServers() {
+    if (tls == null) {
+      throw new IllegalStateException("this broker has no SASL_SSL listener");
+    }
+    return HOST + ":" + tlsPort;
+  }
+
+  /** The settings of {@value #SUPER_USER}, who may do anything (e.g. create ACLs). */
+  public Map<String, String> superUserSettings() {
+    return saslUsers == null ? Map.of() : clientSettings(SUPER_USER, saslUsers.get(SUPER_USER));
   }
 
   /**
@@ -147,13 +241,21 @@ public final class LocalKafka implements AutoCloseable {
     p.put("process.roles", "broker,controller");
     p.put("node.id", "1");
     p.put("controller.quorum.voters", "1@" + HOST + ":" + controllerPort);
-    p.put(
-        "listeners",
-        "PLAINTEXT://" + HOST + ":" + port + ",CONTROLLER://" + HOST + ":" + controllerPort);
-    p.put("advertised.listeners", "PLAINTEXT://" + HOST + ":" + port);
+    String protocol = saslUsers == null ? "PLAINTEXT" : "SASL_PLAINTEXT";
+    String client = protocol + "://" + HOST + ":" + port;
+    String map = protocol + ":" + protocol + ",CONTROLLER:" + protocol;
+    if (tls != null) {
+      client += ",SASL_SSL://" + HOST + ":" + tlsPort;
+      map += ",SASL_SSL:SASL_SSL";
+    }
+    p.put("listeners", client + ",CONTROLLER://" + HOST + ":" + controllerPort);
+    p.put("advertised.listeners", client);
     p.put("controller.listener.names", "CONTROLLER");
-    p.put("inter.broker.listener.name", "PLAINTEXT");
-    p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    p.put("inter.broker.listener.name", protocol);
+    p.put("listener.security.protocol.map", map);
+    if (saslUsers != null) {
+      secure(p, protocol);
+    }
     p.put("log.dirs", dataDir.resolve("log").toString());
     // One broker: internal topics cannot have more than one replica.
     p.put("offsets.topic.replication.factor", "1");
@@ -170,6 +272,40 @@ public final class LocalKafka implements AutoCloseable {
     p.put("num.partitions", "1");
     overrides.forEach(p::put);
     return p;
+  }
+
+  /**
+   * SASL/PLAIN on both listeners (the broker authenticates to its controller as {@value
+   * #SUPER_USER}), ACLs on, deny by default.
+   */
+  private void secure(Properties p, String protocol) {
+    StringBuilder jaas =
+        new StringBuilder(PLAIN_MODULE)
+            .append(" required username=\"")
+            .append(SUPER_USER)
+            .append("\" password=\"")
+            .append(saslUsers.get(SUPER_USER))
+            .append('"');
+    saslUsers.forEach(
+        (user, password) ->
+            jaas.append(" user_").append(user).append("=\"").append(password).append('"'));
+    jaas.append(';');
+    p.put("sasl.enabled.mechanisms", "PLAIN");
+    p.put("sasl.mechanism.inter.broker.protocol", "PLAIN");
+    p.put("sasl.mechanism.controller.protocol", "PLAIN");
+    p.put(
+        "listener.name." + protocol.toLowerCase(Locale.ROOT) + ".plain.sasl.jaas.config",
+        jaas.toString());
+    p.put("listener.name.controller.plain.sasl.jaas.config", jaas.toString());
+    if (tls != null) {
+      p.put("listener.name.sasl_ssl.plain.sasl.jaas.config", jaas.toString());
+      p.put("listener.name.sasl_ssl.ssl.keystore.location", tls.keystore().toString());
+      p.put("listener.name.sasl_ssl.ssl.keystore.password", tls.password());
+      p.put("listener.name.sasl_ssl.ssl.keystore.type", "PKCS12");
+    }
+    p.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+    p.put("allow.everyone.if.no.acl.found", "false");
+    p.put("super.users", "User:" + SUPER_USER);
   }
 
   private void format(Path config) {
@@ -198,6 +334,7 @@ public final class LocalKafka implements AutoCloseable {
 
   private void awaitReady(Duration timeout) {
     Properties admin = new Properties();
+    admin.putAll(superUserSettings());
     admin.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
     admin.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
     admin.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "5000");

@@ -1,5 +1,11 @@
 package io.tpotstream.sink;
 
+import static org.apache.kafka.common.acl.AclOperation.CREATE;
+import static org.apache.kafka.common.acl.AclOperation.DESCRIBE;
+import static org.apache.kafka.common.acl.AclOperation.READ;
+import static org.apache.kafka.common.acl.AclOperation.WRITE;
+
+import io.tpotstream.common.kafka.KafkaNeeds;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import io.tpotstream.sink.file.CsvFile;
@@ -97,6 +103,23 @@ public final class Sink implements Closeable {
     return sink;
   }
 
+  /**
+   * What a sink needs on a secured cluster: read the summaries as its group, write the metrics
+   * topic in transactions (creating missing topics); docs/kafka.md lists the ACLs.
+   */
+  public static KafkaNeeds kafkaNeeds(SinkConfig config) {
+    KafkaNeeds needs =
+        KafkaNeeds.none()
+            .topic(config.inputTopic(), DESCRIBE, READ, CREATE)
+            .group(config.groupId(), READ);
+    if (config.metricsTopic() != null) {
+      needs
+          .topic(config.metricsTopic(), DESCRIBE, WRITE, CREATE)
+          .transactionalId(config.transactionalId(), WRITE);
+    }
+    return needs;
+  }
+
   /** Summaries this sink has committed since it started (each counted once). */
   public long summariesWritten() {
     return written;
@@ -166,11 +189,9 @@ public final class Sink implements Closeable {
     Properties client = KafkaSetup.clientProps(config);
     int partitions;
     Map<TopicPartition, OffsetAndMetadata> committed;
-    try (Admin admin = Admin.create(client)) {
+    try (Admin admin = Admin.create(KafkaSetup.adminProps(config))) {
       partitions = KafkaSetup.ensureTopics(admin, config);
-      committed =
-          KafkaSetup.committedOffsets(
-              admin, config.groupId(), config.inputTopic(), config.bootstrapServers());
+      committed = KafkaSetup.committedOffsets(admin, config.groupId(), config.inputTopic(), config);
     }
     if (config.reportDir() != null) {
       report = new ReportModel();
@@ -202,7 +223,11 @@ public final class Sink implements Closeable {
     resources.add(0, consumer::close);
     assignPartitions();
     if (config.metricsTopic() != null) {
-      metrics = new MetricsTopic(client, config.metricsTopic(), config.transactionalId());
+      Properties producer = new Properties();
+      producer.putAll(client);
+      // a transaction coordinator that never answers ends the start within half a minute
+      producer.putIfAbsent("max.block.ms", "30000");
+      metrics = new MetricsTopic(producer, config.metricsTopic(), config.transactionalId());
       resources.add(metrics);
     }
     if (config.prometheusPort() != SinkConfig.PROMETHEUS_OFF) {

@@ -70,15 +70,21 @@ public final class AggregatorTopology {
     builder.addStateStore(store(MERGED_STORE));
     builder.addStateStore(store(MERGE_PROGRESS_STORE));
 
+    KStream<byte[], byte[]> events =
+        builder.stream(config.inputTopic(), Consumed.with(bytes, bytes).withName("token-events"));
+    if (config.runId() != null) {
+      // tpot run on a shared topic: this run's events and heartbeats only
+      events = events.filter(new RunFilter(config.runId()), Named.as("this-run-only"));
+    }
+
     // stage 1: per-request samples into partial windows, closed by producer watermarks
     KStream<byte[], StageMessage> stage1 =
-        builder.stream(config.inputTopic(), Consumed.with(bytes, bytes).withName("token-events"))
-            .process(
-                () -> new Stage1Processor(config.stage(), config.deadLetterTopic()),
-                Named.as("per-partition-windows"),
-                REQUEST_STORE,
-                PARTIAL_STORE,
-                PARTITION_STORE);
+        events.process(
+            () -> new Stage1Processor(config.stage(), config.deadLetterTopic()),
+            Named.as("per-partition-windows"),
+            REQUEST_STORE,
+            PARTIAL_STORE,
+            PARTITION_STORE);
     Map<String, KStream<byte[], StageMessage>> routes =
         stage1
             .split(Named.as(STAGE1))

@@ -2,6 +2,8 @@ package io.tpotstream.app.archive;
 
 import io.tpotstream.common.archive.ArchiveReader;
 import io.tpotstream.common.archive.ArchivedRecord;
+import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.common.kafka.KafkaTopics;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -15,14 +17,12 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -138,35 +138,24 @@ public final class Replayer {
    * Creates the topic with infinite retention when new; warns when an existing one would delete.
    */
   private int ensureTopic() throws InterruptedException {
-    try (Admin admin = Admin.create(settings.client())) {
-      try {
-        admin
-            .createTopics(
-                List.of(
-                    new NewTopic(settings.topic(), settings.partitionsIfNew(), (short) -1)
-                        .configs(Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1"))))
-            .all()
-            .get();
+    KafkaConnection kafka =
+        KafkaConnection.of(settings.client().getProperty("bootstrap.servers"), settings.client());
+    try (Admin admin = Admin.create(kafka.adminProperties())) {
+      KafkaTopics.Ensured topic =
+          KafkaTopics.ensure(
+              admin,
+              kafka,
+              settings.topic(),
+              settings.partitionsIfNew(),
+              Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1"));
+      if (topic.created()) {
         progress.printf(
             "replay: created %s with %d partitions and retention.ms=-1 (replayed timestamps are old)%n",
-            settings.topic(), settings.partitionsIfNew());
-      } catch (ExecutionException e) {
-        if (!(e.getCause() instanceof TopicExistsException)) {
-          throw new IllegalStateException("cannot create topic " + settings.topic(), e.getCause());
-        }
+            settings.topic(), topic.partitions());
+      } else {
         warnOnRetention(admin);
       }
-      try {
-        return admin
-            .describeTopics(List.of(settings.topic()))
-            .allTopicNames()
-            .get()
-            .get(settings.topic())
-            .partitions()
-            .size();
-      } catch (ExecutionException e) {
-        throw new IllegalStateException("cannot describe topic " + settings.topic(), e.getCause());
-      }
+      return topic.partitions();
     }
   }
 

@@ -71,13 +71,20 @@ final class ChildJvm implements AutoCloseable {
     return child;
   }
 
-  /** Waits for a stdout line starting with {@code prefix}; fails if the child exits first. */
-  String awaitLine(String prefix, Duration timeout) throws InterruptedException {
+  /**
+   * Waits for a stdout line starting with {@code prefix}; fails if the child exits first, or says a
+   * line starting with {@code failurePrefix} (its message is the exception's).
+   */
+  String awaitLine(String prefix, String failurePrefix, Duration timeout)
+      throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       String line = lines.poll(100, TimeUnit.MILLISECONDS);
       if (line != null && line.startsWith(prefix)) {
         return line;
+      }
+      if (line != null && line.startsWith(failurePrefix)) {
+        throw new ChildFailedException(line.substring(failurePrefix.length()));
       }
       if (line == null && !process.isAlive() && lines.isEmpty()) {
         throw new IllegalStateException(
@@ -89,6 +96,21 @@ final class ChildJvm implements AutoCloseable {
 
   boolean isAlive() {
     return process.isAlive();
+  }
+
+  /** Sends one line to the child's stdin. */
+  void send(String line) throws IOException {
+    stdin.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+    stdin.flush();
+  }
+
+  /** The child said it failed (the rest of its line). */
+  static final class ChildFailedException extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    ChildFailedException(String message) {
+      super(message);
+    }
   }
 
   /** Closes the child's stdin (it shuts down cleanly) and waits; kills it if it does not exit. */

@@ -23,9 +23,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * Follows the summaries topic while a run goes on: the latest window per series (p50, p99, p99.9,
- * errors and the producer's own worst pause), and per model the requests accounted for, which tells
- * the run when every request it made is in a closed window.
+ * Follows the run's summaries topic while it goes on: the latest window per series (p50, p99,
+ * p99.9, errors and the producer's own worst pause), and per model the requests accounted for,
+ * which tells the run when every request it made is in a closed window.
  */
 final class LiveView implements AutoCloseable {
   private static final DateTimeFormatter CLOCK =
@@ -33,7 +33,6 @@ final class LiveView implements AutoCloseable {
 
   private final Properties client;
   private final String topic;
-  private final long sinceMs;
   private final PrintStream out;
   private final boolean inPlace;
   private final AtomicBoolean stopped = new AtomicBoolean();
@@ -45,10 +44,9 @@ final class LiveView implements AutoCloseable {
   private String progress = "";
   private Thread thread;
 
-  LiveView(Properties client, String topic, long sinceMs, PrintStream out, boolean inPlace) {
+  LiveView(Properties client, String topic, PrintStream out, boolean inPlace) {
     this.client = client;
     this.topic = topic;
-    this.sinceMs = sinceMs;
     this.out = out;
     this.inPlace = inPlace;
   }
@@ -109,9 +107,7 @@ final class LiveView implements AutoCloseable {
           } catch (IllegalArgumentException e) {
             continue;
           }
-          if (s.windowEndMs() > sinceMs) {
-            add(s);
-          }
+          add(s);
         }
       }
     } catch (RuntimeException e) {

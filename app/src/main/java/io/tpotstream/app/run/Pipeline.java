@@ -1,7 +1,8 @@
 package io.tpotstream.app.run;
 
 import io.tpotstream.common.Stages;
-import io.tpotstream.common.Topics;
+import io.tpotstream.common.kafka.KafkaAccessException;
+import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.slo.SloResult;
 import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.slo.SloVerdict;
@@ -30,7 +31,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.core.config.Configurator;
@@ -44,13 +46,14 @@ import org.apache.logging.log4j.core.config.Configurator;
  */
 public final class Pipeline {
   /**
-   * What to run. {@code bootstrapServers} null: start the embedded broker. {@code slo} goes to the
-   * aggregator (every window) and judges the whole run; {@code requestsOut}, when not null, gets
-   * the producer's per-request records.
+   * What to run. {@code kafka} null: start the embedded broker; else that cluster, shared or not
+   * (the run reports its own events only and removes its topics and groups at the end). {@code slo}
+   * goes to the aggregator (every window) and judges the whole run; {@code requestsOut}, when not
+   * null, gets the producer's per-request records.
    */
   public record Settings(
       Function<String, ProducerConfig> producerConfig,
-      String bootstrapServers,
+      KafkaConnection kafka,
       Path out,
       Duration window,
       List<String> groupBy,
@@ -64,7 +67,7 @@ public final class Pipeline {
     /** Without an SLO and without per-request records. */
     public Settings(
         Function<String, ProducerConfig> producerConfig,
-        String bootstrapServers,
+        KafkaConnection kafka,
         Path out,
         Duration window,
         List<String> groupBy,
@@ -74,7 +77,7 @@ public final class Pipeline {
         Duration drainTimeout) {
       this(
           producerConfig,
-          bootstrapServers,
+          kafka,
           out,
           window,
           groupBy,
@@ -98,6 +101,7 @@ public final class Pipeline {
 
   private final Settings settings;
   private final PrintStream out;
+  private final AtomicReference<String> backendFailure = new AtomicReference<>();
 
   public Pipeline(Settings settings, PrintStream out) {
     this.settings = settings;
@@ -110,61 +114,110 @@ public final class Pipeline {
       Configurator.setLevel("io.tpotstream", Level.WARN);
     }
     Files.createDirectories(settings.out());
-    String runTag = Long.toString(System.currentTimeMillis(), 36);
+    KafkaConnection given = settings.kafka();
+    RunOnCluster names = RunOnCluster.fresh();
     List<String> args =
         List.of(
-            settings.bootstrapServers() == null ? "embedded" : settings.bootstrapServers(),
+            given == null ? "embedded" : given.bootstrapServers(),
+            given == null || given.configFile() == null ? "-" : given.configFile().toString(),
+            Long.toString(
+                (given == null ? KafkaConnection.DEFAULT_TIMEOUT : given.timeout()).toMillis()),
             Long.toString(settings.window().toMillis()),
-            "tpot-run-" + runTag,
+            names.applicationId(),
+            names.summariesTopic(),
             Boolean.toString(settings.simulate()),
             String.join(",", settings.groupBy()),
             settings.slo().sloText(),
             settings.slo().goodputText());
     out.println(
-        settings.bootstrapServers() == null
+        given == null
             ? "Starting the embedded Kafka broker and the aggregator in a child JVM..."
-            : "Starting the aggregator in a child JVM against "
-                + settings.bootstrapServers()
+            : "Starting the aggregator in a child JVM against Kafka at "
+                + given.describe()
                 + "...");
-    try (ChildJvm backend =
-        ChildJvm.start(Backend.class, List.of("-Xmx1g", "-XX:+UseParallelGC"), args, line -> {})) {
-      String ready = backend.awaitLine(Backend.READY, Duration.ofMinutes(2));
-      String bootstrap = field(ready, "bootstrap");
+    ChildJvm backend =
+        ChildJvm.start(
+            Backend.class,
+            List.of("-Xmx1g", "-XX:+UseParallelGC"),
+            args,
+            line -> {
+              if (line.startsWith(Backend.FAILED)) {
+                backendFailure.compareAndSet(null, line.substring(Backend.FAILED.length()));
+              }
+            });
+    KafkaConnection kafka = given;
+    // on an existing cluster the run removes its topics and groups however it ends, Ctrl-C included
+    AtomicBoolean cleaned = new AtomicBoolean(given == null);
+    Runnable cleanUp =
+        () -> {
+          backend.close();
+          if (cleaned.compareAndSet(false, true)) {
+            names.cleanUp(given, out);
+          }
+        };
+    Thread onExit = new Thread(cleanUp, "tpot-run-clean-up");
+    Runtime.getRuntime().addShutdownHook(onExit);
+    if (given != null) {
+      RunOnCluster.removeLeftovers(given, out);
+    }
+    try {
+      String ready = backend.awaitLine(Backend.READY, Backend.FAILED, Duration.ofMinutes(2));
       String simulator = field(ready, "simulator");
+      if (kafka == null) {
+        kafka = KafkaConnection.of(field(ready, "bootstrap"));
+      }
       ProducerConfig config =
           settings.producerConfig().apply("-".equals(simulator) ? null : simulator);
+      backend.send(Backend.AGGREGATE + config.runId());
+      backend.awaitLine(Backend.AGGREGATING, Backend.FAILED, Duration.ofMinutes(2));
       out.println(
           "Kafka at "
-              + bootstrap
+              + kafka.bootstrapServers()
               + (settings.simulate() ? ", simulator at " + simulator : "")
               + "; window "
               + settings.window().toSeconds()
-              + " s.");
-      return runWith(bootstrap, config);
+              + " s; run "
+              + config.runId()
+              + ".");
+      return runWith(kafka, names, config);
+    } catch (ChildJvm.ChildFailedException e) {
+      throw given == null
+          ? new IllegalStateException(e.getMessage(), e)
+          : new KafkaAccessException(e.getMessage(), e);
+    } finally {
+      cleanUp.run();
+      try {
+        Runtime.getRuntime().removeShutdownHook(onExit);
+      } catch (IllegalStateException e) {
+        // the JVM is exiting: the hook runs (and finds nothing left to do)
+      }
     }
   }
 
-  private Outcome runWith(String bootstrap, ProducerConfig config) throws Exception {
+  private Outcome runWith(KafkaConnection kafka, RunOnCluster names, ProducerConfig config)
+      throws Exception {
     Path csv = settings.out().resolve("summaries.csv");
-    Properties client = new Properties();
-    client.put("bootstrap.servers", bootstrap);
-    long sinceMs = System.currentTimeMillis() - settings.window().toMillis();
     SinkConfig.Builder sinkConfig =
-        SinkConfig.builder(bootstrap).csv(csv).groupId("tpot-run-sink-" + config.runId());
+        SinkConfig.builder(kafka.bootstrapServers())
+            .kafkaProperties(kafka.settings())
+            .inputTopic(names.summariesTopic())
+            .groupId(names.sinkGroup())
+            .csv(csv);
     sinkConfig =
         settings.prometheusPort() < 0
             ? sinkConfig.noPrometheus()
             : sinkConfig.prometheus("127.0.0.1", settings.prometheusPort());
     try (Sink sink = Sink.start(sinkConfig.build());
         LiveView live =
-            new LiveView(client, Topics.WINDOW_SUMMARIES, sinceMs, out, settings.liveInPlace())) {
+            new LiveView(
+                kafka.clientProperties(), names.summariesTopic(), out, settings.liveInPlace())) {
       sink.prometheusPort()
           .ifPresent(port -> out.println("Prometheus: http://127.0.0.1:" + port + "/metrics"));
       live.start();
       ProducerRun run =
           Producer.start(
               config,
-              KafkaSettings.of(bootstrap),
+              KafkaSettings.of(kafka),
               new Producer.Outputs(settings.requestsOut(), settings.slo().goodput()));
       run.stopOnShutdown(Duration.ofSeconds(30));
       RunResult result = awaitProducer(run, live);
@@ -174,6 +227,7 @@ public final class Pipeline {
       long expected = live.summaries();
       long deadline = System.nanoTime() + settings.drainTimeout().toNanos();
       while (sink.summariesWritten() < expected && System.nanoTime() < deadline) {
+        throwIfBackendFailed();
         Thread.sleep(100);
       }
       if (sink.summariesWritten() < expected) {
@@ -186,11 +240,20 @@ public final class Pipeline {
     }
   }
 
+  /** The run's aggregator stopped on an error: the run cannot complete. */
+  private void throwIfBackendFailed() {
+    String failure = backendFailure.get();
+    if (failure != null) {
+      throw new IllegalStateException("the run's aggregator stopped: " + failure);
+    }
+  }
+
   private RunResult awaitProducer(ProducerRun run, LiveView live) throws Exception {
     while (true) {
       try {
         return run.result().get(5, java.util.concurrent.TimeUnit.SECONDS);
       } catch (java.util.concurrent.TimeoutException e) {
+        throwIfBackendFailed();
         live.progress(ResultTable.progressLine(run.progress()));
       } catch (java.util.concurrent.ExecutionException e) {
         throw e.getCause() instanceof Exception cause ? cause : e;
@@ -216,6 +279,7 @@ public final class Pipeline {
       if (all) {
         return;
       }
+      throwIfBackendFailed();
       Thread.sleep(100);
     }
     StringBuilder missing = new StringBuilder();

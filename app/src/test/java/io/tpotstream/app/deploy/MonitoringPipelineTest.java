@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.app.run.Pipeline;
 import io.tpotstream.common.Topics;
+import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.producer.config.ConfigLoader;
 import io.tpotstream.producer.report.ModelResult;
 import io.tpotstream.sink.file.Csv;
@@ -66,7 +67,7 @@ class MonitoringPipelineTest {
     Pipeline.Settings settings =
         new Pipeline.Settings(
             simulatorUrl -> ConfigLoader.load(null, overrides(simulatorUrl), Map.of(), w -> {}),
-            kafka.bootstrapServers(),
+            KafkaConnection.of(kafka.bootstrapServers()),
             out,
             Duration.ofSeconds(1),
             List.of("concurrency"),

@@ -25,7 +25,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
@@ -93,7 +92,7 @@ public final class MemoryGrowth {
                 args,
                 env.workDir().resolve("b4-aggregator.log"));
         SummaryWatcher watcher = new SummaryWatcher(servers, output);
-        Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers))) {
+        Admin admin = Admin.create(BenchTopics.adminProps(servers))) {
       Runnable drain = () -> drainSamples(child, admin, applicationId, samples);
       watcher.awaitLastWindow(
           w.lastWindowEndMs(), w.seriesInLastWindow(), Duration.ofMinutes(30), drain);

@@ -1,16 +1,13 @@
 package io.tpotstream.bench.workload;
 
+import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.common.kafka.KafkaTopics;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -28,32 +25,21 @@ public final class BenchTopics {
 
   /** Creates {@code topic} with {@code partitions} partitions and no time-based retention. */
   public static void create(String bootstrap, String topic, int partitions) {
-    try (Admin admin = Admin.create(adminProps(bootstrap))) {
-      admin
-          .createTopics(
-              List.of(
-                  new NewTopic(topic, Optional.of(partitions), Optional.empty())
-                      .configs(Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1"))))
-          .all()
-          .get(30, TimeUnit.SECONDS);
-    } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException("cannot create topic " + topic + ": " + e.getMessage(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted creating " + topic, e);
+    KafkaConnection kafka = KafkaConnection.of(bootstrap).withTimeout(Duration.ofSeconds(30));
+    try (Admin admin = Admin.create(kafka.adminProperties())) {
+      KafkaTopics.ensure(
+          admin, kafka, topic, partitions, Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1"));
     }
   }
 
-  static Properties adminProps(String bootstrap) {
-    Properties p = new Properties();
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    return p;
+  /** Admin settings for the benchmarks' broker (the one Kafka client settings rule). */
+  public static Properties adminProps(String bootstrap) {
+    return KafkaConnection.of(bootstrap).adminProperties();
   }
 
   /** A plain byte consumer (no group), read_committed, as the aggregator reads. */
   public static KafkaConsumer<byte[], byte[]> consumer(String bootstrap) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    Properties p = KafkaConnection.of(bootstrap).clientProperties();
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");

@@ -1,6 +1,7 @@
 package io.tpotstream.bench.workload;
 
 import io.tpotstream.common.event.TokenEventCodec;
+import io.tpotstream.common.kafka.KafkaConnection;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -56,8 +57,7 @@ public final class Preloader {
   }
 
   private static Properties props(String bootstrap) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    Properties p = KafkaConnection.of(bootstrap).clientProperties();
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.ACKS_CONFIG, "all");

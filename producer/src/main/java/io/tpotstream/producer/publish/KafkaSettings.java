@@ -1,6 +1,7 @@
 package io.tpotstream.producer.publish;
 
 import io.tpotstream.common.Topics;
+import io.tpotstream.common.kafka.KafkaConnection;
 import java.time.Duration;
 import java.util.Properties;
 
@@ -35,6 +36,18 @@ public record KafkaSettings(
         DEFAULT_PARTITIONS,
         DEFAULT_SETUP_TIMEOUT,
         DEFAULT_QUEUE_CAPACITY);
+  }
+
+  /**
+   * Defaults against {@code kafka}: its bootstrap servers, its client settings (the user's
+   * properties file), its bound on start-up calls.
+   */
+  public static KafkaSettings of(KafkaConnection kafka) {
+    Properties client = new Properties();
+    client.putAll(kafka.settings());
+    return of(kafka.bootstrapServers())
+        .withClientProperties(client)
+        .withSetupTimeout(kafka.timeout());
   }
 
   public KafkaSettings withTopic(String newTopic) {

@@ -2,8 +2,12 @@ package io.tpotstream.producer.publish;
 
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
+import io.tpotstream.common.kafka.KafkaAccessException;
+import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.common.kafka.KafkaTopics;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -16,15 +20,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
@@ -312,78 +312,42 @@ public final class Publisher {
 
   static Properties producerProperties(KafkaSettings settings, String producerId) {
     Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
-    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "tpot-producer-" + producerId);
-    // no duplicates and no reordering on retry: the aggregator relies on per-request order
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
     // token events are small and repetitive JSON; lz4 is cheap on the sender
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     // a few ms of batching; events carry their own timestamps, so latency here is harmless
     p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
     // fail fast when the brokers are unreachable at start instead of waiting a minute
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(settings.setupTimeout().toMillis()));
+    // the user's settings (security, tuning) override the defaults above, not what follows
     p.putAll(settings.clientProperties());
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    // no duplicates and no reordering on retry: the aggregator relies on per-request order
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
     return p;
   }
 
   private static void ensureTopic(KafkaSettings settings) {
-    Properties p = new Properties();
-    p.putAll(settings.clientProperties());
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+    KafkaConnection kafka =
+        KafkaConnection.of(settings.bootstrapServers(), settings.clientProperties())
+            .withTimeout(settings.setupTimeout());
     int timeoutMs = (int) settings.setupTimeout().toMillis();
-    p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Integer.toString(timeoutMs));
-    p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Integer.toString(timeoutMs));
-    try (Admin admin = Admin.create(p)) {
-      try {
-        TopicDescription d =
-            admin
-                .describeTopics(List.of(settings.topic()))
-                .allTopicNames()
-                .get(timeoutMs, TimeUnit.MILLISECONDS)
-                .get(settings.topic());
-        LOG.debug("topic {} has {} partitions", settings.topic(), d.partitions().size());
-        return;
-      } catch (ExecutionException e) {
-        if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
-          throw new PublishException(unreachable(settings, e.getCause()), e.getCause());
-        }
-      }
-      try {
-        admin
-            .createTopics(
-                List.of(
-                    new NewTopic(
-                        settings.topic(), Optional.of(settings.partitions()), Optional.empty())))
-            .all()
-            .get(timeoutMs, TimeUnit.MILLISECONDS);
-        LOG.info(
-            "created topic {} with {} partitions (replication: the broker's default)",
-            settings.topic(),
-            settings.partitions());
+    try (Admin admin = Admin.create(kafka.adminProperties())) {
+      KafkaTopics.Ensured topic =
+          KafkaTopics.ensure(admin, kafka, settings.topic(), settings.partitions(), Map.of());
+      if (topic.created()) {
         awaitLeaders(admin, settings, timeoutMs);
-      } catch (ExecutionException e) {
-        if (!(e.getCause() instanceof TopicExistsException)) {
-          throw new PublishException(
-              "cannot create topic "
-                  + settings.topic()
-                  + " at "
-                  + settings.bootstrapServers()
-                  + ": "
-                  + e.getCause().getMessage()
-                  + " (create it yourself or check the client's ACLs)",
-              e.getCause());
-        }
       }
+    } catch (KafkaAccessException e) {
+      throw new PublishException(e.getMessage(), e);
     } catch (TimeoutException e) {
       throw new PublishException(unreachable(settings, e), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new PublishException("interrupted while connecting to Kafka", e);
-    } catch (org.apache.kafka.common.KafkaException e) {
-      throw new PublishException(unreachable(settings, e), e);
     }
   }
 
@@ -423,6 +387,6 @@ public final class Publisher {
         + " s ("
         + cause.getClass().getSimpleName()
         + (cause.getMessage() == null ? "" : ": " + cause.getMessage())
-        + "): check --bootstrap-servers and, for a secured cluster, --kafka-config";
+        + "): check --bootstrap-server and, for a secured cluster, --kafka-config";
   }
 }

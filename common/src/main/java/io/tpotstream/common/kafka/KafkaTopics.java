@@ -1,0 +1,146 @@
+package io.tpotstream.common.kafka;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one place tpot creates topics: a missing topic is created with the broker's default
+ * replication; one that cannot be created (no CREATE ACL, too few brokers for the default
+ * replication, a creation policy) ends in a {@link KafkaAccessException} that says how to create it
+ * by hand. Every call is bounded by the connection's timeout.
+ */
+public final class KafkaTopics {
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaTopics.class);
+
+  private KafkaTopics() {}
+
+  /** The partition count of {@code topic}, or empty when it does not exist. */
+  public static Optional<Integer> partitions(Admin admin, KafkaConnection c, String topic) {
+    try {
+      TopicDescription d =
+          admin
+              .describeTopics(List.of(topic))
+              .allTopicNames()
+              .get(c.timeout().toMillis(), TimeUnit.MILLISECONDS)
+              .get(topic);
+      return Optional.of(d.partitions().size());
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        return Optional.empty();
+      }
+      throw KafkaFailures.explain(
+          e.getCause(),
+          c,
+          KafkaNeeds.none().topic(topic, AclOperation.DESCRIBE),
+          "describe topic " + topic);
+    } catch (TimeoutException e) {
+      throw KafkaFailures.noAnswer(c, "describe topic " + topic, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KafkaAccessException("interrupted while describing topic " + topic, e);
+    }
+  }
+
+  /**
+   * Creates {@code topic} with {@code partitions} partitions and {@code configs} when it is
+   * missing.
+   *
+   * @return the partition count it has, and whether this call created it
+   */
+  public static Ensured ensure(
+      Admin admin, KafkaConnection c, String topic, int partitions, Map<String, String> configs) {
+    Optional<Integer> existing = partitions(admin, c, topic);
+    if (existing.isPresent()) {
+      return new Ensured(existing.get(), false);
+    }
+    try {
+      admin
+          .createTopics(
+              List.of(
+                  new NewTopic(topic, Optional.of(partitions), Optional.empty()).configs(configs)))
+          .all()
+          .get(c.timeout().toMillis(), TimeUnit.MILLISECONDS);
+      LOG.info(
+          "created topic {} with {} partition(s) (replication: the broker's default)",
+          topic,
+          partitions);
+      return new Ensured(partitions, true);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof TopicExistsException) {
+        return new Ensured(partitions(admin, c, topic).orElse(partitions), false);
+      }
+      throw cannotCreate(c, topic, partitions, configs, e.getCause());
+    } catch (TimeoutException e) {
+      throw KafkaFailures.noAnswer(c, "create topic " + topic, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KafkaAccessException("interrupted while creating topic " + topic, e);
+    }
+  }
+
+  /** A topic's partition count and whether it was just created. */
+  public record Ensured(int partitions, boolean created) {}
+
+  private static KafkaAccessException cannotCreate(
+      KafkaConnection c,
+      String topic,
+      int partitions,
+      Map<String, String> configs,
+      Throwable cause) {
+    if (cause instanceof AuthorizationException) {
+      KafkaAccessException denied =
+          KafkaFailures.explain(
+              cause,
+              c,
+              KafkaNeeds.none().topic(topic, AclOperation.CREATE),
+              "create topic " + topic);
+      return new KafkaAccessException(
+          "topic "
+              + topic
+              + " does not exist and cannot be created: "
+              + denied.getMessage()
+              + "; or let an administrator create it: "
+              + createCommand(c, topic, partitions, configs),
+          cause);
+    }
+    return new KafkaAccessException(
+        "cannot create topic "
+            + topic
+            + " ("
+            + partitions
+            + " partitions) at "
+            + c.bootstrapServers()
+            + ": Kafka said "
+            + KafkaFailures.said(cause)
+            + ". Create it yourself ("
+            + createCommand(c, topic, partitions, configs)
+            + "), or check the broker's default.replication.factor and topic creation policy",
+        cause);
+  }
+
+  private static String createCommand(
+      KafkaConnection c, String topic, int partitions, Map<String, String> configs) {
+    StringBuilder line =
+        new StringBuilder("kafka-topics.sh --bootstrap-server ")
+            .append(c.bootstrapServers())
+            .append(" --create --topic ")
+            .append(topic)
+            .append(" --partitions ")
+            .append(partitions);
+    configs.forEach((k, v) -> line.append(" --config ").append(k).append('=').append(v));
+    return line.toString();
+  }
+}
