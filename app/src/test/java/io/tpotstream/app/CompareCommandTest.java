@@ -1,5 +1,6 @@
 package io.tpotstream.app;
 
+import static io.tpotstream.app.TpotCli.tpot;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,8 +11,6 @@ import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
 import io.tpotstream.common.event.TokenKind;
 import io.tpotstream.common.summary.WindowSummaryCodec;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,25 +18,12 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** {@code tpot compare} on exports and on summaries files, from the command line. */
 class CompareCommandTest {
   static final long T0 = 1_700_000_000_000L;
 
   @TempDir Path dir;
-
-  record Result(int exit, String out, String err) {}
-
-  private static Result tpot(String... args) {
-    CommandLine tpot = Tpot.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    tpot.setOut(new PrintWriter(out));
-    tpot.setErr(new PrintWriter(err));
-    int exit = tpot.execute(args);
-    return new Result(exit, out.toString(), err.toString());
-  }
 
   /** 40 requests over 40 s, 20 chunks each {@code gapUs} apart, one request a second. */
   private static List<TokenEvent> run(long gapUs) {
@@ -98,7 +84,7 @@ class CompareCommandTest {
     Path b = export("b.jsonl", run(2_000));
     Path html = dir.resolve("compare.html");
     Path json = dir.resolve("compare.json");
-    Result r =
+    TpotCli.Result r =
         tpot(
             "compare",
             a.toString(),
@@ -148,7 +134,7 @@ class CompareCommandTest {
           .forEach(s -> lines.add(WindowSummaryCodec.encodeToString(s)));
       Files.write(p, lines);
     }
-    Result r = tpot("compare", a.toString(), b.toString(), "--format", "json");
+    TpotCli.Result r = tpot("compare", a.toString(), b.toString(), "--format", "json");
     assertEquals(0, r.exit(), r.err());
     var root = Json.MAPPER.readTree(r.out());
     assertEquals("summaries", root.path("a").path("kind").asText());
@@ -162,7 +148,7 @@ class CompareCommandTest {
   void aFileThatIsNeitherSaysWhatItExpected() throws Exception {
     Path junk = dir.resolve("junk.jsonl");
     Files.writeString(junk, "{\"hello\": 1}\n");
-    Result r = tpot("compare", junk.toString(), junk.toString());
+    TpotCli.Result r = tpot("compare", junk.toString(), junk.toString());
     assertEquals(2, r.exit());
     assertEquals(
         "tpot compare: "

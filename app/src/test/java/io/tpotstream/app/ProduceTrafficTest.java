@@ -1,5 +1,6 @@
 package io.tpotstream.app;
 
+import static io.tpotstream.app.TpotCli.tpot;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,8 +10,6 @@ import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -23,7 +22,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * Traffic shapes, SLOs and per-request records through {@code tpot produce} against the simulator
@@ -33,8 +31,6 @@ import picocli.CommandLine;
 class ProduceTrafficTest {
   static Simulator simulator;
   @TempDir Path dir;
-
-  record Result(int exit, String out, String err) {}
 
   @BeforeAll
   static void start() {
@@ -47,19 +43,9 @@ class ProduceTrafficTest {
     simulator.close();
   }
 
-  private static Result tpot(String... args) {
-    CommandLine tpot = Tpot.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    tpot.setOut(new PrintWriter(out));
-    tpot.setErr(new PrintWriter(err));
-    int exit = tpot.execute(args);
-    return new Result(exit, out.toString(), err.toString());
-  }
-
   private Path export(TestKafka kafka, String topic) {
     Path file = dir.resolve(topic + ".jsonl");
-    Result r =
+    TpotCli.Result r =
         tpot(
             "export",
             "--bootstrap-servers",
@@ -77,7 +63,7 @@ class ProduceTrafficTest {
       throws Exception {
     String topic = TestKafka.uniqueName("sweep");
     Path live = dir.resolve("live-requests.jsonl");
-    Result r =
+    TpotCli.Result r =
         tpot(
             "produce",
             "--base-url",
@@ -120,7 +106,7 @@ class ProduceTrafficTest {
 
     Path events = export(kafka, topic);
     Path offline = dir.resolve("offline-requests.jsonl");
-    Result stats =
+    TpotCli.Result stats =
         tpot(
             "stats",
             events.toString(),
@@ -152,7 +138,7 @@ class ProduceTrafficTest {
   @Test
   void aDatasetRunWithAnEasySloExits0AndLabelsTheInputLength(TestKafka kafka) throws Exception {
     String topic = TestKafka.uniqueName("dataset");
-    Result r =
+    TpotCli.Result r =
         tpot(
             "produce",
             "--base-url",

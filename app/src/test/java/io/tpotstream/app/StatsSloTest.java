@@ -1,5 +1,6 @@
 package io.tpotstream.app;
 
+import static io.tpotstream.app.TpotCli.tpot;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,8 +11,6 @@ import io.tpotstream.common.event.TokenEventCodec;
 import io.tpotstream.common.event.TokenKind;
 import io.tpotstream.common.request.RequestRecord;
 import io.tpotstream.common.request.RequestRecords;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,25 +18,12 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** {@code tpot stats --slo --goodput --requests-out} on a file of known events. */
 class StatsSloTest {
   static final long T0 = 1_700_000_000_000L;
 
   @TempDir Path dir;
-
-  record Result(int exit, String out, String err) {}
-
-  private static Result tpot(String... args) {
-    CommandLine tpot = Tpot.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    tpot.setOut(new PrintWriter(out));
-    tpot.setErr(new PrintWriter(err));
-    int exit = tpot.execute(args);
-    return new Result(exit, out.toString(), err.toString());
-  }
 
   /**
    * Four requests in one 10 s window: TTFT 100, 200, 300 ms, 10 chunks 2 ms apart (the last
@@ -97,7 +83,7 @@ class StatsSloTest {
 
   @Test
   void anImpossibleSloExits3AndNamesTheObjective() throws Exception {
-    Result r = tpot("stats", events().toString(), "--slo", "tpot_max=10ms,error_rate=50%");
+    TpotCli.Result r = tpot("stats", events().toString(), "--slo", "tpot_max=10ms,error_rate=50%");
     assertEquals(3, r.exit(), r.err());
     assertTrue(
         r.err().strip().endsWith("tpot stats: SLO failed: tpot_max 40.031 ms > 10 ms (m)"),
@@ -106,7 +92,7 @@ class StatsSloTest {
 
   @Test
   void anEasySloExits0AndEverySummaryCarriesItsSection() throws Exception {
-    Result r =
+    TpotCli.Result r =
         tpot(
             "stats",
             events().toString(),
@@ -137,7 +123,7 @@ class StatsSloTest {
   @Test
   void requestsOutHasOneLinePerRequestWithItsOwnNumbers() throws Exception {
     Path out = dir.resolve("requests.jsonl");
-    Result r =
+    TpotCli.Result r =
         tpot(
             "stats",
             events().toString(),

@@ -4,7 +4,6 @@ import io.tpotstream.common.Durations;
 import io.tpotstream.common.stats.LatencyHistogram;
 import io.tpotstream.common.summary.WindowStats;
 import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.time.Duration;
 import java.util.Locale;
 
@@ -140,18 +139,7 @@ public record Objective(String name, SloMetric metric, double percentile, BigDec
 
   /** A measured value in this objective's unit: {@code 62.3 ms}, {@code 4.5%}. */
   public String text(BigDecimal value) {
-    if (value == null) {
-      return "no data";
-    }
-    if (metric.latency()) {
-      return value.stripTrailingZeros().toPlainString() + " ms";
-    }
-    return value
-            .movePointRight(2)
-            .setScale(2, RoundingMode.HALF_EVEN)
-            .stripTrailingZeros()
-            .toPlainString()
-        + "%";
+    return ObjectiveResult.text(name, value);
   }
 
   /** {@code <=} or {@code >=}: the direction of the limit. */

@@ -1,6 +1,5 @@
 package io.tpotstream.common.slo;
 
-import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -17,12 +16,13 @@ public record ObjectiveResult(String name, BigDecimal limit, BigDecimal measured
   public String describe() {
     boolean goodput = name.equals("goodput");
     String comparison = met ? (goodput ? " >= " : " <= ") : (goodput ? " < " : " > ");
-    return name + " " + text(measured) + comparison + text(limit);
+    return name + " " + text(name, measured) + comparison + text(name, limit);
   }
 
-  /** A value in this objective's unit: {@code 62.3 ms}, {@code 4.5%}, {@code no data}. */
-  @JsonIgnore
-  String text(BigDecimal value) {
+  /**
+   * A value of objective {@code name} in its unit: {@code 62.3 ms}, {@code 4.5%}, {@code no data}.
+   */
+  static String text(String name, BigDecimal value) {
     if (value == null) {
       return "no data";
     }

@@ -185,9 +185,20 @@ public final class ConfigLoader {
     List<String> models = models(root);
 
     long seed = has(root, "seed") ? integer(root, "seed") : ThreadLocalRandom.current().nextLong();
+    if (has(root, "dataset") && has(root, "prompts_file")) {
+      throw new ConfigException(
+          "config keys 'dataset' and 'prompts_file' are the same thing: keep one");
+    }
+    String datasetKey = has(root, "dataset") ? "dataset" : "prompts_file";
     Traffic traffic =
-        Traffic.bind(
-            root,
+        Traffic.of(
+            datasetKey,
+            optionalText(root, datasetKey),
+            optionalText(root, "input_len"),
+            optionalText(root, "output_len"),
+            optionalText(root, "schedule"),
+            optionalText(root, "sweep"),
+            has(root, "rate"),
             baseDir,
             seed,
             has(root, "prompt") ? text(root, "prompt") : DEFAULT_PROMPT,
@@ -420,6 +431,10 @@ public final class ConfigLoader {
       throw new ConfigException("config key '" + key + "': must be a string, got " + n);
     }
     return n.asText();
+  }
+
+  private static String optionalText(ObjectNode root, String key) {
+    return has(root, key) ? text(root, key) : null;
   }
 
   private static long integer(ObjectNode root, String key) {

@@ -1,7 +1,5 @@
 package io.tpotstream.producer.workload;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tpotstream.producer.config.ConfigException;
 import io.tpotstream.producer.traffic.RateSchedule;
 import io.tpotstream.producer.traffic.Sweep;
@@ -19,35 +17,38 @@ import java.util.function.Consumer;
  */
 public record Traffic(ConversationSource conversations, RateSchedule schedule, Sweep sweep) {
 
-  /** The config keys this reads. */
-  public static final java.util.Set<String> KEYS =
-      java.util.Set.of("dataset", "prompts_file", "input_len", "output_len", "schedule", "sweep");
-
   /**
-   * Reads the keys from {@code root}; relative files are under {@code baseDir}; {@code seed} seeds
-   * synthetic lengths; {@code prompt} is the single prompt used when there is no other source.
+   * The traffic of the config's keys (each value as text, or null when the key is not set).
+   * Relative files are under {@code baseDir}; {@code seed} seeds synthetic lengths; {@code prompt}
+   * is the single prompt used when there is no other source; {@code rateGiven} says whether {@code
+   * rate} is set too.
    *
+   * @param datasetKey the key the dataset came from ({@code dataset} or {@code prompts_file})
    * @throws ConfigException naming the key that cannot be used
    */
-  public static Traffic bind(
-      ObjectNode root, Path baseDir, long seed, String prompt, Consumer<String> warnings) {
-    String datasetKey = has(root, "dataset") ? "dataset" : "prompts_file";
-    if (has(root, "dataset") && has(root, "prompts_file")) {
-      throw new ConfigException(
-          "config keys 'dataset' and 'prompts_file' are the same thing: keep one");
-    }
-    LengthDistribution input = has(root, "input_len") ? length(root, "input_len") : null;
-    LengthDistribution output = has(root, "output_len") ? length(root, "output_len") : null;
+  public static Traffic of(
+      String datasetKey,
+      String dataset,
+      String inputLen,
+      String outputLen,
+      String schedule,
+      String sweep,
+      boolean rateGiven,
+      Path baseDir,
+      long seed,
+      String prompt,
+      Consumer<String> warnings) {
+    LengthDistribution input = inputLen == null ? null : length("input_len", inputLen);
+    LengthDistribution output = outputLen == null ? null : length("output_len", outputLen);
     ConversationSource conversations;
-    if (has(root, datasetKey)) {
+    if (dataset != null) {
       if (input != null) {
         throw new ConfigException(
             "config key 'input_len' makes synthetic prompts, which replace '"
                 + datasetKey
                 + "': keep one of them");
       }
-      String name = text(root, datasetKey);
-      Path file = name.equals(Dataset.SAMPLE) ? Path.of(name) : baseDir.resolve(name);
+      Path file = dataset.equals(Dataset.SAMPLE) ? Path.of(dataset) : baseDir.resolve(dataset);
       conversations = Dataset.read("config key '" + datasetKey + "'", file, warnings);
       if (output != null) {
         conversations = new OutputLengths(conversations, output, seed);
@@ -60,21 +61,18 @@ public record Traffic(ConversationSource conversations, RateSchedule schedule, S
         conversations = new OutputLengths(conversations, output, seed);
       }
     }
-    RateSchedule schedule =
-        has(root, "schedule")
-            ? RateSchedule.parse("config key 'schedule'", text(root, "schedule"))
-            : null;
-    if (schedule != null && has(root, "rate")) {
+    RateSchedule rates =
+        schedule == null ? null : RateSchedule.parse("config key 'schedule'", schedule);
+    if (rates != null && rateGiven) {
       throw new ConfigException(
           "config keys 'schedule' and 'rate' both set the open-loop rate: keep one");
     }
-    Sweep sweep =
-        has(root, "sweep") ? Sweep.parse("config key 'sweep'", text(root, "sweep")) : null;
-    if (sweep != null && sweep.dimension().equals(Sweep.RATE) && schedule != null) {
+    Sweep stages = sweep == null ? null : Sweep.parse("config key 'sweep'", sweep);
+    if (stages != null && stages.dimension().equals(Sweep.RATE) && rates != null) {
       throw new ConfigException(
           "config keys 'sweep' (rate) and 'schedule' both set the rate: keep one");
     }
-    return new Traffic(conversations, schedule, sweep);
+    return new Traffic(conversations, rates, stages);
   }
 
   /** True when the run is open-loop because of its schedule or a rate sweep. */
@@ -82,24 +80,11 @@ public record Traffic(ConversationSource conversations, RateSchedule schedule, S
     return schedule != null || (sweep != null && sweep.dimension().equals(Sweep.RATE));
   }
 
-  private static LengthDistribution length(ObjectNode root, String key) {
+  private static LengthDistribution length(String key, String text) {
     try {
-      return LengthDistribution.parse("config key '" + key + "'", text(root, key));
+      return LengthDistribution.parse("config key '" + key + "'", text);
     } catch (IllegalArgumentException e) {
       throw new ConfigException(e.getMessage());
     }
-  }
-
-  private static boolean has(ObjectNode root, String key) {
-    JsonNode n = root.get(key);
-    return n != null && !n.isNull();
-  }
-
-  private static String text(ObjectNode root, String key) {
-    JsonNode n = root.get(key);
-    if (!n.isValueNode()) {
-      throw new ConfigException("config key '" + key + "': must be a string, got " + n);
-    }
-    return n.asText();
   }
 }

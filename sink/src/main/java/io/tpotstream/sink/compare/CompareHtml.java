@@ -1,10 +1,9 @@
 package io.tpotstream.sink.compare;
 
+import io.tpotstream.sink.report.Charts;
 import java.awt.BasicStroke;
 import java.awt.Color;
-import java.awt.Font;
 import java.awt.geom.Ellipse2D;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
@@ -17,8 +16,6 @@ import java.text.ParsePosition;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import org.jfree.chart.ChartUtils;
-import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogarithmicAxis;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.axis.NumberTickUnit;
@@ -165,18 +162,7 @@ public final class CompareHtml {
     y.setStrictValuesFlag(false);
     y.setAllowNegativesFlag(false);
     XYPlot plot = new XYPlot(dataset, x, y, renderer);
-    plot.setBackgroundPaint(Color.WHITE);
-    plot.setDomainGridlinePaint(new Color(0xdddddd));
-    plot.setRangeGridlinePaint(new Color(0xdddddd));
-    JFreeChart chart = new JFreeChart(title, new Font(Font.SANS_SERIF, Font.BOLD, 16), plot, true);
-    chart.setBackgroundPaint(Color.WHITE);
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try {
-      ChartUtils.writeChartAsPNG(out, chart, WIDTH, HEIGHT);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot render the chart '" + title + "'", e);
-    }
-    return out.toByteArray();
+    return Charts.render(plot, title, 16, WIDTH, HEIGHT);
   }
 
   static double nines(double percentile) {

@@ -35,7 +35,7 @@ import org.jfree.data.xy.XYSeriesCollection;
  * window end time. A series keeps its colour in every chart (colours follow the sorted series
  * order); the statistic is told by the line style (p50 solid, p99 dashed, p99.9 dotted).
  */
-final class Charts {
+public final class Charts {
   /** Width of every chart, in pixels. */
   static final int WIDTH = 1200;
 
@@ -179,21 +179,25 @@ final class Charts {
     NumberAxis y = new NumberAxis("TPOT over the whole stage (ms)");
     y.setAutoRangeIncludesZero(true);
     XYPlot plot = new XYPlot(dataset, x, y, renderer);
+    return render(plot, "TPOT p50 and p99 against load (sweep stages)", 18, WIDTH, HEIGHT);
+  }
+
+  /**
+   * A plot as a PNG of {@code width} × {@code height} px with the charts' look (white, light grid,
+   * a legend): the one place charts are rendered, for the report and {@code tpot compare}.
+   */
+  public static byte[] render(XYPlot plot, String title, int titleSize, int width, int height) {
     plot.setBackgroundPaint(Color.WHITE);
     plot.setDomainGridlinePaint(new Color(0xdddddd));
     plot.setRangeGridlinePaint(new Color(0xdddddd));
     JFreeChart chart =
-        new JFreeChart(
-            "TPOT p50 and p99 against load (sweep stages)",
-            new Font(Font.SANS_SERIF, Font.BOLD, 18),
-            plot,
-            true);
+        new JFreeChart(title, new Font(Font.SANS_SERIF, Font.BOLD, titleSize), plot, true);
     chart.setBackgroundPaint(Color.WHITE);
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     try {
-      ChartUtils.writeChartAsPNG(out, chart, WIDTH, HEIGHT);
+      ChartUtils.writeChartAsPNG(out, chart, width, height);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot render the knee chart", e);
+      throw new UncheckedIOException("cannot render the chart '" + title + "'", e);
     }
     return out.toByteArray();
   }
@@ -240,20 +244,9 @@ final class Charts {
       y = linear;
     }
     XYPlot plot = new XYPlot(dataset, time, y, renderer);
-    plot.setBackgroundPaint(Color.WHITE);
-    plot.setDomainGridlinePaint(new Color(0xdddddd));
-    plot.setRangeGridlinePaint(new Color(0xdddddd));
     if (marker != null) {
       plot.addRangeMarker(marker);
     }
-    JFreeChart chart = new JFreeChart(title, new Font(Font.SANS_SERIF, Font.BOLD, 18), plot, true);
-    chart.setBackgroundPaint(Color.WHITE);
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try {
-      ChartUtils.writeChartAsPNG(out, chart, WIDTH, HEIGHT);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot render the chart '" + title + "'", e);
-    }
-    return out.toByteArray();
+    return render(plot, title, 18, WIDTH, HEIGHT);
   }
 }
