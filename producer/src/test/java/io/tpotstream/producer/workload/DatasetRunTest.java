@@ -1,7 +1,6 @@
 package io.tpotstream.producer.workload;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.common.event.EventType;
 import io.tpotstream.producer.testing.Runs;
@@ -52,24 +51,26 @@ class DatasetRunTest {
                 Map.of(
                     "base_url", server.baseUrl(),
                     "models", "ds",
-                    "concurrency", "2",
+                    "concurrency", "1",
                     "total_requests", "5",
                     "max_tokens", "30",
                     "dataset", dataset.toString())));
     List<JsonObject> bodies = server.received().stream().map(r -> r.body()).toList();
     assertEquals(5, bodies.size());
     List<String> sent = bodies.stream().map(b -> b.getJsonArray("messages").encode()).toList();
-    int t1 = sent.indexOf("[{\"role\":\"user\",\"content\":\"Q1\"}]");
-    int t2 =
-        sent.indexOf(
+    // one worker: a conversation's turns back to back, each with the history so far, then the next
+    assertEquals(
+        List.of(
+            "[{\"role\":\"user\",\"content\":\"Q1\"}]",
             "[{\"role\":\"user\",\"content\":\"Q1\"},{\"role\":\"assistant\",\"content\":\"A1\"},"
-                + "{\"role\":\"user\",\"content\":\"Q2\"}]");
-    int t3 =
-        sent.indexOf(
+                + "{\"role\":\"user\",\"content\":\"Q2\"}]",
             "[{\"role\":\"user\",\"content\":\"Q1\"},{\"role\":\"assistant\",\"content\":\"A1\"},"
                 + "{\"role\":\"user\",\"content\":\"Q2\"},{\"role\":\"assistant\",\"content\":\"A2\"},"
-                + "{\"role\":\"user\",\"content\":\"Q3\"}]");
-    assertTrue(t1 >= 0 && t1 < t2 && t2 < t3, "turns in order: " + sent);
+                + "{\"role\":\"user\",\"content\":\"Q3\"}]",
+            "[{\"role\":\"user\",\"content\":\"single prompt\"}]",
+            "[{\"role\":\"system\",\"content\":\"S\"},{\"role\":\"user\",\"content\":\"M\"}]"),
+        sent);
+    int t3 = 2;
     assertEquals(9, bodies.get(t3).getInteger("max_tokens"));
     JsonObject single =
         bodies.stream()
