@@ -11,6 +11,7 @@ COPY broker broker
 COPY testkit testkit
 COPY simulator simulator
 COPY producer producer
+COPY proxy proxy
 COPY aggregator aggregator
 COPY sink sink
 COPY bench bench
@@ -33,5 +34,6 @@ COPY --from=build /src/app/target/tpot.jar tpot.jar
 COPY --from=build /src/app/target/lib lib
 USER 10001:10001
 ENV JAVA_TOOL_OPTIONS="-Djava.awt.headless=true"
-ENTRYPOINT ["java", "-jar", "/opt/tpot/tpot.jar"]
+# JVM settings of the producer (docs/producer.md, "JVM settings"); kept in step with ProducerJvm.OPTIONS
+ENTRYPOINT ["java", "-XX:+UseZGC", "-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch", "-XX:+PerfDisableSharedMem", "-jar", "/opt/tpot/tpot.jar"]
 CMD ["--help"]

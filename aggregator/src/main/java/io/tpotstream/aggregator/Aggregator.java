@@ -15,6 +15,7 @@ import io.tpotstream.common.kafka.KafkaTopics;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -24,12 +25,14 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
@@ -104,6 +107,7 @@ public final class Aggregator implements AutoCloseable {
         ready.processingGuarantee(),
         ready.deadLetterTopic());
     Aggregator aggregator = new Aggregator(ready);
+    JitPrimer.start(); // while Streams joins its group and creates its topics
     aggregator.streams.start();
     return aggregator;
   }
@@ -174,7 +178,10 @@ public final class Aggregator implements AutoCloseable {
                       : DEFAULT_INPUT_PARTITIONS,
                   Map.of())
               .partitions();
-      checkPartitionsUnchanged(admin, config, partitions);
+      boolean fresh = checkPartitionsUnchanged(admin, config, partitions);
+      if (fresh) {
+        createInternalTopics(admin, config, partitions);
+      }
       Map<String, String> keepForever = Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1");
       boolean created =
           KafkaTopics.ensure(admin, kafka, config.outputTopic(), 1, keepForever).created();
@@ -203,12 +210,27 @@ public final class Aggregator implements AutoCloseable {
 
   /**
    * Stage 1's changelog has one partition per input partition: if this application id ran before
-   * with another count, its windows can no longer be completed.
+   * with another count, its windows can no longer be completed. An application id whose state was
+   * written by the aggregator before its working-set stores (another format) cannot go on either.
    */
-  private static void checkPartitionsUnchanged(Admin admin, AggregatorConfig config, int now)
+  private static boolean checkPartitionsUnchanged(Admin admin, AggregatorConfig config, int now)
       throws ExecutionException, InterruptedException, TimeoutException {
-    String changelog =
-        config.applicationId() + "-" + AggregatorTopology.PARTIAL_STORE + "-changelog";
+    String changelog = changelog(config, AggregatorTopology.STAGE1_STORE);
+    Set<String> topics =
+        admin.listTopics().names().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    for (String old : AggregatorTopology.OLD_STORES) {
+      if (topics.contains(changelog(config, old)) && !topics.contains(changelog)) {
+        throw new PartitionsChangedException(
+            "application id "
+                + config.applicationId()
+                + " holds the state of an earlier version of the aggregator (topic "
+                + changelog(config, old)
+                + "): re-aggregate with a new --application-id");
+      }
+    }
+    if (!topics.contains(changelog)) {
+      return true;
+    }
     try {
       int before =
           admin
@@ -241,6 +263,65 @@ public final class Aggregator implements AutoCloseable {
         throw e;
       }
     }
+    return false;
+  }
+
+  /**
+   * Creates Kafka Streams' internal topics of a new application id with the names and settings
+   * Streams gives them (changelogs compacted, the partials topic kept until Streams purges it), so
+   * that its first rebalance finds them: it then neither waits for their creation nor rebalances a
+   * second time because the metadata changed (about a second of a fresh start). Whatever goes wrong
+   * here is left to Streams, which creates what is missing itself.
+   */
+  private static void createInternalTopics(Admin admin, AggregatorConfig config, int partitions)
+      throws InterruptedException {
+    Map<String, String> changelog = new java.util.TreeMap<>();
+    changelog.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+    changelog.put(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "CreateTime");
+    Map<String, String> repartition = new java.util.TreeMap<>();
+    repartition.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE);
+    repartition.put(TopicConfig.SEGMENT_BYTES_CONFIG, "52428800");
+    repartition.put(TopicConfig.RETENTION_MS_CONFIG, "-1");
+    repartition.put(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "CreateTime");
+    config
+        .kafkaProperties()
+        .forEach(
+            (k, v) -> {
+              if (k.startsWith(StreamsConfig.TOPIC_PREFIX)) {
+                changelog.put(k.substring(StreamsConfig.TOPIC_PREFIX.length()), v);
+                repartition.put(k.substring(StreamsConfig.TOPIC_PREFIX.length()), v);
+              }
+            });
+    String factor = config.kafkaProperties().get(StreamsConfig.REPLICATION_FACTOR_CONFIG);
+    Optional<Short> replication =
+        factor == null || factor.equals("-1")
+            ? Optional.empty()
+            : Optional.of(Short.valueOf(factor));
+    String app = config.applicationId();
+    List<NewTopic> topics =
+        List.of(
+            new NewTopic(
+                    changelog(config, AggregatorTopology.STAGE1_STORE),
+                    Optional.of(partitions),
+                    replication)
+                .configs(changelog),
+            new NewTopic(
+                    changelog(config, AggregatorTopology.STAGE2_STORE), Optional.of(1), replication)
+                .configs(changelog),
+            new NewTopic(
+                    app + "-" + AggregatorTopology.PARTIALS_TOPIC + "-repartition",
+                    Optional.of(1),
+                    replication)
+                .configs(repartition));
+    try {
+      admin.createTopics(topics).all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException | RuntimeException e) {
+      LOG.debug("Kafka Streams will create its internal topics itself: {}", e.toString());
+    }
+  }
+
+  private static String changelog(AggregatorConfig config, String store) {
+    return config.applicationId() + "-" + store + "-changelog";
   }
 
   /**

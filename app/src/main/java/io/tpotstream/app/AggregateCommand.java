@@ -34,19 +34,23 @@ final class AggregateCommand implements Callable<Integer> {
   @Mixin SloOptions sloOptions;
 
   @Option(
-      names = "--input",
+      names = {"--topic", "--input"},
       defaultValue = Topics.TOKEN_EVENTS,
-      description = "Token events topic (default: ${DEFAULT-VALUE}).")
+      description =
+          "Token events topic, --topic as in produce, export and replay (default:"
+              + " ${DEFAULT-VALUE}).")
   String input;
 
   @Option(
-      names = "--output",
+      names = {"--summaries-topic", "--output"},
       defaultValue = Topics.WINDOW_SUMMARIES,
-      description = "Window summaries topic, created when missing (default: ${DEFAULT-VALUE}).")
+      description =
+          "Window summaries topic, created when missing, --summaries-topic as in sink and report"
+              + " (default: ${DEFAULT-VALUE}).")
   String output;
 
   @Option(
-      names = "--dead-letter",
+      names = {"--dead-letter-topic", "--dead-letter"},
       defaultValue = Topics.DEAD_LETTER,
       description = "Where records that are not token events go (default: ${DEFAULT-VALUE}).")
   String deadLetter;
@@ -97,6 +101,15 @@ final class AggregateCommand implements Callable<Integer> {
   Duration producerTimeout;
 
   @Option(
+      names = "--client-lag-threshold",
+      defaultValue = "1ms",
+      converter = HumanDuration.class,
+      description =
+          "A window is clientSuspect when a producer's own event-loop lag or pause passed this"
+              + " in it (default: ${DEFAULT-VALUE}; e.g. 500us, 5ms).")
+  Duration clientLagThreshold;
+
+  @Option(
       names = "--processing-guarantee",
       defaultValue = "exactly_once_v2",
       description =
@@ -108,7 +121,8 @@ final class AggregateCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     KafkaConnection connection = kafkaOptions.connect();
     StageSettings stage =
-        new StageSettings(window, grace, groupBy, requestTimeout, producerTimeout)
+        new StageSettings(
+                window, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold)
             .withSlo(sloOptions.spec());
     AggregatorConfig config =
         AggregatorConfig.defaults(connection.bootstrapServers())

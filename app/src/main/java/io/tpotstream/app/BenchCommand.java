@@ -16,7 +16,8 @@ import picocli.CommandLine.Unmatched;
 @Command(
     name = "bench",
     description =
-        "Benchmarks (B1-B5, JMH): a separate program, run from a source checkout with ./tpot bench"
+        "Benchmarks (B1-B5, S1-S2, P1, JMH): a separate program, run from a source checkout with"
+            + " ./tpot bench"
             + " [--quick] (see BENCHMARKS.md).")
 final class BenchCommand implements Callable<Integer> {
   @Unmatched List<String> args = new ArrayList<>();

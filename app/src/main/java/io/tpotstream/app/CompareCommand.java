@@ -1,12 +1,13 @@
 package io.tpotstream.app;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tpotstream.aggregator.offline.ExportedEvents;
 import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.stage.StageSettings;
 import io.tpotstream.common.Json;
 import io.tpotstream.common.Series;
-import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.archive.ArchiveCompression;
+import io.tpotstream.common.archive.ArchiveReader;
+import io.tpotstream.common.archive.ArchivedRecord;
 import io.tpotstream.common.request.RequestRecords;
 import io.tpotstream.common.slo.GoodputLimits;
 import io.tpotstream.common.stats.LatencyHistogram;
@@ -29,7 +30,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.zip.GZIPInputStream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -184,18 +184,21 @@ final class CompareCommand implements Callable<Integer> {
   private static RunData export(Path file, StageSettings stages, PrintWriter err)
       throws IOException {
     RunData run = new RunData(file.toString(), RunData.Kind.EXPORT);
-    List<ExportedEvents.Positioned> events =
-        ExportedEvents.read(
-            file, problem -> err.println("tpot compare: " + file.getFileName() + " " + problem));
-    OfflineStats.computePositioned(
-            events,
+    List<ArchivedRecord> records =
+        ArchiveReader.readInReplayOrder(
+            file,
+            (line, reason) ->
+                err.println(
+                    "tpot compare: " + file.getFileName() + " line " + line + ": " + reason));
+    OfflineStats.computeArchived(
+            records,
             stages,
-            problem -> err.println("tpot compare: " + file.getFileName() + " " + problem))
+            problem -> err.println("tpot compare: " + file.getFileName() + " " + problem),
+            null)
         .forEach(run::addWindow);
     LatencyHistogram gaps = new LatencyHistogram();
-    List<TokenEvent> inOrder = events.stream().map(ExportedEvents.Positioned::event).toList();
     RequestRecords.follow(
-        inOrder,
+        ArchiveFile.tokenEvents(records),
         GoodputLimits.NONE,
         (trace, record) -> {
           gaps.reset();
@@ -216,10 +219,7 @@ final class CompareCommand implements Callable<Integer> {
   }
 
   private static JsonNode firstRecord(Path file) throws IOException {
-    InputStream in = Files.newInputStream(file);
-    if (file.getFileName().toString().endsWith(".gz")) {
-      in = new GZIPInputStream(in);
-    }
+    InputStream in = ArchiveCompression.of(file).decompress(Files.newInputStream(file));
     try (BufferedReader reader =
         new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
       for (String line = reader.readLine(); line != null; line = reader.readLine()) {

@@ -62,6 +62,13 @@ final class DemoCommand implements Callable<Integer> {
       description = "Run for this long instead of a number of requests (e.g. 60s).")
   String duration;
 
+  @Option(
+      names = "--warmup",
+      description =
+          "Requests run first and left out of every statistic, e.g. 10s (the default), 50req,"
+              + " or 0 for none.")
+  String warmup;
+
   @Override
   public Integer call() throws Exception {
     clearOutputs(runOptions.out);
@@ -104,6 +111,9 @@ final class DemoCommand implements Callable<Integer> {
       o.put("duration", duration);
     }
     traffic.putInto(o);
+    if (warmup != null) {
+      o.put("warmup", warmup);
+    }
     return o;
   }
 

@@ -53,6 +53,14 @@ final class KafkaOptions {
   }
 
   /**
+   * The resolved connection (default localhost:9092), not checked: for {@code proxy}, which serves
+   * while Kafka is away and reaches it in the background.
+   */
+  KafkaConnection resolve() {
+    return KafkaConnection.resolveOrDefault(bootstrapServers, configFile, env(), timeout);
+  }
+
+  /**
    * The connection when a flag, the file or the environment names one (checked), else empty: {@code
    * run} and {@code demo} then start an embedded broker, with the file's settings ignored.
    */

@@ -7,18 +7,36 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code tpot replay}: publish archived token events again. */
 @Command(
     name = "replay",
     mixinStandardHelpOptions = true,
-    description = "Publish archived token events again to recompute statistics.")
+    header = "Publish archived token events again to recompute statistics.",
+    description = {
+      "Publish an archive written by tpot export again, in (ts, original partition, original"
+          + " offset) order, keys and timestamps kept, each distinct heartbeat once to every"
+          + " partition of the target; a new target gets retention.ms=-1.",
+      "Reads and sorts the whole archive first (it is held in memory, uncompressed); progress on"
+          + " stderr."
+    })
 final class ReplayCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
   @Mixin KafkaOptions kafka;
 
-  @Option(names = "--file", required = true, description = "An archive written by tpot export.")
-  Path file;
+  @Option(
+      names = {"-f", "--file"},
+      paramLabel = "FILE",
+      description = "The archive written by tpot export (or give it as the argument).")
+  Path fileOption;
+
+  @Parameters(arity = "0..1", paramLabel = "FILE", description = "The archive to replay.")
+  Path filePositional;
 
   @Option(
       names = "--topic",
@@ -30,7 +48,8 @@ final class ReplayCommand implements Callable<Integer> {
       names = "--speed",
       defaultValue = "max",
       description =
-          "max (as fast as possible), 1x (as recorded) or Nx (N times faster) (default: ${DEFAULT-VALUE}).")
+          "max (as fast as the broker takes it), 1x (as recorded) or Nx (N times faster)"
+              + " (default: ${DEFAULT-VALUE}).")
   String speed;
 
   @Option(
@@ -39,14 +58,27 @@ final class ReplayCommand implements Callable<Integer> {
       description = "Partitions when the target topic is new (default: ${DEFAULT-VALUE}).")
   int partitions;
 
+  @Mixin TimeRangeOptions range;
+
+  @Mixin ProgressOptions progress;
+
   @Override
   public Integer call() throws Exception {
+    Path file = ArchiveFile.of("replay", fileOption, filePositional);
     double factor = parseSpeed(speed);
     KafkaConnection connection = kafka.connect();
+    StatsCommand.requireReadable(file);
     Replayer replayer =
         new Replayer(
-            new Replayer.Settings(connection.clientProperties(), file, topic, factor, partitions),
-            System.err);
+            new Replayer.Settings(
+                connection.clientProperties(),
+                file,
+                topic,
+                factor,
+                partitions,
+                range.fromMs(),
+                range.toMs()),
+            progress.start("replay", spec.commandLine().getErr()));
     KafkaOptions.explained(
         connection, KafkaAccess.writer(topic), "replay " + file + " into " + topic, replayer::run);
     return 0;

@@ -2,21 +2,25 @@ package io.tpotstream.app;
 
 import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.sink.SinkConfig;
+import io.tpotstream.sink.file.JsonlFile;
 import io.tpotstream.sink.report.Report;
 import io.tpotstream.sink.report.ReportModel;
 import io.tpotstream.sink.report.TopicSummaries;
 import java.math.BigDecimal;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code tpot report}: charts and report.html from the sink's summaries. */
 @Command(
@@ -31,6 +35,10 @@ import picocli.CommandLine.Option;
           + " histograms), or from the summaries topic with --from-topic."
     })
 final class ReportCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Mixin ProgressOptions progressOptions;
+
   @Option(
       names = "--csv",
       defaultValue = "out/summaries.csv",
@@ -53,9 +61,11 @@ final class ReportCommand implements Callable<Integer> {
   @Mixin KafkaOptions kafka;
 
   @Option(
-      names = "--input",
+      names = {"--summaries-topic", "--input"},
       defaultValue = Topics.WINDOW_SUMMARIES,
-      description = "With --from-topic: the summaries topic (default: ${DEFAULT-VALUE}).")
+      description =
+          "With --from-topic: the summaries topic, --summaries-topic as in aggregate and sink"
+              + " (default: ${DEFAULT-VALUE}).")
   String input;
 
   @Option(
@@ -69,35 +79,41 @@ final class ReportCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    ReportModel model;
+    ReportModel model = new ReportModel();
     String source;
-    if (fromTopic) {
-      KafkaConnection connection = kafka.connect();
-      ReportModel read = new ReportModel();
-      KafkaOptions.explained(
-          connection,
-          KafkaAccess.reader(input),
-          "read " + input,
-          () -> {
-            TopicSummaries.read(
-                connection.clientProperties(), input, Duration.ofMinutes(2), read::add);
-            return null;
-          });
-      model = read;
-      source = "topic " + input;
-    } else {
-      Path jsonl = summaries != null ? summaries : SinkConfig.jsonlBeside(csv);
-      try {
-        model = ReportModel.fromJsonl(jsonl);
-      } catch (NoSuchFileException e) {
-        throw new IllegalArgumentException(
-            "no "
-                + jsonl
-                + ": the report needs the summaries with their histograms (the CSV has none);"
-                + " `tpot sink` writes them beside its CSV unless --no-jsonl, or read the topic"
-                + " with --from-topic");
+    try (Progress progress = progressOptions.start("report", spec.commandLine().getErr())) {
+      Consumer<WindowSummary> add =
+          summary -> {
+            model.add(summary);
+            progress.add(1);
+          };
+      if (fromTopic) {
+        KafkaConnection connection = kafka.connect();
+        progress.phase("reading " + input, "summaries", -1);
+        KafkaOptions.explained(
+            connection,
+            KafkaAccess.reader(input),
+            "read " + input,
+            () -> {
+              TopicSummaries.read(connection.clientProperties(), input, Duration.ofMinutes(2), add);
+              return null;
+            });
+        source = "topic " + input;
+      } else {
+        Path jsonl = summaries != null ? summaries : SinkConfig.jsonlBeside(csv);
+        if (!Files.isRegularFile(jsonl)) {
+          throw new IllegalArgumentException(
+              "no "
+                  + jsonl
+                  + ": the report needs the summaries with their histograms (the CSV has none);"
+                  + " `tpot sink` writes them beside its CSV unless --no-jsonl, or read the topic"
+                  + " with --from-topic");
+        }
+        progress.phase("reading " + jsonl.getFileName(), "summaries", -1);
+        JsonlFile.read(jsonl, add);
+        source = jsonl.toString();
       }
-      source = jsonl.toString();
+      progress.finish(null);
     }
     if (model.isEmpty()) {
       throw new IllegalStateException(

@@ -54,6 +54,13 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--duration", description = "Config key duration: e.g. 90s, 10m, forever.")
   String duration;
 
+  @Option(
+      names = "--warmup",
+      description =
+          "Config key warmup: requests run first and left out of every statistic, e.g. 10s"
+              + " (the default), 50req, or 0 for none.")
+  String warmup;
+
   @Override
   public Integer call() throws Exception {
     if (configOptions.config == null && configOptions.baseUrl == null) {
@@ -67,6 +74,7 @@ final class RunCommand implements Callable<Integer> {
     ProducerConfigOptions.put(flags, "max_tokens", maxTokens);
     ProducerConfigOptions.put(flags, "rate", rate);
     ProducerConfigOptions.put(flags, "duration", duration);
+    ProducerConfigOptions.put(flags, "warmup", warmup);
     traffic.putInto(flags);
     SloSpec slo = sloOptions.spec();
     ProducerConfig config = configOptions.load(flags);

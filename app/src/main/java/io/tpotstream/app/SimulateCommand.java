@@ -3,6 +3,7 @@ package io.tpotstream.app;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
 import io.tpotstream.simulator.profile.Profiles;
+import io.tpotstream.simulator.truth.TruthSummary;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -47,7 +48,9 @@ final class SimulateCommand implements Callable<Integer> {
   @Option(
       names = "--truth",
       paramLabel = "FILE",
-      description = "Append one JSON line per sent chunk (requestId, model, seq, sentNs, tokens).")
+      description =
+          "Append one JSON line per sent chunk (requestId, model, seq, sentNs, tokens,"
+              + " intendedNs, pacingErrorNs).")
   Path truthFile;
 
   @Option(
@@ -62,6 +65,14 @@ final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--event-loops", description = "Event-loop threads (default: one per core).")
   Integer eventLoops;
 
+  @Option(
+      names = "--realtime",
+      description =
+          "Opt in to real-time priority (SCHED_FIFO 1) for the event loops' own threads where"
+              + " Linux allows it (CAP_SYS_NICE); elsewhere they stay at normal priority and the"
+              + " Pacing line says so. Default: normal priority; no other process is touched.")
+  boolean realtime;
+
   @Override
   public Integer call() throws InterruptedException {
     SimulatorConfig config =
@@ -70,7 +81,8 @@ final class SimulateCommand implements Callable<Integer> {
             .withPort(port)
             .withSeed(seed)
             .withTruthFile(truthFile)
-            .withApiKey(apiKey == null || apiKey.isBlank() ? null : apiKey);
+            .withApiKey(apiKey == null || apiKey.isBlank() ? null : apiKey)
+            .withRealtimeLoops(realtime);
     if (profiles != null) {
       config = config.withProfiles(Profiles.load(profiles));
     }
@@ -84,6 +96,7 @@ final class SimulateCommand implements Callable<Integer> {
             new Thread(
                 () -> {
                   System.out.println("Stopping the simulator");
+                  TruthSummary.lines(simulator.truth().report()).forEach(System.out::println);
                   simulator.close();
                   stopped.countDown();
                 },
@@ -97,6 +110,7 @@ final class SimulateCommand implements Callable<Integer> {
             + ")");
     System.out.println(
         "Seed: " + simulator.seed() + (seed == null ? " (repeat this run with --seed)" : ""));
+    simulator.notes().forEach(note -> System.out.println("Pacing: " + note));
     if (truthFile != null) {
       System.out.println("Ground truth: appending to " + truthFile);
     }

@@ -28,9 +28,11 @@ final class SinkCommand implements Callable<Integer> {
   @Mixin KafkaOptions kafkaOptions;
 
   @Option(
-      names = "--input",
+      names = {"--summaries-topic", "--input"},
       defaultValue = Topics.WINDOW_SUMMARIES,
-      description = "Window summaries topic (default: ${DEFAULT-VALUE}).")
+      description =
+          "Window summaries topic, --summaries-topic as in aggregate and report (default:"
+              + " ${DEFAULT-VALUE}).")
   String input;
 
   @Option(

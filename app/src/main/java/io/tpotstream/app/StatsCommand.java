@@ -1,9 +1,10 @@
 package io.tpotstream.app;
 
-import io.tpotstream.aggregator.offline.ExportedEvents;
 import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.offline.SummaryFormat;
 import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.common.archive.ArchiveReader;
+import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.request.RequestRecords;
 import io.tpotstream.common.request.RequestsFile;
 import io.tpotstream.common.slo.SloSpec;
@@ -16,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -32,15 +34,24 @@ import picocli.CommandLine.Spec;
     header = "The aggregator's statistics offline, from an exported file.",
     description = {
       "Compute the window summaries of a token-event file offline (a tpot export file or plain"
-          + " JSONL token events, .gz too), with the same logic as the aggregator.",
+          + " JSONL token events; .gz, .zst and .lz4 too), with the same logic as the aggregator.",
       "The end of the file counts as every producer's final heartbeat. A line that is not a"
-          + " token event is reported on stderr with its number and skipped."
+          + " token event is reported on stderr with its number and skipped; progress on stderr."
     })
 final class StatsCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Parameters(paramLabel = "FILE", description = "JSONL file of token events (.gz accepted).")
-  Path file;
+  @Option(
+      names = {"-f", "--file"},
+      paramLabel = "FILE",
+      description = "The archive (or give it as the argument).")
+  Path fileOption;
+
+  @Parameters(
+      arity = "0..1",
+      paramLabel = "FILE",
+      description = "JSONL file of token events (.gz, .zst, .lz4 accepted).")
+  Path filePositional;
 
   @Option(
       names = "--window",
@@ -80,6 +91,15 @@ final class StatsCommand implements Callable<Integer> {
   Duration producerTimeout;
 
   @Option(
+      names = "--client-lag-threshold",
+      defaultValue = "1ms",
+      converter = HumanDuration.class,
+      description =
+          "A window is clientSuspect when a producer's own event-loop lag or pause passed this"
+              + " in it (default: ${DEFAULT-VALUE}; e.g. 500us, 5ms).")
+  Duration clientLagThreshold;
+
+  @Option(
       names = "--format",
       defaultValue = "table",
       description =
@@ -97,44 +117,56 @@ final class StatsCommand implements Callable<Integer> {
 
   @Mixin SloOptions sloOptions;
 
+  @Mixin TimeRangeOptions range;
+
+  @Mixin ProgressOptions progressOptions;
+
   @Override
   public Integer call() throws IOException {
+    Path file = ArchiveFile.of("stats", fileOption, filePositional);
     SloSpec slo = sloOptions.spec();
     SummaryFormat output = SummaryFormat.of(format);
-    if (!Files.isReadable(file)) {
-      throw new IllegalArgumentException("cannot read " + file + ": check the path");
-    }
+    requireReadable(file);
     StageSettings settings =
-        new StageSettings(window, grace, groupBy, requestTimeout, producerTimeout).withSlo(slo);
+        new StageSettings(
+                window, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold)
+            .withSlo(slo);
     PrintWriter err = spec.commandLine().getErr();
-    int[] problems = {0};
-    List<ExportedEvents.Positioned> events =
-        ExportedEvents.read(
-            file,
-            problem -> {
-              problems[0]++;
-              err.println("tpot stats: " + file.getFileName() + " " + problem + " (skipped)");
-            });
-    List<WindowSummary> summaries =
-        OfflineStats.computePositioned(
-            events,
-            settings,
-            problem -> {
-              problems[0]++;
-              err.println("tpot stats: " + file.getFileName() + " " + problem + " (skipped)");
-            });
+    long[] problems = {0};
+    List<WindowSummary> summaries;
+    ArchiveReader.Archive archive;
+    long events;
+    try (Progress progress = progressOptions.start("stats", err)) {
+      Consumer<String> skipped =
+          problem -> {
+            problems[0]++;
+            progress.warn("tpot stats: " + file.getFileName() + " " + problem + " (skipped)");
+          };
+      archive =
+          ArchiveReader.read(
+              file,
+              new ArchiveReader.Options(
+                  range.fromMs(),
+                  range.toMs(),
+                  (line, reason) -> skipped.accept("line " + line + ": " + reason),
+                  progress));
+      events = archive.records().size();
+      progress.phase("computing", "events", events);
+      summaries = OfflineStats.computeArchived(archive.records(), settings, skipped, progress);
+      progress.finish(null);
+    }
     PrintWriter out = spec.commandLine().getOut();
     output.write(summaries, settings.groupBy(), out);
     if (requestsOut != null) {
       long[] written = {0};
-      try (RequestsFile file = RequestsFile.create(requestsOut)) {
+      try (RequestsFile records = RequestsFile.create(requestsOut)) {
         IOException[] failed = {null};
         RequestRecords.fromEvents(
-            events.stream().map(ExportedEvents.Positioned::event).toList(),
+            ArchiveFile.tokenEvents(archive.records()),
             slo.goodput(),
             record -> {
               try {
-                file.write(record);
+                records.write(record);
                 written[0]++;
               } catch (IOException e) {
                 failed[0] = e;
@@ -148,7 +180,7 @@ final class StatsCommand implements Callable<Integer> {
     }
     err.println(
         "tpot stats: "
-            + events.size()
+            + events
             + " events, "
             + problems[0]
             + " lines skipped, "
@@ -162,5 +194,17 @@ final class StatsCommand implements Callable<Integer> {
     err.println("tpot stats: " + verdict.line());
     err.flush();
     return verdict.exitCode();
+  }
+
+  /** Fails with what to check when {@code file} cannot be read. */
+  static void requireReadable(Path file) {
+    if (!Files.isReadable(file)) {
+      throw new IllegalArgumentException(
+          "cannot read "
+              + file
+              + (Files.exists(file)
+                  ? ": check its permissions"
+                  : ": no such file, check the path"));
+    }
   }
 }

@@ -1,5 +1,6 @@
 package io.tpotstream.app;
 
+import java.nio.file.Path;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,6 +14,7 @@ import picocli.CommandLine.Command;
       DemoCommand.class,
       RunCommand.class,
       ProduceCommand.class,
+      ProxyCommand.class,
       AggregateCommand.class,
       SinkCommand.class,
       SimulateCommand.class,
@@ -28,6 +30,20 @@ import picocli.CommandLine.Command;
     })
 public final class Tpot implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @CommandLine.Option(
+      names = "--gc-log",
+      paramLabel = "FILE",
+      arity = "0..1",
+      fallbackValue = "",
+      scope = CommandLine.ScopeType.INHERIT,
+      description =
+          "Log this JVM's garbage collections and safepoints (every pause, its cause and length)"
+              + " to FILE (default: tpot-gc-<pid>.log).")
+  void gcLog(String file) {
+    JvmLog.enable(
+        Path.of(file.isEmpty() ? "tpot-gc-" + ProcessHandle.current().pid() + ".log" : file));
+  }
 
   public static void main(String[] args) {
     System.setProperty("java.awt.headless", "true");

@@ -191,6 +191,90 @@ class StatsCommandTest {
   }
 
   @Test
+  void theArchiveIsNamedTheSameWayInEveryCommand() throws Exception {
+    Path file = exportFile(events());
+    Run positional = tpot("stats", file.toString(), "--format", "json", "-q");
+    Run option = tpot("stats", "--file", file.toString(), "--format", "json", "--quiet");
+    assertEquals(0, option.exit(), option.err());
+    assertEquals(positional.out(), option.out());
+    assertEquals(
+        "tpot stats: two files given (a.jsonl and b.jsonl): name the archive once, with --file or"
+            + " as the argument",
+        tpot("stats", "--file", "a.jsonl", "b.jsonl").err().strip());
+    assertEquals(
+        "tpot export: no archive file: tpot export --file FILE (or tpot export FILE)",
+        tpot("export", "--bootstrap-server", "127.0.0.1:1").err().strip());
+    assertEquals(
+        "tpot stats: --to 1000 is not after --from 2000: the range would be empty",
+        tpot("stats", file.toString(), "--from", "2000", "--to", "1000").err().strip());
+  }
+
+  @Test
+  void aTimeRangeLimitsTheEventsLikeExportsRange() throws Exception {
+    List<TokenEvent> events = events();
+    Path file = exportFile(events);
+    // the first request only: its events are in [T0+10, T0+300]; the final heartbeat is out
+    Run run =
+        tpot(
+            "stats",
+            file.toString(),
+            "--from",
+            Long.toString(T0),
+            "--to",
+            "2023-11-14T22:13:20.301Z",
+            "--format",
+            "json");
+    assertEquals(0, run.exit(), run.err());
+    assertTrue(run.err().contains((events.size() - 1) + " events"), run.err());
+  }
+
+  @Test
+  void recordsTheAggregatorSendsToTheDeadLettersAreReportedAndSkipped() throws Exception {
+    List<TokenEvent> events = events();
+    List<String> lines = new ArrayList<>();
+    for (int i = 0; i < events.size(); i++) {
+      lines.add(exported(events.get(i), 0, i));
+    }
+    String token = exported(events.get(5), 0, 100);
+    lines.add(token.replace("\"v\":1", "\"v\":2").replace("\"offset\":100", "\"offset\":101"));
+    lines.add(token.replace("\"seq\":3", "\"seq\":-3").replace("\"offset\":100", "\"offset\":102"));
+    Path file = dir.resolve("other-versions.jsonl");
+    Files.write(file, lines);
+
+    Run run = tpot("stats", file.toString(), "--format", "json");
+
+    assertEquals(tpot("stats", exportFile(events).toString(), "--format", "json").out(), run.out());
+    int v2 = events.size() + 1;
+    assertTrue(
+        run.err()
+            .contains(
+                "other-versions.jsonl line "
+                    + v2
+                    + ": not a token event: version v=2 is not 1 (written by another version of"
+                    + " the producer: check that both ends run the same tpot)"),
+        run.err());
+    assertTrue(
+        run.err()
+            .contains(
+                "other-versions.jsonl line " + (v2 + 1) + ": not a token event: negative seq -3"),
+        run.err());
+  }
+
+  @Test
+  void theClientLagThresholdDecidesWhichWindowsAreSuspect() throws Exception {
+    List<TokenEvent> events = new ArrayList<>(events());
+    events.add(1, TokenEvent.heartbeat(T0 + 50, "run", "p1", T0 - 100, false, 200L, 1_500L, 2L));
+    Path file = exportFile(events);
+    for (String threshold : List.of("1ms", "1500us", "2ms")) {
+      Run run =
+          tpot("stats", file.toString(), "--format", "json", "--client-lag-threshold", threshold);
+      WindowSummary s = WindowSummaryCodec.decode(run.out().lines().findFirst().orElseThrow());
+      assertEquals(new java.math.BigDecimal("1.500"), s.clientLagMaxMs());
+      assertEquals(threshold.equals("1ms"), s.clientSuspect(), threshold);
+    }
+  }
+
+  @Test
   void aBadFormatIsAOneLineError() throws Exception {
     Path file = exportFile(events());
     Run run = tpot("stats", file.toString(), "--format", "xml");

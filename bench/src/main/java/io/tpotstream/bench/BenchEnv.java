@@ -17,6 +17,27 @@ public record BenchEnv(
     childJvmOptions = List.copyOf(childJvmOptions);
   }
 
+  /**
+   * Options of a JVM that runs the producer: the producer's own settings ({@link
+   * io.tpotstream.producer.ProducerJvm}, or {@code -Dtpot.bench.producerJvm=a,b,c} to compare
+   * others; {@code ,} alone: the JVM's defaults), then {@link #childJvmOptions()}.
+   */
+  public List<String> producerJvmOptions() {
+    String other = System.getProperty("tpot.bench.producerJvm");
+    List<String> options = new java.util.ArrayList<>();
+    if (other == null) {
+      options.addAll(io.tpotstream.producer.ProducerJvm.OPTIONS);
+    } else {
+      for (String option : other.split("[,\\s]+")) {
+        if (!option.isBlank()) {
+          options.add(option);
+        }
+      }
+    }
+    options.addAll(childJvmOptions);
+    return options;
+  }
+
   /** {@code full} in the full suite, {@code quick} in the quick one. */
   public <T> T pick(T full, T quickValue) {
     return quick ? quickValue : full;

@@ -27,11 +27,14 @@ class BenchmarkListTest {
             Set.of(
                 "HistogramBenchmark.recordMicros",
                 "HistogramBenchmark.recordThenP99Of4096",
-                "SseParsingBenchmark.sseAndOpenAiChunkPerChunk",
-                "SseParsingBenchmark.sseFramingPerChunk",
+                "SseParsingBenchmark.loopFramingPerChunk",
+                "SseParsingBenchmark.publisherReadPerChunk",
                 "Stage1Benchmark.stage1PerEvent",
+                "TokenEventCodecBenchmark.decodeStreaming",
+                "TokenEventCodecBenchmark.decodeStreamingNotCompact",
                 "TokenEventCodecBenchmark.decodeTokenEvent",
-                "TokenEventCodecBenchmark.encodeTokenEvent")),
+                "TokenEventCodecBenchmark.encodeTokenEvent",
+                "TokenEventCodecBenchmark.encodeWithTemplate")),
         methods);
   }
 }

@@ -1,26 +1,27 @@
 package io.tpotstream.producer;
 
+import io.tpotstream.common.Stages;
 import io.tpotstream.common.slo.GoodputLimits;
 import io.tpotstream.producer.config.Durations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.http.CallOutcome;
-import io.tpotstream.producer.http.EventContext;
 import io.tpotstream.producer.http.HttpClients;
 import io.tpotstream.producer.load.Lanes;
 import io.tpotstream.producer.load.LoadRunner;
 import io.tpotstream.producer.load.StagedLoad;
 import io.tpotstream.producer.publish.AnchoredClock;
+import io.tpotstream.producer.publish.Handoff;
 import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.producer.publish.PauseMeter;
 import io.tpotstream.producer.publish.PublishException;
 import io.tpotstream.producer.publish.Publisher;
+import io.tpotstream.producer.publish.Recorder;
 import io.tpotstream.producer.report.RequestsOut;
 import io.tpotstream.producer.report.RunStats;
 import io.tpotstream.producer.workload.Sessions;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
-import io.vertx.core.http.HttpClientAgent;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Path;
@@ -31,6 +32,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +48,11 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  */
 public final class Producer {
+  /** Event loops: one per core (system property {@code tpot.producer.eventLoops} overrides). */
+  static final int EVENT_LOOPS =
+      Integer.getInteger(
+          "tpot.producer.eventLoops", Math.max(1, Runtime.getRuntime().availableProcessors()));
+
   private static final Logger LOG = LoggerFactory.getLogger(Producer.class);
 
   private Producer() {}
@@ -68,70 +75,104 @@ public final class Producer {
     public static final Outputs NONE = new Outputs(null, GoodputLimits.NONE);
   }
 
-  /** As {@link #start(ProducerConfig, KafkaSettings)}, writing {@code outputs} too. */
+  /**
+   * As {@link #start(ProducerConfig, KafkaSettings)}, writing {@code outputs} too. Each finished
+   * request reaches the table and the records on the publisher thread ({@link Recorder}), never on
+   * an event loop; the records are written by a thread of their own.
+   */
   public static ProducerRun start(ProducerConfig config, KafkaSettings kafka, Outputs outputs) {
-    Warmup.run(config);
-    RequestsOut requestsOut =
-        outputs.requestsOut() == null
-            ? null
-            : RequestsOut.open(outputs.requestsOut(), outputs.goodput());
+    JitPrimer.run(config);
     String producerId = newProducerId();
     AnchoredClock clock = AnchoredClock.start();
     PauseMeter pauseMeter = PauseMeter.start();
-    Publisher publisher;
+    Vertx vertx =
+        Vertx.vertx(
+            new VertxOptions().setEventLoopPoolSize(EVENT_LOOPS).setPreferNativeTransport(true));
+    String transport = vertx.isNativeTransportEnabled() ? "epoll" : "nio";
+    RequestsOut requestsOut;
     try {
-      publisher = Publisher.open(kafka, config.runId(), producerId, clock, pauseMeter);
+      requestsOut =
+          outputs.requestsOut() == null
+              ? null
+              : RequestsOut.open(outputs.requestsOut(), outputs.goodput());
     } catch (RuntimeException e) {
+      vertx.close();
       pauseMeter.close();
-      closeQuietly(requestsOut);
       throw e;
     }
-    int loops = Math.max(1, VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE);
-    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(loops));
-    HttpClientAgent client = HttpClients.create(vertx, config);
     Lanes lanes;
     try {
       lanes =
-          Lanes.deploy(vertx, loops)
+          Lanes.deploy(vertx, EVENT_LOOPS, () -> HttpClients.create(vertx, config))
               .toCompletionStage()
               .toCompletableFuture()
               .get(10, TimeUnit.SECONDS);
     } catch (Exception e) {
       vertx.close();
-      publisher.finish();
       pauseMeter.close();
+      closeQuietly(requestsOut);
       throw new IllegalStateException("cannot start the HTTP event loops", e);
     }
-    EventContext events =
-        new EventContext(config.runId(), producerId, config.labels(), clock, publisher::publish);
     RunStats stats = new RunStats(config.models(), outputs.goodput());
-    Sessions sessions = new Sessions(config.prompts().conversations(), config.models());
+    boolean staged = config.sweep() != null;
+    Consumer<CallOutcome> finished =
+        outcome -> {
+          if (staged) {
+            stats.stage(outcome.labels().get(Stages.LABEL)).accept(outcome);
+          } else {
+            stats.record(outcome);
+          }
+          if (requestsOut != null) {
+            requestsOut.finished(
+                outcome.requestId(),
+                config.runId(),
+                outcome.model(),
+                outcome.labels(),
+                clock.tsMs(outcome.startNs()),
+                outcome);
+          }
+        };
+    UnaryOperator<String> redact =
+        config.apiKey() == null ? UnaryOperator.identity() : config.apiKey()::redact;
+    Recorder recorder =
+        new Recorder(
+            config.runId(),
+            producerId,
+            config.labels(),
+            clock,
+            config.timeouts().firstToken(),
+            config.timeouts().idle(),
+            config.streamUrl().toString(),
+            redact,
+            finished);
+    Handoff handoff = new Handoff(kafka.queueCapacity());
+    Publisher publisher;
+    try {
+      publisher =
+          Publisher.open(
+              kafka,
+              config.runId(),
+              producerId,
+              clock,
+              pauseMeter,
+              lanes::takeLoopLagMicros,
+              handoff,
+              recorder);
+    } catch (RuntimeException e) {
+      lanes.close();
+      vertx.close();
+      pauseMeter.close();
+      closeQuietly(requestsOut);
+      throw e;
+    }
     Dialect dialect = Dialect.of(config.api());
+    Sessions sessions = new Sessions(config.prompts().conversations(), config.models());
     StagedLoad load =
         new StagedLoad(
             config,
             (stageConfig, stage) -> {
-              Consumer<CallOutcome> table = stats.stage(stage);
-              return new LoadRunner(
-                  vertx,
-                  client,
-                  stageConfig,
-                  dialect,
-                  events,
-                  lanes,
-                  sessions,
-                  (spec, outcome) -> {
-                    table.accept(outcome);
-                    if (requestsOut != null) {
-                      requestsOut.finished(
-                          spec.requestId(),
-                          config.runId(),
-                          spec.model(),
-                          spec.labels(),
-                          clock.tsMs(outcome.startNs()),
-                          outcome);
-                    }
-                  });
+              stats.stage(stage); // the stage's rows in the order the stages start
+              return new LoadRunner(vertx, stageConfig, dialect, handoff, lanes, sessions);
             });
     CompletableFuture<RunResult> result = new CompletableFuture<>();
     long startNs = System.nanoTime();
@@ -143,18 +184,22 @@ public final class Producer {
           load.stop(Duration.ZERO);
         });
     LOG.info(
-        "run {} (producer {}): {} model(s), {}, publishing to {} ({} partitions)",
+        "run {} (producer {}): {} model(s), {}, warm-up {}, publishing to {} ({} partitions);"
+            + " {} event loops on {}",
         config.runId(),
         producerId,
         config.models().size(),
         shape(config),
+        config.warmup().describe(),
         kafka.topic(),
-        publisher.partitions().size());
+        publisher.partitions().size(),
+        lanes.size(),
+        transport);
     load.start()
         .thenCompose(v -> publisher.finish())
         .whenComplete(
             (v, error) -> {
-              client.close();
+              lanes.close();
               vertx.close();
               pauseMeter.close();
               if (requestsOut != null) {
@@ -187,7 +232,15 @@ public final class Producer {
                       publisher.acknowledged(),
                       publisher.heartbeats(),
                       publisher.lateAtSource(),
-                      pauseMeter.maxEverMicros()));
+                      pauseMeter.maxEverMicros(),
+                      recorder.warmupRequests(),
+                      config.warmup().describe(),
+                      load.warmupEnd(),
+                      lanes.maxLoopLagMicros(),
+                      recorder.tokenChunks(),
+                      recorder.coalescedChunks(),
+                      publisher.outages(),
+                      transport));
             });
     return run;
   }
@@ -226,7 +279,8 @@ public final class Producer {
     return "closed loop, concurrency " + config.concurrency() + ", " + bound + sweep;
   }
 
-  private static String newProducerId() {
+  /** A new producer id: host, process id and a random suffix (the proxy takes one too). */
+  public static String newProducerId() {
     String host;
     try {
       host = InetAddress.getLocalHost().getHostName();

@@ -112,7 +112,10 @@ public final class ProducerRun {
         stats.errors(),
         stats.outputTokens(),
         Duration.ofNanos(System.nanoTime() - startNs),
-        config.duration());
+        config.duration(),
+        load.warmingUp(),
+        load.warmupIssued(),
+        publisher.inOutage() ? publisher.held() : 0);
   }
 
   /** Token events Kafka acknowledged so far. */

@@ -6,12 +6,15 @@ import java.util.SortedMap;
 /**
  * A running producer's state, for the progress line.
  *
- * @param finished requests finished (completed or failed)
+ * @param finished requests of the run finished (completed or failed; warm-up left out)
  * @param planned requests planned, or -1 when the run is bounded by time
  * @param inFlight requests in flight
  * @param errors failed requests by error class
  * @param outputTokens output tokens received so far
  * @param duration the planned run length, or null
+ * @param warmingUp true while warm-up requests are being sent
+ * @param warmupRequests warm-up requests sent so far
+ * @param heldEvents events held while Kafka is unreachable (0 when it is not)
  */
 public record Progress(
     long finished,
@@ -20,7 +23,10 @@ public record Progress(
     SortedMap<String, Long> errors,
     long outputTokens,
     Duration elapsed,
-    Duration duration) {
+    Duration duration,
+    boolean warmingUp,
+    long warmupRequests,
+    long heldEvents) {
 
   /** Output tokens per second since the start. */
   public double tokensPerSecond() {

@@ -1,12 +1,14 @@
 package io.tpotstream.producer;
 
+import io.tpotstream.producer.load.LoadRunner;
+import io.tpotstream.producer.publish.Publisher;
 import io.tpotstream.producer.report.ModelResult;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * The outcome of a producer run: per model (config order) the producer's own measurements, and what
- * was published.
+ * The outcome of a producer run: per model (config order) the producer's own measurements of the
+ * run's requests (warm-up requests left out), what was published, and the client's own health.
  *
  * @param stoppedEarly true when Ctrl-C, SIGTERM or {@link ProducerRun#stop()} ended the run
  * @param notSent due open-loop requests never sent because the run stopped
@@ -14,6 +16,14 @@ import java.util.List;
  * @param heartbeats heartbeat records sent (one per partition per heartbeat)
  * @param lateAtSource events whose ts was raised to a watermark already sent
  * @param clientPauseMaxUs the producer's longest own pause over the run, in µs
+ * @param warmupRequests warm-up requests made (their events are marked, and left out here)
+ * @param warmup the warm-up asked for ({@code 10s}, {@code 50req}, {@code 0})
+ * @param warmupEnd how long a timed warm-up lasted and whether the JIT had settled; else null
+ * @param loopLagMaxUs the worst lateness of an event loop's 1 ms tick over the run, in µs
+ * @param tokenChunks token chunks received (warm-up included)
+ * @param coalescedChunks of those, chunks that came out of the same socket read as the one before
+ * @param outages Kafka outages ridden out
+ * @param transport the event loops' transport ({@code epoll} or {@code nio})
  */
 public record RunResult(
     String runId,
@@ -26,4 +36,12 @@ public record RunResult(
     long eventsPublished,
     long heartbeats,
     long lateAtSource,
-    long clientPauseMaxUs) {}
+    long clientPauseMaxUs,
+    long warmupRequests,
+    String warmup,
+    LoadRunner.WarmupEnd warmupEnd,
+    long loopLagMaxUs,
+    long tokenChunks,
+    long coalescedChunks,
+    Publisher.Outages outages,
+    String transport) {}

@@ -3,13 +3,15 @@ package io.tpotstream.simulator;
 import io.tpotstream.simulator.api.Routes;
 import io.tpotstream.simulator.api.SimulatorVerticle;
 import io.tpotstream.simulator.api.Warmup;
-import io.tpotstream.simulator.pacing.Pacer;
+import io.tpotstream.simulator.pacing.LoopPriority;
+import io.tpotstream.simulator.pacing.LoopTimers;
 import io.tpotstream.simulator.truth.GroundTruth;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -29,31 +31,43 @@ import java.util.concurrent.TimeoutException;
  * texts and the same scheduled gaps, whatever the concurrency.
  *
  * <p>The server has its own Vert.x instance (its own event loops, on Linux's epoll transport when
- * available; {@code -Dtpot.simulator.nio=true} forces NIO) and one pacing thread, so a producer in
- * the same JVM does not share threads with it.
+ * available; {@code -Dtpot.simulator.nio=true} forces NIO), so a producer in the same JVM does not
+ * share threads with it. Each event loop paces its own connections' chunks with its own timer
+ * ({@link io.tpotstream.simulator.pacing.LoopTimer}): each chunk is due its planned gap after the
+ * previous one was actually sent.
  */
 public final class Simulator implements AutoCloseable {
   private static final long START_TIMEOUT_S = 30;
 
   private final SimulatorConfig config;
   private final Vertx vertx;
-  private final Pacer pacer;
+  private final LoopPriority priority;
   private final GroundTruth truth;
   private final int port;
+  private final List<String> notes;
 
-  private Simulator(SimulatorConfig config, Vertx vertx, Pacer pacer, GroundTruth truth, int port) {
+  private Simulator(
+      SimulatorConfig config,
+      Vertx vertx,
+      LoopPriority priority,
+      GroundTruth truth,
+      int port,
+      List<String> notes) {
     this.config = config;
     this.vertx = vertx;
-    this.pacer = pacer;
+    this.priority = priority;
     this.truth = truth;
     this.port = port;
+    this.notes = List.copyOf(notes);
   }
 
   /**
-   * Starts a simulator and returns once it listens and has warmed up (at most 30 s each); call from
-   * any thread but an event loop. The warm-up streams {@link SimulatorConfig#warmupChunks()} chunks
-   * through its own HTTP path so that the JIT has compiled it before the first real request (about
-   * a second); its requests are then forgotten by the ground truth.
+   * Starts a simulator and returns once it listens (at most 30 s per step); call from any thread
+   * but an event loop. Before its port opens it streams {@link SimulatorConfig#warmupChunks()}
+   * chunks to itself on a private port, so that the JIT has compiled the paced per-chunk path
+   * before the first real request (well under a second; the ground truth then forgets them), and it
+   * raises its event loops to real-time priority when asked and allowed ({@link #notes()} says what
+   * it got).
    *
    * @throws IllegalStateException when it cannot listen (port taken, bad host) or open the truth
    *     file, with a one-line reason
@@ -66,56 +80,100 @@ public final class Simulator implements AutoCloseable {
     } catch (IllegalArgumentException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }
-    Pacer pacer = new Pacer(config.spinNs(), "simulator-pacer");
     Vertx vertx =
         Vertx.vertx(
             new VertxOptions()
                 .setEventLoopPoolSize(config.eventLoops())
                 .setPreferNativeTransport(!Boolean.getBoolean("tpot.simulator.nio")));
-    Routes routes = new Routes(config.profiles(), seed, config.apiKey(), truth, pacer);
-    int port;
+    List<String> notes = new ArrayList<>();
+    if (!vertx.isNativeTransportEnabled()) {
+      notes.add(
+          "no native epoll transport here: chunks are paced with NIO's millisecond timers, up to"
+              + " about 1 ms late (see the pacing error in GET /truth)");
+    }
+    Routes routes = new Routes(config.profiles(), seed, config.apiKey(), truth);
+    LoopTimers timers = new LoopTimers();
+    LoopPriority priority = LoopPriority.normal("event loops at normal priority");
     try {
-      // a negative port is Vert.x's "one random port shared by every instance"
-      int listenPort = config.port() == 0 ? -1 : config.port();
-      List<SimulatorVerticle> instances = new CopyOnWriteArrayList<>();
-      await(
-          vertx.deployVerticle(
-              () -> {
-                SimulatorVerticle instance =
-                    new SimulatorVerticle(routes, config.host(), listenPort);
-                instances.add(instance);
-                return instance;
-              },
-              new DeploymentOptions().setInstances(config.eventLoops())));
-      port = instances.get(0).actualPort();
+      if (config.warmupChunks() > 0) {
+        warmUp(vertx, routes, timers, config);
+        truth.reset();
+      }
+      if (config.realtimeLoops()) {
+        priority = LoopPriority.raise(vertx);
+      }
+      notes.add(priority.note());
+      int port = listen(vertx, routes, timers, config.host(), config.port(), config.eventLoops());
+      return new Simulator(config, vertx, priority, truth, port, notes);
     } catch (RuntimeException e) {
-      pacer.close();
+      priority.close();
       closeQuietly(vertx);
       truth.close();
+      throw e;
+    }
+  }
+
+  /** Streams the warm-up through every event loop on a private port, then closes that port. */
+  private static void warmUp(
+      Vertx vertx, Routes routes, LoopTimers timers, SimulatorConfig config) {
+    String deployment;
+    int warmupPort;
+    try {
+      List<SimulatorVerticle> instances = new CopyOnWriteArrayList<>();
+      deployment =
+          await(deploy(vertx, routes, timers, "127.0.0.1", -1, config.eventLoops(), instances));
+      warmupPort = instances.get(0).actualPort();
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "cannot listen on a free port of 127.0.0.1 for the warm-up: " + e.getMessage(), e);
+    }
+    try {
+      await(Warmup.run(vertx, "127.0.0.1", warmupPort, config.warmupChunks(), config.eventLoops()));
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "the warm-up (" + config.warmupChunks() + " chunks) did not finish: " + e.getMessage(),
+          e);
+    }
+    await(vertx.undeploy(deployment));
+  }
+
+  /** Opens the real port; returns the port (the chosen one when asked for 0). */
+  private static int listen(
+      Vertx vertx, Routes routes, LoopTimers timers, String host, int port, int eventLoops) {
+    try {
+      // a negative port is Vert.x's "one random port shared by every instance"
+      List<SimulatorVerticle> instances = new CopyOnWriteArrayList<>();
+      await(deploy(vertx, routes, timers, host, port == 0 ? -1 : port, eventLoops, instances));
+      return instances.get(0).actualPort();
+    } catch (RuntimeException e) {
       throw new IllegalStateException(
           "cannot listen on "
-              + config.host()
+              + host
               + ":"
-              + config.port()
+              + port
               + " ("
               + e.getMessage()
               + "): is another server using this port? choose another --port",
           e);
     }
-    if (config.warmupChunks() > 0) {
-      try {
-        await(Warmup.run(vertx, config.host(), port, config.warmupChunks()));
-      } catch (RuntimeException e) {
-        pacer.close();
-        closeQuietly(vertx);
-        truth.close();
-        throw new IllegalStateException(
-            "the warm-up (" + config.warmupChunks() + " chunks) did not finish: " + e.getMessage(),
-            e);
-      }
-      truth.reset();
-    }
-    return new Simulator(config, vertx, pacer, truth, port);
+  }
+
+  /** One server verticle per event loop, all on {@code port}. */
+  private static Future<String> deploy(
+      Vertx vertx,
+      Routes routes,
+      LoopTimers timers,
+      String host,
+      int port,
+      int eventLoops,
+      List<SimulatorVerticle> instances) {
+    return vertx.deployVerticle(
+        () -> {
+          SimulatorVerticle instance = new SimulatorVerticle(routes, timers, host, port);
+          instances.add(instance);
+          return instance;
+        },
+        new DeploymentOptions().setInstances(eventLoops));
   }
 
   private static <T> T await(Future<T> future) {
@@ -175,10 +233,26 @@ public final class Simulator implements AutoCloseable {
     return config;
   }
 
+  /**
+   * What a user should know about how this simulator paces, one line each: the event loops'
+   * priority, and the timers when the native transport is missing.
+   */
+  public List<String> notes() {
+    return notes;
+  }
+
+  /**
+   * How many times an event loop busy over 85% of a second was put back from real-time to normal
+   * priority (0 when the loops never were real-time).
+   */
+  public int loopDemotions() {
+    return priority.demotions();
+  }
+
   /** Stops pacing, closes the server and its connections, and flushes the truth file. */
   @Override
   public void close() {
-    pacer.close();
+    priority.close();
     closeQuietly(vertx);
     truth.close();
   }

@@ -1,6 +1,5 @@
 package io.tpotstream.simulator;
 
-import io.tpotstream.simulator.pacing.Pacer;
 import io.tpotstream.simulator.profile.ModelProfile;
 import io.tpotstream.simulator.profile.Profiles;
 import java.nio.file.Path;
@@ -19,9 +18,11 @@ import java.util.TreeMap;
  * @param apiKey the key clients must send, or null to accept any
  * @param eventLoops event-loop threads serving connections
  * @param requestsKept how many recent requests keep their per-chunk truth in memory
- * @param spinNs the pacer's minimum spin window (see {@link Pacer})
- * @param warmupChunks chunks streamed to itself at start, so that the JIT compiles the per-chunk
- *     path before real requests (0: none)
+ * @param warmupChunks chunks streamed to itself at start, before its port opens, so that the JIT
+ *     has compiled the paced per-chunk path before real requests (0: none)
+ * @param realtimeLoops opt in to real-time priority for the event loops, which Linux allows only
+ *     with CAP_SYS_NICE (see {@link io.tpotstream.simulator.pacing.LoopPriority}); where it is not
+ *     allowed the loops stay at normal priority. False (the default): normal priority
  */
 public record SimulatorConfig(
     String host,
@@ -32,8 +33,8 @@ public record SimulatorConfig(
     String apiKey,
     int eventLoops,
     int requestsKept,
-    long spinNs,
-    int warmupChunks) {
+    int warmupChunks,
+    boolean realtimeLoops) {
 
   public static final int DEFAULT_PORT = 8000;
   public static final int DEFAULT_REQUESTS_KEPT = 10_000;
@@ -57,7 +58,8 @@ public record SimulatorConfig(
 
   /**
    * 127.0.0.1:8000, the built-in profiles, a random seed, no truth file, no key, one event loop per
-   * core, the truth of the last 10,000 requests kept.
+   * core, the truth of the last 10,000 requests kept, a warm-up of 16,000 chunks, event loops at
+   * normal priority.
    */
   public static SimulatorConfig defaults() {
     return new SimulatorConfig(
@@ -69,8 +71,8 @@ public record SimulatorConfig(
         null,
         Runtime.getRuntime().availableProcessors(),
         DEFAULT_REQUESTS_KEPT,
-        Pacer.DEFAULT_SPIN_NS,
-        DEFAULT_WARMUP_CHUNKS);
+        DEFAULT_WARMUP_CHUNKS,
+        false);
   }
 
   public SimulatorConfig withHost(String newHost) {
@@ -83,8 +85,8 @@ public record SimulatorConfig(
         apiKey,
         eventLoops,
         requestsKept,
-        spinNs,
-        warmupChunks);
+        warmupChunks,
+        realtimeLoops);
   }
 
   public SimulatorConfig withPort(int newPort) {
@@ -97,8 +99,8 @@ public record SimulatorConfig(
         apiKey,
         eventLoops,
         requestsKept,
-        spinNs,
-        warmupChunks);
+        warmupChunks,
+        realtimeLoops);
   }
 
   public SimulatorConfig withProfiles(Map<String, ModelProfile> newProfiles) {
@@ -111,8 +113,8 @@ public record SimulatorConfig(
         apiKey,
         eventLoops,
         requestsKept,
-        spinNs,
-        warmupChunks);
+        warmupChunks,
+        realtimeLoops);
   }
 
   /** The built-ins plus {@code name}. */
@@ -132,8 +134,8 @@ public record SimulatorConfig(
         apiKey,
         eventLoops,
         requestsKept,
-        spinNs,
-        warmupChunks);
+        warmupChunks,
+        realtimeLoops);
   }
 
   public SimulatorConfig withTruthFile(Path newTruthFile) {
@@ -146,8 +148,8 @@ public record SimulatorConfig(
         apiKey,
         eventLoops,
         requestsKept,
-        spinNs,
-        warmupChunks);
+        warmupChunks,
+        realtimeLoops);
   }
 
   public SimulatorConfig withApiKey(String newApiKey) {
@@ -160,8 +162,8 @@ public record SimulatorConfig(
         newApiKey,
         eventLoops,
         requestsKept,
-        spinNs,
-        warmupChunks);
+        warmupChunks,
+        realtimeLoops);
   }
 
   public SimulatorConfig withEventLoops(int newEventLoops) {
@@ -174,8 +176,8 @@ public record SimulatorConfig(
         apiKey,
         newEventLoops,
         requestsKept,
-        spinNs,
-        warmupChunks);
+        warmupChunks,
+        realtimeLoops);
   }
 
   public SimulatorConfig withRequestsKept(int newRequestsKept) {
@@ -188,8 +190,8 @@ public record SimulatorConfig(
         apiKey,
         eventLoops,
         newRequestsKept,
-        spinNs,
-        warmupChunks);
+        warmupChunks,
+        realtimeLoops);
   }
 
   public SimulatorConfig withWarmupChunks(int newWarmupChunks) {
@@ -202,8 +204,22 @@ public record SimulatorConfig(
         apiKey,
         eventLoops,
         requestsKept,
-        spinNs,
-        newWarmupChunks);
+        newWarmupChunks,
+        realtimeLoops);
+  }
+
+  public SimulatorConfig withRealtimeLoops(boolean newRealtimeLoops) {
+    return new SimulatorConfig(
+        host,
+        port,
+        profiles,
+        seed,
+        truthFile,
+        apiKey,
+        eventLoops,
+        requestsKept,
+        warmupChunks,
+        newRealtimeLoops);
   }
 
   /** Never shows the API key. */
@@ -225,10 +241,10 @@ public record SimulatorConfig(
         + eventLoops
         + ", requestsKept="
         + requestsKept
-        + ", spinNs="
-        + spinNs
         + ", warmupChunks="
         + warmupChunks
+        + ", realtimeLoops="
+        + realtimeLoops
         + "]";
   }
 }

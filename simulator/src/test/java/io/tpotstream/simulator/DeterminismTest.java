@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import io.tpotstream.simulator.truth.ChunkTruth;
 import io.tpotstream.simulator.truth.RequestTruth;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -13,8 +12,8 @@ import org.junit.jupiter.api.Test;
 class DeterminismTest {
   private static final String BODY = "{\"model\":\"model-a\",\"stream\":true,\"max_tokens\":60}";
 
-  /** What a run produced for one request: its token texts and its scheduled gaps (ns). */
-  private record Run(List<String> texts, List<Long> scheduledGapsNs) {}
+  /** What a run produced for one request: its token texts and its intended TTFT and gaps (ns). */
+  private record Run(List<String> texts, List<Long> intendedNs) {}
 
   private static Run run(Simulator simulator, String requestId) {
     Map<String, String> headers = requestId == null ? Map.of() : Map.of("X-Request-Id", requestId);
@@ -28,12 +27,7 @@ class DeterminismTest {
             .toList();
     String id = response.header("X-Request-Id");
     RequestTruth truth = EndedTruth.of(simulator, id);
-    List<Long> scheduledGaps = new ArrayList<>();
-    List<ChunkTruth> chunks = truth.chunks();
-    for (int i = 1; i < chunks.size(); i++) {
-      scheduledGaps.add(chunks.get(i).dueNs() - chunks.get(i - 1).dueNs());
-    }
-    return new Run(texts, scheduledGaps);
+    return new Run(texts, truth.chunks().stream().map(ChunkTruth::intendedNs).toList());
   }
 
   private static Simulator start(long seed) {
@@ -42,7 +36,7 @@ class DeterminismTest {
   }
 
   @Test
-  void sameSeedAndRequestIdGiveTheSameTokenTextsAndScheduledGaps() {
+  void sameSeedAndRequestIdGiveTheSameTokenTextsAndIntendedGaps() {
     Run first;
     Run unnamedFirst;
     try (Simulator simulator = start(42)) {
@@ -57,7 +51,7 @@ class DeterminismTest {
     }
 
     assertEquals(60, first.texts().size());
-    assertEquals(59, first.scheduledGapsNs().size());
+    assertEquals(60, first.intendedNs().size());
     assertEquals(first, second);
     // unnamed requests are sim-1, sim-2... in arrival order: both runs' first one is sim-1
     assertEquals(unnamedFirst, unnamedSecond);
@@ -77,8 +71,8 @@ class DeterminismTest {
     }
 
     assertNotEquals(base.texts(), otherId.texts());
-    assertNotEquals(base.scheduledGapsNs(), otherId.scheduledGapsNs());
+    assertNotEquals(base.intendedNs(), otherId.intendedNs());
     assertNotEquals(base.texts(), otherSeed.texts());
-    assertNotEquals(base.scheduledGapsNs(), otherSeed.scheduledGapsNs());
+    assertNotEquals(base.intendedNs(), otherSeed.intendedNs());
   }
 }

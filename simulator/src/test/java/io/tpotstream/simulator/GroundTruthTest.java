@@ -61,12 +61,17 @@ class GroundTruthTest {
       for (int seq = 0; seq < 20; seq++) {
         JsonNode line = Json.MAPPER.readTree(lines.get(seq));
         assertEquals(
-            List.of("requestId", "model", "seq", "sentNs", "tokens"), iterable(line.fieldNames()));
+            List.of("requestId", "model", "seq", "sentNs", "tokens", "intendedNs", "pacingErrorNs"),
+            iterable(line.fieldNames()));
         assertEquals("file-1", line.get("requestId").asText());
         assertEquals("fast", line.get("model").asText());
         assertEquals(seq, line.get("seq").asInt());
-        assertEquals(first.chunks().get(seq).sentNs(), line.get("sentNs").asLong());
+        ChunkTruth sent = first.chunks().get(seq);
+        assertEquals(sent.sentNs(), line.get("sentNs").asLong());
         assertEquals(1, line.get("tokens").asInt());
+        // the profile's constant 1 ms TTFT, then constant 0.5 ms gaps
+        assertEquals(seq == 0 ? 1_000_000 : 500_000, line.get("intendedNs").asLong());
+        assertEquals(sent.sentNs() - sent.dueNs(), line.get("pacingErrorNs").asLong());
       }
       List<Integer> pairTokens =
           lines.subList(20, 25).stream().map(l -> read(l).get("tokens").asInt()).toList();
@@ -74,6 +79,10 @@ class GroundTruthTest {
       assertEquals(
           List.of(2, 2, 2, 2, 1), second.chunks().stream().map(ChunkTruth::tokens).toList());
     }
+  }
+
+  private static long micros(JsonNode ms) {
+    return ms.decimalValue().movePointRight(3).longValueExact();
   }
 
   private static JsonNode read(String line) {
@@ -122,11 +131,25 @@ class GroundTruthTest {
       assertEquals(2, fast.path("ttft").path("count").asInt());
       LatencyHistogram gaps = HistogramCodec.decode(fast.path("histograms").path("gap").asText());
       assertEquals(38, gaps.count());
-      LatencyHistogram scheduled =
-          HistogramCodec.decode(fast.path("histograms").path("scheduledGap").asText());
-      assertEquals(38, scheduled.count());
-      assertEquals(500, scheduled.minMicros());
-      assertEquals(500, scheduled.maxMicros());
+      LatencyHistogram intended =
+          HistogramCodec.decode(fast.path("histograms").path("intendedGap").asText());
+      assertEquals(38, intended.count());
+      assertEquals(500, intended.minMicros());
+      assertEquals(500, intended.maxMicros());
+      JsonNode pacing = truth.path("pacing");
+      assertEquals(45, pacing.path("chunks").asInt());
+      assertEquals(
+          List.of("chunks", "p50Ms", "p99Ms", "maxMs", "limitMs", "withinLimit"),
+          iterable(pacing.fieldNames()));
+      assertEquals(200, micros(pacing.path("limitMs")));
+      LatencyHistogram errors = new LatencyHistogram();
+      for (String model : List.of("fast", "model-b")) {
+        errors.add(
+            HistogramCodec.decode(
+                truth.path("models").path(model).path("histograms").path("pacingError").asText()));
+      }
+      assertEquals(errors.percentileMicros(99), micros(pacing.path("p99Ms")));
+      assertEquals(errors.percentileMicros(99) <= 200, pacing.path("withinLimit").asBoolean());
       assertEquals(5, truth.path("models").path("model-b").path("chunks").asInt());
       assertTrue(truth.path("truthFile").isMissingNode());
 

@@ -1,105 +1,156 @@
 package io.tpotstream.aggregator.merge;
 
+import io.tpotstream.aggregator.partial.SeriesName;
+import io.tpotstream.aggregator.partial.WindowCounts;
 import io.tpotstream.aggregator.state.ByteState;
+import io.tpotstream.common.binary.BinaryReader;
+import io.tpotstream.common.binary.BinaryWriter;
 import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.summary.WindowStats;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.apache.kafka.common.utils.Bytes;
 
 /**
- * Stage 2: merges the partitions' partial summaries per (series, window) and finalises a window
- * once the {@code closedThrough} markers of all N input partitions reach its end, emitting its
- * summaries in sorted series order. N is kept in the state: a different N stops the merge. Holds no
- * state of its own: the merged partials and the progress live in the {@link ByteState}s it is
- * given.
+ * Stage 2: merges the partitions' partials per (series, window) in memory and finalises a window
+ * once the {@code closedThrough} markers of all N input partitions reach its end, building each of
+ * its summaries once, in sorted series order. N is kept in the state: a different N stops the
+ * merge. A marker costs the minimum over N markers and the windows it completes, never a scan of
+ * what is still open.
+ *
+ * <p>As stage 1, it keeps its working set in memory and writes what changed to a {@link ByteState}
+ * with {@link #writeChanges} (inside every commit in the aggregator); {@link #load} rebuilds it.
  */
 public final class WindowMerger {
-  private static final byte PAUSE_TAG = 0;
-  private static final byte SUMMARY_TAG = 1;
+  private static final long NONE = Long.MIN_VALUE;
+
+  /** Series in the order of their UTF-8 bytes (Unicode code points), as summaries are emitted. */
+  static final Comparator<String> SERIES_ORDER =
+      (a, b) -> {
+        int i = 0;
+        int j = 0;
+        while (i < a.length() && j < b.length()) {
+          int ca = a.codePointAt(i);
+          int cb = b.codePointAt(j);
+          if (ca != cb) {
+            return Integer.compare(ca, cb);
+          }
+          i += Character.charCount(ca);
+          j += Character.charCount(cb);
+        }
+        return Integer.compare(a.length() - i, b.length() - j);
+      };
+
+  // store keys: [tag][...]
   private static final Bytes PARTITIONS = Bytes.wrap(new byte[] {'N'});
   private static final Bytes FINALISED_THROUGH = Bytes.wrap(new byte[] {'f'});
   private static final Bytes DROPPED = Bytes.wrap(new byte[] {'d'});
-  private static final Bytes WAITING = Bytes.wrap(new byte[] {'w'});
-  private static final long NONE = Long.MIN_VALUE;
+  private static final byte MARKER = 'm';
+  private static final byte SERIES = 'w';
+  private static final byte HEALTH = 'h';
 
   private final int partitions;
-  private final ByteState merged;
-  private final ByteState progress;
+  private final long windowMs;
   private final SloSpec slo;
+  private final long clientLagThresholdUs;
+  private int storedPartitions = -1;
+  private boolean partitionsChanged;
+  private final long[] markers;
+  private final boolean[] markerChanged;
+  private long finalisedThrough = NONE;
+  private long dropped;
+  private boolean progressChanged;
+  private final TreeMap<Long, MergedWindow> windows = new TreeMap<>();
+  private final List<Bytes> deletions = new ArrayList<>();
+  private final BinaryWriter writer = new BinaryWriter(512);
+  private String lastWaiting = "";
 
   /**
    * @param partitions N, the input topic's partition count
-   * @param merged merged partials per (window, series) and per-window producer pauses
-   * @param progress N, each partition's marker, the finalised window end and counters
+   * @param windowMs the window length
+   * @param clientLagThresholdUs a window is {@code clientSuspect} when its producers' own lag or
+   *     pause passed this (µs)
    */
-  public WindowMerger(int partitions, ByteState merged, ByteState progress) {
-    this(partitions, merged, progress, SloSpec.NONE);
+  public WindowMerger(int partitions, long windowMs, long clientLagThresholdUs) {
+    this(partitions, windowMs, clientLagThresholdUs, SloSpec.NONE);
   }
 
-  /** As above, with {@code slo} evaluated on every window it finalises. */
-  public WindowMerger(int partitions, ByteState merged, ByteState progress, SloSpec slo) {
-    this.slo = slo;
+  /**
+   * As above, with {@code slo} evaluated on every summary it builds (no {@code slo} section when it
+   * is empty).
+   */
+  public WindowMerger(int partitions, long windowMs, long clientLagThresholdUs, SloSpec slo) {
+    this.slo = slo == null ? SloSpec.NONE : slo;
     if (partitions < 1) {
       throw new IllegalArgumentException("the input topic must have at least one partition");
     }
     this.partitions = partitions;
-    this.merged = merged;
-    this.progress = progress;
+    this.windowMs = windowMs;
+    this.clientLagThresholdUs = clientLagThresholdUs;
+    this.markers = new long[partitions];
+    this.markerChanged = new boolean[partitions];
+    Arrays.fill(markers, NONE);
   }
 
   /**
-   * Records N on first use and checks it afterwards.
+   * Records N on first use and checks it afterwards (after {@link #load}).
    *
    * @throws PartitionsChangedException when the state was built for another partition count
    */
   public void open(String inputTopic) {
-    byte[] stored = progress.get(PARTITIONS);
-    if (stored == null) {
-      progress.put(PARTITIONS, ByteBuffer.allocate(4).putInt(partitions).array());
-      return;
-    }
-    int before = ByteBuffer.wrap(stored).getInt();
-    if (before != partitions) {
-      throw changed(inputTopic, before, partitions);
+    if (storedPartitions < 0) {
+      storedPartitions = partitions;
+      partitionsChanged = true;
+    } else if (storedPartitions != partitions) {
+      throw changed(inputTopic, storedPartitions, partitions);
     }
   }
 
-  /** Merges one partition's partial summary of a (series, window). */
-  public void partial(int partition, WindowSummary partial, MergeOutput out) {
+  /** Merges one partition's partial of a (series, window). */
+  public void partial(
+      int partition, long windowStartMs, SeriesName series, WindowCounts counts, MergeOutput out) {
     checkPartition(partition);
-    if (partial.windowEndMs() <= finalisedThroughMs()) {
-      long total = addDropped();
-      out.droppedPartial(partition, partial.series(), partial.windowStartMs(), total);
+    if (finalisedThrough != NONE && windowStartMs < finalisedThrough) {
+      dropped++;
+      progressChanged = true;
+      out.droppedPartial(partition, series.series(), windowStartMs, dropped);
       return;
     }
-    Bytes key = summaryKey(partial.windowStartMs(), partial.series());
-    byte[] before = merged.get(key);
-    if (before == null) {
-      merged.put(key, WindowSummaryCodec.encode(partial));
-      return;
+    MergedWindow w = windows.computeIfAbsent(windowStartMs, MergedWindow::new);
+    MergedSeries merged = w.series.get(series.series());
+    if (merged == null) {
+      w.series.put(series.series(), new MergedSeries(series, counts));
+    } else {
+      merged.counts.add(counts);
+      merged.changed = true;
     }
-    WindowSummary sum = WindowSummaryCodec.decode(before);
-    WindowStats stats = WindowStats.fromSummary(sum).add(WindowStats.fromSummary(partial));
-    merged.put(key, WindowSummaryCodec.encode(toSummary(stats, sum)));
   }
 
-  /** Keeps the worst producer pause (µs) of a window, applied to each of its series at the end. */
-  public void clientPause(int partition, long windowStartMs, long pauseMaxUs) {
+  /**
+   * Keeps the worst producer pause and event-loop lag (µs, negative: none) of a window, applied to
+   * each of its series at the end.
+   */
+  public void windowHealth(int partition, long windowStartMs, long pauseMaxUs, long lagMaxUs) {
     checkPartition(partition);
-    long finalised = finalisedThroughMs();
-    if (finalised != NONE && windowStartMs < finalised) {
+    if (finalisedThrough != NONE && windowStartMs < finalisedThrough) {
       return; // that window was emitted already
     }
-    Bytes key = Bytes.wrap(ByteBuffer.allocate(9).putLong(windowStartMs).put(PAUSE_TAG).array());
-    byte[] before = merged.get(key);
-    if (before == null || ByteBuffer.wrap(before).getLong() < pauseMaxUs) {
-      merged.put(key, longBytes(pauseMaxUs));
+    MergedWindow w = windows.computeIfAbsent(windowStartMs, MergedWindow::new);
+    if (pauseMaxUs > w.pauseMaxUs) {
+      w.pauseMaxUs = pauseMaxUs;
+      w.healthChanged = true;
+    }
+    if (lagMaxUs > w.lagMaxUs) {
+      w.lagMaxUs = lagMaxUs;
+      w.healthChanged = true;
     }
   }
 
@@ -109,80 +160,84 @@ public final class WindowMerger {
    */
   public void closedThrough(int partition, long windowEndMs, MergeOutput out) {
     checkPartition(partition);
-    Bytes key = markerKey(partition);
-    byte[] before = progress.get(key);
-    if (before != null && ByteBuffer.wrap(before).getLong() >= windowEndMs) {
+    if (markers[partition] != NONE && markers[partition] >= windowEndMs) {
       return;
     }
-    progress.put(key, longBytes(windowEndMs));
-    long[] markers = markers();
-    long allThrough = Arrays.stream(markers).min().orElse(NONE);
-    long finalised = finalisedThroughMs();
-    if (allThrough != NONE && allThrough > finalised) {
-      finalise(allThrough, out);
-      progress.put(FINALISED_THROUGH, longBytes(allThrough));
+    markers[partition] = windowEndMs;
+    markerChanged[partition] = true;
+    long allThrough = Long.MAX_VALUE;
+    for (long m : markers) {
+      allThrough = Math.min(allThrough, m);
     }
-    reportWaiting(markers, out);
+    if (allThrough != NONE && allThrough > finalisedThrough) {
+      finalise(allThrough, out);
+      finalisedThrough = allThrough;
+      progressChanged = true;
+    }
+    reportWaiting(out);
   }
 
   /** The end of the last finalised window, or {@link Long#MIN_VALUE} for none. */
   public long finalisedThroughMs() {
-    byte[] value = progress.get(FINALISED_THROUGH);
-    return value == null ? NONE : ByteBuffer.wrap(value).getLong();
+    return finalisedThrough;
   }
 
   /** The input partitions whose marker is behind the oldest window holding data. */
   public List<Integer> waitingFor() {
-    return lagging(markers(), oldestPendingEndMs());
+    return lagging(oldestPendingEndMs());
+  }
+
+  /** Windows holding partials not yet emitted. */
+  public int openWindows() {
+    return windows.size();
   }
 
   private void finalise(long throughMs, MergeOutput out) {
-    List<Bytes> keys = new ArrayList<>();
-    List<byte[]> values = new ArrayList<>();
-    long finalised = finalisedThroughMs();
-    merged.range(
-        finalised == NONE ? Bytes.wrap(new byte[0]) : Bytes.wrap(longBytes(finalised)),
-        Bytes.wrap(longBytes(throughMs)),
-        (key, value) -> {
-          keys.add(key);
-          values.add(value);
-        });
-    long pauseWindow = NONE;
-    long pauseMaxUs = -1;
-    for (int i = 0; i < keys.size(); i++) {
-      ByteBuffer key = ByteBuffer.wrap(keys.get(i).get());
-      long windowStartMs = key.getLong();
-      if (key.get() == PAUSE_TAG) {
-        pauseWindow = windowStartMs;
-        pauseMaxUs = ByteBuffer.wrap(values.get(i)).getLong();
-        continue;
+    Iterator<MergedWindow> done = windows.headMap(throughMs, false).values().iterator();
+    while (done.hasNext()) {
+      MergedWindow w = done.next();
+      for (MergedSeries s : w.series.values()) {
+        WindowStats stats = s.counts.toStats();
+        if (w.pauseMaxUs >= 0) {
+          stats.clientPause(w.pauseMaxUs);
+        }
+        if (w.lagMaxUs >= 0) {
+          stats.clientLag(w.lagMaxUs);
+        }
+        WindowSummary summary =
+            stats.toSummary(
+                s.name.series(),
+                s.name.model(),
+                s.name.labels(),
+                w.startMs,
+                w.startMs + windowMs,
+                clientLagThresholdUs,
+                slo);
+        out.summary(summary, WindowSummaryCodec.encode(summary));
+        if (s.persisted) {
+          deletions.add(seriesKey(w.startMs, s.name.series()));
+        }
       }
-      WindowSummary sum = WindowSummaryCodec.decode(values.get(i));
-      WindowStats stats = WindowStats.fromSummary(sum);
-      if (pauseWindow == windowStartMs) {
-        stats.clientPause(pauseMaxUs);
+      if (w.healthPersisted) {
+        deletions.add(healthKey(w.startMs));
       }
-      WindowSummary summary = toSummary(stats, sum);
-      out.summary(summary, WindowSummaryCodec.encode(summary));
+      done.remove();
     }
-    keys.forEach(merged::delete);
   }
 
-  private void reportWaiting(long[] markers, MergeOutput out) {
+  private void reportWaiting(MergeOutput out) {
     long oldest = oldestPendingEndMs();
-    List<Integer> late = lagging(markers, oldest);
-    ByteBuffer said = ByteBuffer.allocate(8 + 4 * late.size()).putLong(oldest);
-    late.forEach(said::putInt);
-    byte[] now = said.array();
-    if (!Arrays.equals(now, progress.get(WAITING))) {
-      progress.put(WAITING, now);
+    List<Integer> late = lagging(oldest);
+    String now = oldest + " " + late;
+    if (!now.equals(lastWaiting)) {
+      lastWaiting = now;
       if (!late.isEmpty()) {
         out.waiting(oldest, late);
       }
     }
   }
 
-  private List<Integer> lagging(long[] markers, long windowEndMs) {
+  private List<Integer> lagging(long windowEndMs) {
     List<Integer> late = new ArrayList<>();
     if (windowEndMs != NONE) {
       for (int p = 0; p < partitions; p++) {
@@ -194,32 +249,14 @@ public final class WindowMerger {
     return late;
   }
 
-  /** End of the oldest window holding a merged summary, or NONE. */
+  /** End of the oldest window holding a merged partial, or NONE. */
   private long oldestPendingEndMs() {
-    long[] oldest = {NONE};
-    merged.forEach(
-        (key, value) -> {
-          if (oldest[0] == NONE && key.get()[8] == SUMMARY_TAG) {
-            oldest[0] = WindowSummaryCodec.decode(value).windowEndMs();
-          }
-        });
-    return oldest[0];
-  }
-
-  private long[] markers() {
-    long[] markers = new long[partitions];
-    for (int p = 0; p < partitions; p++) {
-      byte[] value = progress.get(markerKey(p));
-      markers[p] = value == null ? NONE : ByteBuffer.wrap(value).getLong();
+    for (MergedWindow w : windows.values()) {
+      if (!w.series.isEmpty()) {
+        return w.startMs + windowMs;
+      }
     }
-    return markers;
-  }
-
-  private long addDropped() {
-    byte[] before = progress.get(DROPPED);
-    long total = (before == null ? 0 : ByteBuffer.wrap(before).getLong()) + 1;
-    progress.put(DROPPED, longBytes(total));
-    return total;
+    return NONE;
   }
 
   private void checkPartition(int partition) {
@@ -245,32 +282,151 @@ public final class WindowMerger {
             + ")");
   }
 
-  private WindowSummary toSummary(WindowStats stats, WindowSummary like) {
-    return stats.toSummary(
-        like.series(),
-        like.model(),
-        like.labels(),
-        like.windowStartMs(),
-        like.windowEndMs(),
-        WindowStats.DEFAULT_CLIENT_LAG_THRESHOLD_US,
-        slo);
+  // ---- the working set in the store ----
+
+  /** Writes what changed since the last call (deleting what was emitted) to {@code store}. */
+  public void writeChanges(ByteState store) {
+    for (Bytes key : deletions) {
+      store.delete(key);
+    }
+    deletions.clear();
+    if (partitionsChanged) {
+      store.put(PARTITIONS, writer.reset().writeVarLong(storedPartitions).toByteArray());
+      partitionsChanged = false;
+    }
+    for (int p = 0; p < partitions; p++) {
+      if (markerChanged[p]) {
+        store.put(markerKey(p), writer.reset().writeSigned(markers[p]).toByteArray());
+        markerChanged[p] = false;
+      }
+    }
+    if (progressChanged) {
+      store.put(FINALISED_THROUGH, writer.reset().writeSigned(finalisedThrough).toByteArray());
+      store.put(DROPPED, writer.reset().writeVarLong(dropped).toByteArray());
+      progressChanged = false;
+    }
+    for (MergedWindow w : windows.values()) {
+      if (w.healthChanged) {
+        writer.reset().writeSigned(w.pauseMaxUs).writeSigned(w.lagMaxUs);
+        store.put(healthKey(w.startMs), writer.toByteArray());
+        w.healthChanged = false;
+        w.healthPersisted = true;
+      }
+      for (MergedSeries s : w.series.values()) {
+        if (s.changed) {
+          writer.reset();
+          s.name.writeTo(writer);
+          s.counts.writeTo(writer);
+          store.put(seriesKey(w.startMs, s.name.series()), writer.toByteArray());
+          s.changed = false;
+          s.persisted = true;
+        }
+      }
+    }
   }
 
-  private static Bytes summaryKey(long windowStartMs, String series) {
-    byte[] name = series.getBytes(StandardCharsets.UTF_8);
-    return Bytes.wrap(
-        ByteBuffer.allocate(9 + name.length)
-            .putLong(windowStartMs)
-            .put(SUMMARY_TAG)
-            .put(name)
-            .array());
+  /** Rebuilds the working set from what {@link #writeChanges} wrote (replacing any). */
+  public void load(ByteState store) {
+    storedPartitions = -1;
+    partitionsChanged = false;
+    Arrays.fill(markers, NONE);
+    Arrays.fill(markerChanged, false);
+    finalisedThrough = NONE;
+    dropped = 0;
+    progressChanged = false;
+    windows.clear();
+    deletions.clear();
+    lastWaiting = "";
+    List<long[]> outOfRange = new ArrayList<>();
+    store.forEach(
+        (key, value) -> {
+          byte[] k = key.get();
+          BinaryReader in = new BinaryReader(value);
+          switch (k[0]) {
+            case 'N' -> storedPartitions = in.readVarInt();
+            case 'f' -> finalisedThrough = in.readSigned();
+            case 'd' -> dropped = in.readVarLong();
+            case MARKER -> {
+              int p = new BinaryReader(k, 1, 4).readFixedInt();
+              long marker = in.readSigned();
+              if (p < partitions) {
+                markers[p] = marker;
+              } else {
+                outOfRange.add(new long[] {p, marker});
+              }
+            }
+            case HEALTH -> {
+              MergedWindow w =
+                  windows.computeIfAbsent(
+                      new BinaryReader(k, 1, 8).readFixedLong(), MergedWindow::new);
+              w.pauseMaxUs = in.readSigned();
+              w.lagMaxUs = in.readSigned();
+              w.healthPersisted = true;
+            }
+            case SERIES -> {
+              MergedWindow w =
+                  windows.computeIfAbsent(
+                      new BinaryReader(k, 1, 8).readFixedLong(), MergedWindow::new);
+              SeriesName name = SeriesName.readFrom(in);
+              MergedSeries s = new MergedSeries(name, WindowCounts.readFrom(in));
+              s.changed = false;
+              s.persisted = true;
+              w.series.put(name.series(), s);
+            }
+            default ->
+                throw new IllegalStateException(
+                    "unknown entry in stage 2's store (tag " + (char) k[0] + ")");
+          }
+        });
+    if (!outOfRange.isEmpty() && storedPartitions == partitions) {
+      throw new IllegalStateException(
+          "stage 2's store holds a marker of partition " + outOfRange.get(0)[0]);
+    }
   }
 
   private static Bytes markerKey(int partition) {
-    return Bytes.wrap(ByteBuffer.allocate(5).put((byte) 'm').putInt(partition).array());
+    return Bytes.wrap(new BinaryWriter(5).writeByte(MARKER).writeFixedInt(partition).toByteArray());
   }
 
-  private static byte[] longBytes(long value) {
-    return ByteBuffer.allocate(8).putLong(value).array();
+  private static Bytes healthKey(long windowStartMs) {
+    return Bytes.wrap(
+        new BinaryWriter(9).writeByte(HEALTH).writeFixedLong(windowStartMs).toByteArray());
+  }
+
+  private static Bytes seriesKey(long windowStartMs, String series) {
+    byte[] name = series.getBytes(StandardCharsets.UTF_8);
+    return Bytes.wrap(
+        new BinaryWriter(9 + name.length)
+            .writeByte(SERIES)
+            .writeFixedLong(windowStartMs)
+            .writeBytes(name)
+            .toByteArray());
+  }
+
+  /** One window's merged series (in emission order) and producers' health. */
+  private static final class MergedWindow {
+    final long startMs;
+    final Map<String, MergedSeries> series = new TreeMap<>(SERIES_ORDER);
+    long pauseMaxUs = Long.MIN_VALUE;
+    long lagMaxUs = Long.MIN_VALUE;
+    boolean healthChanged;
+    boolean healthPersisted;
+
+    MergedWindow(long startMs) {
+      this.startMs = startMs;
+    }
+  }
+
+  /** One (window, series) merged so far. */
+  private static final class MergedSeries {
+    final SeriesName name;
+    final WindowCounts counts;
+    boolean changed = true;
+    boolean persisted;
+
+    MergedSeries(SeriesName name, WindowCounts counts) {
+      this.name = name;
+      this.counts = counts;
+    }
   }
 }

@@ -2,21 +2,34 @@ package io.tpotstream.aggregator.offline;
 
 import io.tpotstream.aggregator.merge.MergeOutput;
 import io.tpotstream.aggregator.merge.WindowMerger;
+import io.tpotstream.aggregator.partial.SeriesName;
+import io.tpotstream.aggregator.partial.WindowCounts;
 import io.tpotstream.aggregator.stage.PartitionStage;
 import io.tpotstream.aggregator.stage.Stage1Output;
 import io.tpotstream.aggregator.stage.StageSettings;
-import io.tpotstream.aggregator.state.MapState;
+import io.tpotstream.common.archive.ArchivedRecord;
+import io.tpotstream.common.event.DecodedEvent;
 import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.event.TokenEventDecoder;
+import io.tpotstream.common.event.TokenEventFormatException;
+import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.summary.WindowSummary;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
  * The aggregator's statistics without Kafka: the same {@link PartitionStage} and {@link
- * WindowMerger} run over events read in (ts, partition, offset) order as one partition, and the end
- * of the input counts as every producer's final heartbeat. For healthy producers the summaries
- * equal the aggregator's, byte for byte.
+ * WindowMerger} run over events read in the replay order ({@link ArchivedRecord#REPLAY_ORDER}) as
+ * one partition, and the end of the input counts as every producer's final heartbeat. For healthy
+ * producers the summaries equal the aggregator's, byte for byte. An event the aggregator would send
+ * to the dead letters (see {@link TokenEventDecoder}) is reported and skipped here.
  */
 public final class OfflineStats {
   private OfflineStats() {}
@@ -27,54 +40,292 @@ public final class OfflineStats {
    */
   public static List<WindowSummary> compute(
       List<TokenEvent> events, StageSettings settings, Consumer<String> problems) {
-    List<ExportedEvents.Positioned> positioned = new ArrayList<>(events.size());
-    for (int i = 0; i < events.size(); i++) {
-      positioned.add(new ExportedEvents.Positioned(events.get(i), 0, i, i + 1));
-    }
-    return computePositioned(positioned, settings, problems);
+    Session session = new Session(settings, problems);
+    events.forEach(session::add);
+    return session.finish();
   }
 
   /**
-   * Same, for events as {@link ExportedEvents#read} returns them; problems name the event's line.
+   * Same, for the records of an archive in replay order ({@link
+   * io.tpotstream.common.archive.ArchiveReader}), on as many threads as there are cores; a record
+   * that is not a token event is reported to {@code problems} with its line ("line N: why") and
+   * skipped. {@code progress}, when not null, counts the records.
    */
-  public static List<WindowSummary> computePositioned(
-      List<ExportedEvents.Positioned> events, StageSettings settings, Consumer<String> problems) {
-    List<WindowSummary> summaries = new ArrayList<>();
-    PartitionStage stage =
-        new PartitionStage(settings, new MapState(), new MapState(), new MapState());
-    WindowMerger merger = new WindowMerger(1, new MapState(), new MapState(), settings.slo());
-    merger.open("the file");
-    MergeOutput merged = (summary, json) -> summaries.add(summary);
-    Stage1Output output =
-        new Stage1Output() {
-          @Override
-          public void partial(WindowSummary partial) {
-            merger.partial(0, partial, merged);
-          }
+  public static List<WindowSummary> computeArchived(
+      List<ArchivedRecord> records,
+      StageSettings settings,
+      Consumer<String> problems,
+      Progress progress) {
+    return computeArchived(
+        records, settings, problems, progress, Runtime.getRuntime().availableProcessors());
+  }
 
-          @Override
-          public void clientPause(long windowStartMs, long pauseMaxUs) {
-            merger.clientPause(0, windowStartMs, pauseMaxUs);
-          }
-
-          @Override
-          public void closedThrough(long windowEndMs) {
-            merger.closedThrough(0, windowEndMs, merged);
+  /**
+   * Same, on {@code workers} threads. With more than one, the records are dealt out as a replay to
+   * {@code workers} partitions deals them (each request's events to one worker by its key, each
+   * distinct heartbeat to every worker) and each worker runs its own {@link PartitionStage}, their
+   * partials merged by one {@link WindowMerger}: what the aggregator does with that many input
+   * partitions, which gives the same summaries for any count (docs/design.md, "Time, windows and
+   * completeness"). Each worker decodes its own records, so decoding runs in parallel too.
+   */
+  public static List<WindowSummary> computeArchived(
+      List<ArchivedRecord> records,
+      StageSettings settings,
+      Consumer<String> problems,
+      Progress progress,
+      int workers) {
+    Consumer<String> safeProblems =
+        problem -> {
+          synchronized (problems) {
+            problems.accept(problem);
           }
         };
-    long lastTsMs = Long.MIN_VALUE;
-    for (ExportedEvents.Positioned p : events) {
-      TokenEvent event = p.event();
+    return new Parallel(settings, Math.max(1, workers), safeProblems).run(records, progress);
+  }
+
+  /** Workers, each a partition of a replay: its own stage, one shared merger. */
+  private static final class Parallel {
+    private static final int BATCH = 4096;
+    private static final int[] END = new int[0];
+
+    private final List<WindowSummary> summaries = new ArrayList<>();
+    private final WindowMerger merger;
+    private final MergeOutput merged = (summary, json) -> summaries.add(summary);
+    private final Worker[] workers;
+    private final Consumer<String> problems;
+    private List<ArchivedRecord> records;
+
+    Parallel(StageSettings settings, int count, Consumer<String> problems) {
+      this.problems = problems;
+      merger =
+          new WindowMerger(
+              count, settings.windowMs(), settings.clientLagThresholdUs(), settings.slo());
+      merger.open("the file");
+      workers = new Worker[count];
+      for (int i = 0; i < count; i++) {
+        workers[i] = new Worker(i, settings);
+      }
+    }
+
+    List<WindowSummary> run(List<ArchivedRecord> input, Progress progress) {
+      this.records = input;
+      for (Worker w : workers) {
+        w.thread.start();
+      }
+      try {
+        Set<ArchivedRecord.Heartbeat> heartbeats = new HashSet<>();
+        int n = input.size();
+        for (int i = 0; i < n; i++) {
+          ArchivedRecord r = input.get(i);
+          ArchivedRecord.Heartbeat heartbeat = r.heartbeat();
+          if (heartbeat != null) {
+            if (heartbeats.add(heartbeat)) {
+              for (Worker w : workers) {
+                w.add(i);
+              }
+            }
+          } else {
+            workers[Math.floorMod(r.keyHash(), workers.length)].add(i);
+          }
+          if (progress != null && (i & 4095) == 4095) {
+            progress.set(i + 1);
+          }
+        }
+        for (Worker w : workers) {
+          w.finish();
+        }
+        long lastTsMs = Long.MIN_VALUE;
+        for (Worker w : workers) {
+          w.thread.join();
+          if (w.failure != null) {
+            throw new IllegalStateException("offline stats failed: " + w.failure, w.failure);
+          }
+          lastTsMs = Math.max(lastTsMs, w.lastTsMs);
+        }
+        if (lastTsMs != Long.MIN_VALUE) {
+          for (Worker w : workers) {
+            w.stage.endOfInput(lastTsMs, w.output);
+          }
+        }
+        if (progress != null) {
+          progress.set(n);
+        }
+        return summaries;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      } finally {
+        for (Worker w : workers) {
+          w.thread.interrupt();
+        }
+      }
+    }
+
+    private final class Worker {
+      final int partition;
+      final PartitionStage stage;
+      final Stage1Output output;
+      final BlockingQueue<int[]> queue = new ArrayBlockingQueue<>(16);
+      final TokenEventDecoder decoder = new TokenEventDecoder();
+      final Thread thread;
+      int[] batch = new int[BATCH];
+      int length;
+      long lastTsMs = Long.MIN_VALUE;
+      volatile Throwable failure;
+
+      Worker(int partition, StageSettings settings) {
+        this.partition = partition;
+        stage = new PartitionStage(settings, false);
+        output =
+            new Stage1Output() {
+              @Override
+              public void partial(long windowStartMs, SeriesName series, WindowCounts counts) {
+                synchronized (merger) {
+                  merger.partial(partition, windowStartMs, series, counts, merged);
+                }
+              }
+
+              @Override
+              public void windowHealth(long windowStartMs, long pauseMaxUs, long lagMaxUs) {
+                synchronized (merger) {
+                  merger.windowHealth(partition, windowStartMs, pauseMaxUs, lagMaxUs);
+                }
+              }
+
+              @Override
+              public void closedThrough(long windowEndMs) {
+                synchronized (merger) {
+                  merger.closedThrough(partition, windowEndMs, merged);
+                }
+              }
+            };
+        thread = new Thread(this::work, "stats-" + partition);
+        thread.setDaemon(true);
+      }
+
+      void add(int index) throws InterruptedException {
+        batch[length++] = index;
+        if (length == BATCH) {
+          hand(Arrays.copyOf(batch, length));
+          length = 0;
+        }
+      }
+
+      void finish() throws InterruptedException {
+        hand(Arrays.copyOf(batch, length));
+        hand(END);
+      }
+
+      private void hand(int[] indexes) throws InterruptedException {
+        while (!queue.offer(indexes, 100, TimeUnit.MILLISECONDS)) {
+          if (failure != null) {
+            throw new IllegalStateException("offline stats failed: " + failure, failure);
+          }
+        }
+      }
+
+      private void work() {
+        try {
+          for (int[] indexes = queue.take(); indexes != END; indexes = queue.take()) {
+            for (int index : indexes) {
+              apply(records.get(index));
+            }
+          }
+        } catch (InterruptedException e) {
+          // stopped
+        } catch (Throwable e) {
+          failure = e;
+        }
+      }
+
+      private void apply(ArchivedRecord record) {
+        DecodedEvent event;
+        try {
+          event = decoder.decode(record.keyBytes(), record.valueBytes());
+        } catch (TokenEventFormatException e) {
+          problems.accept("line " + record.line() + ": " + e.getMessage());
+          return;
+        }
+        try {
+          stage.onEvent(event, output);
+        } catch (RuntimeException e) {
+          problems.accept("line " + record.line() + ": could not process this event: " + e);
+        }
+        lastTsMs = Math.max(lastTsMs, event.ts());
+      }
+    }
+  }
+
+  /** One pass of the stages over events given one at a time, in log order. */
+  public static final class Session {
+    private final List<WindowSummary> summaries = new ArrayList<>();
+    private final Consumer<String> problems;
+    private long events;
+    private final PartitionStage stage;
+    private final WindowMerger merger;
+    private final Stage1Output output;
+    private final TokenEventDecoder decoder = new TokenEventDecoder();
+    private long lastTsMs = Long.MIN_VALUE;
+
+    /** {@code problems} hears about each event the logic could not process. */
+    public Session(StageSettings settings, Consumer<String> problems) {
+      this.problems = problems;
+      stage = new PartitionStage(settings, false);
+      merger =
+          new WindowMerger(1, settings.windowMs(), settings.clientLagThresholdUs(), settings.slo());
+      merger.open("the file");
+      MergeOutput merged = (summary, json) -> summaries.add(summary);
+      output =
+          new Stage1Output() {
+            @Override
+            public void partial(long windowStartMs, SeriesName series, WindowCounts counts) {
+              merger.partial(0, windowStartMs, series, counts, merged);
+            }
+
+            @Override
+            public void windowHealth(long windowStartMs, long pauseMaxUs, long lagMaxUs) {
+              merger.windowHealth(0, windowStartMs, pauseMaxUs, lagMaxUs);
+            }
+
+            @Override
+            public void closedThrough(long windowEndMs) {
+              merger.closedThrough(0, windowEndMs, merged);
+            }
+          };
+    }
+
+    /** Applies the next event. */
+    public void add(TokenEvent event) {
+      add(event, events + 1);
+    }
+
+    /** Applies the next event, read from line {@code line} of a file. */
+    public void add(TokenEvent value, long line) {
+      events++;
+      DecodedEvent event;
+      try {
+        event = decoder.decode(value);
+      } catch (TokenEventFormatException e) {
+        problems.accept("line " + line + ": " + e.getMessage());
+        return;
+      }
       try {
         stage.onEvent(event, output);
       } catch (RuntimeException e) {
-        problems.accept("line " + p.line() + ": could not process this event: " + e);
+        problems.accept("line " + line + ": could not process this event: " + e);
       }
       lastTsMs = Math.max(lastTsMs, event.ts());
     }
-    if (lastTsMs != Long.MIN_VALUE) {
-      stage.endOfInput(lastTsMs, output);
+
+    /**
+     * Ends the input (every producer's final heartbeat) and returns the summaries, in the order the
+     * aggregator emits them.
+     */
+    public List<WindowSummary> finish() {
+      if (lastTsMs != Long.MIN_VALUE) {
+        stage.endOfInput(lastTsMs, output);
+      }
+      return summaries;
     }
-    return summaries;
   }
 }

@@ -1,43 +1,44 @@
 package io.tpotstream.aggregator.stage;
 
-import io.tpotstream.common.summary.WindowStats;
+import io.tpotstream.aggregator.partial.WindowCounts;
 
 /** The counts of a window besides its histograms and error classes. */
-public enum Counter {
-  STARTED,
+enum Counter {
+  STARTED(true),
   /** Complete with at least two output-token chunks. */
-  COMPLETED_FULL,
+  COMPLETED_FULL(true),
   /** Complete with fewer than two output-token chunks: no TPOT sample. */
-  TOO_SHORT,
-  ABANDONED,
+  TOO_SHORT(true),
+  ABANDONED(true),
+  /** Output tokens of first chunks (see {@link WindowCounts#firstChunkTokens}). */
+  FIRST_CHUNK_TOKENS(false),
+  /** TPOT samples from chunks that arrived in one socket read with the chunk before. */
+  COALESCED_GAPS(false),
+  /** Warm-up requests, each once, in the window of its start (no statistic of its own). */
+  WARMUP_REQUESTS(false),
   /**
-   * Output tokens of first chunks. A later chunk of k tokens gives exactly k TPOT samples in its
-   * window, so a window's output tokens are these plus its TPOT count: one store update per chunk
-   * saved.
+   * Finished requests that met every {@code --goodput} limit (a late one is already reported by its
+   * completion count).
    */
-  FIRST_CHUNK_TOKENS,
-  LATE_SAMPLES,
-  /** Latency samples outside the histogram range, clamped on record (logged, not summarised). */
-  CLAMPED,
-  /** Finished requests that met every {@code --goodput} limit. */
-  GOOD;
+  GOOD(false);
 
-  private static final Counter[] VALUES = values();
+  /** Whether a count for a closed window is reported as late (else it is only dropped). */
+  final boolean countsLate;
 
-  static Counter ofCode(int code) {
-    return VALUES[code];
+  Counter(boolean countsLate) {
+    this.countsLate = countsLate;
   }
 
-  void addTo(WindowStats stats, long count) {
+  void addTo(WindowCounts counts, long n) {
     switch (this) {
-      case STARTED -> stats.started(count);
-      case COMPLETED_FULL -> stats.completed(count, false);
-      case TOO_SHORT -> stats.completed(count, true);
-      case ABANDONED -> stats.abandoned(count);
-      case FIRST_CHUNK_TOKENS -> stats.outputTokens(count);
-      case LATE_SAMPLES -> stats.lateSamples(count);
-      case CLAMPED -> {}
-      case GOOD -> stats.good(count);
+      case STARTED -> counts.started(n);
+      case COMPLETED_FULL -> counts.completedFull(n);
+      case TOO_SHORT -> counts.tooShort(n);
+      case ABANDONED -> counts.abandoned(n);
+      case FIRST_CHUNK_TOKENS -> counts.firstChunkTokens(n);
+      case COALESCED_GAPS -> counts.coalescedGaps(n);
+      case WARMUP_REQUESTS -> counts.warmupRequests(n);
+      case GOOD -> counts.goodRequests(n);
     }
   }
 }

@@ -1,14 +1,21 @@
 package io.tpotstream.aggregator.stage;
 
+import io.tpotstream.aggregator.partial.Metric;
+import io.tpotstream.aggregator.partial.SeriesName;
+import io.tpotstream.aggregator.partial.WindowCounts;
 import io.tpotstream.aggregator.state.ByteState;
 import io.tpotstream.common.Series;
 import io.tpotstream.common.Windows;
+import io.tpotstream.common.binary.BinaryReader;
+import io.tpotstream.common.binary.BinaryWriter;
+import io.tpotstream.common.event.DecodedEvent;
 import io.tpotstream.common.event.EventType;
-import io.tpotstream.common.event.TokenEvent;
-import io.tpotstream.common.summary.WindowStats;
-import java.nio.ByteBuffer;
+import io.tpotstream.common.slo.GoodputLimits;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -20,61 +27,91 @@ import org.slf4j.LoggerFactory;
 /**
  * Stage 1 for one input partition: per-request samples into partial windows, producer watermarks
  * into a close time, and, when the close time crosses window ends, the closed windows' partials
- * followed by a rising {@code closedThrough} marker. Holds no state of its own: everything lives in
- * the three {@link ByteState}s it is given (per-request state, partials, and the partition's
- * producers, progress and series names), so the aggregator and the offline {@code stats} command
- * run exactly this logic.
+ * followed by a rising {@code closedThrough} marker.
+ *
+ * <p>Its working set lives in memory (open requests, the open windows' counts, producers, series
+ * names, the partition's progress): one hash lookup and a few additions per event. {@link
+ * #writeChanges} writes what changed since its last call to a {@link ByteState} (the aggregator
+ * calls it inside every commit, so the store and its changelog always match the offsets committed)
+ * and {@link #load} rebuilds the working set from that state after a restart or a task migration.
+ * The offline {@code stats} command runs exactly this logic without a store.
  */
 public final class PartitionStage {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionStage.class);
-  private static final byte PRODUCER = 'p';
-  private static final byte SERIES = 's';
-  private static final byte SERIES_ID = 'i';
-  private static final byte COUNTER = 'n';
-  private static final Bytes CLOSED_THROUGH = Bytes.wrap(new byte[] {'c'});
+  private static final long NONE = CloseTime.NONE;
 
+  // store keys: [tag][...]
+  private static final byte REQUEST = 'r';
+  private static final byte COUNTS = 'w';
+  private static final byte HEALTH = 'h';
+  private static final byte PRODUCER = 'p';
+  private static final byte SERIES = 'n';
+  private static final byte COUNTER = 'c';
+  private static final Bytes CLOSED_THROUGH = Bytes.wrap(new byte[] {'C'});
+
+  private final boolean keepsChanges;
   private final StageSettings settings;
+  private final GoodputLimits goodput;
   private final long windowMs;
   private final long requestTimeoutMs;
-  private final ByteState requests;
-  private final WindowPartials partials;
-  private final ByteState partition;
+  private final Assignment samples = new Assignment();
 
-  /**
-   * @param requests per-request state, keyed by request id
-   * @param partials the open windows' counters
-   * @param partition producers' watermarks, the last closed window end, counters and series names
-   */
-  public PartitionStage(
-      StageSettings settings, ByteState requests, ByteState partials, ByteState partition) {
-    this.settings = settings;
-    this.windowMs = settings.windowMs();
-    this.requestTimeoutMs = settings.requestTimeoutMs();
-    this.requests = requests;
-    this.partials = new WindowPartials(partials);
-    this.partition = partition;
+  private final Map<RequestKey, OpenRequest> requests = new HashMap<>();
+  private final List<OpenRequest> changedRequests = new ArrayList<>();
+  private final TreeMap<Long, OpenWindow> windows = new TreeMap<>();
+  private OpenWindow lastWindow;
+  private final Map<String, Producer> producers = new HashMap<>();
+  private final List<SeriesName> seriesNames = new ArrayList<>();
+  private final Map<String, Integer> seriesIds = new HashMap<>();
+  private int seriesPersisted;
+  private final Map<String, long[]> counters = new TreeMap<>();
+  private final List<String> changedCounters = new ArrayList<>();
+  private long closedThrough = NONE;
+  private boolean closedThroughChanged;
+  private final List<Bytes> deletions = new ArrayList<>();
+  private final BinaryWriter writer = new BinaryWriter(256);
+
+  /** A stage whose changes {@link #writeChanges} writes (the aggregator's). */
+  public PartitionStage(StageSettings settings) {
+    this(settings, true);
   }
 
-  /** Applies one valid event (see {@link io.tpotstream.common.event.TokenEventCodec#decode}). */
-  public void onEvent(TokenEvent event, Stage1Output out) {
+  /**
+   * @param store false when nothing will ever be written to a store (offline {@code stats}): the
+   *     stage then keeps no list of changes
+   */
+  public PartitionStage(StageSettings settings, boolean store) {
+    this.keepsChanges = store;
+    this.settings = settings;
+    this.goodput = settings.slo().goodput();
+    this.windowMs = settings.windowMs();
+    this.requestTimeoutMs = settings.requestTimeoutMs();
+  }
+
+  /** Applies one valid event (see {@link io.tpotstream.common.event.TokenEventDecoder}). */
+  public void onEvent(DecodedEvent event, Stage1Output out) {
     if (event.type() == EventType.HEARTBEAT) {
       onHeartbeat(event, out);
       return;
     }
-    Assignment scope = new Assignment(closedThroughMs());
-    Bytes key = Bytes.wrap(event.requestId().getBytes(StandardCharsets.UTF_8));
-    byte[] stored = requests.get(key);
-    RequestState state = stored == null ? null : RequestState.decode(stored);
-    if (state != null && event.ts() >= state.lastTsMs() + requestTimeoutMs) {
-      RequestSamples.abandon(state, requestTimeoutMs, scope);
+    RequestKey key = new RequestKey(event.requestKey());
+    OpenRequest state = requests.get(key);
+    if (state != null && event.ts() >= state.lastTsMs + requestTimeoutMs) {
+      RequestSamples.abandon(state, requestTimeoutMs, samples);
+      remove(state);
       state = null;
     }
-    int series = state != null ? state.series() : seriesOf(event);
-    RequestState next = RequestSamples.apply(state, event, series, settings.slo().goodput(), scope);
-    if (next != null) {
-      requests.put(key, next.encode());
-    } else if (stored != null) {
-      requests.delete(key);
+    int series = state != null ? state.series : seriesOf(event);
+    OpenRequest next = RequestSamples.apply(state, key, series, event, goodput, samples);
+    if (next == null) {
+      if (state != null) {
+        remove(state);
+      }
+    } else {
+      if (next != state) {
+        requests.put(key, next);
+      }
+      changed(next);
     }
   }
 
@@ -84,168 +121,387 @@ public final class PartitionStage {
    */
   public void endOfInput(long lastTsMs, Stage1Output out) {
     long through = Windows.startOf(lastTsMs, settings.windowSize()) + windowMs;
-    long closed = closedThroughMs();
-    if (closed == CloseTime.NONE || through > closed) {
-      close(closed, through, out);
+    if (closedThrough == NONE || through > closedThrough) {
+      close(closedThrough, through, out);
     }
   }
 
   /** The end of the last window closed on this partition, or {@link Long#MIN_VALUE} for none. */
   public long closedThroughMs() {
-    byte[] value = partition.get(CLOSED_THROUGH);
-    return value == null ? CloseTime.NONE : ByteBuffer.wrap(value).getLong();
+    return closedThrough;
   }
 
   /** Adds {@code count} to the partition's counter {@code name} and returns its new total. */
   public long addToCounter(String name, long count) {
-    Bytes key = prefixed(COUNTER, name);
-    byte[] old = partition.get(key);
-    long total = (old == null ? 0 : ByteBuffer.wrap(old).getLong()) + count;
-    partition.put(key, WindowPartials.longBytes(total));
-    return total;
+    long[] total = counters.computeIfAbsent(name, n -> new long[1]);
+    total[0] += count;
+    if (!changedCounters.contains(name)) {
+      changedCounters.add(name);
+    }
+    return total[0];
   }
 
-  private void onHeartbeat(TokenEvent e, Stage1Output out) {
-    long closed = closedThroughMs();
-    if (e.clientPauseMaxUs() != null) {
-      long windowStart = Windows.startOf(e.ts(), settings.windowSize());
+  /** Requests in flight (started, not yet ended, failed or abandoned). */
+  public int openRequests() {
+    return requests.size();
+  }
+
+  /** Windows holding counts not yet emitted. */
+  public int openWindows() {
+    return windows.size();
+  }
+
+  private void onHeartbeat(DecodedEvent e, Stage1Output out) {
+    long closed = closedThrough;
+    if (e.hasClientPause() || e.hasLoopLag()) {
+      long windowStart = startOf(e.ts());
       if (!isClosed(closed, windowStart)) {
-        partials.clientPause(windowStart, e.clientPauseMaxUs());
+        OpenWindow w = window(windowStart);
+        if (e.hasClientPause() && e.clientPauseMaxUs() > w.pauseMaxUs) {
+          w.pauseMaxUs = e.clientPauseMaxUs();
+          w.healthChanged = true;
+        }
+        if (e.hasLoopLag() && e.loopLagMaxUs() > w.lagMaxUs) {
+          w.lagMaxUs = e.loopLagMaxUs();
+          w.healthChanged = true;
+        }
       }
     }
-    Bytes key = prefixed(PRODUCER, e.producerId());
-    CloseTime.Mark old = decodeMark(partition.get(key));
+    Producer old = producers.get(e.producerId());
     // A final heartbeat promises no more events at all, so its own ts is a watermark too.
     long watermark = e.finalHeartbeat() ? Math.max(e.watermark(), e.ts()) : e.watermark();
     CloseTime.Mark mark =
         old == null
             ? new CloseTime.Mark(watermark, e.finalHeartbeat())
             : new CloseTime.Mark(
-                Math.max(old.watermarkMs(), watermark), old.isFinal() || e.finalHeartbeat());
-    if (mark.equals(old)) {
+                Math.max(old.mark.watermarkMs(), watermark),
+                old.mark.isFinal() || e.finalHeartbeat());
+    if (old != null && mark.equals(old.mark)) {
       return;
     }
-    partition.put(key, encodeMark(mark));
+    producers.put(e.producerId(), new Producer(mark, true));
+    List<CloseTime.Mark> marks = new ArrayList<>(producers.size());
+    producers.values().forEach(p -> marks.add(p.mark));
     long through =
         CloseTime.closedThroughMs(
-            producers(), windowMs, settings.graceMs(), settings.producerTimeoutMs());
-    if (through != CloseTime.NONE && (closed == CloseTime.NONE || through > closed)) {
+            marks, windowMs, settings.graceMs(), settings.producerTimeoutMs());
+    if (through != NONE && (closed == NONE || through > closed)) {
       close(closed, through, out);
     }
   }
 
   private void close(long closed, long through, Stage1Output out) {
-    expireRequests(new Assignment(closed), through);
-    for (WindowPartials.ClosedWindow window :
-        partials.drain(closed, through, id -> seriesName(id).series)) {
-      if (window.pauseMaxUs >= 0) {
-        out.clientPause(window.windowStartMs, window.pauseMaxUs);
+    expireRequests(through);
+    Iterator<OpenWindow> closing = windows.headMap(through, false).values().iterator();
+    while (closing.hasNext()) {
+      OpenWindow w = closing.next();
+      if (w.pauseMaxUs >= 0 || w.lagMaxUs >= 0) {
+        out.windowHealth(w.startMs, w.pauseMaxUs, w.lagMaxUs);
       }
-      long endMs = window.windowStartMs + windowMs;
-      for (Map.Entry<String, WindowStats> s : window.series.entrySet()) {
-        SeriesName name = seriesName(s.getKey());
-        out.partial(
-            s.getValue()
-                .toSummary(
-                    s.getKey(),
-                    name.model,
-                    name.labels,
-                    window.windowStartMs,
-                    endMs,
-                    WindowStats.DEFAULT_CLIENT_LAG_THRESHOLD_US,
-                    settings.slo()));
+      if (w.healthPersisted) {
+        deletions.add(healthKey(w.startMs));
       }
-      if (window.clamped > 0) {
+      long clamped = 0;
+      for (int id = 0; id < w.slots.length; id++) {
+        Slot slot = w.slots[id];
+        if (slot == null) {
+          continue;
+        }
+        out.partial(w.startMs, seriesNames.get(id), slot.counts);
+        clamped += slot.counts.clamped();
+        if (slot.persisted) {
+          deletions.add(countsKey(w.startMs, id));
+        }
+      }
+      if (clamped > 0) {
         LOG.warn(
             "{} latency values outside 0 µs to 1 h were clamped in the window starting {}",
-            window.clamped,
-            Windows.iso(window.windowStartMs));
+            clamped,
+            Windows.iso(w.startMs));
       }
+      closing.remove();
     }
-    partition.put(CLOSED_THROUGH, WindowPartials.longBytes(through));
+    lastWindow = null;
+    closedThrough = through;
+    closedThroughChanged = true;
     out.closedThrough(through);
   }
 
   /** Requests silent until their expiry in a closing window are abandoned there. */
-  private void expireRequests(Assignment scope, long throughMs) {
-    List<Bytes> expired = new ArrayList<>();
-    List<RequestState> states = new ArrayList<>();
-    requests.forEach(
-        (key, value) -> {
-          long lastTsMs = ByteBuffer.wrap(value).getLong(1);
-          if (lastTsMs + requestTimeoutMs < throughMs) {
-            expired.add(key);
-            states.add(RequestState.decode(value));
-          }
-        });
-    for (int i = 0; i < expired.size(); i++) {
-      RequestSamples.abandon(states.get(i), requestTimeoutMs, scope);
-      requests.delete(expired.get(i));
+  private void expireRequests(long throughMs) {
+    Iterator<OpenRequest> all = requests.values().iterator();
+    while (all.hasNext()) {
+      OpenRequest r = all.next();
+      if (r.lastTsMs + requestTimeoutMs < throughMs) {
+        RequestSamples.abandon(r, requestTimeoutMs, samples);
+        all.remove();
+        gone(r);
+      }
     }
   }
 
-  private List<CloseTime.Mark> producers() {
-    List<CloseTime.Mark> marks = new ArrayList<>();
-    partition.range(
-        Bytes.wrap(new byte[] {PRODUCER}),
-        Bytes.wrap(new byte[] {PRODUCER + 1}),
-        (key, value) -> marks.add(decodeMark(value)));
-    return marks;
+  private void remove(OpenRequest r) {
+    requests.remove(r.key);
+    gone(r);
+  }
+
+  private void gone(OpenRequest r) {
+    r.removed = true;
+    if (r.persisted) {
+      changed(r);
+    }
+  }
+
+  private void changed(OpenRequest r) {
+    if (keepsChanges && !r.dirty) {
+      r.dirty = true;
+      changedRequests.add(r);
+    }
   }
 
   /** The partition's small id of the event's series, assigned on first sight. */
-  private int seriesOf(TokenEvent event) {
+  private int seriesOf(DecodedEvent event) {
     SortedMap<String, String> labels = Series.select(event.labels(), settings.groupBy());
     String series = Series.name(event.model(), labels);
-    Bytes key = prefixed(SERIES, series);
-    byte[] known = partition.get(key);
+    Integer known = seriesIds.get(series);
     if (known != null) {
-      return ByteBuffer.wrap(known).getInt();
+      return known;
     }
-    int id = (int) addToCounter("seriesIds", 1);
-    partition.put(key, ByteBuffer.allocate(4).putInt(id).array());
-    partition.put(idKey(id), new SeriesName(series, event.model(), labels).encode());
+    int id = seriesNames.size();
+    seriesNames.add(new SeriesName(series, event.model(), labels));
+    seriesIds.put(series, id);
     return id;
   }
 
-  private SeriesName seriesName(int id) {
-    return SeriesName.decode(partition.get(idKey(id)));
-  }
-
-  private SeriesName seriesName(String series) {
-    byte[] id = partition.get(prefixed(SERIES, series));
-    return seriesName(ByteBuffer.wrap(id).getInt());
-  }
-
-  private static Bytes idKey(int id) {
-    return Bytes.wrap(ByteBuffer.allocate(5).put(SERIES_ID).putInt(id).array());
+  private long startOf(long tsMs) {
+    return Math.floorDiv(tsMs, windowMs) * windowMs;
   }
 
   private boolean isClosed(long closed, long windowStartMs) {
-    return closed != CloseTime.NONE && windowStartMs + windowMs <= closed;
+    return closed != NONE && windowStartMs + windowMs <= closed;
   }
 
-  private static Bytes prefixed(byte prefix, String name) {
-    byte[] text = name.getBytes(StandardCharsets.UTF_8);
-    byte[] key = new byte[text.length + 1];
-    key[0] = prefix;
-    System.arraycopy(text, 0, key, 1, text.length);
+  private OpenWindow window(long startMs) {
+    OpenWindow w = lastWindow;
+    if (w == null || w.startMs != startMs) {
+      w = windows.get(startMs);
+      if (w == null) {
+        w = new OpenWindow(startMs);
+        windows.put(startMs, w);
+      }
+      lastWindow = w;
+    }
+    return w;
+  }
+
+  private WindowCounts counts(long windowStartMs, int series) {
+    Slot slot = window(windowStartMs).slot(series);
+    slot.changed = true;
+    return slot.counts;
+  }
+
+  // ---- the working set in the store ----
+
+  /** Writes what changed since the last call (deleting what ended) to {@code store}. */
+  public void writeChanges(ByteState store) {
+    for (Bytes key : deletions) {
+      store.delete(key);
+    }
+    deletions.clear();
+    for (OpenRequest r : changedRequests) {
+      if (r.removed) {
+        if (r.persisted) {
+          store.delete(prefixed(REQUEST, r.key.bytes));
+          r.persisted = false;
+        }
+      } else {
+        writer.reset();
+        r.writeTo(writer);
+        store.put(prefixed(REQUEST, r.key.bytes), writer.toByteArray());
+        r.persisted = true;
+      }
+      r.dirty = false;
+    }
+    changedRequests.clear();
+    for (OpenWindow w : windows.values()) {
+      if (w.healthChanged) {
+        writer.reset().writeSigned(w.pauseMaxUs).writeSigned(w.lagMaxUs);
+        store.put(healthKey(w.startMs), writer.toByteArray());
+        w.healthChanged = false;
+        w.healthPersisted = true;
+      }
+      for (int id = 0; id < w.slots.length; id++) {
+        Slot slot = w.slots[id];
+        if (slot != null && slot.changed) {
+          writer.reset();
+          slot.counts.writeTo(writer);
+          store.put(countsKey(w.startMs, id), writer.toByteArray());
+          slot.changed = false;
+          slot.persisted = true;
+        }
+      }
+    }
+    for (Map.Entry<String, Producer> p : producers.entrySet()) {
+      if (p.getValue().changed) {
+        writer.reset().writeSigned(p.getValue().mark.watermarkMs());
+        writer.writeByte(p.getValue().mark.isFinal() ? 1 : 0);
+        store.put(prefixed(PRODUCER, utf8(p.getKey())), writer.toByteArray());
+        p.setValue(new Producer(p.getValue().mark, false));
+      }
+    }
+    for (; seriesPersisted < seriesNames.size(); seriesPersisted++) {
+      writer.reset();
+      seriesNames.get(seriesPersisted).writeTo(writer);
+      store.put(seriesKey(seriesPersisted), writer.toByteArray());
+    }
+    for (String name : changedCounters) {
+      writer.reset().writeSigned(counters.get(name)[0]);
+      store.put(prefixed(COUNTER, utf8(name)), writer.toByteArray());
+    }
+    changedCounters.clear();
+    if (closedThroughChanged) {
+      store.put(CLOSED_THROUGH, writer.reset().writeSigned(closedThrough).toByteArray());
+      closedThroughChanged = false;
+    }
+  }
+
+  /** Rebuilds the working set from what {@link #writeChanges} wrote (replacing any). */
+  public void load(ByteState store) {
+    requests.clear();
+    changedRequests.clear();
+    windows.clear();
+    lastWindow = null;
+    producers.clear();
+    seriesNames.clear();
+    seriesIds.clear();
+    counters.clear();
+    changedCounters.clear();
+    deletions.clear();
+    closedThrough = NONE;
+    closedThroughChanged = false;
+    Map<Integer, SeriesName> names = new TreeMap<>();
+    store.forEach(
+        (key, value) -> {
+          byte[] k = key.get();
+          BinaryReader in = new BinaryReader(value);
+          switch (k[0]) {
+            case REQUEST -> {
+              RequestKey id = new RequestKey(Arrays.copyOfRange(k, 1, k.length));
+              requests.put(id, OpenRequest.readFrom(id, in));
+            }
+            case COUNTS -> {
+              BinaryReader at = new BinaryReader(k, 1, k.length - 1);
+              long start = at.readFixedLong();
+              Slot slot = window(start).slot(at.readFixedInt());
+              slot.counts = WindowCounts.readFrom(in);
+              slot.persisted = true;
+            }
+            case HEALTH -> {
+              OpenWindow w = window(new BinaryReader(k, 1, 8).readFixedLong());
+              w.pauseMaxUs = in.readSigned();
+              w.lagMaxUs = in.readSigned();
+              w.healthPersisted = true;
+            }
+            case PRODUCER -> {
+              long watermark = in.readSigned();
+              boolean isFinal = in.readByte() == 1;
+              producers.put(
+                  new String(k, 1, k.length - 1, StandardCharsets.UTF_8),
+                  new Producer(new CloseTime.Mark(watermark, isFinal), false));
+            }
+            case SERIES ->
+                names.put(new BinaryReader(k, 1, 4).readFixedInt(), SeriesName.readFrom(in));
+            case COUNTER ->
+                counters.put(
+                    new String(k, 1, k.length - 1, StandardCharsets.UTF_8),
+                    new long[] {in.readSigned()});
+            case 'C' -> closedThrough = in.readSigned();
+            default ->
+                throw new IllegalStateException(
+                    "unknown entry in stage 1's store (tag " + (char) k[0] + ")");
+          }
+        });
+    for (Map.Entry<Integer, SeriesName> n : names.entrySet()) {
+      if (n.getKey() != seriesNames.size()) {
+        throw new IllegalStateException("stage 1's store misses series id " + seriesNames.size());
+      }
+      seriesNames.add(n.getValue());
+      seriesIds.put(n.getValue().series(), n.getKey());
+    }
+    seriesPersisted = seriesNames.size();
+    for (OpenWindow w : windows.values()) {
+      for (Slot slot : w.slots) {
+        if (slot != null) {
+          slot.changed = false;
+        }
+      }
+    }
+    lastWindow = null;
+  }
+
+  private static Bytes countsKey(long windowStartMs, int series) {
+    return Bytes.wrap(
+        new BinaryWriter(13)
+            .writeByte(COUNTS)
+            .writeFixedLong(windowStartMs)
+            .writeFixedInt(series)
+            .toByteArray());
+  }
+
+  private static Bytes healthKey(long windowStartMs) {
+    return Bytes.wrap(
+        new BinaryWriter(9).writeByte(HEALTH).writeFixedLong(windowStartMs).toByteArray());
+  }
+
+  private static Bytes seriesKey(int id) {
+    return Bytes.wrap(new BinaryWriter(5).writeByte(SERIES).writeFixedInt(id).toByteArray());
+  }
+
+  private static Bytes prefixed(byte tag, byte[] name) {
+    byte[] key = new byte[name.length + 1];
+    key[0] = tag;
+    System.arraycopy(name, 0, key, 1, name.length);
     return Bytes.wrap(key);
   }
 
-  private static byte[] encodeMark(CloseTime.Mark mark) {
-    return ByteBuffer.allocate(9)
-        .putLong(mark.watermarkMs())
-        .put((byte) (mark.isFinal() ? 1 : 0))
-        .array();
+  private static byte[] utf8(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
   }
 
-  private static CloseTime.Mark decodeMark(byte[] value) {
-    if (value == null) {
-      return null;
+  /** A producer's promise on this partition; {@code changed} since the last write. */
+  private record Producer(CloseTime.Mark mark, boolean changed) {}
+
+  /** One series' counts in one open window. */
+  private static final class Slot {
+    WindowCounts counts = new WindowCounts();
+    boolean changed;
+    boolean persisted;
+  }
+
+  /** One open window: its series' counts by series id, and the producers' health in it. */
+  private static final class OpenWindow {
+    final long startMs;
+    Slot[] slots = new Slot[4];
+    long pauseMaxUs = Long.MIN_VALUE;
+    long lagMaxUs = Long.MIN_VALUE;
+    boolean healthChanged;
+    boolean healthPersisted;
+
+    OpenWindow(long startMs) {
+      this.startMs = startMs;
     }
-    ByteBuffer b = ByteBuffer.wrap(value);
-    return new CloseTime.Mark(b.getLong(), b.get() == 1);
+
+    Slot slot(int series) {
+      if (series >= slots.length) {
+        slots = Arrays.copyOf(slots, Math.max(series + 1, slots.length * 2));
+      }
+      Slot slot = slots[series];
+      if (slot == null) {
+        slot = new Slot();
+        slots[series] = slot;
+      }
+      return slot;
+    }
   }
 
   /**
@@ -253,78 +509,35 @@ public final class PartitionStage {
    * dropped and counted as late in the oldest open window of its series.
    */
   private final class Assignment implements Samples {
-    private final long closed;
-
-    Assignment(long closed) {
-      this.closed = closed;
-    }
-
     @Override
-    public void latency(Metric metric, int series, long tsMs, long micros, long count) {
-      long start = Windows.startOf(tsMs, settings.windowSize());
-      if (isClosed(closed, start)) {
-        partials.count(closed, series, Counter.LATE_SAMPLES, count);
-      } else {
-        partials.latency(start, series, metric, micros, count);
+    public boolean latency(Metric metric, int series, long tsMs, long micros, long count) {
+      long start = startOf(tsMs);
+      if (isClosed(closedThrough, start)) {
+        counts(closedThrough, series).lateSamples(count);
+        return false;
       }
+      counts(start, series).latency(metric, micros, count);
+      return true;
     }
 
     @Override
     public void count(Counter counter, int series, long tsMs, long count) {
-      long start = Windows.startOf(tsMs, settings.windowSize());
-      if (!isClosed(closed, start)) {
-        partials.count(start, series, counter, count);
-      } else if (counter != Counter.FIRST_CHUNK_TOKENS) {
-        partials.count(closed, series, Counter.LATE_SAMPLES, count);
+      long start = startOf(tsMs);
+      if (!isClosed(closedThrough, start)) {
+        counter.addTo(counts(start, series), count);
+      } else if (counter.countsLate) {
+        counts(closedThrough, series).lateSamples(count);
       }
     }
 
     @Override
     public void failed(int series, long tsMs, String errorClass) {
-      long start = Windows.startOf(tsMs, settings.windowSize());
-      if (isClosed(closed, start)) {
-        partials.count(closed, series, Counter.LATE_SAMPLES, 1);
+      long start = startOf(tsMs);
+      if (isClosed(closedThrough, start)) {
+        counts(closedThrough, series).lateSamples(1);
       } else {
-        partials.failed(start, series, errorClass, 1);
+        counts(start, series).failed(errorClass, 1);
       }
-    }
-  }
-
-  /** A series' name, model and grouped labels, as summaries carry them. */
-  private record SeriesName(String series, String model, SortedMap<String, String> labels) {
-    byte[] encode() {
-      List<byte[]> parts = new ArrayList<>();
-      parts.add(series.getBytes(StandardCharsets.UTF_8));
-      parts.add(model.getBytes(StandardCharsets.UTF_8));
-      labels.forEach(
-          (k, v) -> {
-            parts.add(k.getBytes(StandardCharsets.UTF_8));
-            parts.add(v.getBytes(StandardCharsets.UTF_8));
-          });
-      int size = 0;
-      for (byte[] p : parts) {
-        size += 4 + p.length;
-      }
-      ByteBuffer b = ByteBuffer.allocate(size);
-      parts.forEach(p -> b.putInt(p.length).put(p));
-      return b.array();
-    }
-
-    static SeriesName decode(byte[] value) {
-      ByteBuffer b = ByteBuffer.wrap(value);
-      String series = next(b);
-      String model = next(b);
-      SortedMap<String, String> labels = new TreeMap<>();
-      while (b.hasRemaining()) {
-        labels.put(next(b), next(b));
-      }
-      return new SeriesName(series, model, labels);
-    }
-
-    private static String next(ByteBuffer b) {
-      byte[] text = new byte[b.getInt()];
-      b.get(text);
-      return new String(text, StandardCharsets.UTF_8);
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.tpotstream.aggregator.stage;
 
 import io.tpotstream.common.slo.SloSpec;
+import io.tpotstream.common.summary.WindowStats;
 import java.time.Duration;
 import java.util.List;
 
@@ -12,6 +13,8 @@ import java.util.List;
  * @param groupBy labels that, with the model, make up a series
  * @param requestTimeout a request with no event for this long (in close time) is abandoned
  * @param producerTimeout a producer whose watermark is this far behind the highest is stale
+ * @param clientLagThreshold a window is {@code clientSuspect} when its producers' own event-loop
+ *     lag or pause passed this
  * @param slo objectives evaluated on every window, and goodput limits judged per request
  */
 public record StageSettings(
@@ -20,12 +23,15 @@ public record StageSettings(
     List<String> groupBy,
     Duration requestTimeout,
     Duration producerTimeout,
+    Duration clientLagThreshold,
     SloSpec slo) {
 
   public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(10);
   public static final Duration DEFAULT_GRACE = Duration.ZERO;
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofMinutes(10);
   public static final Duration DEFAULT_PRODUCER_TIMEOUT = Duration.ofSeconds(60);
+  public static final Duration DEFAULT_CLIENT_LAG_THRESHOLD =
+      Duration.ofNanos(WindowStats.DEFAULT_CLIENT_LAG_THRESHOLD_US * 1000);
 
   public StageSettings {
     if (windowSize == null || windowSize.toMillis() < 1) {
@@ -45,26 +51,48 @@ public record StageSettings(
               + producerTimeout
               + "): check --producer-timeout");
     }
+    if (clientLagThreshold == null || clientLagThreshold.isNegative()) {
+      throw new IllegalArgumentException(
+          "client lag threshold must not be negative (got "
+              + clientLagThreshold
+              + "): check --client-lag-threshold");
+    }
     groupBy = groupBy == null ? List.of() : List.copyOf(groupBy);
     slo = slo == null ? SloSpec.NONE : slo;
   }
 
-  /** Settings without an SLO. */
+  /** The settings without an SLO. */
+  public StageSettings(
+      Duration windowSize,
+      Duration grace,
+      List<String> groupBy,
+      Duration requestTimeout,
+      Duration producerTimeout,
+      Duration clientLagThreshold) {
+    this(
+        windowSize,
+        grace,
+        groupBy,
+        requestTimeout,
+        producerTimeout,
+        clientLagThreshold,
+        SloSpec.NONE);
+  }
+
+  /** The settings with the default client lag threshold (1 ms). */
   public StageSettings(
       Duration windowSize,
       Duration grace,
       List<String> groupBy,
       Duration requestTimeout,
       Duration producerTimeout) {
-    this(windowSize, grace, groupBy, requestTimeout, producerTimeout, SloSpec.NONE);
+    this(windowSize, grace, groupBy, requestTimeout, producerTimeout, DEFAULT_CLIENT_LAG_THRESHOLD);
   }
 
-  /** These settings with {@code value} evaluated on every window. */
-  public StageSettings withSlo(SloSpec value) {
-    return new StageSettings(windowSize, grace, groupBy, requestTimeout, producerTimeout, value);
-  }
-
-  /** The defaults: 10 s windows, no grace, series by model only, 10 min and 60 s timeouts. */
+  /**
+   * The defaults: 10 s windows, no grace, series by model only, 10 min and 60 s timeouts, suspect
+   * past 1 ms of client lag.
+   */
   public static StageSettings defaults() {
     return new StageSettings(
         DEFAULT_WINDOW,
@@ -75,26 +103,43 @@ public record StageSettings(
   }
 
   public StageSettings withWindow(Duration size) {
-    return new StageSettings(size, grace, groupBy, requestTimeout, producerTimeout, slo);
+    return new StageSettings(
+        size, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold, slo);
   }
 
   public StageSettings withGrace(Duration value) {
-    return new StageSettings(windowSize, value, groupBy, requestTimeout, producerTimeout, slo);
+    return new StageSettings(
+        windowSize, value, groupBy, requestTimeout, producerTimeout, clientLagThreshold, slo);
   }
 
   public StageSettings withGroupBy(List<String> labels) {
-    return new StageSettings(windowSize, grace, labels, requestTimeout, producerTimeout, slo);
+    return new StageSettings(
+        windowSize, grace, labels, requestTimeout, producerTimeout, clientLagThreshold, slo);
   }
 
   public StageSettings withRequestTimeout(Duration value) {
-    return new StageSettings(windowSize, grace, groupBy, value, producerTimeout, slo);
+    return new StageSettings(
+        windowSize, grace, groupBy, value, producerTimeout, clientLagThreshold, slo);
   }
 
   public StageSettings withProducerTimeout(Duration value) {
-    return new StageSettings(windowSize, grace, groupBy, requestTimeout, value, slo);
+    return new StageSettings(
+        windowSize, grace, groupBy, requestTimeout, value, clientLagThreshold, slo);
   }
 
-  long windowMs() {
+  public StageSettings withClientLagThreshold(Duration value) {
+    return new StageSettings(
+        windowSize, grace, groupBy, requestTimeout, producerTimeout, value, slo);
+  }
+
+  /** These settings with {@code value} evaluated on every window. */
+  public StageSettings withSlo(SloSpec value) {
+    return new StageSettings(
+        windowSize, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold, value);
+  }
+
+  /** The window length in ms. */
+  public long windowMs() {
     return windowSize.toMillis();
   }
 
@@ -108,5 +153,10 @@ public record StageSettings(
 
   long producerTimeoutMs() {
     return producerTimeout.toMillis();
+  }
+
+  /** The client lag threshold in µs. */
+  public long clientLagThresholdUs() {
+    return clientLagThreshold.toNanos() / 1000;
   }
 }

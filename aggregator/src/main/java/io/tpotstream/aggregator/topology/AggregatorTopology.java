@@ -1,12 +1,12 @@
 package io.tpotstream.aggregator.topology;
 
 import io.tpotstream.aggregator.AggregatorConfig;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
@@ -17,9 +17,6 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
-import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.StoreBuilder;
-import org.apache.kafka.streams.state.Stores;
 
 /**
  * The two-stage topology of DESIGN.md's "Time, windows and completeness": per input partition,
@@ -27,20 +24,23 @@ import org.apache.kafka.streams.state.Stores;
  * and finalising each window once every partition has closed it.
  */
 public final class AggregatorTopology {
-  /** Stage 1: per-request state, keyed by request id. */
-  public static final String REQUEST_STORE = "request-state";
+  /**
+   * Stage 1's working set per input partition (open requests, open windows' counts, producers'
+   * watermarks, series names, the partition's closed-through window end), written at every commit.
+   */
+  public static final String STAGE1_STORE = "stage1-working-set";
 
-  /** Stage 1: open windows' counters (series, window, histogram, bucket) → count. */
-  public static final String PARTIAL_STORE = "window-partials";
+  /** Stage 2's working set (merged partials per window and series, N, markers, progress). */
+  public static final String STAGE2_STORE = "stage2-working-set";
 
-  /** Stage 1: producers' watermarks, the partition's closed-through window end, series names. */
-  public static final String PARTITION_STORE = "partition-progress";
-
-  /** Stage 2: merged partials per (window, series). */
-  public static final String MERGED_STORE = "merged-windows";
-
-  /** Stage 2: N, each partition's marker, the finalised window end. */
-  public static final String MERGE_PROGRESS_STORE = "merge-progress";
+  /** Stores of the aggregator before issue 13 (another format): their changelogs mean old state. */
+  public static final List<String> OLD_STORES =
+      List.of(
+          "request-state",
+          "window-partials",
+          "partition-progress",
+          "merged-windows",
+          "merge-progress");
 
   /** Name of the single-partition internal topic between the stages (prefixed by Streams). */
   public static final String PARTIALS_TOPIC = "window-partials";
@@ -64,11 +64,8 @@ public final class AggregatorTopology {
     Serde<StageMessage> messages = StageMessageSerde.serde();
     StreamsBuilder builder =
         new StreamsBuilder(new TopologyConfig(new StreamsConfig(streamsProperties(config))));
-    builder.addStateStore(store(REQUEST_STORE));
-    builder.addStateStore(store(PARTIAL_STORE));
-    builder.addStateStore(store(PARTITION_STORE));
-    builder.addStateStore(store(MERGED_STORE));
-    builder.addStateStore(store(MERGE_PROGRESS_STORE));
+    builder.addStateStore(WorkingSetStore.builder(STAGE1_STORE));
+    builder.addStateStore(WorkingSetStore.builder(STAGE2_STORE));
 
     KStream<byte[], byte[]> events =
         builder.stream(config.inputTopic(), Consumed.with(bytes, bytes).withName("token-events"));
@@ -82,9 +79,7 @@ public final class AggregatorTopology {
         events.process(
             () -> new Stage1Processor(config.stage(), config.deadLetterTopic()),
             Named.as("per-partition-windows"),
-            REQUEST_STORE,
-            PARTIAL_STORE,
-            PARTITION_STORE);
+            STAGE1_STORE);
     Map<String, KStream<byte[], StageMessage>> routes =
         stage1
             .split(Named.as(STAGE1))
@@ -104,11 +99,9 @@ public final class AggregatorTopology {
             Repartitioned.with(bytes, messages).withName(PARTIALS_TOPIC).withNumberOfPartitions(1))
         .process(
             () ->
-                new Stage2Processor(
-                    config.inputPartitions(), config.inputTopic(), config.stage().slo()),
+                new Stage2Processor(config.inputPartitions(), config.inputTopic(), config.stage()),
             Named.as("merge-windows"),
-            MERGED_STORE,
-            MERGE_PROGRESS_STORE)
+            STAGE2_STORE)
         .to(
             config.outputTopic(),
             Produced.with(Serdes.String(), bytes).withName("window-summaries"));
@@ -118,10 +111,13 @@ public final class AggregatorTopology {
   /** The Streams configuration, with the reason for each property we set. */
   public static Properties streamsProperties(AggregatorConfig config) {
     Properties p = new Properties();
-    // caching stores: a sample is a cheap in-memory update until the next commit
-    p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, Long.toString(64L * 1024 * 1024));
-    // windows are 10 s long: committing every second instead of 100 ms cuts the transaction cost
-    p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "1000");
+    // no record cache: the processors keep their working set in memory and write it at commit
+    p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, "0");
+    // a closed window's summary waits for two commits (stage 1's partials, then stage 2's
+    // output): 100 ms keeps that short; a commit writes only what changed (see BENCHMARKS.md B1)
+    p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "100");
+    // every task reads one partition: there is never another partition to wait for
+    p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, "-1");
     // no global stores; says so instead of warning at every start
     p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, "true");
     // internal topics take the broker's default replication: right on one broker and on a cluster
@@ -136,12 +132,5 @@ public final class AggregatorTopology {
     // exactly-once by default: summaries are written once and state matches the input read
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, config.processingGuarantee());
     return p;
-  }
-
-  private static StoreBuilder<KeyValueStore<Bytes, byte[]>> store(String name) {
-    return Stores.keyValueStoreBuilder(
-            Stores.inMemoryKeyValueStore(name), Serdes.Bytes(), Serdes.ByteArray())
-        .withCachingEnabled()
-        .withLoggingEnabled(Map.of());
   }
 }

@@ -1,13 +1,13 @@
 package io.tpotstream.aggregator.topology;
 
+import io.tpotstream.aggregator.partial.SeriesName;
+import io.tpotstream.aggregator.partial.WindowCounts;
 import io.tpotstream.aggregator.stage.PartitionStage;
 import io.tpotstream.aggregator.stage.Stage1Output;
 import io.tpotstream.aggregator.stage.StageSettings;
-import io.tpotstream.common.event.TokenEvent;
-import io.tpotstream.common.event.TokenEventCodec;
+import io.tpotstream.common.event.DecodedEvent;
+import io.tpotstream.common.event.TokenEventDecoder;
 import io.tpotstream.common.event.TokenEventFormatException;
-import io.tpotstream.common.summary.WindowSummary;
-import io.tpotstream.common.summary.WindowSummaryCodec;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.header.Headers;
@@ -16,14 +16,14 @@ import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Stage 1 in Kafka Streams: one instance per input partition runs {@link PartitionStage} over the
- * task's stores. A record that is not a token event goes to the dead letters and processing goes
- * on: a throwing record would fail the task forever under exactly-once.
+ * Stage 1 in Kafka Streams: one instance per input partition runs {@link PartitionStage} on its
+ * in-memory working set, loaded from the task's store at start and written back to it inside every
+ * commit. A record that is not a token event goes to the dead letters and processing goes on: a
+ * throwing record would fail the task forever under exactly-once.
  */
 final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMessage> {
   private static final Logger LOG = LoggerFactory.getLogger(Stage1Processor.class);
@@ -31,8 +31,12 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
 
   private final StageSettings settings;
   private final String deadLetterTopic;
+  private final TokenEventDecoder decoder = new TokenEventDecoder();
+  private final Forwarder forwarder = new Forwarder();
   private ProcessorContext<byte[], StageMessage> context;
+  private WorkingSetStore store;
   private PartitionStage stage;
+  private int partition;
 
   Stage1Processor(StageSettings settings, String deadLetterTopic) {
     this.settings = settings;
@@ -42,34 +46,42 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
   @Override
   public void init(ProcessorContext<byte[], StageMessage> context) {
     this.context = context;
-    this.stage =
-        new PartitionStage(
-            settings,
-            state(context, AggregatorTopology.REQUEST_STORE),
-            state(context, AggregatorTopology.PARTIAL_STORE),
-            state(context, AggregatorTopology.PARTITION_STORE));
+    this.partition = context.taskId().partition();
+    this.store = context.getStateStore(AggregatorTopology.STAGE1_STORE);
+    this.stage = new PartitionStage(settings);
+    StoreState state = new StoreState(store.inner());
+    stage.load(state);
+    store.beforeCommit(() -> stage.writeChanges(state));
   }
 
   @Override
   public void process(Record<byte[], byte[]> record) {
-    RecordMetadata source = context.recordMetadata().orElseThrow();
-    TokenEvent event;
+    DecodedEvent event;
     try {
-      event = TokenEventCodec.decode(record.value());
+      event = decoder.decode(record.key(), record.value());
     } catch (TokenEventFormatException e) {
-      deadLetter(record, source, e.getMessage());
+      deadLetter(record, e.getMessage());
       return;
     }
+    forwarder.timestamp = record.timestamp();
     try {
-      stage.onEvent(event, new Forwarder(record, source.partition()));
+      stage.onEvent(event, forwarder);
     } catch (KafkaException e) {
       throw e; // Kafka's own failures (e.g. a task migrated) must reach Kafka Streams
     } catch (RuntimeException e) {
-      deadLetter(record, source, "could not process: " + e);
+      deadLetter(record, "could not process: " + e);
     }
   }
 
-  private void deadLetter(Record<byte[], byte[]> record, RecordMetadata source, String reason) {
+  @Override
+  public void close() {
+    if (store != null) {
+      store.beforeCommit(null);
+    }
+  }
+
+  private void deadLetter(Record<byte[], byte[]> record, String reason) {
+    RecordMetadata source = context.recordMetadata().orElseThrow();
     Headers headers = new RecordHeaders(record.headers().toArray());
     headers.add(DeadLetterHeaders.SOURCE_TOPIC, utf8(source.topic()));
     headers.add(DeadLetterHeaders.SOURCE_PARTITION, utf8(Integer.toString(source.partition())));
@@ -96,36 +108,23 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
     return text.getBytes(StandardCharsets.UTF_8);
   }
 
-  @SuppressWarnings("unchecked")
-  private static StoreState state(ProcessorContext<?, ?> context, String name) {
-    return new StoreState(
-        (KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]>) context.getStateStore(name));
-  }
-
   /**
    * Forwards what the stage emits while it handles one record, with that record's timestamp (a
    * timestamp the broker already accepted).
    */
   private final class Forwarder implements Stage1Output {
-    private final Record<byte[], byte[]> cause;
-    private final int partition;
-
-    Forwarder(Record<byte[], byte[]> cause, int partition) {
-      this.cause = cause;
-      this.partition = partition;
-    }
+    long timestamp;
 
     @Override
-    public void partial(WindowSummary partial) {
+    public void partial(long windowStartMs, SeriesName series, WindowCounts counts) {
       forward(
-          partial.series().getBytes(StandardCharsets.UTF_8),
-          StageMessage.partial(
-              partition, partial.windowStartMs(), WindowSummaryCodec.encode(partial)));
+          series.series().getBytes(StandardCharsets.UTF_8),
+          StageMessage.partial(partition, windowStartMs, series, counts));
     }
 
     @Override
-    public void clientPause(long windowStartMs, long pauseMaxUs) {
-      forward(NO_KEY, StageMessage.pause(partition, windowStartMs, pauseMaxUs));
+    public void windowHealth(long windowStartMs, long pauseMaxUs, long lagMaxUs) {
+      forward(NO_KEY, StageMessage.health(partition, windowStartMs, pauseMaxUs, lagMaxUs));
     }
 
     @Override
@@ -135,7 +134,7 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
     }
 
     private void forward(byte[] key, StageMessage message) {
-      context.forward(new Record<>(key, message, cause.timestamp(), new RecordHeaders()));
+      context.forward(new Record<>(key, message, timestamp, new RecordHeaders()));
     }
   }
 }

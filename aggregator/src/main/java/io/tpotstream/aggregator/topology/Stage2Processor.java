@@ -3,51 +3,52 @@ package io.tpotstream.aggregator.topology;
 import io.tpotstream.aggregator.merge.MergeOutput;
 import io.tpotstream.aggregator.merge.PartitionsChangedException;
 import io.tpotstream.aggregator.merge.WindowMerger;
+import io.tpotstream.aggregator.stage.StageSettings;
 import io.tpotstream.common.Windows;
-import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
-import io.tpotstream.common.summary.WindowSummaryCodec;
 import java.util.List;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Stage 2 in Kafka Streams: the one task of the single-partition internal topic runs {@link
- * WindowMerger} over its stores and forwards final summaries keyed by series, one INFO line each.
+ * WindowMerger} on its in-memory working set (loaded at start, written inside every commit) and
+ * forwards final summaries keyed by series, one INFO line each.
  */
 final class Stage2Processor implements Processor<byte[], StageMessage, String, byte[]> {
   private static final Logger LOG = LoggerFactory.getLogger(Stage2Processor.class);
 
   private final int partitions;
   private final String inputTopic;
+  private final StageSettings settings;
+  private final Output output = new Output();
   private ProcessorContext<String, byte[]> context;
+  private WorkingSetStore store;
   private WindowMerger merger;
-  private final SloSpec slo;
 
-  Stage2Processor(int partitions, String inputTopic, SloSpec slo) {
+  Stage2Processor(int partitions, String inputTopic, StageSettings settings) {
     this.partitions = partitions;
     this.inputTopic = inputTopic;
-    this.slo = slo;
+    this.settings = settings;
   }
 
   @Override
   public void init(ProcessorContext<String, byte[]> context) {
     this.context = context;
+    this.store = context.getStateStore(AggregatorTopology.STAGE2_STORE);
     this.merger =
         new WindowMerger(
-            partitions,
-            state(context, AggregatorTopology.MERGED_STORE),
-            state(context, AggregatorTopology.MERGE_PROGRESS_STORE),
-            slo);
+            partitions, settings.windowMs(), settings.clientLagThresholdUs(), settings.slo());
+    StoreState state = new StoreState(store.inner());
+    merger.load(state);
     merger.open(inputTopic);
+    store.beforeCommit(() -> merger.writeChanges(state));
   }
 
   @Override
@@ -56,12 +57,13 @@ final class Stage2Processor implements Processor<byte[], StageMessage, String, b
     if (m == null) {
       return;
     }
-    Output out = new Output(record.timestamp());
+    output.causeTimestamp = record.timestamp();
     try {
       switch (m.kind()) {
-        case PARTIAL -> merger.partial(m.partition(), WindowSummaryCodec.decode(m.payload()), out);
-        case PAUSE -> merger.clientPause(m.partition(), m.windowMs(), m.value());
-        case MARKER -> merger.closedThrough(m.partition(), m.windowMs(), out);
+        case PARTIAL -> merger.partial(m.partition(), m.windowMs(), m.series(), m.counts(), output);
+        case HEALTH ->
+            merger.windowHealth(m.partition(), m.windowMs(), m.pauseMaxUs(), m.lagMaxUs());
+        case MARKER -> merger.closedThrough(m.partition(), m.windowMs(), output);
         case DEAD_LETTER -> {}
       }
     } catch (KafkaException | PartitionsChangedException e) {
@@ -71,17 +73,15 @@ final class Stage2Processor implements Processor<byte[], StageMessage, String, b
     }
   }
 
-  @SuppressWarnings("unchecked")
-  private static StoreState state(ProcessorContext<?, ?> context, String name) {
-    return new StoreState((KeyValueStore<Bytes, byte[]>) context.getStateStore(name));
+  @Override
+  public void close() {
+    if (store != null) {
+      store.beforeCommit(null);
+    }
   }
 
   private final class Output implements MergeOutput {
-    private final long causeTimestamp;
-
-    Output(long causeTimestamp) {
-      this.causeTimestamp = causeTimestamp;
-    }
+    long causeTimestamp;
 
     @Override
     public void summary(WindowSummary s, byte[] json) {

@@ -1,37 +1,53 @@
 package io.tpotstream.aggregator.topology;
 
+import io.tpotstream.aggregator.partial.SeriesName;
+import io.tpotstream.aggregator.partial.WindowCounts;
+
 /**
  * What stage 1 tells stage 2 over the single-partition internal topic (and, for dead letters, what
  * it sends to the dead-letter topic).
  *
  * @param kind what this message is
  * @param partition the input partition it comes from
- * @param windowMs the window start (partial, pause) or the closed-through window end (marker)
- * @param value the pause in µs (pause); 0 otherwise
- * @param payload the partial's summary JSON, or the dead letter's original bytes (may be null)
+ * @param windowMs the window start (partial, health) or the closed-through window end (marker)
+ * @param series the partial's series (partial only)
+ * @param counts the partial's counts (partial only)
+ * @param pauseMaxUs the producers' worst own pause in the window, negative for none (health)
+ * @param lagMaxUs the producers' worst event-loop lag in the window, negative for none (health)
+ * @param payload the dead letter's original bytes
  */
-record StageMessage(Kind kind, int partition, long windowMs, long value, byte[] payload) {
+record StageMessage(
+    Kind kind,
+    int partition,
+    long windowMs,
+    SeriesName series,
+    WindowCounts counts,
+    long pauseMaxUs,
+    long lagMaxUs,
+    byte[] payload) {
   enum Kind {
     PARTIAL,
-    PAUSE,
+    HEALTH,
     MARKER,
     DEAD_LETTER
   }
 
-  static StageMessage partial(int partition, long windowStartMs, byte[] summaryJson) {
-    return new StageMessage(Kind.PARTIAL, partition, windowStartMs, 0, summaryJson);
+  static StageMessage partial(
+      int partition, long windowStartMs, SeriesName series, WindowCounts counts) {
+    return new StageMessage(Kind.PARTIAL, partition, windowStartMs, series, counts, -1, -1, null);
   }
 
-  static StageMessage pause(int partition, long windowStartMs, long pauseMaxUs) {
-    return new StageMessage(Kind.PAUSE, partition, windowStartMs, pauseMaxUs, null);
+  static StageMessage health(int partition, long windowStartMs, long pauseMaxUs, long lagMaxUs) {
+    return new StageMessage(
+        Kind.HEALTH, partition, windowStartMs, null, null, pauseMaxUs, lagMaxUs, null);
   }
 
   static StageMessage marker(int partition, long windowEndMs) {
-    return new StageMessage(Kind.MARKER, partition, windowEndMs, 0, null);
+    return new StageMessage(Kind.MARKER, partition, windowEndMs, null, null, -1, -1, null);
   }
 
   static StageMessage deadLetter(int partition, byte[] original) {
-    return new StageMessage(Kind.DEAD_LETTER, partition, 0, 0, original);
+    return new StageMessage(Kind.DEAD_LETTER, partition, 0, null, null, -1, -1, original);
   }
 
   boolean isDeadLetter() {

@@ -1,17 +1,21 @@
 package io.tpotstream.aggregator.topology;
 
-import java.nio.ByteBuffer;
+import io.tpotstream.aggregator.partial.SeriesName;
+import io.tpotstream.aggregator.partial.WindowCounts;
+import io.tpotstream.common.binary.BinaryReader;
+import io.tpotstream.common.binary.BinaryWriter;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
 
 /**
- * Binary form of {@link StageMessage}: [kind 1][partition 4][windowMs 8][value 8][payload length 4,
- * -1 for null][payload].
+ * The binary form of {@link StageMessage} between the stages: [format][kind][partition
+ * varint][windowMs zig-zag], then a partial's series and {@link WindowCounts}, a health record's
+ * pause and lag, or a dead letter's original bytes.
  */
 final class StageMessageSerde {
-  private static final int HEADER_BYTES = 1 + 4 + 8 + 8 + 4;
+  private static final int FORMAT = 1;
   private static final StageMessage.Kind[] KINDS = StageMessage.Kind.values();
 
   private StageMessageSerde() {}
@@ -26,18 +30,21 @@ final class StageMessageSerde {
       if (m == null) {
         return null;
       }
-      byte[] payload = m.payload();
-      int length = payload == null ? 0 : payload.length;
-      ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES + length);
-      b.put((byte) m.kind().ordinal())
-          .putInt(m.partition())
-          .putLong(m.windowMs())
-          .putLong(m.value());
-      b.putInt(payload == null ? -1 : length);
-      if (payload != null) {
-        b.put(payload);
+      BinaryWriter out = new BinaryWriter(m.kind() == StageMessage.Kind.PARTIAL ? 512 : 32);
+      out.writeByte(FORMAT)
+          .writeByte(m.kind().ordinal())
+          .writeVarLong(m.partition())
+          .writeSigned(m.windowMs());
+      switch (m.kind()) {
+        case PARTIAL -> {
+          m.series().writeTo(out);
+          m.counts().writeTo(out);
+        }
+        case HEALTH -> out.writeSigned(m.pauseMaxUs()).writeSigned(m.lagMaxUs());
+        case MARKER -> {}
+        case DEAD_LETTER -> out.writeBytes(m.payload());
       }
-      return b.array();
+      return out.toByteArray();
     }
   }
 
@@ -47,18 +54,23 @@ final class StageMessageSerde {
       if (bytes == null) {
         return null;
       }
-      ByteBuffer b = ByteBuffer.wrap(bytes);
-      StageMessage.Kind kind = KINDS[b.get()];
-      int partition = b.getInt();
-      long windowMs = b.getLong();
-      long value = b.getLong();
-      int length = b.getInt();
-      byte[] payload = null;
-      if (length >= 0) {
-        payload = new byte[length];
-        b.get(payload);
+      BinaryReader in = new BinaryReader(bytes);
+      int format = in.readByte();
+      if (format != FORMAT) {
+        throw new IllegalArgumentException(
+            "internal message in format " + format + ", this aggregator reads " + FORMAT);
       }
-      return new StageMessage(kind, partition, windowMs, value, payload);
+      StageMessage.Kind kind = KINDS[in.readByte()];
+      int partition = in.readVarInt();
+      long windowMs = in.readSigned();
+      return switch (kind) {
+        case PARTIAL ->
+            StageMessage.partial(
+                partition, windowMs, SeriesName.readFrom(in), WindowCounts.readFrom(in));
+        case HEALTH -> StageMessage.health(partition, windowMs, in.readSigned(), in.readSigned());
+        case MARKER -> StageMessage.marker(partition, windowMs);
+        case DEAD_LETTER -> StageMessage.deadLetter(partition, in.readRemaining());
+      };
     }
   }
 }

@@ -3,6 +3,9 @@ package io.tpotstream.aggregator.merge;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.tpotstream.aggregator.partial.Metric;
+import io.tpotstream.aggregator.partial.SeriesName;
+import io.tpotstream.aggregator.partial.WindowCounts;
 import io.tpotstream.aggregator.state.MapState;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -10,11 +13,13 @@ import org.junit.jupiter.api.Test;
 class WindowMergerTest {
   @Test
   void aChangedPartitionCountStopsWithAClearMessage() {
-    MapState merged = new MapState();
-    MapState progress = new MapState();
-    new WindowMerger(3, merged, progress).open("tpot.token-events");
+    MapState state = new MapState();
+    WindowMerger first = new WindowMerger(3, 10_000, 1_000);
+    first.open("tpot.token-events");
+    first.writeChanges(state);
 
-    WindowMerger grown = new WindowMerger(4, merged, progress);
+    WindowMerger grown = new WindowMerger(4, 10_000, 1_000);
+    grown.load(state);
     PartitionsChangedException e =
         assertThrows(PartitionsChangedException.class, () -> grown.open("tpot.token-events"));
     assertEquals(
@@ -25,7 +30,7 @@ class WindowMergerTest {
 
   @Test
   void aMarkerFromAnUnknownPartitionStopsTheMerge() {
-    WindowMerger merger = new WindowMerger(2, new MapState(), new MapState());
+    WindowMerger merger = new WindowMerger(2, 10_000, 1_000);
     merger.open("events");
     assertThrows(
         PartitionsChangedException.class,
@@ -34,11 +39,11 @@ class WindowMergerTest {
 
   @Test
   void itSaysWhichPartitionsAWindowWaitsFor() {
-    WindowMerger merger = new WindowMerger(3, new MapState(), new MapState());
+    WindowMerger merger = new WindowMerger(3, 10_000, 1_000);
     merger.open("events");
-    var stats = new io.tpotstream.common.summary.WindowStats();
-    stats.tpot.recordMicros(5);
-    merger.partial(1, stats.toSummary("m", "m", null, 10_000, 20_000), (summary, json) -> {});
+    WindowCounts counts = new WindowCounts();
+    counts.latency(Metric.TPOT, 5, 1);
+    merger.partial(1, 10_000, new SeriesName("m", "m", null), counts, (summary, json) -> {});
     merger.closedThrough(1, 20_000, (summary, json) -> {});
     assertEquals(List.of(0, 2), merger.waitingFor());
   }

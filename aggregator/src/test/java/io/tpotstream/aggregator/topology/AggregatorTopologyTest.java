@@ -242,7 +242,7 @@ class AggregatorTopologyTest {
       Req r = new Req("r1", "model-a");
       h.pipe(Req.heartbeat(T0, "p1", T0), r.start(T0 + 100), r.token(T0 + 200, ms(100)));
       h.pipe(r.token(T0 + 2_500, ms(2_400)));
-      assertEquals(1, h.storeSize(AggregatorTopology.REQUEST_STORE));
+      assertEquals(1, h.storeEntries(AggregatorTopology.STAGE1_STORE, 'r'));
       for (long s = 1; s <= 45; s++) {
         h.pipe(Req.heartbeat(T0 + s * 1000, "p1", T0 + s * 1000 - 200));
       }
@@ -253,7 +253,7 @@ class AggregatorTopologyTest {
       assertEquals(0, out.get(0).requests().abandoned());
       assertEquals(1, out.get(1).requests().abandoned());
       assertEquals(new BigDecimal("1.0000"), out.get(1).requests().errorRate());
-      assertEquals(0, h.storeSize(AggregatorTopology.REQUEST_STORE));
+      assertEquals(0, h.storeEntries(AggregatorTopology.STAGE1_STORE, 'r'));
     }
   }
 
@@ -368,9 +368,10 @@ class AggregatorTopologyTest {
       h.pipe(batch);
       h.pipe(Req.finalHeartbeat(T0 + 10_001, "p1", T0 + 10_001));
 
-      assertEquals(0, h.storeSize(AggregatorTopology.REQUEST_STORE));
-      assertEquals(0, h.storeSize(AggregatorTopology.PARTIAL_STORE));
-      assertEquals(0, h.storeSize(AggregatorTopology.MERGED_STORE));
+      for (char tag : new char[] {'r', 'w', 'h'}) {
+        assertEquals(0, h.storeEntries(AggregatorTopology.STAGE1_STORE, tag), "stage 1 " + tag);
+        assertEquals(0, h.storeEntries(AggregatorTopology.STAGE2_STORE, tag), "stage 2 " + tag);
+      }
       List<WindowSummary> out = h.newSummaries();
       assertEquals(requests, out.stream().mapToLong(s -> s.requests().tooShort()).sum());
       assertEquals(requests, out.stream().mapToLong(s -> s.requests().started()).sum());
@@ -386,17 +387,27 @@ class AggregatorTopologyTest {
       long ts = T0 + i * 900L;
       events.add(r.start(ts, 1_000_000L * i));
       for (int k = 0; k < 20; k++) {
-        events.add(
+        TokenEvent token =
             r.token(
                 ts + 50 + k * 40L,
                 ms(50) + k * 40_000_000L + (k * 7919L % 3000) * 1000,
-                k % 4 == 0 ? 2 : null));
+                k % 4 == 0 ? 2 : null);
+        events.add(k % 5 == 3 ? token.asCoalesced() : token);
+      }
+      if (i % 6 == 1) {
+        Req warm = new Req("warm" + i, "model-" + (i % 3), Map.of("concurrency", "1"), "p1");
+        events.add(warm.start(ts + 10).asWarmup());
+        events.add(warm.token(ts + 20, ms(10)).asWarmup());
+        events.add(warm.token(ts + 30, ms(20)).asWarmup());
+        events.add(warm.end(ts + 40, ms(30)).asWarmup());
       }
       events.add(
           i % 7 == 0
               ? r.error(ts + 1_000, ms(1_000), "timeout_idle")
               : r.end(ts + 1_000, ms(1_000)));
-      events.add(Req.heartbeat(ts + 1_000, "p1", ts + 800, 500 + i));
+      events.add(
+          TokenEvent.heartbeat(
+              ts + 1_000, "run", "p1", ts + 800, false, 500L + i, 900L + 9 * i, 3L));
     }
     events.add(Req.finalHeartbeat(T0 + 40_000, "p1", T0 + 40_000));
     StageSettings settings = TEN_SECONDS.withGroupBy(List.of("concurrency"));
@@ -415,6 +426,96 @@ class AggregatorTopologyTest {
       h.newSummaries();
       assertEquals(offline, h.json);
       assertEquals(3 * 6, offline.size(), "3 windows x 3 models x 2 concurrencies");
+      assertTrue(h.summaries.stream().mapToLong(WindowSummary::coalescedGaps).sum() > 0);
+      assertEquals(5, h.summaries.stream().mapToLong(WindowSummary::warmupRequests).sum());
+    }
+  }
+
+  @Test
+  void warmUpRequestsAreCountedOnceAtTheirStartAndInNoOtherStatistic() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      Req warm = new Req("warm-1", "model-a");
+      Req real = new Req("real-1", "model-a");
+      h.pipe(Req.heartbeat(T0, "p1", T0));
+      h.pipe(warm.start(T0 + 9_000).asWarmup(), warm.start(T0 + 9_000).asWarmup());
+      h.pipe(
+          warm.token(T0 + 9_100, ms(100)).asWarmup(),
+          warm.token(T0 + 10_100, ms(1_100)).asWarmup());
+      h.pipe(warm.end(T0 + 10_200, ms(1_200)).asWarmup());
+      h.pipe(real.start(T0 + 10_300), real.token(T0 + 10_400, ms(100)));
+      h.pipe(real.token(T0 + 10_450, ms(150)), real.end(T0 + 10_500, ms(200)));
+      h.pipe(Req.finalHeartbeat(T0 + 10_600, "p1", T0 + 10_600));
+
+      List<WindowSummary> out = h.newSummaries();
+      assertEquals(2, out.size());
+      WindowSummary first = out.get(0);
+      assertEquals(1, first.warmupRequests(), "one warm-up request, counted at its start");
+      assertEquals(0, first.requests().started());
+      assertEquals(0, first.ttft().count());
+      assertEquals(0, first.outputTokens());
+      WindowSummary second = out.get(1);
+      assertEquals(0, second.warmupRequests());
+      assertEquals(1, second.tpot().count(), "only the measured request's gap");
+      assertEquals(1, second.requests().started());
+      assertEquals(1, second.requests().completed());
+      assertEquals(1, second.e2e().count());
+      assertEquals(0, h.storeEntries(AggregatorTopology.STAGE1_STORE, 'r'));
+    }
+  }
+
+  @Test
+  void aCoalescedChunkStillGivesItsSamplesAndIsCounted() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      Req r = new Req("r1", "model-a");
+      h.pipe(Req.heartbeat(T0, "p1", T0), r.start(T0 + 1), r.token(T0 + 100, ms(100)));
+      h.pipe(r.token(T0 + 110, ms(110), 2).asCoalesced(), r.token(T0 + 150, ms(150)));
+      h.pipe(r.end(T0 + 160, ms(160)), Req.finalHeartbeat(T0 + 200, "p1", T0 + 200));
+      WindowSummary s = h.newSummaries().get(0);
+      assertEquals(3, s.tpot().count());
+      assertEquals(2, s.coalescedGaps(), "the two samples of the coalesced two-token chunk");
+      assertEquals(new BigDecimal("5.000"), s.tpot().minMs());
+    }
+  }
+
+  @Test
+  void loopLagGoesToItsWindowAsPausesDoAndMakesItSuspectPastTheThreshold() {
+    StageSettings lenient = TEN_SECONDS.withClientLagThreshold(Duration.ofMillis(2));
+    for (StageSettings settings : List.of(TEN_SECONDS, lenient)) {
+      try (TopologyHarness h = new TopologyHarness(settings)) {
+        Req r = new Req("r1", "model-a");
+        h.pipe(Req.heartbeat(T0, "p1", T0), r.start(T0 + 1), r.token(T0 + 100, ms(100)));
+        h.pipe(TokenEvent.heartbeat(T0 + 1_000, "run", "p1", T0 + 800, false, 300L, 1_500L, 4L));
+        h.pipe(TokenEvent.heartbeat(T0 + 2_000, "run", "p1", T0 + 1_800, false, 200L, 900L, 0L));
+        h.pipe(r.token(T0 + 2_100, ms(2_100)), r.end(T0 + 2_200, ms(2_200)));
+        h.pipe(Req.finalHeartbeat(T0 + 2_300, "p1", T0 + 2_300));
+        WindowSummary s = h.newSummaries().get(0);
+        assertEquals(new BigDecimal("1.500"), s.clientLagMaxMs());
+        assertEquals(new BigDecimal("0.300"), s.clientPauseMaxMs());
+        assertEquals(settings == TEN_SECONDS, s.clientSuspect(), "1.5 ms against " + settings);
+      }
+    }
+  }
+
+  @Test
+  void anotherVersionAndNegativeCountsGoToTheDeadLettersWithTheirReason() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      String v2 =
+          "{\"type\":\"token\",\"v\":2,\"ts\":"
+              + (T0 + 5)
+              + ",\"requestId\":\"r1\",\"model\":\"m\",\"elapsedNs\":7,\"seq\":0}";
+      h.pipeRaw("r1", v2.getBytes(StandardCharsets.UTF_8), T0 + 5);
+      h.pipeRaw(
+          "r1",
+          v2.replace("\"v\":2", "\"v\":1").replace(":7,", ":-7,").getBytes(StandardCharsets.UTF_8),
+          T0 + 5);
+      List<TestRecord<byte[], byte[]>> dead = h.deadLetters();
+      assertEquals(2, dead.size());
+      assertTrue(
+          header(dead.get(0), DeadLetterHeaders.REASON)
+              .startsWith("not a token event: version v=2 is not 1"));
+      assertTrue(
+          header(dead.get(1), DeadLetterHeaders.REASON)
+              .startsWith("not a token event: negative elapsedNs -7"));
     }
   }
 

@@ -4,15 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.aggregator.AggregatorConfig;
+import io.tpotstream.aggregator.partial.Metric;
+import io.tpotstream.aggregator.partial.SeriesName;
+import io.tpotstream.aggregator.partial.WindowCounts;
 import io.tpotstream.aggregator.stage.StageSettings;
 import io.tpotstream.common.stats.HistogramCodec;
 import io.tpotstream.common.stats.LatencyHistogram;
-import io.tpotstream.common.summary.WindowStats;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import java.math.BigDecimal;
 import java.util.List;
-import java.util.Map;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serializer;
@@ -121,12 +122,15 @@ class MergeStageTest {
   }
 
   private static StageMessage partial(int partition, String series, long start, long... gapsUs) {
-    WindowStats stats = new WindowStats();
+    WindowCounts counts = new WindowCounts();
     for (long g : gapsUs) {
-      stats.tpot.recordMicros(g);
+      counts.latency(Metric.TPOT, g, 1);
     }
-    WindowSummary s = stats.toSummary(series, series, Map.of(), start, start + W);
-    return StageMessage.partial(partition, start, WindowSummaryCodec.encode(s));
+    // through the serde, as on the internal topic
+    StageMessage m =
+        StageMessage.partial(partition, start, new SeriesName(series, series, null), counts);
+    return new StageMessageSerde.Reader()
+        .deserialize("t", new StageMessageSerde.Writer().serialize("t", m));
   }
 
   private static List<WindowSummary> summaries(TestOutputTopic<String, byte[]> out) {

@@ -18,7 +18,6 @@ import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.test.TestRecord;
 
 /** The aggregator's topology in a TopologyTestDriver (one partition per topic). */
@@ -103,14 +102,18 @@ final class TopologyHarness implements AutoCloseable {
     return deadLetters.readRecordsToList();
   }
 
-  /** Entries in a store (through its cache). */
-  int storeSize(String name) {
-    KeyValueStore<Bytes, byte[]> store = driver.getKeyValueStore(name);
+  /**
+   * Entries of one kind in a working-set store as of the last commit (the driver commits after
+   * every record): {@code tag} is the kind's first key byte ('r' requests, 'w' window counts).
+   */
+  int storeEntries(String name, char tag) {
+    WorkingSetStore store = (WorkingSetStore) driver.getAllStateStores().get(name);
     int n = 0;
-    try (KeyValueIterator<Bytes, byte[]> it = store.all()) {
+    try (KeyValueIterator<Bytes, byte[]> it = store.inner().all()) {
       while (it.hasNext()) {
-        it.next();
-        n++;
+        if (it.next().key.get()[0] == tag) {
+          n++;
+        }
       }
     }
     return n;

@@ -1,39 +1,63 @@
 package io.tpotstream.app.archive;
 
 import io.tpotstream.common.archive.ArchiveWriter;
+import io.tpotstream.common.progress.Progress;
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * Copies a topic's records, with key, partition, offset and record timestamp, into an archive file.
- * Reads committed records only, without a consumer group (partitions are assigned, not subscribed).
+ * Copies a topic's records, with key, partition, offset and record timestamp, into an archive file
+ * ({@link ArchiveWriter}: the compression follows the file's name). Reads committed records only,
+ * without a consumer group (partitions are assigned, not subscribed), in large fetches; keys and
+ * values stay bytes, the lines are made in a second thread and compressed in a third.
  */
 public final class Exporter {
-  /** What to export. {@code fromMs}/{@code toMs} bound the record timestamp (null: unbounded). */
+  /**
+   * What to export.
+   *
+   * @param fromMs only records with a timestamp at or after this (epoch ms), or null
+   * @param toMs only records with a timestamp before this, or null
+   * @param compressionLevel gzip or zstd level, or null for the format's default
+   */
   public record Settings(
-      Properties client, String topic, Path out, Long fromMs, Long toMs, boolean follow) {}
+      Properties client,
+      String topic,
+      Path out,
+      Long fromMs,
+      Long toMs,
+      boolean follow,
+      Integer compressionLevel) {
+    public Settings(
+        Properties client, String topic, Path out, Long fromMs, Long toMs, boolean follow) {
+      this(client, topic, out, fromMs, toMs, follow, null);
+    }
+  }
 
   private final Settings settings;
-  private final PrintStream progress;
+  private final Progress progress;
   private final AtomicBoolean stopped = new AtomicBoolean();
 
-  public Exporter(Settings settings, PrintStream progress) {
+  public Exporter(Settings settings, Progress progress) {
     this.settings = settings;
     this.progress = progress;
   }
@@ -43,17 +67,32 @@ public final class Exporter {
     stopped.set(true);
   }
 
-  /** Exports and returns the number of records written. */
-  public long run() throws IOException {
+  /** The consumer settings for reading a topic in bulk. */
+  static Properties consumerProperties(Properties client) {
     Properties p = new Properties();
-    p.putAll(settings.client());
-    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    // bulk reading: large fetches so that each poll returns many batches of every partition
+    p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(64 << 20));
+    p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(16 << 20));
+    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+    p.put(ConsumerConfig.RECEIVE_BUFFER_CONFIG, Integer.toString(1 << 20));
+    p.putAll(client); // the user's properties win over the bulk defaults
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
-    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p);
-        ArchiveWriter writer = new ArchiveWriter(settings.out())) {
+    return p;
+  }
+
+  /** Exports and returns the number of records written. */
+  public long run() throws IOException {
+    Properties p = consumerProperties(settings.client());
+    long startNs = System.nanoTime();
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p);
+        Lines lines =
+            new Lines(
+                new ArchiveWriter(settings.out(), settings.compressionLevel()),
+                settings.fromMs(),
+                settings.toMs())) {
       List<PartitionInfo> infos = consumer.partitionsFor(settings.topic(), Duration.ofSeconds(30));
       if (infos == null || infos.isEmpty()) {
         throw new IllegalArgumentException(
@@ -62,53 +101,174 @@ public final class Exporter {
       List<TopicPartition> partitions = new ArrayList<>();
       infos.forEach(i -> partitions.add(new TopicPartition(i.topic(), i.partition())));
       consumer.assign(partitions);
-      seekToStart(consumer, partitions);
+      Map<TopicPartition, Long> start = seekToStart(consumer, partitions);
       Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-      Map<TopicPartition, Long> remaining = new HashMap<>(end);
-      long lastReport = System.nanoTime();
+      long span = 0;
+      for (TopicPartition tp : partitions) {
+        span += Math.max(0, end.get(tp) - start.get(tp));
+      }
+      progress.phase(
+          (settings.follow() ? "following " : "reading ") + settings.topic(),
+          "records",
+          settings.follow() ? -1 : span);
+      long lastFractionNs = 0;
       while (!stopped.get()) {
-        if (!settings.follow() && caughtUp(consumer, remaining)) {
+        if (!settings.follow() && caughtUp(consumer, end)) {
           break;
         }
-        for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-          if (settings.toMs() != null && r.timestamp() >= settings.toMs()) {
-            continue;
-          }
-          if (settings.fromMs() != null && r.timestamp() < settings.fromMs()) {
-            continue;
-          }
-          writer.write(r.key(), r.partition(), r.offset(), r.timestamp(), r.value());
+        ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(500));
+        if (!records.isEmpty()) {
+          lines.add(records);
         }
-        if (System.nanoTime() - lastReport > 1_000_000_000L) {
-          progress.printf("export: %,d records written to %s%n", writer.written(), settings.out());
-          lastReport = System.nanoTime();
+        progress.add(records.count());
+        if (!settings.follow() && System.nanoTime() - lastFractionNs > 200_000_000L) {
+          // offsets include transaction markers and skipped records: the percent follows them
+          long read = 0;
+          for (TopicPartition tp : partitions) {
+            read += Math.max(0, Math.min(consumer.position(tp), end.get(tp)) - start.get(tp));
+          }
+          progress.fraction(read, span);
+          lastFractionNs = System.nanoTime();
         }
       }
-      progress.printf(
-          "export: done, %,d records from %s (%d partitions) written to %s%n",
-          writer.written(), settings.topic(), partitions.size(), settings.out());
-      return writer.written();
+      lines.close();
+      double seconds = (System.nanoTime() - startNs) / 1e9;
+      progress.finish(
+          String.format(
+              Locale.ROOT,
+              "export: done, %d records from %s (%d partitions) written to %s in %.1f s (%,.0f"
+                  + " records/s)%s",
+              lines.written(),
+              settings.topic(),
+              partitions.size(),
+              settings.out(),
+              seconds,
+              lines.written() / Math.max(seconds, 1e-3),
+              lines.skipped() > 0 ? ", " + lines.skipped() + " outside --from/--to" : ""));
+      return lines.written();
+    } finally {
+      progress.close();
     }
   }
 
-  private void seekToStart(
-      KafkaConsumer<String, byte[]> consumer, List<TopicPartition> partitions) {
+  /**
+   * Turns polled batches into archive lines in a thread of its own, so that the consumer (which
+   * fetches and decompresses in the polling thread), the lines and the file's compression each have
+   * a core.
+   */
+  private static final class Lines implements AutoCloseable {
+    private static final ConsumerRecords<byte[], byte[]> LAST = ConsumerRecords.empty();
+
+    private final ArchiveWriter writer;
+    private final Long fromMs;
+    private final Long toMs;
+    private final BlockingQueue<ConsumerRecords<byte[], byte[]>> batches =
+        new ArrayBlockingQueue<>(4);
+    private final Thread thread;
+    private volatile Throwable failure;
+    private volatile long skipped;
+    private boolean closed;
+
+    Lines(ArchiveWriter writer, Long fromMs, Long toMs) {
+      this.writer = writer;
+      this.fromMs = fromMs;
+      this.toMs = toMs;
+      thread = new Thread(this::work, "export-lines");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    void add(ConsumerRecords<byte[], byte[]> records) throws IOException {
+      try {
+        while (!batches.offer(records, 100, TimeUnit.MILLISECONDS)) {
+          check();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while exporting");
+      }
+      check();
+    }
+
+    long written() {
+      return writer.written();
+    }
+
+    long skipped() {
+      return skipped;
+    }
+
+    private void work() {
+      try {
+        for (var records = batches.take(); records != LAST; records = batches.take()) {
+          long outside = 0;
+          for (ConsumerRecord<byte[], byte[]> r : records) {
+            long timestamp = r.timestamp();
+            if ((toMs != null && timestamp >= toMs) || (fromMs != null && timestamp < fromMs)) {
+              outside++;
+              continue;
+            }
+            writer.write(r.key(), r.partition(), r.offset(), timestamp, r.value());
+          }
+          skipped += outside;
+        }
+      } catch (Throwable e) {
+        failure = e;
+        batches.clear();
+      }
+    }
+
+    private void check() throws IOException {
+      if (failure != null) {
+        throw new IOException(
+            "cannot write " + writer.file() + ": " + failure.getMessage(), failure);
+      }
+    }
+
+    /** Writes what is queued and finishes the file. */
+    @Override
+    public void close() throws IOException {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      try {
+        if (failure == null) {
+          batches.put(LAST);
+        }
+        thread.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while finishing " + writer.file());
+      } finally {
+        writer.close();
+      }
+      check();
+    }
+  }
+
+  /** Seeks every partition to where the export starts and returns those offsets. */
+  private Map<TopicPartition, Long> seekToStart(
+      KafkaConsumer<byte[], byte[]> consumer, List<TopicPartition> partitions) {
+    Map<TopicPartition, Long> start = new HashMap<>();
     if (settings.fromMs() == null) {
-      consumer.seekToBeginning(partitions);
-      return;
+      start.putAll(consumer.beginningOffsets(partitions));
+    } else {
+      Map<TopicPartition, Long> query = new HashMap<>();
+      partitions.forEach(tp -> query.put(tp, settings.fromMs()));
+      Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(query);
+      Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+      for (TopicPartition tp : partitions) {
+        OffsetAndTimestamp at = found.get(tp);
+        start.put(tp, at == null ? ends.get(tp) : at.offset());
+      }
     }
-    Map<TopicPartition, Long> query = new HashMap<>();
-    partitions.forEach(tp -> query.put(tp, settings.fromMs()));
-    Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(query);
-    Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-    for (TopicPartition tp : partitions) {
-      OffsetAndTimestamp at = found.get(tp);
-      consumer.seek(tp, at == null ? ends.get(tp) : at.offset());
-    }
+    start.forEach(consumer::seek);
+    return start;
   }
 
   private static boolean caughtUp(
-      KafkaConsumer<String, byte[]> consumer, Map<TopicPartition, Long> end) {
+      KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> end) {
     for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
       // position() passes transaction markers too, so a committed end offset is always reached
       if (consumer.position(e.getKey()) < e.getValue()) {

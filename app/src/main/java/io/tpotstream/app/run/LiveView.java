@@ -24,7 +24,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * Follows the run's summaries topic while it goes on: the latest window per series (p50, p99,
- * p99.9, errors and the producer's own worst pause), and per model the requests accounted for,
+ * p99.9, errors, and the producer's own worst event-loop lag and pause beside them, with the window
+ * flagged CLIENT SUSPECT when they passed the threshold), and per model the requests accounted for,
  * which tells the run when every request it made is in a closed window.
  */
 final class LiveView implements AutoCloseable {
@@ -170,8 +171,18 @@ final class LiveView implements AutoCloseable {
     if (!s.requests().errors().isEmpty()) {
       line.append(' ').append(s.requests().errors());
     }
-    if (s.clientPauseMaxMs() != null) {
-      line.append(", producer pause max ").append(ms(s.clientPauseMaxMs())).append(" ms");
+    if (s.clientLagMaxMs() != null || s.clientPauseMaxMs() != null) {
+      line.append(", client lag max ")
+          .append(ms(s.clientLagMaxMs()))
+          .append(" ms, pause max ")
+          .append(ms(s.clientPauseMaxMs()))
+          .append(" ms");
+    }
+    if (s.tpot().count() > 0 && s.coalescedGaps() > 0) {
+      line.append(", ").append(s.coalescedGaps()).append(" coalesced gaps");
+    }
+    if (Boolean.TRUE.equals(s.clientSuspect())) {
+      line.append("  CLIENT SUSPECT (the producer's own delay passed the threshold)");
     }
     if (s.slo() != null) {
       if (s.slo().goodput() != null) {

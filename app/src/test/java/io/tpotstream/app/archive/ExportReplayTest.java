@@ -1,5 +1,7 @@
 package io.tpotstream.app.archive;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,11 +11,11 @@ import io.tpotstream.common.event.EventType;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
 import io.tpotstream.common.event.TokenKind;
+import io.tpotstream.common.progress.Progress;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,6 +41,10 @@ class ExportReplayTest {
    */
   private static int publishRun(TestKafka kafka, String topic) {
     kafka.createTopic(topic, 3, java.util.Map.of("retention.ms", "-1"));
+    return publishEvents(kafka, topic);
+  }
+
+  private static int publishEvents(TestKafka kafka, String topic) {
     int count = 0;
     try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(kafka.producerProps())) {
       for (int p = 0; p < 3; p++) {
@@ -133,19 +139,16 @@ class ExportReplayTest {
     long exported =
         new Exporter(
                 new Exporter.Settings(client(kafka), source, file, null, null, false),
-                new PrintStream(progress, true, StandardCharsets.UTF_8))
+                Progress.start(
+                    "export", Progress.Mode.PLAIN, new PrintStream(progress, true, UTF_8)))
             .run();
     assertEquals(published, exported);
-    assertTrue(
-        progress
-            .toString(StandardCharsets.UTF_8)
-            .contains("export: done, " + published + " records"));
+    assertTrue(progress.toString(UTF_8).contains("export: done, " + published + " records"));
 
     // replay into a topic with another partition count: 2 instead of 3
     String target = TestKafka.uniqueName("replay-dst");
     Replayer.Result result =
-        new Replayer(
-                new Replayer.Settings(client(kafka), file, target, 0, 2), new PrintStream(progress))
+        new Replayer(new Replayer.Settings(client(kafka), file, target, 0, 2), Progress.quiet())
             .run();
     // 2 distinct heartbeats (start, final), each seen on 3 source partitions: 4 duplicates dropped
     assertEquals(2, result.heartbeatsSent());
@@ -196,6 +199,39 @@ class ExportReplayTest {
   }
 
   @Test
+  void followKeepsExportingNewRecordsUntilStoppedAndTheFileHoldsThemAll(
+      TestKafka kafka, @TempDir Path dir) throws Exception {
+    String source = TestKafka.uniqueName("export-follow");
+    int first = publishRun(kafka, source);
+    Path file = dir.resolve("follow.jsonl.zst");
+    Progress progress = Progress.quiet();
+    Exporter exporter =
+        new Exporter(
+            new Exporter.Settings(client(kafka), source, file, null, null, true), progress);
+    java.util.concurrent.CompletableFuture<Long> exported =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return exporter.run();
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    await().atMost(Duration.ofSeconds(30)).until(() -> progress.done() == first);
+    int second = publishEvents(kafka, source); // the same run again, appended
+    await().atMost(Duration.ofSeconds(30)).until(() -> progress.done() == first + second);
+    exporter.stop();
+    assertEquals(first + second, exported.get(30, java.util.concurrent.TimeUnit.SECONDS));
+    List<ArchivedRecord> records =
+        ArchiveReader.readInReplayOrder(
+            file,
+            (line, reason) -> {
+              throw new AssertionError(reason);
+            });
+    assertEquals(first + second, records.size());
+  }
+
+  @Test
   void exportOfATimeRangeKeepsOnlyRecordsInsideIt(TestKafka kafka, @TempDir Path dir)
       throws Exception {
     String source = TestKafka.uniqueName("export-range");
@@ -204,10 +240,10 @@ class ExportReplayTest {
     // requests 5..9 start at T0+5000..T0+9000 and end 20 ms later: [T0+5000, T0+10000)
     new Exporter(
             new Exporter.Settings(client(kafka), source, file, T0 + 5_000, T0 + 10_000, false),
-            new PrintStream(new ByteArrayOutputStream()))
+            Progress.quiet())
         .run();
     List<ArchivedRecord> records =
-        ArchiveReader.readAll(
+        ArchiveReader.readInReplayOrder(
             file,
             (line, reason) -> {
               throw new AssertionError(reason);

@@ -226,11 +226,9 @@ class SecuredClusterTest {
     Set<String> heartbeats = new HashSet<>();
     long events = 0;
     for (ArchivedRecord r : records) {
-      if ("heartbeat".equals(r.value().path("type").asText())) {
+      if (r.isHeartbeat()) {
         heartbeats.add(
-            r.value().path("producerId").asText()
-                + r.value().path("watermark").asText()
-                + r.value().path("final").asBoolean());
+            r.heartbeat().producerId() + r.heartbeat().watermark() + r.heartbeat().isFinal());
       } else {
         events++;
       }

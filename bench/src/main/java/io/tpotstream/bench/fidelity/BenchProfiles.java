@@ -2,6 +2,7 @@ package io.tpotstream.bench.fidelity;
 
 import io.tpotstream.simulator.profile.Distribution;
 import io.tpotstream.simulator.profile.ModelProfile;
+import io.tpotstream.simulator.profile.Profiles;
 import java.util.Map;
 
 /** Simulator profiles of the benchmarks. */
@@ -12,19 +13,31 @@ public final class BenchProfiles {
   /** 50 tokens/s on average: log-normal gaps of mean 20 ms (median 17.6 ms, sigma 0.5). */
   public static final String LOGNORMAL = "bench-lognormal";
 
+  /** Constant 5 ms gaps and one 150 ms stall before chunk 100 (the stall check of B2). */
+  public static final String STALL = "bench-stall";
+
   /** Two tokens 1 ms apart after 1 ms: many short requests. */
   public static final String SHORT = "bench-short";
 
   private BenchProfiles() {}
 
-  /** {@link #CONSTANT} and {@link #LOGNORMAL}, TTFT log-normal around 150 ms. */
+  /**
+   * {@link #CONSTANT} and {@link #LOGNORMAL}, TTFT log-normal around 150 ms; and {@link #STALL}.
+   */
   public static Map<String, ModelProfile> fiftyTokensPerSecond() {
     Distribution ttft = new Distribution.LogNormal(150, 0.5, 20, 1000);
     double sigma = 0.5;
     double median = 20 / Math.exp(sigma * sigma / 2);
     return Map.of(
         CONSTANT, ModelProfile.of(ttft, new Distribution.Constant(20)),
-        LOGNORMAL, ModelProfile.of(ttft, new Distribution.LogNormal(median, sigma, 1, 200)));
+        LOGNORMAL, ModelProfile.of(ttft, new Distribution.LogNormal(median, sigma, 1, 200)),
+        STALL,
+            Profiles.parse(
+                    "{\"models\": {\""
+                        + STALL
+                        + "\": {\"ttft\": 30, \"gap\": 5,"
+                        + " \"fixedStalls\": [{\"beforeSeq\": 100, \"gapMs\": 150}]}}}")
+                .get(STALL));
   }
 
   /** {@link #SHORT} only. */

@@ -5,6 +5,7 @@ import io.tpotstream.common.event.EventType;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -13,33 +14,54 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 
-/** A finished producer run's token-events topic, read back: per request, when each chunk came. */
+/**
+ * A finished producer run's token-events topic, read back: per request, when each chunk came; and
+ * the producer's heartbeats, which say how late its own event loops ran each second.
+ */
 final class EventsTopic {
-  /** One request as published: arrival (elapsedNs) per chunk seq, -1 where none. */
+  /** One request as published: arrival (elapsedNs) and ts per chunk seq, -1 where none. */
   static final class Request {
     long[] elapsedBySeq = new long[0];
+    long[] tsBySeq = new long[0];
     Long scheduleLagNs;
     long startTsMs = -1;
 
-    void token(int seq, long elapsedNs) {
+    void token(int seq, long elapsedNs, long ts) {
       if (seq >= elapsedBySeq.length) {
         int old = elapsedBySeq.length;
-        elapsedBySeq = Arrays.copyOf(elapsedBySeq, Math.max(seq + 1, old * 2));
-        Arrays.fill(elapsedBySeq, old, elapsedBySeq.length, -1);
+        int size = Math.max(seq + 1, old * 2);
+        elapsedBySeq = Arrays.copyOf(elapsedBySeq, size);
+        tsBySeq = Arrays.copyOf(tsBySeq, size);
+        Arrays.fill(elapsedBySeq, old, size, -1);
+        Arrays.fill(tsBySeq, old, size, -1);
       }
       elapsedBySeq[seq] = elapsedNs;
+      tsBySeq[seq] = ts;
     }
 
     long elapsedNs(int seq) {
       return seq < elapsedBySeq.length ? elapsedBySeq[seq] : -1;
     }
+
+    long ts(int seq) {
+      return seq < tsBySeq.length ? tsBySeq[seq] : -1;
+    }
+  }
+
+  /** One heartbeat (partition 0's copy): the client's worst loop lag and pause before it. */
+  record Heartbeat(long ts, long loopLagMaxUs, long clientPauseMaxUs) {
+    long worstUs() {
+      return Math.max(loopLagMaxUs, clientPauseMaxUs);
+    }
   }
 
   final Map<String, Request> requests = new HashMap<>();
+  final List<Heartbeat> heartbeats = new ArrayList<>();
   long[] tokenTsMs = new long[1024];
   int tokens;
   long firstStartTsMs = Long.MAX_VALUE;
   long records;
+  long warmupEvents;
 
   EventsTopic() {}
 
@@ -56,15 +78,30 @@ final class EventsTopic {
         idle = batch.isEmpty() ? idle + 1 : 0;
         for (ConsumerRecord<byte[], byte[]> r : batch) {
           result.records++;
-          result.add(TokenEventCodec.decode(r.value()));
+          result.add(TokenEventCodec.decode(r.value()), r.partition());
         }
       }
     }
+    result.heartbeats.sort((a, b) -> Long.compare(a.ts(), b.ts()));
     return result;
   }
 
   void add(TokenEvent e) {
+    add(e, 0);
+  }
+
+  void add(TokenEvent e, int partition) {
     if (e.type() == EventType.HEARTBEAT) {
+      if (partition == 0 && e.loopLagMaxUs() != null) {
+        heartbeats.add(
+            new Heartbeat(
+                e.ts(), e.loopLagMaxUs(), e.clientPauseMaxUs() == null ? 0 : e.clientPauseMaxUs()));
+      }
+      return;
+    }
+    if (e.inWarmup()) {
+      // warm-up requests are left out, as every statistic leaves them out
+      warmupEvents++;
       return;
     }
     Request r = requests.computeIfAbsent(e.requestId(), id -> new Request());
@@ -73,7 +110,7 @@ final class EventsTopic {
       r.startTsMs = e.ts();
       firstStartTsMs = Math.min(firstStartTsMs, e.ts());
     } else if (e.type() == EventType.TOKEN) {
-      r.token(e.seq(), e.elapsedNs());
+      r.token(e.seq(), e.elapsedNs(), e.ts());
       if (tokens == tokenTsMs.length) {
         tokenTsMs = Arrays.copyOf(tokenTsMs, tokens * 2);
       }
@@ -90,5 +127,33 @@ final class EventsTopic {
       }
     }
     return n;
+  }
+
+  /**
+   * True when the client's own lag or pause passed {@code thresholdUs} in the heartbeat interval
+   * holding {@code ts} or the one after it (a late tick is reported by the heartbeat after it).
+   */
+  boolean clientSuspectAt(long ts, long thresholdUs) {
+    int lo = 0;
+    int hi = heartbeats.size();
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (heartbeats.get(mid).ts() < ts) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    for (int i = lo; i < Math.min(lo + 2, heartbeats.size()); i++) {
+      if (heartbeats.get(i).worstUs() > thresholdUs) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Heartbeat intervals whose client lag or pause passed {@code thresholdUs}. */
+  long suspectIntervals(long thresholdUs) {
+    return heartbeats.stream().filter(h -> h.worstUs() > thresholdUs).count();
   }
 }

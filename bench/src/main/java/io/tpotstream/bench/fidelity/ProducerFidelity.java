@@ -9,6 +9,8 @@ import io.tpotstream.common.Json;
 import io.tpotstream.common.stats.LatencyHistogram;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
+import io.tpotstream.simulator.truth.GroundTruth;
+import io.tpotstream.simulator.truth.RequestTruth;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * B2: the producer (in its own JVM, as {@code tpot run} has it) against the simulator, at a number
@@ -31,8 +34,24 @@ public final class ProducerFidelity {
 
   private ProducerFidelity() {}
 
+  /** Streams of the side-by-side comparison with the Python anchor (the setting). */
+  static final int ANCHOR_STREAMS = 200;
+
+  /** Each run's own warm-up: at least 3 s, then until the JIT is quiet (the producer's rule). */
+  static final String RUN_WARMUP = "3s";
+
+  /** What a planned run is for. */
+  private enum Kind {
+    WARMUP,
+    CLOSED,
+    STALL,
+    ANCHOR,
+    OPEN
+  }
+
   /** One run and how to report it. */
-  private record Planned(String label, ProducerChild.RunSpec spec, int streams, Duration length) {}
+  private record Planned(
+      String label, Kind kind, ProducerChild.RunSpec spec, int streams, Duration length) {}
 
   public static void run(BenchEnv env, Report report) {
     List<Integer> streams = env.pick(List.of(100, 1_000, 2_000), List.of(100, 1_000));
@@ -45,21 +64,26 @@ public final class ProducerFidelity {
             + "-token responses at 50 tokens/s, "
             + runFor.toSeconds()
             + " s per run, after a warm-up run)");
+    int anchorRequests = Integer.getInteger("tpot.bench.anchorRequests", env.pick(2_000, 400));
+    int anchorTokens = env.pick(200, 100);
     List<Planned> plan = new ArrayList<>();
-    plan.add(
-        closed(
-            "warm-up",
-            BenchProfiles.CONSTANT,
-            200,
-            env.pick(Duration.ofSeconds(10), Duration.ofSeconds(4))));
+    plan.add(warmup(Long.getLong("tpot.bench.warmupSeconds", env.pick(30L, 15L))));
     for (String model : List.of(BenchProfiles.CONSTANT, BenchProfiles.LOGNORMAL)) {
       String shape = model.equals(BenchProfiles.CONSTANT) ? "constant" : "lognormal";
       for (int n : streams) {
-        plan.add(closed(shape + " x " + n, model, n, runFor));
+        plan.add(closed(shape + " x " + n, Kind.CLOSED, model, n, runFor));
       }
     }
+    plan.add(stall());
+    plan.add(anchor(anchorRequests, anchorTokens));
     plan.add(open(50, openFor));
     plan.add(open(340, openFor));
+    // -Dtpot.bench.b2=anchor: only the side-by-side comparison (to compare settings quickly)
+    if ("anchor".equals(System.getProperty("tpot.bench.b2"))) {
+      plan.removeIf(p -> p.kind() != Kind.WARMUP && p.kind() != Kind.ANCHOR);
+    }
+    Optional<String> python = PythonAnchor.python();
+    report.note("producer JVM: " + String.join(" ", env.producerJvmOptions()));
 
     SimulatorConfig simConfig =
         SimulatorConfig.defaults()
@@ -68,48 +92,34 @@ public final class ProducerFidelity {
             .withProfiles(BenchProfiles.fiftyTokensPerSecond())
             .withRequestsKept(1_000_000);
     try (Simulator simulator = Simulator.start(simConfig)) {
-      List<ProducerChild.RunSpec> specs = new ArrayList<>();
-      for (Planned p : plan) {
-        BenchTopics.create(env.bootstrapServers(), p.spec().topic(), 3);
-        Map<String, String> keys = new LinkedHashMap<>(p.spec().keys());
-        keys.put("base_url", simulator.baseUrl());
-        specs.add(new ProducerChild.RunSpec(p.spec().topic(), keys));
+      // the side-by-side run gets a JVM of its own, started as `tpot produce` starts one (its own
+      // warm-up until the JIT settles): a new run in a used JVM deoptimises and recompiles its hot
+      // paths while it is measured
+      List<Planned> shared = plan.stream().filter(p -> p.kind() != Kind.ANCHOR).toList();
+      List<Planned> own = plan.stream().filter(p -> p.kind() == Kind.ANCHOR).toList();
+      Context c =
+          new Context(
+              env, report, simulator, python, anchorRequests, anchorTokens, openFor, null, null);
+      if (shared.size() > 1) {
+        runInChild(c, shared, "b2-producer.log");
       }
-      List<String> args =
-          List.of(env.bootstrapServers(), "0", Json.MAPPER.writeValueAsString(specs));
-      try (ChildJvm child =
-          ChildJvm.start(
-              ProducerChild.class,
-              env.childJvmOptions(),
-              args,
-              env.workDir().resolve("b2-producer.log"))) {
-        for (int i = 0; i < plan.size(); i++) {
-          Planned p = plan.get(i);
-          if (i > 0) {
-            child.send("next");
-          }
-          ChildJvm.Line line = child.await("result", p.length().multipliedBy(6).plusSeconds(90));
-          ProducerChild.Result result =
-              Json.MAPPER.treeToValue(line.json(), ProducerChild.Result.class);
-          if (i == 0) {
-            report.note(
-                "warm-up run: "
-                    + Report.count(result.eventsPublished())
-                    + " events (not reported)");
-          } else {
-            EventsTopic events = EventsTopic.read(env.bootstrapServers(), p.spec().topic());
-            if (p.spec().keys().containsKey("rate")) {
-              if (p.spec().keys().get("rate").equals("50")) {
-                report.note(openLoopNote(openFor));
-              }
-              reportOpenLoop(report, p, result, events);
-            } else {
-              reportClosedLoop(report, p, result, events, Distortion.of(events, simulator.truth()));
-            }
-          }
+      if (!own.isEmpty()) {
+        if (python.isPresent()) {
+          // the anchor first, alone on the machine, against the same simulator and profile
+          PythonAnchor.Result py =
+              PythonAnchor.run(
+                  python.get(),
+                  env.workDir(),
+                  simulator.baseUrl() + "/chat/completions",
+                  BenchProfiles.LOGNORMAL,
+                  ANCHOR_STREAMS,
+                  anchorRequests,
+                  anchorTokens,
+                  "py");
+          c = c.withPython(py, Distortion.ofArrivals(py.arrivals(), simulator.truth()));
           simulator.truth().reset();
         }
-        child.waitFor(Duration.ofSeconds(60));
+        runInChild(c, own, "b2-side-by-side.log");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -119,7 +129,91 @@ public final class ProducerFidelity {
     }
   }
 
-  private static Planned closed(String label, String model, int streams, Duration length) {
+  /** What the runs in a child report against. */
+  private record Context(
+      BenchEnv env,
+      Report report,
+      Simulator simulator,
+      Optional<String> python,
+      int anchorRequests,
+      int anchorTokens,
+      Duration openFor,
+      PythonAnchor.Result py,
+      Distortion pyDistortion) {
+    Context withPython(PythonAnchor.Result result, Distortion distortion) {
+      return new Context(
+          env,
+          report,
+          simulator,
+          python,
+          anchorRequests,
+          anchorTokens,
+          openFor,
+          result,
+          distortion);
+    }
+  }
+
+  /** Runs {@code plan} in one producer JVM, one run after the other, and reports each. */
+  private static void runInChild(Context c, List<Planned> plan, String log)
+      throws IOException, InterruptedException {
+    BenchEnv env = c.env();
+    Report report = c.report();
+    Simulator simulator = c.simulator();
+    Optional<String> python = c.python();
+    Duration openFor = c.openFor();
+    List<ProducerChild.RunSpec> specs = new ArrayList<>();
+    for (Planned p : plan) {
+      BenchTopics.create(env.bootstrapServers(), p.spec().topic(), 3);
+      Map<String, String> keys = new LinkedHashMap<>(p.spec().keys());
+      keys.put("base_url", simulator.baseUrl());
+      specs.add(new ProducerChild.RunSpec(p.spec().topic(), keys));
+    }
+    List<String> args = List.of(env.bootstrapServers(), "0", Json.MAPPER.writeValueAsString(specs));
+    try (ChildJvm child =
+        ChildJvm.start(
+            ProducerChild.class, env.producerJvmOptions(), args, env.workDir().resolve(log))) {
+      for (int i = 0; i < plan.size(); i++) {
+        Planned p = plan.get(i);
+        PythonAnchor.Result py = c.py();
+        Distortion pyDistortion = c.pyDistortion();
+        if (i > 0) {
+          child.send("next");
+        }
+        ChildJvm.Line line = child.await("result", p.length().multipliedBy(6).plusSeconds(90));
+        ProducerChild.Result result =
+            Json.MAPPER.treeToValue(line.json(), ProducerChild.Result.class);
+        if (p.kind() == Kind.WARMUP) {
+          report.note(
+              "warm-up run: "
+                  + Report.count(result.eventsPublished())
+                  + " events, until the JIT had settled (not reported)");
+        } else {
+          EventsTopic events = EventsTopic.read(env.bootstrapServers(), p.spec().topic());
+          Distortion d = Distortion.of(events, simulator.truth());
+          switch (p.kind()) {
+            case OPEN -> {
+              if (p.spec().keys().get("rate").equals("50")) {
+                report.note(openLoopNote(openFor));
+              }
+              reportOpenLoop(report, p, result, events);
+            }
+            case STALL -> reportStall(report, events, simulator.truth(), d);
+            case ANCHOR -> {
+              reportClosedLoop(report, p, result, events, d);
+              reportSideBySide(report, result, events, d, py, pyDistortion, python);
+            }
+            default -> reportClosedLoop(report, p, result, events, d);
+          }
+        }
+        simulator.truth().reset();
+      }
+      child.waitFor(Duration.ofSeconds(60));
+    }
+  }
+
+  private static Planned closed(
+      String label, Kind kind, String model, int streams, Duration length) {
     Map<String, String> keys = new LinkedHashMap<>();
     keys.put("run_id", "b2-" + label.replace(" ", ""));
     keys.put("models", model);
@@ -127,10 +221,64 @@ public final class ProducerFidelity {
     keys.put("duration", length.toSeconds() + "s");
     keys.put("max_tokens", Integer.toString(MAX_TOKENS));
     keys.put("stop_grace", "10s");
+    // the JVM is warmed by the first run; each run still warms up its own new path (a new Vert.x,
+    // new connections, a new Kafka client) until the JIT is quiet, and is measured after that
+    keys.put("warmup", RUN_WARMUP);
     return new Planned(
         label,
+        kind,
         new ProducerChild.RunSpec(BenchTopics.unique("bench-b2-" + label.replace(" ", "")), keys),
         streams,
+        length);
+  }
+
+  /**
+   * The JVM's warm-up: the producer's own timed warm-up (at least {@code seconds}, then until the
+   * JIT has settled), then one second of requests; not reported.
+   */
+  private static Planned warmup(long seconds) {
+    Planned p = closed("warm-up", Kind.WARMUP, BenchProfiles.CONSTANT, 200, Duration.ofSeconds(1));
+    p.spec().keys().put("warmup", seconds + "s");
+    return new Planned(
+        p.label(), p.kind(), p.spec(), p.streams(), Duration.ofSeconds(seconds + 60));
+  }
+
+  /** Two requests of constant 5 ms gaps with one 150 ms stall: is the stall measured as sent? */
+  private static Planned stall() {
+    Map<String, String> keys = new LinkedHashMap<>();
+    keys.put("run_id", "b2-stall");
+    keys.put("models", BenchProfiles.STALL);
+    keys.put("concurrency", "2");
+    keys.put("total_requests", "2");
+    keys.put("max_tokens", "200");
+    keys.put("warmup", "0");
+    return new Planned(
+        "stall",
+        Kind.STALL,
+        new ProducerChild.RunSpec(BenchTopics.unique("bench-b2-stall"), keys),
+        2,
+        Duration.ofSeconds(3));
+  }
+
+  /** The producer's half of the side-by-side comparison with the Python anchor. */
+  private static Planned anchor(int requests, int tokens) {
+    Map<String, String> keys = new LinkedHashMap<>();
+    keys.put("run_id", "b2-anchor");
+    keys.put("models", BenchProfiles.LOGNORMAL);
+    keys.put("concurrency", Integer.toString(ANCHOR_STREAMS));
+    keys.put("total_requests", Integer.toString(requests));
+    keys.put("max_tokens", Integer.toString(tokens));
+    keys.put("stop_grace", "10s");
+    // a fresh JVM with the producer's default warm-up (10 s, then until the JIT has settled)
+    keys.put("warmup", "10s");
+    // about (TTFT + tokens x 20 ms) per request, requests / streams rounds of them
+    Duration length =
+        Duration.ofMillis((150 + tokens * 20L) * Math.max(1, requests / ANCHOR_STREAMS));
+    return new Planned(
+        "tpot x " + ANCHOR_STREAMS,
+        Kind.ANCHOR,
+        new ProducerChild.RunSpec(BenchTopics.unique("bench-b2-anchor"), keys),
+        ANCHOR_STREAMS,
         length);
   }
 
@@ -144,8 +292,10 @@ public final class ProducerFidelity {
     keys.put("duration", length.toSeconds() + "s");
     keys.put("max_tokens", Integer.toString(OPEN_LOOP_TOKENS));
     keys.put("stop_grace", "10s");
+    keys.put("warmup", RUN_WARMUP);
     return new Planned(
         "open loop " + rate + " req/s",
+        Kind.OPEN,
         new ProducerChild.RunSpec(BenchTopics.unique("bench-b2-open-" + rate), keys),
         0,
         length);
@@ -179,15 +329,34 @@ public final class ProducerFidelity {
                 " (%,d streams x 50/s = %,d while streaming; TTFTs and request turns pause them)",
                 p.streams(),
                 p.streams() * 50));
-    double cores = r.coresBetween(1000, p.length().toMillis());
-    report.figure(
-        p.label() + ": producer CPU",
+    double cores = r.coresBetween(r.warmupEndMs() + 1000, r.warmupEndMs() + p.length().toMillis());
+    report.headline(
+        p.label() + ": producer CPU per token",
         String.format(
             Locale.ROOT,
-            "%.2f cores = %.0f%% of the machine (%.1f µs per event)",
+            "%.1f µs (%.2f cores = %.0f%% of the machine, while streaming)",
+            cores * 1e6 / Math.max(1, sustained),
             cores,
-            100 * cores / r.costs().cores(),
-            cores * 1e6 / Math.max(1, sustained)));
+            100 * cores / r.costs().cores()));
+    long suspect = events.suspectIntervals(Distortion.SUSPECT_THRESHOLD_US);
+    report.headline(
+        p.label() + ": client's own lag (loop lag max / coalesced / suspect seconds)",
+        String.format(
+            Locale.ROOT,
+            "%s / %.1f%% of %s token chunks / %d of %d",
+            Report.ms(r.loopLagMaxUs()),
+            r.tokenChunks() == 0 ? 0.0 : 100.0 * r.coalescedChunks() / r.tokenChunks(),
+            Report.count(r.tokenChunks()),
+            suspect,
+            events.heartbeats.size()));
+    report.figure(
+        p.label() + ": gaps distorted by more than 1 ms, flagged by the client's own lag",
+        String.format(
+            Locale.ROOT,
+            "%s of %s (%.1f%%); the rest were silent",
+            Report.count(d.distortedFlagged),
+            Report.count(d.distorted),
+            d.distorted == 0 ? 100.0 : 100.0 * d.distortedFlagged / d.distorted));
     report.figure(
         p.label() + ": producer's worst own pause",
         Report.ms(r.clientPauseMaxUs())
@@ -206,7 +375,7 @@ public final class ProducerFidelity {
     StringBuilder busiest = new StringBuilder();
     r.costs().cpuMsByThreadGroup().entrySet().stream()
         .sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
-        .limit(5)
+        .limit(8)
         .forEach(
             e ->
                 busiest
@@ -215,7 +384,90 @@ public final class ProducerFidelity {
                     .append(' ')
                     .append(e.getValue())
                     .append(" ms"));
-    report.note("busiest producer threads (CPU over the run): " + busiest);
+    report.note("busiest producer threads (CPU after the run's warm-up): " + busiest);
+  }
+
+  private static void reportStall(
+      Report report, EventsTopic events, GroundTruth truth, Distortion d) {
+    long worstErrorUs = 0;
+    StringBuilder each = new StringBuilder();
+    for (Map.Entry<String, EventsTopic.Request> e : events.requests.entrySet()) {
+      RequestTruth sent = truth.request(e.getKey()).orElse(null);
+      if (sent == null || sent.chunks().size() <= 100) {
+        continue;
+      }
+      long measuredNs = e.getValue().elapsedNs(100) - e.getValue().elapsedNs(99);
+      long sentNs = sent.chunks().get(100).sentNs() - sent.chunks().get(99).sentNs();
+      worstErrorUs = Math.max(worstErrorUs, Math.abs(measuredNs - sentNs) / 1000);
+      each.append(each.length() == 0 ? "" : ", ")
+          .append(Report.ms(measuredNs / 1000))
+          .append(" vs ")
+          .append(Report.ms(sentNs / 1000));
+    }
+    report.headline(
+        "stall (5 ms gaps, 150 ms before chunk 100): measured vs sent",
+        each
+            + String.format(
+                Locale.ROOT,
+                "; worst error %s; |distortion| p50 %s, max %s over %s gaps",
+                Report.ms(worstErrorUs),
+                Report.ms(d.absolute.percentileMicros(50)),
+                Report.ms(d.absolute.maxMicros()),
+                Report.count(d.pairs)));
+  }
+
+  private static void reportSideBySide(
+      Report report,
+      ProducerChild.Result r,
+      EventsTopic events,
+      Distortion tpot,
+      PythonAnchor.Result py,
+      Distortion pyDistortion,
+      Optional<String> python) {
+    String label = ANCHOR_STREAMS + " streams side by side";
+    long tokens = events.tokens;
+    report.headline(
+        label + ": tpot |measured - sent| p99 / p99.9 / max",
+        String.format(
+            Locale.ROOT,
+            "%s / %s / %s (%s gaps, publishing every token to Kafka)",
+            Report.ms(tpot.absolute.percentileMicros(99)),
+            Report.ms(tpot.absolute.percentileMicros(99.9)),
+            Report.ms(tpot.absolute.maxMicros()),
+            Report.count(tpot.pairs)));
+    long[] cpu = r.cpuNsBetween(r.warmupEndMs(), Long.MAX_VALUE);
+    report.headline(
+        label + ": tpot CPU per published token",
+        String.format(
+            Locale.ROOT,
+            "%.1f µs (%s token events, %.1f s of process CPU after its warm-up)",
+            cpu[0] / 1000.0 / Math.max(1, tokens),
+            Report.count(tokens),
+            cpu[0] / 1e9));
+    if (py == null) {
+      report.note(
+          "Python anchor skipped: no python3 with aiohttp"
+              + (python.isEmpty() ? " (apt-get install python3-aiohttp)" : ""));
+      return;
+    }
+    report.headline(
+        label + ": Python aiohttp |measured - sent| p99 / p99.9 / max",
+        String.format(
+            Locale.ROOT,
+            "%s / %s / %s (%s gaps, no Kafka; %d errors)",
+            Report.ms(pyDistortion.absolute.percentileMicros(99)),
+            Report.ms(pyDistortion.absolute.percentileMicros(99.9)),
+            Report.ms(pyDistortion.absolute.maxMicros()),
+            Report.count(pyDistortion.pairs),
+            py.errors()));
+    report.headline(
+        label + ": Python aiohttp CPU per received chunk",
+        String.format(
+            Locale.ROOT,
+            "%.1f µs (%s chunks, %.1f s of process CPU)",
+            py.cpuMicrosPerChunk(),
+            Report.count(py.chunks()),
+            py.cpuNs() / 1e9));
   }
 
   private static void reportOpenLoop(

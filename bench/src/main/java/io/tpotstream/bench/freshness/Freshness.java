@@ -42,6 +42,7 @@ public final class Freshness {
   static final Duration WINDOW = Duration.ofSeconds(1);
   static final int STREAMS = 100;
   static final int STARTUP_WINDOWS = 3;
+  static final String RUN_ID = "bench-b3";
 
   private Freshness() {}
 
@@ -62,15 +63,15 @@ public final class Freshness {
         runFor,
         Map.of(),
         "window end to metrics record: p50 / p99 / max",
-        "aggregator default");
+        "aggregator default (commits every 100 ms)");
     if (!env.quick()) {
       measure(
           env,
           report,
           runFor,
-          Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "100"),
-          "same, aggregator committing every 100 ms",
-          "commits every 100 ms");
+          Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "1000"),
+          "same, aggregator committing every 1 s",
+          "commits every 1 s");
     }
   }
 
@@ -137,12 +138,14 @@ public final class Freshness {
       measureFrom.set(measuredFromMs);
       Map<String, String> keys = new LinkedHashMap<>();
       keys.put("base_url", simulator.baseUrl());
-      keys.put("run_id", "bench-b3");
+      keys.put("run_id", RUN_ID);
       keys.put(
           "models", "[\"" + BenchProfiles.CONSTANT + "\",\"" + BenchProfiles.LOGNORMAL + "\"]");
       keys.put("concurrency", Integer.toString(STREAMS));
       keys.put("duration", runFor.toSeconds() + "s");
       keys.put("max_tokens", "256");
+      // freshness from the first window on: the run measures from its first request
+      keys.put("warmup", "0");
       List<String> args =
           List.of(
               servers,
@@ -152,7 +155,7 @@ public final class Freshness {
       try (ChildJvm child =
           ChildJvm.start(
               ProducerChild.class,
-              env.childJvmOptions(),
+              env.producerJvmOptions(),
               args,
               env.workDir().resolve("b3-producer.log"))) {
         child.await("result", runFor.plusSeconds(90));
@@ -200,6 +203,33 @@ public final class Freshness {
     report.figure(
         setting + ": first " + STARTUP_WINDOWS + " s of windows (start-up), max",
         Report.ms(startUp.maxMicros()) + " (" + startUp.count() + " records)");
+    // how much of it is the wait for the heartbeat that closes a window, and how much the pipeline
+    Map<Long, Long> closedAt = closingHeartbeats(servers, events);
+    LatencyHistogram wait = new LatencyHistogram();
+    LatencyHistogram pipeline = new LatencyHistogram();
+    for (long[] a : arrivals) {
+      Long closed = closedAt.get(a[1]);
+      if (a[1] > firstWindowEnd + STARTUP_WINDOWS * WINDOW.toMillis() && closed != null) {
+        wait.recordMicros((closed - a[1]) * 1000);
+        pipeline.recordMicros((a[0] - closed) * 1000);
+      }
+    }
+    report.figure(
+        setting + ": window end to the heartbeat that closes it, p50 / p99 / max",
+        String.format(
+            Locale.ROOT,
+            "%s / %s / %s",
+            Report.ms(wait.percentileMicros(50)),
+            Report.ms(wait.percentileMicros(99)),
+            Report.ms(wait.maxMicros())));
+    report.figure(
+        setting + ": that heartbeat to the metrics record (aggregator + sink), p50 / p99 / max",
+        String.format(
+            Locale.ROOT,
+            "%s / %s / %s",
+            Report.ms(pipeline.percentileMicros(50)),
+            Report.ms(pipeline.percentileMicros(99)),
+            Report.ms(pipeline.maxMicros())));
     report.headline(
         label + " (after start-up)",
         String.format(
@@ -209,6 +239,64 @@ public final class Freshness {
             Report.ms(freshness.percentileMicros(99)),
             Report.ms(freshness.maxMicros()),
             Report.count(freshness.count())));
+  }
+
+  /**
+   * For each window end, when the information that closes it was in Kafka: on every partition the
+   * {@code ts} of the first heartbeat whose watermark passed the end (or that was final), and the
+   * latest of those over the partitions.
+   */
+  private static Map<Long, Long> closingHeartbeats(String servers, String topic) {
+    Map<Integer, List<long[]>> beats = new java.util.HashMap<>();
+    try (KafkaConsumer<byte[], byte[]> consumer = BenchTopics.consumer(servers)) {
+      List<org.apache.kafka.common.TopicPartition> parts =
+          BenchTopics.assignFromStart(consumer, topic);
+      Map<org.apache.kafka.common.TopicPartition, Long> end = consumer.endOffsets(parts);
+      long expected = end.values().stream().mapToLong(Long::longValue).sum();
+      long read = 0;
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (read < expected && System.nanoTime() < deadline) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          read++;
+          io.tpotstream.common.event.TokenEvent e =
+              io.tpotstream.common.event.TokenEventCodec.decode(r.value());
+          // the measured producer's heartbeats (the warm-up producer is final long before)
+          if (e.type() == io.tpotstream.common.event.EventType.HEARTBEAT
+              && RUN_ID.equals(e.runId())) {
+            long watermark = e.finalHeartbeat() ? Long.MAX_VALUE : e.watermark();
+            beats
+                .computeIfAbsent(r.partition(), p -> new ArrayList<>())
+                .add(new long[] {e.ts(), watermark});
+          }
+        }
+      }
+    }
+    Map<Long, Long> closedAt = new java.util.HashMap<>();
+    long windowMs = WINDOW.toMillis();
+    long first = Long.MAX_VALUE;
+    long last = Long.MIN_VALUE;
+    for (List<long[]> list : beats.values()) {
+      for (long[] b : list) {
+        first = Math.min(first, b[0]);
+        last = Math.max(last, b[0]);
+      }
+    }
+    for (long endMs = (first / windowMs + 1) * windowMs; endMs <= last; endMs += windowMs) {
+      long latest = Long.MIN_VALUE;
+      for (List<long[]> list : beats.values()) {
+        long at = Long.MAX_VALUE;
+        for (long[] b : list) {
+          if (b[1] >= endMs && b[0] < at) {
+            at = b[0];
+          }
+        }
+        latest = Math.max(latest, at);
+      }
+      if (latest != Long.MAX_VALUE) {
+        closedAt.put(endMs, latest);
+      }
+    }
+    return closedAt;
   }
 
   private static void readMetrics(

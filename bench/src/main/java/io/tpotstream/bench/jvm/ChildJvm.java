@@ -25,6 +25,8 @@ public final class ChildJvm implements AutoCloseable {
   /** The prefix of a report line on a child's stdout. */
   public static final String PREFIX = "tpot-bench ";
 
+  private static final Path SETSID = Path.of("/usr/bin/setsid");
+
   /** One report line: its kind and its JSON. */
   public record Line(String kind, JsonNode json) {}
 
@@ -44,7 +46,25 @@ public final class ChildJvm implements AutoCloseable {
   /** Starts {@code main} with {@code args} in a new JVM; its stderr goes to {@code log}. */
   public static ChildJvm start(
       Class<?> main, List<String> jvmOptions, List<String> args, Path log) {
-    List<String> command = new ArrayList<>();
+    return start(List.of(), main, jvmOptions, args, log);
+  }
+
+  /**
+   * As {@link #start(Class, List, List, Path)}, in a session of its own where util-linux's {@code
+   * setsid} is at hand, as a server started from another terminal: Linux shares the CPUs between
+   * sessions (autogroups) before the threads of a session, so the child's rare, short wake-ups are
+   * not queued behind the busy threads of the processes it serves. No privilege is needed and no
+   * priority changes; without {@code setsid} the child simply shares this session.
+   */
+  public static ChildJvm startInOwnSession(
+      Class<?> main, List<String> jvmOptions, List<String> args, Path log) {
+    List<String> prefix = Files.isExecutable(SETSID) ? List.of(SETSID.toString()) : List.of();
+    return start(prefix, main, jvmOptions, args, log);
+  }
+
+  private static ChildJvm start(
+      List<String> prefix, Class<?> main, List<String> jvmOptions, List<String> args, Path log) {
+    List<String> command = new ArrayList<>(prefix);
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Djava.awt.headless=true");
     command.addAll(jvmOptions);
@@ -123,6 +143,15 @@ public final class ChildJvm implements AutoCloseable {
       process.getOutputStream().flush();
     } catch (IOException e) {
       throw failure("does not read its input (" + e.getMessage() + ")");
+    }
+  }
+
+  /** Closes the child's stdin: a child that reads it to its end then stops by itself. */
+  public void closeInput() {
+    try {
+      process.getOutputStream().close();
+    } catch (IOException e) {
+      // already gone: waitFor says how it ended
     }
   }
 

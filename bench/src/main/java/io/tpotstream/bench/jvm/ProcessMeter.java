@@ -26,6 +26,7 @@ public final class ProcessMeter implements AutoCloseable {
   private final long startNs;
   private final long startGcCount;
   private final long startGcMs;
+  private final Map<String, Long> internalsAtStart = jvmInternals();
   private final Thread sampler;
   private volatile boolean running = true;
 
@@ -82,6 +83,8 @@ public final class ProcessMeter implements AutoCloseable {
               byGroup.merge(
                   group(names.get(id)), cpu - cpuAtStart.getOrDefault(id, 0L), Long::sum));
     }
+    jvmInternals()
+        .forEach((k, v) -> byGroup.merge(k, v - internalsAtStart.getOrDefault(k, 0L), Long::sum));
     Map<String, Long> top = new LinkedHashMap<>();
     byGroup.entrySet().stream()
         .sorted((a, b) -> Long.compare(b.getValue(), a.getValue()))
@@ -129,6 +132,47 @@ public final class ProcessMeter implements AutoCloseable {
   public static long heapAfterGc() {
     System.gc();
     return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+  }
+
+  /**
+   * CPU ns of the JVM's own threads that ThreadMXBean does not list (JIT compilers, garbage
+   * collectors, the VM thread), from {@code /proc/self/task} (Linux; empty elsewhere).
+   */
+  static Map<String, Long> jvmInternals() {
+    Map<String, Long> out = new TreeMap<>();
+    java.nio.file.Path tasks = java.nio.file.Path.of("/proc/self/task");
+    if (!java.nio.file.Files.isDirectory(tasks)) {
+      return out;
+    }
+    try (var dirs = java.nio.file.Files.list(tasks)) {
+      for (java.nio.file.Path task : (Iterable<java.nio.file.Path>) dirs::iterator) {
+        try {
+          String comm = java.nio.file.Files.readString(task.resolve("comm")).trim();
+          String kind =
+              comm.contains("CompilerThre")
+                  ? "jvm: JIT compilers"
+                  : comm.startsWith("Z")
+                          || comm.startsWith("G1 ")
+                          || comm.startsWith("GC Thread")
+                          || comm.contains("GC")
+                      ? "jvm: garbage collector"
+                      : comm.startsWith("VM ") ? "jvm: VM thread" : null;
+          if (kind == null) {
+            continue;
+          }
+          String stat = java.nio.file.Files.readString(task.resolve("stat"));
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          // fields 14 and 15 (utime, stime) are at 11 and 12 after the state field, in ticks
+          long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+          out.merge(kind, ticks * 10_000_000L, Long::sum);
+        } catch (java.io.IOException | RuntimeException e) {
+          // the thread ended while being read
+        }
+      }
+    } catch (java.io.IOException e) {
+      return out;
+    }
+    return out;
   }
 
   private static String group(String name) {

@@ -40,6 +40,8 @@ public final class ProducerChild {
    * A run's outcome and what it cost this JVM.
    *
    * @param cpuTimeline pairs of (ms since the run started, process CPU ns since then), every 250 ms
+   * @param costs what the JVM spent from the end of the run's warm-up (its start when none)
+   * @param warmupEndMs when the run's warm-up ended, ms since the run started (0 when none)
    */
   public record Result(
       long eventsPublished,
@@ -53,7 +55,33 @@ public final class ProducerChild {
       long failed,
       Map<String, Long> errors,
       ProcessMeter.Costs costs,
-      List<long[]> cpuTimeline) {
+      List<long[]> cpuTimeline,
+      long loopLagMaxUs,
+      long tokenChunks,
+      long coalescedChunks,
+      long warmupRequests,
+      long warmupEndMs) {
+
+    /**
+     * Process CPU ns between {@code fromMs} and {@code toMs} of the run (the nearest samples), with
+     * the span they cover.
+     */
+    public long[] cpuNsBetween(long fromMs, long toMs) {
+      long[] from = null;
+      long[] to = null;
+      for (long[] point : cpuTimeline) {
+        if (from == null && point[0] >= fromMs) {
+          from = point;
+        }
+        if (point[0] <= toMs) {
+          to = point;
+        }
+      }
+      if (from == null || to == null || to[0] <= from[0]) {
+        return new long[] {costs.cpuNs(), costs.wallNs() / 1_000_000};
+      }
+      return new long[] {to[1] - from[1], to[0] - from[0]};
+    }
 
     /** Cores used on average between {@code fromMs} and {@code toMs} of the run. */
     public double coresBetween(long fromMs, long toMs) {
@@ -102,8 +130,15 @@ public final class ProducerChild {
     List<long[]> cpu = new ArrayList<>();
     ProducerRun run = Producer.start(config, kafka);
     long nextHeapMs = 0;
+    long warmupEndMs = -1;
     while (!run.result().isDone()) {
       long elapsedMs = (System.nanoTime() - startNs) / 1_000_000;
+      if (warmupEndMs < 0 && !run.progress().warmingUp()) {
+        // what the JVM spends from here on is the run's own, after its warm-up
+        warmupEndMs = config.warmup().none() ? 0 : elapsedMs;
+        meter.close();
+        meter = ProcessMeter.start();
+      }
       cpu.add(new long[] {elapsedMs, ProcessMeter.processCpuNs() - startCpuNs});
       if (heapSampleMs > 0 && elapsedMs >= nextHeapMs) {
         ChildJvm.report(
@@ -143,6 +178,11 @@ public final class ProducerChild {
             failed,
             errors,
             meter.costs(),
-            cpu));
+            cpu,
+            r.loopLagMaxUs(),
+            r.tokenChunks(),
+            r.coalescedChunks(),
+            r.warmupRequests(),
+            Math.max(0, warmupEndMs)));
   }
 }

@@ -25,12 +25,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  */
 public final class AggregatorProbe {
   static final List<String> STORES =
-      List.of(
-          AggregatorTopology.REQUEST_STORE,
-          AggregatorTopology.PARTIAL_STORE,
-          AggregatorTopology.PARTITION_STORE,
-          AggregatorTopology.MERGED_STORE,
-          AggregatorTopology.MERGE_PROGRESS_STORE);
+      List.of(AggregatorTopology.STAGE1_STORE, AggregatorTopology.STAGE2_STORE);
 
   /** One sample: the heap after a full GC and the entries of each store. */
   public record Sample(long heapBytes, Map<String, Long> entries) {}

@@ -111,7 +111,7 @@ public final class MemoryGrowth {
     }
     double requestsPerRecord = w.requests() / (double) w.records();
     report.figure(
-        "requests processed | heap after GC | stores: requests | partials | all", "(entries)");
+        "requests processed | heap after GC | stores: stage 1 | stage 2 | all", "(entries)");
     for (Progress p : thin(samples)) {
       Map<String, Long> entries = p.sample().entries();
       report.figure(
@@ -135,8 +135,8 @@ public final class MemoryGrowth {
         "aggregator heap after GC",
         String.format(
             Locale.ROOT,
-            "peak %s (at %s requests), %s once every window closed; request store at the end: %s"
-                + " entries",
+            "peak %s (at %s requests), %s once every window closed; stage 1 store at the end:"
+                + " %s entries",
             Report.mb(peak.sample().heapBytes()),
             Report.count(Math.round(peak.records() * requestsPerRecord)),
             Report.mb(last.sample().heapBytes()),
@@ -209,6 +209,7 @@ public final class MemoryGrowth {
       keys.put("concurrency", "64");
       keys.put("total_requests", Long.toString(requests));
       keys.put("max_tokens", "2");
+      keys.put("warmup", "0");
       List<String> args;
       try {
         args =
@@ -222,7 +223,7 @@ public final class MemoryGrowth {
       try (ChildJvm child =
           ChildJvm.start(
               ProducerChild.class,
-              env.childJvmOptions(),
+              env.producerJvmOptions(),
               args,
               env.workDir().resolve("b4-producer.log"))) {
         long deadline = System.nanoTime() + Duration.ofMinutes(60).toNanos();

@@ -12,11 +12,14 @@ import io.tpotstream.bench.workload.SyntheticWorkload;
 import io.tpotstream.bench.workload.WorkloadShape;
 import java.time.Duration;
 import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * B1: how fast the aggregator turns a preloaded topic of token events into summaries, next to a
- * plain consumer reading the same topic in the same run.
+ * plain consumer reading the same topic in the same run: end to end (from its start to the last
+ * window's summaries, start-up included) and in steady state (the events after the first window,
+ * over the time from the first summary to the last).
  */
 public final class AggregatorThroughput {
   public static final int PARTITIONS = 3;
@@ -74,19 +77,30 @@ public final class AggregatorThroughput {
 
     Run eos = aggregate(env, topic, w, window, StreamsConfig.EXACTLY_ONCE_V2, Map.of());
     report.headline(
-        "aggregator, exactly_once_v2 (default)",
-        Report.perSecond(eos.perSecond(w.records()), "events")
+        "aggregator end to end, exactly_once_v2 (default)",
+        Report.perSecond(eos.endToEnd(w), "events")
             + " ("
             + Report.count(w.records())
-            + " in "
+            + " from its start to the last window's summaries in "
             + Report.seconds(eos.totalNs)
-            + " from start to the last window's summaries)");
+            + ")");
+    report.headline(
+        "aggregator steady state (first summary to the last)",
+        Report.perSecond(eos.steady(w), "events")
+            + " ("
+            + Report.count(w.recordsFrom(w.firstWindowEndMs()))
+            + " events after the first window in "
+            + Report.seconds(eos.totalNs - eos.firstSummaryNs)
+            + ")");
     report.figure("  of which start-up (until Streams is RUNNING)", Report.seconds(eos.runningNs));
     report.figure("  first summary out after", Report.seconds(eos.firstSummaryNs));
     report.headline(
-        "aggregator / plain consumer",
+        "aggregator / plain consumer: end to end, steady state",
         String.format(
-            java.util.Locale.ROOT, "%.2f", eos.perSecond(w.records()) / plain.perSecond()));
+            java.util.Locale.ROOT,
+            "%.2f, %.2f",
+            eos.endToEnd(w) / plain.perSecond(),
+            eos.steady(w) / plain.perSecond()));
     report.figure(
         "summaries out",
         Report.count(eos.summaries)
@@ -95,27 +109,46 @@ public final class AggregatorThroughput {
             + " series-windows in the input)");
     if (!env.quick() || Boolean.getBoolean("tpot.bench.variants")) {
       // the same JVM again: these runs find Streams' code compiled, so compare them with each other
-      report.note("settings compared (each a fresh application over the same topic, JIT warm):");
+      report.note(
+          "settings compared (each a fresh application over the same topic, JIT warm; end to end,"
+              + " steady state):");
+      variant(env, report, topic, w, window, "  default again", Map.of());
       variant(
           env,
           report,
           topic,
           w,
           window,
-          "  default again",
-          StreamsConfig.EXACTLY_ONCE_V2,
-          Map.of());
+          "  num.stream.threads=2",
+          Map.of(StreamsConfig.NUM_STREAM_THREADS_CONFIG, "2"));
       variant(
           env,
           report,
           topic,
           w,
           window,
-          "  exactly_once_v2, commits every 100 ms",
-          StreamsConfig.EXACTLY_ONCE_V2,
-          Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "100"));
+          "  commit.interval.ms=1000",
+          Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "1000"));
       variant(
-          env, report, topic, w, window, "  at_least_once", StreamsConfig.AT_LEAST_ONCE, Map.of());
+          env,
+          report,
+          topic,
+          w,
+          window,
+          "  max.poll.records=2000, buffered.records.per.partition=10000",
+          Map.of(
+              StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG),
+              "2000",
+              StreamsConfig.BUFFERED_RECORDS_PER_PARTITION_CONFIG,
+              "10000"));
+      variant(
+          env,
+          report,
+          topic,
+          w,
+          window,
+          "  processing.guarantee=at_least_once",
+          Map.of(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE));
     }
   }
 
@@ -126,20 +159,36 @@ public final class AggregatorThroughput {
       SyntheticWorkload.Summary w,
       Duration window,
       String label,
-      String guarantee,
       Map<String, String> properties) {
-    Run run = aggregate(env, topic, w, window, guarantee, properties);
+    String guarantee =
+        properties.getOrDefault(
+            StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+    Map<String, String> rest = new java.util.HashMap<>(properties);
+    rest.remove(StreamsConfig.PROCESSING_GUARANTEE_CONFIG);
+    Run run = aggregate(env, topic, w, window, guarantee, rest);
     report.figure(
         label,
-        Report.perSecond(run.perSecond(w.records()), "events")
+        Report.perSecond(run.endToEnd(w), "events")
+            + ", "
+            + Report.perSecond(run.steady(w), "events")
             + " ("
             + Report.seconds(run.totalNs)
             + ")");
   }
 
+  /**
+   * One aggregator run, timed from its start: until Streams is RUNNING, until the first summary and
+   * until the last window's summaries.
+   */
   private record Run(long totalNs, long runningNs, long firstSummaryNs, long summaries) {
-    double perSecond(long records) {
-      return records / (totalNs / 1e9);
+    /** Every record over the whole run, start-up included. */
+    double endToEnd(SyntheticWorkload.Summary w) {
+      return w.records() / (totalNs / 1e9);
+    }
+
+    /** The records after the first window over the time from the first summary to the last. */
+    double steady(SyntheticWorkload.Summary w) {
+      return w.recordsFrom(w.firstWindowEndMs()) / ((totalNs - firstSummaryNs) / 1e9);
     }
   }
 

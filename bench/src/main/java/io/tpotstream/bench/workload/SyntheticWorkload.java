@@ -6,6 +6,7 @@ import io.tpotstream.common.event.TokenKind;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.PriorityQueue;
 import java.util.SortedMap;
 import java.util.SplittableRandom;
@@ -26,7 +27,10 @@ public final class SyntheticWorkload {
     void accept(TokenEvent event, int partition);
   }
 
-  /** What was generated, to know when an aggregator is done with it. */
+  /**
+   * What was generated, to know when an aggregator is done with it; {@code recordsByWindow} counts
+   * the records (heartbeats included) by the start of the window their {@code ts} falls in.
+   */
   public record Summary(
       long records,
       long requests,
@@ -36,7 +40,20 @@ public final class SyntheticWorkload {
       long lastTsMs,
       long lastWindowEndMs,
       int seriesInLastWindow,
-      long seriesWindows) {}
+      long seriesWindows,
+      long windowMs,
+      NavigableMap<Long, Long> recordsByWindow) {
+
+    /** Records whose {@code ts} is at or after {@code tsMs} (a window boundary). */
+    public long recordsFrom(long tsMs) {
+      return recordsByWindow.tailMap(tsMs, true).values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** The end of the first window holding a record. */
+    public long firstWindowEndMs() {
+      return recordsByWindow.firstKey() + windowMs;
+    }
+  }
 
   private static final long WATERMARK_MARGIN_MS = 200;
   private static final String RUN_ID = "bench";
@@ -98,10 +115,12 @@ public final class SyntheticWorkload {
     long nextHeartbeatNs = 0;
     long seriesWindows = 0;
     long windowMs = window.toMillis();
+    NavigableMap<Long, Long> byWindow = new TreeMap<>();
     long[] lastWindowOfModel = new long[shape.models()];
     Arrays.fill(lastWindowOfModel, Long.MIN_VALUE);
     // heartbeats ahead of the first request, as a producer sends them on start
     records += heartbeat(sink, baseTsMs, false);
+    byWindow.merge(Windows.startOf(baseTsMs, window), (long) shape.partitions(), Long::sum);
     heartbeats += shape.partitions();
     nextHeartbeatNs += heartbeatEveryNs;
     for (int i = 0; i < shape.streams(); i++) {
@@ -116,6 +135,7 @@ public final class SyntheticWorkload {
       while (s.nextNs >= nextHeartbeatNs) {
         long hbMs = baseTsMs + nextHeartbeatNs / 1_000_000;
         records += heartbeat(sink, hbMs, false);
+        byWindow.merge(Windows.startOf(hbMs, window), (long) shape.partitions(), Long::sum);
         heartbeats += shape.partitions();
         nextHeartbeatNs += heartbeatEveryNs;
       }
@@ -198,6 +218,7 @@ public final class SyntheticWorkload {
       records++;
       lastTsMs = Math.max(lastTsMs, tsMs);
       long windowStart = Math.floorDiv(tsMs, windowMs) * windowMs;
+      byWindow.merge(windowStart, 1L, Long::sum);
       if (lastWindowOfModel[s.modelIndex] != windowStart) {
         lastWindowOfModel[s.modelIndex] = windowStart;
         seriesWindows++;
@@ -205,6 +226,7 @@ public final class SyntheticWorkload {
       queue.add(s);
     }
     records += heartbeat(sink, lastTsMs, true);
+    byWindow.merge(Windows.startOf(lastTsMs, window), (long) shape.partitions(), Long::sum);
     heartbeats += shape.partitions();
     long lastWindowStart = Windows.startOf(lastTsMs, window);
     int inLast = 0;
@@ -222,7 +244,9 @@ public final class SyntheticWorkload {
         lastTsMs,
         lastWindowStart + window.toMillis(),
         inLast,
-        seriesWindows);
+        seriesWindows,
+        windowMs,
+        byWindow);
   }
 
   private int heartbeat(Sink sink, long tsMs, boolean isFinal) {

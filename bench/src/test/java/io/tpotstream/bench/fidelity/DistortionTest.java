@@ -18,7 +18,7 @@ class DistortionTest {
     RequestRecorder sent = truth.begin("r-1", "m", 0);
     long[] sentNs = {100 * MS, 120 * MS, 140 * MS, 160 * MS};
     for (int seq = 0; seq < sentNs.length; seq++) {
-      sent.chunk(seq, sentNs[seq], sentNs[seq], 1);
+      sent.chunk(seq, 20 * MS, sentNs[seq], sentNs[seq], 1);
     }
     EventsTopic events = new EventsTopic();
     // measured gaps 20.1, 19.9 and 20.3 ms against 20 ms sent: +0.1, -0.1, +0.3 ms
@@ -47,7 +47,7 @@ class DistortionTest {
     GroundTruth truth = new GroundTruth(1, 100, null);
     RequestRecorder sent = truth.begin("r-2", "m", 0);
     for (int seq = 0; seq < 4; seq++) {
-      sent.chunk(seq, seq * 20 * MS, seq * 20 * MS, 1);
+      sent.chunk(seq, 20 * MS, seq * 20 * MS, seq * 20 * MS, 1);
     }
     EventsTopic events = new EventsTopic();
     events.add(token("r-2", 0, 0));
@@ -63,5 +63,60 @@ class DistortionTest {
   private static TokenEvent token(String requestId, int seq, long elapsedNs) {
     return TokenEvent.token(
         1000 + seq, "run", requestId, "m", Map.of(), elapsedNs, seq, 1, TokenKind.CONTENT, "p");
+  }
+
+  @Test
+  void distortedGapsAreCheckedAgainstTheClientsOwnLagInItsHeartbeats() {
+    GroundTruth truth = new GroundTruth(1, 100, null);
+    RequestRecorder sent = truth.begin("r-3", "m", 0);
+    for (int seq = 0; seq < 4; seq++) {
+      sent.chunk(seq, 20 * MS, seq * 20 * MS, seq * 20 * MS, 1);
+    }
+    EventsTopic events = new EventsTopic();
+    // gaps of 25, 20 and 35 ms against 20 ms sent: +5 ms at ts 2000, 0, +15 ms at ts 5000
+    long[] measuredNs = {0, 25 * MS, 45 * MS, 80 * MS};
+    long[] ts = {1990, 2000, 2100, 5000};
+    for (int seq = 0; seq < 4; seq++) {
+      events.add(
+          TokenEvent.token(
+              ts[seq],
+              "run",
+              "r-3",
+              "m",
+              Map.of(),
+              measuredNs[seq],
+              seq,
+              1,
+              TokenKind.CONTENT,
+              "p"));
+    }
+    // the heartbeat after ts 2000 says the loops ran 4 ms late; the ones around 5000 say 0.2 ms
+    events.add(TokenEvent.heartbeat(3000, "run", "p", 2800, false, 100L, 4000L, 0L));
+    events.add(TokenEvent.heartbeat(5500, "run", "p", 5300, false, 100L, 200L, 0L));
+    events.add(TokenEvent.heartbeat(6500, "run", "p", 6300, false, 100L, 200L, 0L));
+    events.heartbeats.sort((a, b) -> Long.compare(a.ts(), b.ts()));
+
+    Distortion d = Distortion.of(events, truth);
+
+    assertEquals(3, d.pairs);
+    assertEquals(2, d.distorted, "two gaps off by more than 1 ms");
+    assertEquals(1, d.distortedFlagged, "one of them in a second the client flagged itself");
+    assertEquals(1, events.suspectIntervals(1000));
+  }
+
+  @Test
+  void anotherClientsArrivalsAreComparedTheSameWay() {
+    GroundTruth truth = new GroundTruth(1, 100, null);
+    RequestRecorder sent = truth.begin("py-0", "m", 0);
+    for (int seq = 0; seq < 3; seq++) {
+      sent.chunk(seq, 20 * MS, seq * 20 * MS, seq * 20 * MS, 1);
+    }
+    Distortion d =
+        Distortion.ofArrivals(
+            Map.of("py-0", new long[] {7 * MS, 29 * MS, 47 * MS}, "py-9", new long[] {1}), truth);
+    assertEquals(2, d.pairs);
+    assertEquals(1, d.requestsWithoutTruth);
+    assertEquals(2000, d.absolute.maxMicros());
+    assertEquals(0, d.distorted, "no heartbeats: not judged");
   }
 }

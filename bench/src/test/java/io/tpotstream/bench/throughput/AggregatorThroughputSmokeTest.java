@@ -33,7 +33,18 @@ class AggregatorThroughputSmokeTest {
     String out = bytes.toString(StandardCharsets.UTF_8);
     assertTrue(out.contains("plain KafkaConsumer (bytes only)"), out);
     assertTrue(
-        Pattern.compile("aggregator, exactly_once_v2 \\(default\\) +[\\d,]+ events/s")
+        Pattern.compile("aggregator end to end, exactly_once_v2 \\(default\\) +[\\d,]+ events/s")
+            .matcher(out)
+            .find(),
+        out);
+    assertTrue(
+        Pattern.compile("aggregator steady state \\(first summary to the last\\) +[\\d,]+ events/s")
+            .matcher(out)
+            .find(),
+        out);
+    assertTrue(
+        Pattern.compile(
+                "aggregator / plain consumer: end to end, steady state +\\d+\\.\\d\\d, \\d+\\.\\d\\d")
             .matcher(out)
             .find(),
         out);

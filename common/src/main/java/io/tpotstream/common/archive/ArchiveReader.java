@@ -1,112 +1,425 @@
 package io.tpotstream.common.archive;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tpotstream.common.Json;
-import java.io.BufferedReader;
+import io.tpotstream.common.progress.Progress;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import java.io.InterruptedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.AbstractList;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.zip.GZIPInputStream;
+import java.util.RandomAccess;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Reads an archive written by {@code tpot export} (JSONL, gzip when the name ends in {@code .gz}).
- * A plain JSONL of token events is accepted too: each line is then the value, partition 0, offset =
- * line number. A line that is neither is reported with its number and skipped; nothing else is
- * lost.
+ * The one reader of archives ({@code tpot export}'s JSONL, plain or {@code .gz}, {@code .zst},
+ * {@code .lz4}; a file of bare token events, one per line, is read as partition 0 with the line
+ * number as offset). It returns the records in the replay order ({@link
+ * ArchivedRecord#REPLAY_ORDER}), which {@code replay} publishes and {@code stats} computes over. A
+ * line that cannot be read is reported with its number and skipped; nothing else is lost.
+ *
+ * <p>One thread decompresses the file into large blocks of whole lines while others cut the blocks
+ * into lines and read each line's envelope by position ({@link ArchiveLines}); the records are
+ * columns of primitives pointing into the blocks ({@link ArchiveTable}), so the file is held in
+ * memory once, uncompressed, and sorted by one sort of 64-bit keys.
  */
 public final class ArchiveReader {
+  private static final int BLOCK = 4 << 20;
+
   /** Told about each line that could not be read. */
   public interface CorruptLineListener {
     void corrupt(long lineNumber, String reason);
   }
 
+  /**
+   * What to read and whom to tell.
+   *
+   * @param fromMs only records with a timestamp at or after this (epoch ms), or null
+   * @param toMs only records with a timestamp before this, or null
+   * @param corrupt told about each unreadable line
+   * @param progress counts the records read (phase "reading", percent by the file's bytes); null
+   *     for none
+   */
+  public record Options(Long fromMs, Long toMs, CorruptLineListener corrupt, Progress progress) {
+    /** Every record, no progress. */
+    public static Options all(CorruptLineListener corrupt) {
+      return new Options(null, null, corrupt, null);
+    }
+
+    public Options withProgress(Progress p) {
+      return new Options(fromMs, toMs, corrupt, p);
+    }
+
+    public Options withRange(Long from, Long to) {
+      return new Options(from, to, corrupt, progress);
+    }
+
+    boolean inRange(long timestamp) {
+      return (fromMs == null || timestamp >= fromMs) && (toMs == null || timestamp < toMs);
+    }
+  }
+
+  /**
+   * What was read.
+   *
+   * @param records the readable records in the range, in replay order
+   * @param lines lines in the file
+   * @param corrupt lines that could not be read (each reported)
+   * @param outsideRange readable records left out by the time range
+   * @param uncompressedBytes the file's size uncompressed
+   */
+  public record Archive(
+      List<ArchivedRecord> records,
+      long lines,
+      long corrupt,
+      long outsideRange,
+      long uncompressedBytes) {}
+
   private ArchiveReader() {}
 
-  /** Every readable record of {@code file}, in file order. */
-  public static List<ArchivedRecord> readAll(Path file, CorruptLineListener listener)
-      throws IOException {
-    List<ArchivedRecord> records = new ArrayList<>();
-    try (BufferedReader reader = open(file)) {
-      String line;
-      long lineNumber = 0;
-      while ((line = reader.readLine()) != null) {
-        lineNumber++;
-        if (line.isBlank()) {
-          continue;
-        }
-        try {
-          records.add(parse(line, lineNumber));
-        } catch (IllegalArgumentException | IOException e) {
-          listener.corrupt(lineNumber, e.getMessage());
-        }
-      }
+  /** Threads that cut blocks into records, beside the one that decompresses. */
+  static int parsers() {
+    return Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+  }
+
+  /** Every readable record of {@code file}, in replay order (see {@link Options}). */
+  public static Archive read(Path file, Options options) throws IOException {
+    long fileBytes = Files.size(file);
+    Progress progress = options.progress();
+    if (progress != null) {
+      progress.phase("reading " + file.getFileName(), "records", -1);
     }
-    return records;
-  }
-
-  /** Reads, drops corrupt lines (telling {@code listener}) and sorts in replay order. */
-  public static List<ArchivedRecord> readInReplayOrder(Path file, CorruptLineListener listener)
-      throws IOException {
-    List<ArchivedRecord> records = readAll(file, listener);
-    records.sort(ArchivedRecord.REPLAY_ORDER);
-    return records;
-  }
-
-  static ArchivedRecord parse(String line, long lineNumber) throws IOException {
-    JsonNode node;
+    int workers = parsers();
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            workers,
+            r -> {
+              Thread t = new Thread(r, "archive-parse");
+              t.setDaemon(true);
+              return t;
+            });
+    Decompressor decompressor = new Decompressor(file);
+    decompressor.start();
+    ArchiveTable table = new ArchiveTable((int) Math.min(Integer.MAX_VALUE - 8, fileBytes / 64));
+    ArrayDeque<Future<Part>> parsing = new ArrayDeque<>();
+    long[] totals = new long[4]; // lines, corrupt, outside range, uncompressed bytes
     try {
-      node = Json.MAPPER.readTree(line);
-    } catch (IOException e) {
-      throw new IllegalArgumentException("not JSON (" + firstLine(e.getMessage()) + ")");
-    }
-    if (!(node instanceof ObjectNode object)) {
-      throw new IllegalArgumentException("not a JSON object");
-    }
-    if (object.has("value") && object.has("partition") && object.has("offset")) {
-      JsonNode value = object.get("value");
-      if (!value.isObject()) {
-        throw new IllegalArgumentException("value is not a JSON object");
+      for (Block block = decompressor.next(); block != Block.END; block = decompressor.next()) {
+        Block b = block;
+        parsing.add(pool.submit(() -> Part.parse(b, options)));
+        while (parsing.size() > workers * 2 || (!parsing.isEmpty() && parsing.peek().isDone())) {
+          collect(parsing.poll(), table, totals, options, progress, decompressor, fileBytes);
+        }
       }
-      JsonNode key = object.get("key");
-      return new ArchivedRecord(
-          key == null || key.isNull() ? null : key.asText(),
-          object.get("partition").asInt(),
-          object.get("offset").asLong(),
-          object.has("timestamp") ? object.get("timestamp").asLong() : value.path("ts").asLong(),
-          value);
+      while (!parsing.isEmpty()) {
+        collect(parsing.poll(), table, totals, options, progress, decompressor, fileBytes);
+      }
+    } catch (OutOfMemoryError e) {
+      parsing.clear();
+      throw tooLarge(table.size);
+    } finally {
+      decompressor.stop();
+      pool.shutdownNow();
     }
-    if (object.has("type") && object.has("ts")) {
-      JsonNode requestId = object.get("requestId");
-      return new ArchivedRecord(
-          requestId == null ? null : requestId.asText(),
-          0,
-          lineNumber,
-          object.get("ts").asLong(),
-          object);
+    if (progress != null) {
+      progress.phase("sorting " + file.getFileName(), "records", table.size);
     }
-    throw new IllegalArgumentException(
-        "neither an exported record (key, partition, offset, timestamp, value) nor a token event");
+    table.sort();
+    if (progress != null) {
+      progress.set(table.size);
+    }
+    return new Archive(new Sorted(table), totals[0], totals[1], totals[2], totals[3]);
   }
 
-  private static BufferedReader open(Path file) throws IOException {
-    InputStream in = Files.newInputStream(file);
-    if (file.getFileName().toString().endsWith(".gz")) {
-      in = new GZIPInputStream(in, 1 << 16);
+  private static void collect(
+      Future<Part> future,
+      ArchiveTable table,
+      long[] totals,
+      Options options,
+      Progress progress,
+      Decompressor decompressor,
+      long fileBytes)
+      throws IOException {
+    Part part;
+    try {
+      part = future.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while reading");
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof OutOfMemoryError) {
+        throw tooLarge(table.size);
+      }
+      throw new IllegalStateException("cannot read the archive: " + e.getCause(), e.getCause());
     }
-    return new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8), 1 << 16);
+    long firstLine = totals[0] + 1;
+    for (int i = 0; i < part.corruptLines.size(); i++) {
+      options.corrupt().corrupt(part.corruptLines.get(i) + firstLine - 1, part.reasons.get(i));
+    }
+    table.append(part.table, firstLine);
+    totals[0] += part.lines;
+    totals[1] += part.corruptLines.size();
+    totals[2] += part.outside;
+    totals[3] += part.bytes;
+    if (progress != null) {
+      progress.add(part.table.size);
+      progress.fraction(decompressor.compressedBytesRead(), fileBytes);
+    }
   }
 
-  private static String firstLine(String message) {
-    if (message == null) {
-      return "unreadable";
+  /** The archive does not fit in memory: what to do about it. */
+  static IllegalStateException tooLarge(long records) {
+    return new IllegalStateException(
+        "the archive does not fit in memory uncompressed"
+            + (records >= 0 ? " (" + records + " records read)" : "")
+            + ": give the JVM more heap (TPOT_JAVA_OPTS=-Xmx16g) or replay it in time ranges"
+            + " (--from/--to, one after another)");
+  }
+
+  /** Reads every record (reporting unreadable lines to {@code corrupt}) in replay order. */
+  public static List<ArchivedRecord> readInReplayOrder(Path file, CorruptLineListener corrupt)
+      throws IOException {
+    return read(file, Options.all(corrupt)).records();
+  }
+
+  /** The records of one block, lines numbered from 1 within it. */
+  private static final class Part {
+    final ArchiveTable table;
+    final List<Long> corruptLines = new ArrayList<>();
+    final List<String> reasons = new ArrayList<>();
+    long lines;
+    long outside;
+    long bytes;
+
+    private Part(int capacity) {
+      table = new ArchiveTable(capacity);
     }
-    int nl = message.indexOf('\n');
-    return nl < 0 ? message : message.substring(0, nl);
+
+    static Part parse(Block block, Options options) {
+      byte[] buf = block.bytes();
+      int end = block.length();
+      Part part = new Part(end / 256);
+      part.bytes = end;
+      ArchiveTable table = part.table;
+      int blockIndex = table.addBlock(buf);
+      ArchiveLines lines = new ArchiveLines();
+      int start = 0;
+      long line = 0;
+      while (start < end) {
+        int nl = indexOfNewline(buf, start, end);
+        line++;
+        if (!isBlank(buf, start, nl)) {
+          int before = table.size;
+          try {
+            lines.parse(table, blockIndex, buf, start, nl, line);
+            if (!options.inRange(table.timestamp[before])) {
+              table.dropLast();
+              part.outside++;
+            }
+          } catch (ArchiveLines.CorruptLine e) {
+            part.corruptLines.add(line);
+            part.reasons.add(e.getMessage());
+          }
+        }
+        start = nl + 1;
+      }
+      part.lines = line;
+      return part;
+    }
+  }
+
+  /** The sorted records as a list of views. */
+  private static final class Sorted extends AbstractList<ArchivedRecord> implements RandomAccess {
+    private final ArchiveTable table;
+
+    Sorted(ArchiveTable table) {
+      this.table = table;
+    }
+
+    @Override
+    public ArchivedRecord get(int index) {
+      return new ArchivedRecord(table, table.order[index]);
+    }
+
+    @Override
+    public int size() {
+      return table.size;
+    }
+  }
+
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final long NEWLINES = 0x0A0A0A0A0A0A0A0AL;
+  private static final long LOW_BITS = 0x0101010101010101L;
+  private static final long HIGH_BITS = 0x8080808080808080L;
+
+  /**
+   * The index of the first '\n' in {@code buf[from, end)}, or {@code end}: eight bytes at a time (a
+   * line is a few hundred bytes, and this scan touches every byte of the file).
+   */
+  static int indexOfNewline(byte[] buf, int from, int end) {
+    int i = from;
+    for (; i + 8 <= end; i += 8) {
+      long x = (long) LONGS.get(buf, i) ^ NEWLINES;
+      long found = (x - LOW_BITS) & ~x & HIGH_BITS;
+      if (found != 0) {
+        return i + (Long.numberOfTrailingZeros(found) >>> 3);
+      }
+    }
+    for (; i < end; i++) {
+      if (buf[i] == '\n') {
+        return i;
+      }
+    }
+    return end;
+  }
+
+  private static boolean isBlank(byte[] buf, int start, int end) {
+    for (int i = start; i < end; i++) {
+      byte b = buf[i];
+      if (b != ' ' && b != '\t' && b != '\r') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Uncompressed bytes ending at a line break (the last block: wherever the file ends). */
+  private record Block(byte[] bytes, int length) {
+    static final Block END = new Block(new byte[0], 0);
+  }
+
+  /** The thread that decompresses the file into blocks of whole lines. */
+  private static final class Decompressor {
+    private final Path file;
+    private final BlockingQueue<Object> blocks = new ArrayBlockingQueue<>(4);
+    private final AtomicLong compressedRead = new AtomicLong();
+    private final Thread thread;
+
+    Decompressor(Path file) {
+      this.file = file;
+      this.thread = new Thread(this::run, "archive-decompress");
+      thread.setDaemon(true);
+    }
+
+    void start() {
+      thread.start();
+    }
+
+    long compressedBytesRead() {
+      return compressedRead.get();
+    }
+
+    Block next() throws IOException {
+      Object next;
+      try {
+        next = blocks.take();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while reading " + file);
+      }
+      if (next instanceof IOException e) {
+        throw new IOException("cannot read " + file + ": " + e.getMessage(), e);
+      }
+      if (next instanceof OutOfMemoryError) {
+        throw tooLarge(-1);
+      }
+      return (Block) next;
+    }
+
+    void stop() {
+      thread.interrupt();
+    }
+
+    private void run() {
+      try (InputStream in =
+          ArchiveCompression.of(file).decompress(new Counting(Files.newInputStream(file)))) {
+        byte[] carry = new byte[0];
+        int carryLength = 0;
+        int size = BLOCK;
+        while (true) {
+          byte[] block = new byte[Math.max(size, carryLength * 2)];
+          System.arraycopy(carry, 0, block, 0, carryLength);
+          int length = carryLength;
+          int n = 0;
+          while (length < block.length
+              && (n = in.read(block, length, block.length - length)) >= 0) {
+            length += n;
+          }
+          if (n < 0) {
+            if (length > 0) {
+              blocks.put(new Block(block, length));
+            }
+            blocks.put(Block.END);
+            return;
+          }
+          int lastBreak = length - 1;
+          while (lastBreak >= 0 && block[lastBreak] != '\n') {
+            lastBreak--;
+          }
+          if (lastBreak < 0) {
+            // one line longer than a block: keep it all and read on into a larger block
+            carry = block;
+            carryLength = length;
+            continue;
+          }
+          blocks.put(new Block(block, lastBreak + 1));
+          carryLength = length - lastBreak - 1;
+          carry = Arrays.copyOfRange(block, lastBreak + 1, length);
+        }
+      } catch (OutOfMemoryError e) {
+        try {
+          blocks.put(e);
+        } catch (InterruptedException stopped) {
+          // the reader stopped
+        }
+      } catch (IOException e) {
+        try {
+          blocks.put(e);
+        } catch (InterruptedException stopped) {
+          // the reader stopped
+        }
+      } catch (InterruptedException e) {
+        // the reader stopped
+      }
+    }
+
+    /** Counts the file's bytes as the decompression consumes them, for the percent done. */
+    private final class Counting extends FilterInputStream {
+      Counting(InputStream in) {
+        super(in);
+      }
+
+      @Override
+      public int read() throws IOException {
+        int b = super.read();
+        if (b >= 0) {
+          compressedRead.incrementAndGet();
+        }
+        return b;
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        int n = in.read(b, off, len);
+        if (n > 0) {
+          compressedRead.addAndGet(n);
+        }
+        return n;
+      }
+    }
   }
 }

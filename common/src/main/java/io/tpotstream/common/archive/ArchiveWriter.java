@@ -1,62 +1,305 @@
 package io.tpotstream.common.archive;
 
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectWriter;
 import io.tpotstream.common.Json;
-import java.io.BufferedWriter;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
-import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.zip.GZIPOutputStream;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 
 /**
- * Writes {@link ArchivedRecord}s as JSONL, gzip-compressed when the file name ends in {@code .gz}.
+ * Writes an archive: one JSONL line per Kafka record, {@code
+ * {"key":…,"partition":…,"offset":…,"timestamp":…,"value":{the event}}}, compressed as the file's
+ * name says ({@link ArchiveCompression}). The value is copied as it is when it is one JSON object
+ * on one line (every token event is), re-encoded on one line when it is a JSON object over several,
+ * and kept as a JSON string otherwise, so a record that is not a token event is not lost; {@code
+ * null} stays {@code null}. Lines are assembled in the caller's thread and compressed and written
+ * by a thread of the writer's own, so that a consumer and the compression use two cores.
  */
 public final class ArchiveWriter implements Closeable {
-  private static final ObjectWriter WRITER = Json.MAPPER.writerFor(ArchivedRecord.class);
-  private final BufferedWriter out;
-  private long written;
+  private static final int CHUNK = 1 << 20;
+  private static final byte[] KEY = ascii("{\"key\":");
+  private static final byte[] PARTITION = ascii(",\"partition\":");
+  private static final byte[] OFFSET = ascii(",\"offset\":");
+  private static final byte[] TIMESTAMP = ascii(",\"timestamp\":");
+  private static final byte[] VALUE = ascii(",\"value\":");
+  private static final byte[] NULL = ascii("null");
+  private static final byte[] END = ascii("}\n");
+  private static final Chunk LAST = new Chunk(new byte[0], 0);
 
+  private record Chunk(byte[] bytes, int length) {}
+
+  private final Path file;
+  private final Thread thread;
+  private final BlockingQueue<Chunk> full = new ArrayBlockingQueue<>(8);
+  private final BlockingQueue<byte[]> empty = new ArrayBlockingQueue<>(10);
+  private volatile IOException failure;
+  private byte[] chunk = new byte[CHUNK];
+  private int length;
+  private long written;
+  private long bytes;
+  private boolean closed;
+
+  /** A writer at the default level of the file's compression. */
   public ArchiveWriter(Path file) throws IOException {
+    this(file, null);
+  }
+
+  /**
+   * @param level the gzip (1-9) or zstd (1-19) level, or null for the default
+   * @throws IllegalArgumentException when the level does not suit the file's compression
+   */
+  public ArchiveWriter(Path file, Integer level) throws IOException {
+    this.file = file;
+    ArchiveCompression compression = ArchiveCompression.of(file);
+    int chosen = compression.level(level);
     Path parent = file.toAbsolutePath().getParent();
     if (parent != null) {
       Files.createDirectories(parent);
     }
-    OutputStream stream = Files.newOutputStream(file);
-    if (file.getFileName().toString().endsWith(".gz")) {
-      stream = new GZIPOutputStream(stream, 1 << 16);
-    }
-    out = new BufferedWriter(new OutputStreamWriter(stream, StandardCharsets.UTF_8), 1 << 16);
+    OutputStream out = compression.compress(Files.newOutputStream(file), chosen, 0);
+    thread = new Thread(() -> drain(out), "archive-writer");
+    thread.setDaemon(true);
+    thread.start();
   }
 
-  /** Writes one record; a value that is not JSON is kept as a JSON string so nothing is lost. */
-  public void write(String key, int partition, long offset, long timestamp, byte[] value)
+  /**
+   * Writes one record; {@code key} and {@code value} are the record's bytes (either may be null).
+   */
+  public void write(byte[] key, int partition, long offset, long timestamp, byte[] value)
       throws IOException {
-    JsonNode node;
-    try {
-      node = Json.MAPPER.readTree(value);
-    } catch (IOException e) {
-      node = null;
+    int need = 80 + (key == null ? 4 : 2 + key.length) + (value == null ? 4 : value.length);
+    ensure(need);
+    put(KEY);
+    if (key == null) {
+      put(NULL);
+    } else {
+      putJsonString(key);
     }
-    if (node == null || node.isMissingNode()) {
-      node = Json.MAPPER.getNodeFactory().textNode(new String(value, StandardCharsets.UTF_8));
-    }
-    out.write(
-        WRITER.writeValueAsString(new ArchivedRecord(key, partition, offset, timestamp, node)));
-    out.write('\n');
+    put(PARTITION);
+    putLong(partition);
+    put(OFFSET);
+    putLong(offset);
+    put(TIMESTAMP);
+    putLong(timestamp);
+    put(VALUE);
+    putValue(value);
+    put(END);
     written++;
   }
 
+  /** Same, with the key as text (null for none). */
+  public void write(String key, int partition, long offset, long timestamp, byte[] value)
+      throws IOException {
+    write(
+        key == null ? null : key.getBytes(StandardCharsets.UTF_8),
+        partition,
+        offset,
+        timestamp,
+        value);
+  }
+
+  /** Records written so far. */
   public long written() {
     return written;
   }
 
+  /** Uncompressed bytes written so far. */
+  public long bytes() {
+    return bytes + length;
+  }
+
+  public Path file() {
+    return file;
+  }
+
+  /** Writes what is buffered, finishes the compressed stream and closes the file. */
   @Override
   public void close() throws IOException {
-    out.close();
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      if (failure == null) {
+        if (length > 0) {
+          handOff();
+        }
+        full.put(LAST);
+      }
+      thread.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while finishing " + file);
+    }
+    if (failure != null) {
+      throw new IOException("cannot write " + file + ": " + failure.getMessage(), failure);
+    }
+  }
+
+  private void drain(OutputStream out) {
+    try (out) {
+      for (Chunk next = full.take(); next != LAST; next = full.take()) {
+        out.write(next.bytes(), 0, next.length());
+        empty.offer(next.bytes());
+      }
+    } catch (IOException e) {
+      failure = e;
+      full.clear();
+    } catch (InterruptedException e) {
+      failure = new InterruptedIOException("archive writer interrupted");
+    }
+  }
+
+  /** Makes room for a line of up to {@code need} bytes. */
+  private void ensure(int need) throws IOException {
+    if (chunk.length - length >= need) {
+      return;
+    }
+    if (length > 0) {
+      handOff();
+    }
+    if (chunk.length < need) {
+      chunk = new byte[need];
+    }
+  }
+
+  private void handOff() throws IOException {
+    if (failure != null) {
+      throw new IOException("cannot write " + file + ": " + failure.getMessage(), failure);
+    }
+    try {
+      full.put(new Chunk(chunk, length));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while writing " + file);
+    }
+    bytes += length;
+    length = 0;
+    byte[] reuse = empty.poll();
+    chunk = reuse != null ? reuse : new byte[CHUNK];
+  }
+
+  private void put(byte[] b) {
+    System.arraycopy(b, 0, chunk, length, b.length);
+    length += b.length;
+  }
+
+  private void putLong(long v) {
+    if (v < 0) {
+      chunk[length++] = '-';
+      if (v == Long.MIN_VALUE) {
+        put(ascii("9223372036854775808"));
+        return;
+      }
+      v = -v;
+    }
+    int digits = 1;
+    for (long rest = v / 10; rest > 0; rest /= 10) {
+      digits++;
+    }
+    for (int i = length + digits - 1; i >= length; i--) {
+      chunk[i] = (byte) ('0' + v % 10);
+      v /= 10;
+    }
+    length += digits;
+  }
+
+  /** A JSON string of {@code text}'s bytes: copied when plain ASCII, else escaped by Jackson. */
+  private void putJsonString(byte[] text) throws IOException {
+    for (byte b : text) {
+      if (b < 0x20 || b == '"' || b == '\\') { // also every byte of a non-ASCII character
+        byte[] q = quoted(new String(text, StandardCharsets.UTF_8));
+        ensure(q.length + 80);
+        put(q);
+        return;
+      }
+    }
+    chunk[length++] = '"';
+    put(text);
+    chunk[length++] = '"';
+  }
+
+  private static byte[] quoted(String text) {
+    byte[] inner = JsonStringEncoder.getInstance().quoteAsUTF8(text);
+    byte[] out = new byte[inner.length + 2];
+    out[0] = '"';
+    System.arraycopy(inner, 0, out, 1, inner.length);
+    out[out.length - 1] = '"';
+    return out;
+  }
+
+  private void putValue(byte[] value) throws IOException {
+    if (value == null) {
+      put(NULL);
+    } else if (isOneObjectOnOneLine(value)) {
+      put(value);
+    } else {
+      byte[] other = otherValue(value);
+      ensure(other.length + 8);
+      put(other);
+    }
+  }
+
+  /**
+   * True when {@code value} is one JSON object on one line, judged by one scan of its bytes (the
+   * profile showed a full JSON parse per record costing more than the rest of the export): it
+   * starts with '{' and ends with the '}' that closes it, its strings end, and no line break or
+   * other control character is outside an escape. Every token event passes; a value that passes
+   * without being valid JSON is still kept byte for byte (the reader finds a value by position).
+   */
+  static boolean isOneObjectOnOneLine(byte[] value) {
+    int last = value.length - 1;
+    if (last < 1 || value[0] != '{' || value[last] != '}') {
+      return false;
+    }
+    int depth = 0;
+    boolean inString = false;
+    for (int i = 0; i <= last; i++) {
+      byte b = value[i];
+      if (b >= 0 && b < 0x20 && b != '\t' && (inString || b == '\n' || b == '\r')) {
+        return false;
+      }
+      if (inString) {
+        if (b == '\\') {
+          i++;
+        } else if (b == '"') {
+          inString = false;
+        }
+      } else if (b == '"') {
+        inString = true;
+      } else if (b == '{' || b == '[') {
+        depth++;
+      } else if ((b == '}' || b == ']') && --depth <= 0 && i != last) {
+        return false;
+      }
+    }
+    return depth == 0 && !inString;
+  }
+
+  /**
+   * A value that is not one object on one line: an object over several lines is re-encoded on one;
+   * anything else (not JSON, an array, a number) becomes a JSON string of its text.
+   */
+  private static byte[] otherValue(byte[] value) throws IOException {
+    try {
+      JsonNode tree = Json.MAPPER.readTree(value);
+      if (tree != null && tree.isObject()) {
+        return Json.MAPPER.writeValueAsBytes(tree);
+      }
+    } catch (IOException e) {
+      // not JSON: kept as text below
+    }
+    return quoted(new String(value, StandardCharsets.UTF_8));
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
   }
 }

@@ -40,7 +40,8 @@ import java.util.TreeMap;
   "coalescedChunks",
   "coalesced",
   "warmup",
-  "source"
+  "source",
+  "droppedEvents"
 })
 public record TokenEvent(
     EventType type,
@@ -70,13 +71,76 @@ public record TokenEvent(
     Long coalescedChunks,
     Boolean coalesced,
     Boolean warmup,
-    String source) {
+    String source,
+    Long droppedEvents) {
 
   /** The event format version this code writes. */
   public static final int VERSION = 1;
 
   public TokenEvent {
     labels = labels == null ? null : new TreeMap<>(labels);
+  }
+
+  /** An event without {@code droppedEvents} (every event but a dropping publisher's heartbeat). */
+  public TokenEvent(
+      EventType type,
+      int v,
+      long ts,
+      String runId,
+      String requestId,
+      String model,
+      SortedMap<String, String> labels,
+      Long elapsedNs,
+      Integer seq,
+      Integer tokens,
+      TokenKind kind,
+      Integer promptTokens,
+      Integer completionTokens,
+      String finishReason,
+      String errorClass,
+      Integer httpStatus,
+      String message,
+      Long scheduleLagNs,
+      Integer malformedChunks,
+      String producerId,
+      Long watermark,
+      Boolean isFinal,
+      Long clientPauseMaxUs,
+      Long loopLagMaxUs,
+      Long coalescedChunks,
+      Boolean coalesced,
+      Boolean warmup,
+      String source) {
+    this(
+        type,
+        v,
+        ts,
+        runId,
+        requestId,
+        model,
+        labels,
+        elapsedNs,
+        seq,
+        tokens,
+        kind,
+        promptTokens,
+        completionTokens,
+        finishReason,
+        errorClass,
+        httpStatus,
+        message,
+        scheduleLagNs,
+        malformedChunks,
+        producerId,
+        watermark,
+        isFinal,
+        clientPauseMaxUs,
+        loopLagMaxUs,
+        coalescedChunks,
+        coalesced,
+        warmup,
+        source,
+        null);
   }
 
   /** A request start; {@code scheduleLagNs} is null in closed-loop runs. */
@@ -338,14 +402,23 @@ public record TokenEvent(
 
   /** This event with another {@code ts} (epoch ms). */
   public TokenEvent withTs(long ts) {
-    return copy(ts, coalesced, warmup, source);
+    return copy(ts, coalesced, warmup, source, droppedEvents);
+  }
+
+  /**
+   * This heartbeat with the events its producer dropped so far (a proxy drops rather than wait for
+   * Kafka).
+   */
+  public TokenEvent withDroppedEvents(long dropped) {
+    return copy(ts, coalesced, warmup, source, dropped);
   }
 
   private TokenEvent withFlags(Boolean coalesced, Boolean warmup, String source) {
-    return copy(ts, coalesced, warmup, source);
+    return copy(ts, coalesced, warmup, source, droppedEvents);
   }
 
-  private TokenEvent copy(long ts, Boolean coalesced, Boolean warmup, String source) {
+  private TokenEvent copy(
+      long ts, Boolean coalesced, Boolean warmup, String source, Long droppedEvents) {
     return new TokenEvent(
         type,
         v,
@@ -374,7 +447,8 @@ public record TokenEvent(
         coalescedChunks,
         Boolean.TRUE.equals(coalesced) ? true : null,
         Boolean.TRUE.equals(warmup) ? true : null,
-        source);
+        source,
+        droppedEvents);
   }
 
   /** True for a heartbeat that says its producer has stopped for good. */

@@ -29,8 +29,9 @@ public final class TokenEventCodec {
   /**
    * Decodes and validates one event.
    *
-   * @throws TokenEventFormatException when the bytes are not JSON, not an object of the v1 format,
-   *     or miss a field their type requires
+   * @throws TokenEventFormatException when the bytes are not JSON, not an object of the v1 format
+   *     ({@code v} other than 1), miss a field their type requires, or carry a negative {@code
+   *     seq}, {@code tokens} or {@code elapsedNs}
    */
   public static TokenEvent decode(byte[] bytes) {
     if (bytes == null || bytes.length == 0) {
@@ -53,34 +54,10 @@ public final class TokenEventCodec {
   }
 
   private static void validate(TokenEvent e, byte[] bytes) {
-    String missing = null;
-    if (e == null) {
-      missing = "an object";
-    } else if (e.type() == null) {
-      missing = "type";
-    } else if (e.ts() <= 0) {
-      missing = "ts";
-    } else if (e.type() == EventType.HEARTBEAT) {
-      if (e.producerId() == null) {
-        missing = "producerId";
-      } else if (e.watermark() == null) {
-        missing = "watermark";
-      }
-    } else if (e.requestId() == null) {
-      missing = "requestId";
-    } else if (e.model() == null) {
-      missing = "model";
-    } else if (e.type() == EventType.TOKEN && (e.elapsedNs() == null || e.seq() == null)) {
-      missing = e.elapsedNs() == null ? "elapsedNs" : "seq";
-    } else if ((e.type() == EventType.END || e.type() == EventType.ERROR)
-        && e.elapsedNs() == null) {
-      missing = "elapsedNs";
-    } else if (e.type() == EventType.ERROR && e.errorClass() == null) {
-      missing = "errorClass";
-    }
-    if (missing != null) {
+    String problem = TokenEventRules.problem(e);
+    if (problem != null) {
       throw new TokenEventFormatException(
-          "not a token event: missing " + missing + " in " + preview(bytes), null);
+          "not a token event: " + problem + " in " + preview(bytes), null);
     }
   }
 
@@ -92,7 +69,7 @@ public final class TokenEventCodec {
     return nl < 0 ? message : message.substring(0, nl);
   }
 
-  private static String preview(byte[] bytes) {
+  static String preview(byte[] bytes) {
     String text = new String(bytes, 0, Math.min(bytes.length, 120), StandardCharsets.UTF_8);
     return "'" + text + (bytes.length > 120 ? "…'" : "'");
   }

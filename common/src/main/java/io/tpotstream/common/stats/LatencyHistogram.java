@@ -18,6 +18,9 @@ public final class LatencyHistogram {
   /** Significant decimal digits kept per value. */
   public static final int SIGNIFICANT_DIGITS = 3;
 
+  /** Only its bucket arithmetic is used (read-only, shared). */
+  private static final Histogram SHAPE = new Histogram(1, HIGHEST_MICROS, SIGNIFICANT_DIGITS);
+
   private final Histogram histogram;
   private long clamped;
 
@@ -50,20 +53,27 @@ public final class LatencyHistogram {
    * Records {@code count} samples of {@code micros} µs (clamped as {@link #recordMicros(long)}).
    */
   public boolean recordMicros(long micros, long count) {
-    long value = micros;
-    boolean inRange = true;
-    if (micros < 0) {
-      value = 0;
-      inRange = false;
-    } else if (micros > HIGHEST_MICROS) {
-      value = HIGHEST_MICROS;
-      inRange = false;
-    }
+    long value = clampMicros(micros);
+    boolean inRange = value == micros;
     if (!inRange) {
       clamped += count;
     }
     histogram.recordValueWithCount(value, count);
     return inRange;
+  }
+
+  /** A µs value moved into the range: below 0 → 0, above one hour → one hour. */
+  public static long clampMicros(long micros) {
+    return micros < 0 ? 0 : Math.min(micros, HIGHEST_MICROS);
+  }
+
+  /**
+   * The bucket holding a (clamped) µs value, as its lowest equivalent value: samples in one bucket
+   * are indistinguishable, so counting buckets and recording them later equals recording each
+   * sample.
+   */
+  public static long bucketMicros(long micros) {
+    return SHAPE.lowestEquivalentValue(clampMicros(micros));
   }
 
   /** Records a sample given in ns, rounded to the nearest µs. */

@@ -107,6 +107,22 @@ class TokenEventCodecTest {
   }
 
   @Test
+  void aDroppingProducersHeartbeatSaysHowManyEventsItDropped() {
+    TokenEvent heartbeat =
+        TokenEvent.heartbeat(2_000L, "r", "p", 1_800L, false, 3L, 4L, 5L)
+            .withSource("proxy")
+            .withDroppedEvents(12L);
+    String json = TokenEventCodec.encodeToString(heartbeat);
+    assertEquals(
+        "{\"type\":\"heartbeat\",\"v\":1,\"ts\":2000,\"runId\":\"r\",\"producerId\":\"p\","
+            + "\"watermark\":1800,\"clientPauseMaxUs\":3,\"loopLagMaxUs\":4,\"coalescedChunks\":5,"
+            + "\"source\":\"proxy\",\"droppedEvents\":12}",
+        json);
+    assertEquals(heartbeat, TokenEventCodec.decode(json));
+    assertEquals(12L, heartbeat.withTs(2_500L).droppedEvents());
+  }
+
+  @Test
   void everyEventTypeRoundTrips() {
     for (TokenEvent event : oneOfEachType()) {
       byte[] bytes = TokenEventCodec.encode(event);
@@ -146,13 +162,41 @@ class TokenEventCodecTest {
   void unknownFieldsAreIgnored() {
     TokenEvent event =
         TokenEventCodec.decode(
-            "{\"type\":\"token\",\"v\":2,\"ts\":5,\"requestId\":\"r\",\"model\":\"m\",\"elapsedNs\":7,"
+            "{\"type\":\"token\",\"v\":1,\"ts\":5,\"requestId\":\"r\",\"model\":\"m\",\"elapsedNs\":7,"
                 + "\"seq\":0,\"futureField\":{\"nested\":[1,2]},\"other\":\"x\"}");
     assertEquals(EventType.TOKEN, event.type());
-    assertEquals(2, event.v());
+    assertEquals(1, event.v());
     assertEquals(7L, event.elapsedNs());
     assertNull(event.tokens());
     assertEquals(1, event.tokensOrOne());
+  }
+
+  @Test
+  void anotherVersionOrANegativeCountIsNotATokenEvent() {
+    TokenEventFormatException v2 =
+        assertThrows(
+            TokenEventFormatException.class,
+            () ->
+                TokenEventCodec.decode(
+                    "{\"type\":\"token\",\"v\":2,\"ts\":5,\"requestId\":\"r\",\"model\":\"m\","
+                        + "\"elapsedNs\":7,\"seq\":0}"));
+    assertTrue(
+        v2.getMessage().startsWith("not a token event: version v=2 is not 1"), v2.getMessage());
+    TokenEventFormatException noVersion =
+        assertThrows(
+            TokenEventFormatException.class,
+            () ->
+                TokenEventCodec.decode(
+                    "{\"type\":\"heartbeat\",\"ts\":5,\"producerId\":\"p\",\"watermark\":1}"));
+    assertTrue(noVersion.getMessage().startsWith("not a token event: version v=0 is not 1"));
+    TokenEventFormatException negative =
+        assertThrows(
+            TokenEventFormatException.class,
+            () ->
+                TokenEventCodec.decode(
+                    "{\"type\":\"token\",\"v\":1,\"ts\":5,\"requestId\":\"r\",\"model\":\"m\","
+                        + "\"elapsedNs\":7,\"seq\":-1}"));
+    assertTrue(negative.getMessage().startsWith("not a token event: negative seq -1 in "));
   }
 
   @Test
@@ -171,9 +215,11 @@ class TokenEventCodecTest {
     TokenEventFormatException missing =
         assertThrows(
             TokenEventFormatException.class,
-            () -> TokenEventCodec.decode("{\"type\":\"token\",\"ts\":5,\"requestId\":\"r\"}"));
+            () ->
+                TokenEventCodec.decode(
+                    "{\"type\":\"token\",\"v\":1,\"ts\":5,\"requestId\":\"r\"}"));
     assertEquals(
-        "not a token event: missing model in '{\"type\":\"token\",\"ts\":5,\"requestId\":\"r\"}'",
+        "not a token event: missing model in '{\"type\":\"token\",\"v\":1,\"ts\":5,\"requestId\":\"r\"}'",
         missing.getMessage());
 
     assertThrows(TokenEventFormatException.class, () -> TokenEventCodec.decode(new byte[0]));

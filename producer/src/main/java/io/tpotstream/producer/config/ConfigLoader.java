@@ -65,7 +65,8 @@ public final class ConfigLoader {
           "input_len",
           "output_len",
           "schedule",
-          "sweep");
+          "sweep",
+          "warmup");
 
   static final String DEFAULT_PROMPT =
       "Write a long, detailed story about a lighthouse keeper who finds a message in a bottle.";
@@ -283,7 +284,8 @@ public final class ConfigLoader {
         stopGrace,
         proxy,
         anthropicVersion,
-        traffic);
+        traffic,
+        has(root, "warmup") ? Warmup.parse("warmup", text(root, "warmup")) : Warmup.DEFAULT);
   }
 
   /**

@@ -29,6 +29,7 @@ import java.util.SortedMap;
  * @param stopGrace how long in-flight requests may finish after a stop before they are cancelled
  * @param traffic the conversations sent, the rate schedule and the sweep (docs/producer.md,
  *     "Traffic")
+ * @param warmup the requests run first and left out of every statistic
  */
 public record ProducerConfig(
     URI apiBase,
@@ -53,7 +54,8 @@ public record ProducerConfig(
     Duration stopGrace,
     ProxySettings proxy,
     String anthropicVersion,
-    Traffic traffic) {
+    Traffic traffic,
+    Warmup warmup) {
 
   /** True for an open-loop run (requests sent at {@code rate}, not as workers free up). */
   public boolean openLoop() {
@@ -99,9 +101,10 @@ public record ProducerConfig(
 
   /**
    * The config of one sweep stage: its concurrency (and {@code concurrency} label) or its rate, the
-   * {@code stage} label, and no sweep; the rest unchanged.
+   * {@code stage} label, and no sweep; the warm-up only before the first stage ({@code first}); the
+   * rest unchanged.
    */
-  public ProducerConfig forStage(Sweep.Stage stage) {
+  public ProducerConfig forStage(Sweep.Stage stage, boolean first) {
     SortedMap<String, String> stageLabels = new java.util.TreeMap<>(labels);
     stageLabels.put(Sweep.LABEL, stage.name());
     Integer stageConcurrency = stage.concurrency() != null ? stage.concurrency() : concurrency;
@@ -134,7 +137,8 @@ public record ProducerConfig(
         stopGrace,
         proxy,
         anthropicVersion,
-        stageTraffic);
+        stageTraffic,
+        first ? warmup : Warmup.NONE);
   }
 
   /** HTTP connections to keep: the concurrency, or a generous pool for an uncapped open loop. */

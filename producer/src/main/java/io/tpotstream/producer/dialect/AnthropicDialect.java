@@ -1,13 +1,15 @@
 package io.tpotstream.producer.dialect;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tpotstream.common.Json;
 import io.tpotstream.common.event.TokenKind;
 import io.tpotstream.producer.config.ProducerConfig;
-import io.tpotstream.producer.sse.SseEvent;
 import java.io.IOException;
 import java.util.function.BiConsumer;
 
@@ -61,43 +63,81 @@ final class AnthropicDialect implements Dialect {
     private Integer completionTokens;
     private String finishReason;
 
+    // one event's findings
+    private String type;
+    private Integer inputTokens;
+    private Integer outputTokens;
+    private String deltaType;
+    private boolean text;
+    private boolean thinking;
+    private boolean partialJson;
+    private String stopReason;
+    private JsonNode error;
+    private boolean errorSeen;
+    private Integer messageInput;
+    private Integer messageOutput;
+
     @Override
-    public Chunk read(SseEvent event) {
-      JsonNode node;
+    public Chunk read(String event, byte[] data, int offset, int length) {
+      type = null;
+      inputTokens = null;
+      outputTokens = null;
+      deltaType = null;
+      text = false;
+      thinking = false;
+      partialJson = false;
+      stopReason = null;
+      error = null;
+      errorSeen = false;
+      messageInput = null;
+      messageOutput = null;
+      boolean object;
       try {
-        node = Json.MAPPER.readTree(event.data());
-      } catch (IOException e) {
-        if ("error".equals(event.event())) {
-          return new Chunk.Failed("error event in the stream: " + Dialect.preview(event.data()));
+        ChunkParser chunks = ChunkParser.get();
+        JsonParser p = chunks.start(data, offset, length);
+        object = p != null && p.currentToken() == JsonToken.START_OBJECT;
+        if (object) {
+          readEvent(p);
+          chunks.end();
+        } else if (p != null) {
+          ChunkParser.skip(p);
         }
-        return new Chunk.Malformed("not JSON: " + Dialect.preview(event.data()));
+        if (errorSeen) {
+          error = Json.MAPPER.readTree(data, offset, length).get("error");
+        }
+      } catch (IOException e) {
+        if ("error".equals(event)) {
+          return new Chunk.Failed(
+              "error event in the stream: " + Dialect.preview(data, offset, length));
+        }
+        return new Chunk.Malformed("not JSON: " + Dialect.preview(data, offset, length));
       }
-      if (node == null || !node.isObject()) {
-        return new Chunk.Malformed("not a JSON object: " + Dialect.preview(event.data()));
+      if (!object) {
+        return new Chunk.Malformed("not a JSON object: " + Dialect.preview(data, offset, length));
       }
-      String type = node.path("type").asText(event.event());
-      switch (type) {
+      switch (type != null ? type : event) {
         case "message_start" -> {
-          readUsage(node.path("message").path("usage"));
+          usage(messageInput, messageOutput);
+          return Chunk.SKIP;
+        }
+        case "message_delta" -> {
+          if (stopReason != null) {
+            finishReason = stopReason;
+          }
+          usage(inputTokens, outputTokens);
           return Chunk.SKIP;
         }
         case "content_block_delta" -> {
-          return delta(node.path("delta"));
-        }
-        case "message_delta" -> {
-          JsonNode reason = node.path("delta").get("stop_reason");
-          if (reason != null && !reason.isNull()) {
-            finishReason = reason.asText();
-          }
-          readUsage(node.path("usage"));
-          return Chunk.SKIP;
+          return delta();
         }
         case "message_stop" -> {
           return Chunk.DONE;
         }
         case "error" -> {
           return new Chunk.Failed(
-              "error in the stream: " + OpenAiDialect.Reader.errorText(node.path("error")));
+              "error in the stream: "
+                  + OpenAiDialect.Reader.errorText(
+                      error == null ? MissingNode.getInstance() : error));
         }
         default -> {
           return Chunk.SKIP;
@@ -105,29 +145,125 @@ final class AnthropicDialect implements Dialect {
       }
     }
 
-    private static Chunk delta(JsonNode delta) {
-      String type = delta.path("type").asText("");
-      return switch (type) {
-        case "text_delta" -> token(delta.get("text"), TokenKind.CONTENT);
-        case "thinking_delta" -> token(delta.get("thinking"), TokenKind.REASONING);
-        case "input_json_delta" -> token(delta.get("partial_json"), TokenKind.TOOL);
+    private void readEvent(JsonParser p) throws IOException {
+      String kind = null;
+      while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = ChunkParser.next(p);
+        switch (field) {
+          case "type" -> {
+            kind = value.isScalarValue() && value != JsonToken.VALUE_NULL ? p.getText() : null;
+            ChunkParser.skip(p);
+          }
+          case "message" -> {
+            if (value == JsonToken.START_OBJECT) {
+              readMessage(p);
+            } else {
+              ChunkParser.skip(p);
+            }
+          }
+          case "delta" -> {
+            if (value == JsonToken.START_OBJECT) {
+              readDelta(p);
+            } else {
+              ChunkParser.skip(p);
+            }
+          }
+          case "usage" -> readUsage(p, value, false);
+          case "error" -> {
+            // rare: read again as a tree once the chunk is known to be whole
+            errorSeen = value != JsonToken.VALUE_NULL;
+            ChunkParser.skip(p);
+          }
+          default -> ChunkParser.skip(p);
+        }
+      }
+      type = kind;
+    }
+
+    private void readMessage(JsonParser p) throws IOException {
+      while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = ChunkParser.next(p);
+        if (field.equals("usage")) {
+          readUsage(p, value, true);
+        } else {
+          ChunkParser.skip(p);
+        }
+      }
+    }
+
+    private void readUsage(JsonParser p, JsonToken value, boolean inMessage) throws IOException {
+      if (value != JsonToken.START_OBJECT) {
+        ChunkParser.skip(p);
+        return;
+      }
+      while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken v = ChunkParser.next(p);
+        switch (field) {
+          case "input_tokens" -> {
+            Integer n = OpenAiDialect.Reader.intValue(p, v);
+            if (inMessage) {
+              messageInput = n;
+            } else {
+              inputTokens = n;
+            }
+          }
+          case "output_tokens" -> {
+            Integer n = OpenAiDialect.Reader.intValue(p, v);
+            if (inMessage) {
+              messageOutput = n;
+            } else {
+              outputTokens = n;
+            }
+          }
+          default -> ChunkParser.skip(p);
+        }
+      }
+    }
+
+    private void readDelta(JsonParser p) throws IOException {
+      while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = ChunkParser.next(p);
+        switch (field) {
+          case "type" -> {
+            deltaType = value == JsonToken.VALUE_STRING ? p.getText() : null;
+            ChunkParser.skip(p);
+          }
+          case "text" -> text = OpenAiDialect.Reader.nonEmptyString(p, value);
+          case "thinking" -> thinking = OpenAiDialect.Reader.nonEmptyString(p, value);
+          case "partial_json" -> partialJson = OpenAiDialect.Reader.nonEmptyString(p, value);
+          case "stop_reason" -> {
+            stopReason =
+                value != JsonToken.VALUE_NULL && value.isScalarValue() ? p.getText() : null;
+            ChunkParser.skip(p);
+          }
+          default -> ChunkParser.skip(p);
+        }
+      }
+    }
+
+    private void usage(Integer input, Integer output) {
+      if (input != null) {
+        promptTokens = input;
+      }
+      if (output != null) {
+        completionTokens = output;
+      }
+    }
+
+    private Chunk delta() {
+      if (deltaType == null) {
+        return Chunk.SKIP;
+      }
+      return switch (deltaType) {
+        case "text_delta" -> text ? Chunk.token(TokenKind.CONTENT, 1) : Chunk.SKIP;
+        case "thinking_delta" -> thinking ? Chunk.token(TokenKind.REASONING, 1) : Chunk.SKIP;
+        case "input_json_delta" -> partialJson ? Chunk.token(TokenKind.TOOL, 1) : Chunk.SKIP;
         default -> Chunk.SKIP;
       };
-    }
-
-    private static Chunk token(JsonNode text, TokenKind kind) {
-      return text != null && text.isTextual() && !text.asText().isEmpty()
-          ? new Chunk.Token(kind, 1)
-          : Chunk.SKIP;
-    }
-
-    private void readUsage(JsonNode usage) {
-      if (usage.get("input_tokens") != null && usage.get("input_tokens").canConvertToInt()) {
-        promptTokens = usage.get("input_tokens").asInt();
-      }
-      if (usage.get("output_tokens") != null && usage.get("output_tokens").canConvertToInt()) {
-        completionTokens = usage.get("output_tokens").asInt();
-      }
     }
 
     @Override

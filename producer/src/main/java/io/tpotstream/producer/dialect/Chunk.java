@@ -21,4 +21,25 @@ public sealed interface Chunk {
 
   Skip SKIP = new Skip();
   Done DONE = new Done();
+
+  /** A token chunk; the common one-token chunks are shared instances. */
+  static Token token(TokenKind kind, int tokens) {
+    if (tokens == 1) {
+      return switch (kind) {
+        case CONTENT -> Tokens.CONTENT;
+        case REASONING -> Tokens.REASONING;
+        case TOOL -> Tokens.TOOL;
+      };
+    }
+    return new Token(kind, tokens);
+  }
+
+  /** The shared one-token chunks. */
+  final class Tokens {
+    static final Token CONTENT = new Token(TokenKind.CONTENT, 1);
+    static final Token REASONING = new Token(TokenKind.REASONING, 1);
+    static final Token TOOL = new Token(TokenKind.TOOL, 1);
+
+    private Tokens() {}
+  }
 }

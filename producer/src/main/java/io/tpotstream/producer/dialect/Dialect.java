@@ -56,6 +56,12 @@ public interface Dialect {
     }
   }
 
+  /** The first 200 characters of {@code length} UTF-8 bytes from {@code offset}, for messages. */
+  static String preview(byte[] data, int offset, int length) {
+    return preview(
+        new String(data, offset, Math.min(length, 800), java.nio.charset.StandardCharsets.UTF_8));
+  }
+
   /** The first 200 characters of {@code text}, for messages. */
   static String preview(String text) {
     String oneLine = text.replace('\n', ' ').replace('\r', ' ');

@@ -1,5 +1,7 @@
 package io.tpotstream.producer.dialect;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -7,7 +9,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tpotstream.common.Json;
 import io.tpotstream.common.event.TokenKind;
 import io.tpotstream.producer.config.ProducerConfig;
-import io.tpotstream.producer.sse.SseEvent;
 import java.io.IOException;
 import java.util.function.BiConsumer;
 
@@ -59,99 +60,262 @@ final class OpenAiDialect implements Dialect {
     private int lastCompletionTokens;
     private String finishReason;
 
+    // one chunk's findings, committed to the fields above only when the chunk is valid JSON
+    private TokenKind kind;
+    private String reason;
+    private boolean sawChoices;
+    private boolean choicesNotList;
+    private boolean sawUsage;
+    private Integer usagePrompt;
+    private Integer usageCompletion;
+    private JsonNode error;
+    private boolean errorSeen;
+
     @Override
-    public Chunk read(SseEvent event) {
-      String data = event.data();
-      if (data.trim().equals("[DONE]")) {
+    public Chunk read(String event, byte[] data, int offset, int length) {
+      if (isDone(data, offset, length)) {
         return Chunk.DONE;
       }
-      JsonNode node;
+      kind = null;
+      reason = null;
+      sawChoices = false;
+      choicesNotList = false;
+      sawUsage = false;
+      usagePrompt = null;
+      usageCompletion = null;
+      error = null;
+      errorSeen = false;
+      boolean object;
       try {
-        node = Json.MAPPER.readTree(data);
-      } catch (IOException e) {
-        if ("error".equals(event.event())) {
-          return new Chunk.Failed("error event in the stream: " + Dialect.preview(data));
+        ChunkParser chunks = ChunkParser.get();
+        JsonParser p = chunks.start(data, offset, length);
+        object = p != null && p.currentToken() == JsonToken.START_OBJECT;
+        if (object) {
+          readChunk(p);
+          chunks.end();
+        } else if (p != null) {
+          // as a tree would: the whole value must be readable JSON
+          ChunkParser.skip(p);
         }
-        return new Chunk.Malformed("not JSON: " + Dialect.preview(data));
+        if (errorSeen) {
+          error = Json.MAPPER.readTree(data, offset, length).get("error");
+        }
+      } catch (IOException e) {
+        if ("error".equals(event)) {
+          return new Chunk.Failed(
+              "error event in the stream: " + Dialect.preview(data, offset, length));
+        }
+        return new Chunk.Malformed("not JSON: " + Dialect.preview(data, offset, length));
       }
-      if (node == null || !node.isObject()) {
-        return new Chunk.Malformed("not a JSON object: " + Dialect.preview(data));
+      if (!object) {
+        return new Chunk.Malformed("not a JSON object: " + Dialect.preview(data, offset, length));
       }
-      JsonNode error = node.get("error");
       if (error != null && !error.isNull()) {
         return new Chunk.Failed("error in the stream: " + errorText(error));
       }
-      if ("error".equals(event.event())) {
-        return new Chunk.Failed("error event in the stream: " + Dialect.preview(data));
+      if ("error".equals(event)) {
+        return new Chunk.Failed(
+            "error event in the stream: " + Dialect.preview(data, offset, length));
       }
-      Integer chunkTokens = readUsage(node.get("usage"));
-      JsonNode choices = node.get("choices");
-      if (choices == null || choices.isNull()) {
-        if (node.hasNonNull("usage")) {
+      Integer chunkTokens = commitUsage();
+      if (!sawChoices) {
+        if (sawUsage) {
           return Chunk.SKIP;
         }
         return new Chunk.Failed(
-            "chunk without 'choices' (not a chat completion stream?): " + Dialect.preview(data));
+            "chunk without 'choices' (not a chat completion stream?): "
+                + Dialect.preview(data, offset, length));
       }
-      if (!choices.isArray()) {
-        return new Chunk.Failed("'choices' is not a list: " + Dialect.preview(data));
+      if (choicesNotList) {
+        return new Chunk.Failed(
+            "'choices' is not a list: " + Dialect.preview(data, offset, length));
       }
-      TokenKind kind = null;
-      for (JsonNode choice : choices) {
-        JsonNode reason = choice.get("finish_reason");
-        if (reason != null && !reason.isNull()) {
-          finishReason = reason.asText();
-        }
-        TokenKind k = tokenKind(choice);
-        if (kind == null) {
-          kind = k;
-        }
+      if (reason != null) {
+        finishReason = reason;
       }
       if (kind == null) {
         return Chunk.SKIP;
       }
-      return new Chunk.Token(kind, chunkTokens != null && chunkTokens > 0 ? chunkTokens : 1);
+      return Chunk.token(kind, chunkTokens != null && chunkTokens > 0 ? chunkTokens : 1);
     }
 
-    /** Records usage; returns the completion tokens this chunk added, or null if it had none. */
-    private Integer readUsage(JsonNode usage) {
-      if (usage == null || !usage.isObject()) {
+    private void readChunk(JsonParser p) throws IOException {
+      while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = ChunkParser.next(p);
+        switch (field) {
+          case "choices" -> {
+            if (value == JsonToken.VALUE_NULL) {
+              continue;
+            }
+            sawChoices = true;
+            if (value != JsonToken.START_ARRAY) {
+              choicesNotList = true;
+              ChunkParser.skip(p);
+              continue;
+            }
+            while (ChunkParser.next(p) != JsonToken.END_ARRAY) {
+              if (p.currentToken() == JsonToken.START_OBJECT) {
+                TokenKind k = readChoice(p);
+                if (kind == null) {
+                  kind = k;
+                }
+              } else {
+                ChunkParser.skip(p);
+              }
+            }
+          }
+          case "usage" -> {
+            if (value == JsonToken.START_OBJECT) {
+              sawUsage = true;
+              readUsage(p);
+            } else {
+              ChunkParser.skip(p);
+            }
+          }
+          case "error" -> {
+            // rare: read again as a tree once the chunk is known to be whole
+            errorSeen = value != JsonToken.VALUE_NULL;
+            ChunkParser.skip(p);
+          }
+          default -> ChunkParser.skip(p);
+        }
+      }
+    }
+
+    /** One choice object (the parser is on its START_OBJECT); returns its token kind or null. */
+    private TokenKind readChoice(JsonParser p) throws IOException {
+      boolean deltaObject = false;
+      TokenKind deltaKind = null;
+      boolean text = false;
+      while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = ChunkParser.next(p);
+        switch (field) {
+          case "finish_reason" -> {
+            if (value != JsonToken.VALUE_NULL) {
+              reason = value.isScalarValue() ? p.getText() : null;
+              ChunkParser.skip(p);
+            }
+          }
+          case "delta" -> {
+            if (value == JsonToken.START_OBJECT) {
+              deltaObject = true;
+              deltaKind = readDelta(p);
+            } else {
+              ChunkParser.skip(p);
+            }
+          }
+          case "text" -> text = nonEmptyString(p, value);
+          default -> ChunkParser.skip(p);
+        }
+      }
+      if (!deltaObject) {
+        return text ? TokenKind.CONTENT : null;
+      }
+      return deltaKind;
+    }
+
+    private static TokenKind readDelta(JsonParser p) throws IOException {
+      boolean content = false;
+      boolean reasoning = false;
+      boolean tools = false;
+      while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = ChunkParser.next(p);
+        switch (field) {
+          case "content", "refusal" -> content |= nonEmptyString(p, value);
+          case "reasoning_content", "reasoning" -> reasoning |= nonEmptyString(p, value);
+          case "tool_calls" -> {
+            if (value == JsonToken.START_ARRAY) {
+              tools |= ChunkParser.next(p) != JsonToken.END_ARRAY;
+              if (p.currentToken() != JsonToken.END_ARRAY) {
+                ChunkParser.skip(p);
+                while (ChunkParser.next(p) != JsonToken.END_ARRAY) {
+                  ChunkParser.skip(p);
+                }
+              }
+            } else {
+              ChunkParser.skip(p);
+            }
+          }
+          default -> ChunkParser.skip(p);
+        }
+      }
+      if (content) {
+        return TokenKind.CONTENT;
+      }
+      if (reasoning) {
+        return TokenKind.REASONING;
+      }
+      return tools ? TokenKind.TOOL : null;
+    }
+
+    private void readUsage(JsonParser p) throws IOException {
+      while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = ChunkParser.next(p);
+        switch (field) {
+          case "prompt_tokens" -> usagePrompt = intValue(p, value);
+          case "completion_tokens" -> usageCompletion = intValue(p, value);
+          default -> ChunkParser.skip(p);
+        }
+      }
+    }
+
+    /** Records the chunk's usage; returns the completion tokens it added, or null if none. */
+    private Integer commitUsage() {
+      if (usagePrompt != null) {
+        promptTokens = usagePrompt;
+      }
+      if (usageCompletion == null) {
         return null;
       }
-      if (usage.get("prompt_tokens") != null && usage.get("prompt_tokens").canConvertToInt()) {
-        promptTokens = usage.get("prompt_tokens").asInt();
-      }
-      JsonNode completion = usage.get("completion_tokens");
-      if (completion == null || !completion.canConvertToInt()) {
-        return null;
-      }
-      int total = completion.asInt();
+      int total = usageCompletion;
       int added = total - lastCompletionTokens;
       lastCompletionTokens = Math.max(lastCompletionTokens, total);
       completionTokens = total;
       return added;
     }
 
-    private static TokenKind tokenKind(JsonNode choice) {
-      JsonNode delta = choice.get("delta");
-      if (delta == null || !delta.isObject()) {
-        return nonEmpty(choice.get("text")) ? TokenKind.CONTENT : null;
+    static boolean isDone(byte[] data, int offset, int length) {
+      int from = offset;
+      int to = offset + length;
+      while (from < to && (data[from] & 0xff) <= ' ') {
+        from++;
       }
-      if (nonEmpty(delta.get("content")) || nonEmpty(delta.get("refusal"))) {
-        return TokenKind.CONTENT;
+      while (to > from && (data[to - 1] & 0xff) <= ' ') {
+        to--;
       }
-      if (nonEmpty(delta.get("reasoning_content")) || nonEmpty(delta.get("reasoning"))) {
-        return TokenKind.REASONING;
-      }
-      JsonNode tools = delta.get("tool_calls");
-      if (tools != null && tools.isArray() && !tools.isEmpty()) {
-        return TokenKind.TOOL;
-      }
-      return null;
+      return to - from == 6
+          && data[from] == '['
+          && data[from + 1] == 'D'
+          && data[from + 2] == 'O'
+          && data[from + 3] == 'N'
+          && data[from + 4] == 'E'
+          && data[from + 5] == ']';
     }
 
-    private static boolean nonEmpty(JsonNode n) {
-      return n != null && n.isTextual() && !n.asText().isEmpty();
+    static boolean nonEmptyString(JsonParser p, JsonToken value) throws IOException {
+      if (value == JsonToken.VALUE_STRING) {
+        return p.getTextLength() > 0;
+      }
+      ChunkParser.skip(p);
+      return false;
+    }
+
+    /** An int value (as a tree's canConvertToInt/asInt would read it), or null. */
+    static Integer intValue(JsonParser p, JsonToken value) throws IOException {
+      if (value == JsonToken.VALUE_NUMBER_INT) {
+        long v = p.getLongValue();
+        return v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE ? (int) v : null;
+      }
+      if (value == JsonToken.VALUE_NUMBER_FLOAT) {
+        double v = p.getDoubleValue();
+        return v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE ? (int) v : null;
+      }
+      ChunkParser.skip(p);
+      return null;
     }
 
     static String errorText(JsonNode error) {

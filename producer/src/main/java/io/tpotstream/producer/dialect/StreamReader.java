@@ -1,11 +1,22 @@
 package io.tpotstream.producer.dialect;
 
 import io.tpotstream.producer.sse.SseEvent;
+import java.nio.charset.StandardCharsets;
 
-/** Reads the events of one response in one API's dialect; keeps the usage it reported. */
+/**
+ * Reads the events of one response in one API's dialect; keeps the usage it reported. Reads the
+ * data's bytes with Jackson's streaming parser (no tree, no copy of the text), and changes its
+ * state only for a chunk that is whole, valid JSON.
+ */
 public interface StreamReader {
-  /** Interprets one event. */
-  Chunk read(SseEvent event);
+  /** Interprets one event: its type and its data, {@code length} bytes from {@code offset}. */
+  Chunk read(String event, byte[] data, int offset, int length);
+
+  /** Interprets one decoded event (tests, tools). */
+  default Chunk read(SseEvent event) {
+    byte[] data = event.data().getBytes(StandardCharsets.UTF_8);
+    return read(event.event(), data, 0, data.length);
+  }
 
   /** Prompt tokens the API reported, or null. */
   Integer promptTokens();

@@ -11,17 +11,20 @@ import io.vertx.core.net.ProxyOptions;
 import io.vertx.core.net.ProxyType;
 
 /**
- * The producer's HTTP client: HTTP/1.1 keep-alive with a pool sized to the concurrency, no
- * decompression, TLS with the JVM's default trust store and host verification, and the proxy from
- * {@code HTTPS_PROXY}/{@code HTTP_PROXY}/{@code NO_PROXY} (Vert.x does not read them itself).
+ * The producer's HTTP clients: HTTP/1.1 keep-alive, no decompression, TLS with the JVM's default
+ * trust store and host verification, and the proxy from {@code HTTPS_PROXY}/{@code HTTP_PROXY}/
+ * {@code NO_PROXY} (Vert.x does not read them itself). The load runner makes one client per event
+ * loop and uses it only from that loop: a pool creates each connection on the loop of the request
+ * that asked for it, so a client used by one loop keeps every connection, and every chunk, on the
+ * loop that owns the request (no hop to another loop before the chunk is timestamped).
  */
 public final class HttpClients {
   static final String USER_AGENT = "tpot-stream/0.1";
 
   private HttpClients() {}
 
-  /** A client for {@code config}'s target. */
-  public static HttpClientAgent create(Vertx vertx, ProducerConfig config) {
+  /** A client for {@code config}'s target, with a pool of up to {@code maxConnections}. */
+  public static HttpClientAgent create(Vertx vertx, ProducerConfig config, int maxConnections) {
     HttpClientOptions options =
         new HttpClientOptions()
             .setProtocolVersion(HttpVersion.HTTP_1_1)
@@ -45,7 +48,17 @@ public final class HttpClients {
       }
       options.setProxyOptions(proxyOptions).setNonProxyHosts(proxy.nonProxyHosts());
     }
-    PoolOptions pool = new PoolOptions().setHttp1MaxSize(config.poolSize()).setMaxWaitQueueSize(-1);
+    // eventLoopSize 0: a connection lives on the event loop of the request that created it
+    PoolOptions pool =
+        new PoolOptions()
+            .setHttp1MaxSize(maxConnections)
+            .setMaxWaitQueueSize(-1)
+            .setEventLoopSize(0);
     return vertx.createHttpClient(options, pool);
+  }
+
+  /** A client for {@code config}'s target, with a pool sized to the concurrency. */
+  public static HttpClientAgent create(Vertx vertx, ProducerConfig config) {
+    return create(vertx, config, config.poolSize());
   }
 }

@@ -1,6 +1,5 @@
 package io.tpotstream.producer.http;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import java.util.SortedMap;
 
 /**
@@ -8,16 +7,23 @@ import java.util.SortedMap;
  *
  * @param requestId unique id (the Kafka key and the {@code X-Request-Id} header)
  * @param model the model id
- * @param messages the conversation to send
+ * @param body the request body (JSON, its {@code max_tokens} the turn's or the config's), shared by
+ *     the requests of one model and prompt
  * @param intendedNs open loop: the {@code System.nanoTime()} at which it was due; null when closed
- * @param maxTokens the {@code max_tokens} to send (the turn's, else the config's), or null for none
- * @param labels the labels on every event of this request: the run's, its sweep stage, and its
- *     prompt's {@code input_len} class
+ * @param warmup true for a warm-up request: its events are marked and left out of every statistic
+ * @param labels the labels on every event of this request (the run's, its sweep stage, its prompt's
+ *     {@code input_len} class), or null for the run's
  */
 public record RequestSpec(
     String requestId,
     String model,
-    ArrayNode messages,
+    byte[] body,
     Long intendedNs,
-    Integer maxTokens,
-    SortedMap<String, String> labels) {}
+    boolean warmup,
+    SortedMap<String, String> labels) {
+
+  /** A request with the run's labels. */
+  public RequestSpec(String requestId, String model, byte[] body, Long intendedNs, boolean warmup) {
+    this(requestId, model, body, intendedNs, warmup, null);
+  }
+}

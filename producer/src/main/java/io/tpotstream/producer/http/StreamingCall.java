@@ -1,13 +1,11 @@
 package io.tpotstream.producer.http;
 
-import io.tpotstream.common.Json;
-import io.tpotstream.common.event.TokenEvent;
+import io.netty.buffer.ByteBuf;
 import io.tpotstream.producer.config.ProducerConfig;
-import io.tpotstream.producer.dialect.Chunk;
 import io.tpotstream.producer.dialect.Dialect;
-import io.tpotstream.producer.dialect.StreamReader;
-import io.tpotstream.producer.sse.SseEvent;
-import io.tpotstream.producer.sse.SseParser;
+import io.tpotstream.producer.publish.Handoff;
+import io.tpotstream.producer.publish.RequestRecord;
+import io.tpotstream.producer.sse.SseFramer;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -18,18 +16,21 @@ import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
-import java.io.IOException;
+import io.vertx.core.internal.buffer.BufferInternal;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.IntFunction;
 
 /**
- * One streaming request, start to end, on one Vert.x event loop. The request start is taken just
- * before the HTTP client is asked to send (before pool wait, connect and TLS); each network read is
- * timestamped with {@code System.nanoTime()} before any parsing and that time goes to every SSE
- * event the read completes. Events go to the publisher as they happen; nothing here blocks.
+ * One streaming request on the event loop that owns it, doing only what must happen there. The
+ * request start is taken just before the HTTP client is asked to send (before pool wait, connect
+ * and TLS); each SSE event is found in the bytes as they arrive ({@link SseFramer}) and handed,
+ * with the time and number of the socket read that completed it ({@link ArrivalStamp}), to the
+ * publisher thread ({@link Handoff}), which reads its JSON, decides what it means and publishes.
+ * Here live the HTTP exchange, the timers, and the errors only the loop can see (connect, status,
+ * reset, end of stream). Nothing here parses JSON or blocks.
  */
 public final class StreamingCall {
   private static final int ERROR_BODY_LIMIT = 64 * 1024;
@@ -40,31 +41,25 @@ public final class StreamingCall {
   private final HttpClient client;
   private final ProducerConfig config;
   private final Dialect dialect;
-  private final EventContext events;
+  private final Handoff handoff;
   private final RequestSpec spec;
   private final URI url;
-  private final Promise<CallOutcome> promise = Promise.promise();
-  private final StreamReader reader;
-  private final SseParser parser = new SseParser(this::onEvent);
-
+  private final Promise<Void> promise = Promise.promise();
   private final Context context;
-  private long startNs;
-  private Long scheduleLagNs;
-  private long[] arrivalsNs = new long[64];
-  private int[] tokensPerChunk = new int[64];
-  private int chunks;
-  private int malformed;
-  private int sseEvents;
-  private long lastEventNs;
-  private long endNs;
-  private RequestFailure failure;
-  private boolean measured;
-  private boolean completed;
-  private boolean headersReceived;
-  private boolean responseEnded;
-  private String contentType = "";
+  private final SseFramer framer = new SseFramer(this::onEvent);
   private final Buffer preview = Buffer.buffer();
+  private RequestRecord record;
+  private ArrivalStamp stamp;
+  private long readNs;
+  private long readNumber;
+  private long lastEventNs;
+  private boolean closed;
+  private boolean completed;
+  private boolean responseEnded;
+  private boolean graceArmed;
+  private String contentType = "";
   private HttpClientRequest request;
+  private byte[] scratch;
   private long totalTimer = -1;
   private long firstTokenTimer = -1;
   private long idleTimer = -1;
@@ -75,73 +70,59 @@ public final class StreamingCall {
       HttpClient client,
       ProducerConfig config,
       Dialect dialect,
-      EventContext events,
+      Handoff handoff,
       RequestSpec spec) {
     this.vertx = vertx;
     this.client = client;
     this.config = config;
     this.dialect = dialect;
-    this.events = events;
+    this.handoff = handoff;
     this.spec = spec;
     this.url = config.streamUrl();
-    this.reader = dialect.newReader();
     this.context = vertx.getOrCreateContext();
   }
 
   /**
-   * Starts the request; call on the event-loop context the call was created on. Never fails: errors
-   * are outcomes.
+   * Starts the request; call on the event-loop context the call was created on. Completes when the
+   * HTTP exchange is over (the measurement's verdict is the publisher thread's). Never fails:
+   * errors are outcomes.
    */
-  public Future<CallOutcome> start() {
-    Buffer body;
-    try {
-      body =
-          Buffer.buffer(
-              Json.MAPPER.writeValueAsBytes(
-                  dialect.requestBody(spec.model(), spec.messages(), spec.maxTokens(), config)));
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot encode the request body", e);
-    }
+  public Future<Void> start() {
+    Buffer body = Buffer.buffer(spec.body());
     RequestOptions options = requestOptions();
-    startNs = System.nanoTime();
-    scheduleLagNs = spec.intendedNs() == null ? null : startNs - spec.intendedNs();
-    events
-        .sink()
-        .accept(
-            TokenEvent.start(
-                events.clock().tsMs(startNs),
-                events.runId(),
-                spec.requestId(),
-                spec.model(),
-                spec.labels(),
-                scheduleLagNs,
-                events.producerId()));
+    record =
+        new RequestRecord(
+            spec.requestId(),
+            spec.model(),
+            spec.warmup(),
+            spec.intendedNs(),
+            dialect.newReader(),
+            this::abort,
+            spec.labels());
+    record.started(System.nanoTime());
+    handoff.start(record);
+    long totalMs = config.timeouts().total().toMillis();
     totalTimer =
         vertx.setTimer(
-            config.timeouts().total().toMillis(),
+            totalMs,
             id ->
                 fail(
-                    new RequestFailure(
-                        ErrorClass.TIMEOUT_TOTAL,
-                        null,
-                        "the request took longer than "
-                            + config.timeouts().total().toMillis()
-                            + " ms in total ("
-                            + chunks
-                            + " token chunks so far): raise timeout or lower max_tokens")));
+                    chunks ->
+                        new RequestFailure(
+                            ErrorClass.TIMEOUT_TOTAL,
+                            null,
+                            "the request took longer than "
+                                + totalMs
+                                + " ms in total ("
+                                + chunks
+                                + " token chunks so far): raise timeout or lower max_tokens")));
     firstTokenTimer =
         vertx.setTimer(
             config.timeouts().firstToken().toMillis(),
             id -> {
-              if (chunks == 0) {
-                fail(
-                    new RequestFailure(
-                        ErrorClass.TIMEOUT_FIRST_TOKEN,
-                        null,
-                        "no output token within "
-                            + config.timeouts().firstToken().toMillis()
-                            + " ms of the request start: the server is overloaded or queueing;"
-                            + " check it or raise timeouts.first_token"));
+              firstTokenTimer = -1;
+              if (!closed) {
+                handoff.firstTokenDue(record, System.nanoTime());
               }
             });
     client
@@ -155,12 +136,13 @@ public final class StreamingCall {
     context.runOnContext(
         v ->
             fail(
-                new RequestFailure(
-                    ErrorClass.CANCELLED,
-                    null,
-                    "stopped (Ctrl-C, SIGTERM or a failure) after "
-                        + chunks
-                        + " token chunks, before the stream ended")));
+                chunks ->
+                    new RequestFailure(
+                        ErrorClass.CANCELLED,
+                        null,
+                        "stopped (Ctrl-C, SIGTERM or a failure) after "
+                            + chunks
+                            + " token chunks, before the stream ended")));
   }
 
   private RequestOptions requestOptions() {
@@ -184,22 +166,27 @@ public final class StreamingCall {
   private void onRequest(HttpClientRequest req, Throwable cause, Buffer body) {
     if (req == null) {
       fail(
-          Failures.ofConnect(
-              cause, url, config.proxy(), config.timeouts().connect(), config.apiKey()));
+          chunks ->
+              Failures.ofConnect(
+                  cause, url, config.proxy(), config.timeouts().connect(), config.apiKey()));
       return;
     }
     request = req;
-    if (measured) {
+    if (closed) {
       req.reset();
+      finishCall();
       return;
     }
+    stamp = ArrivalStamp.of(req.connection());
     req.send(body)
         .onComplete(
             ar -> {
               if (ar.failed()) {
+                Throwable error = ar.cause();
                 fail(
-                    Failures.ofStream(
-                        ar.cause(), url, config.proxy(), chunks, false, config.apiKey()));
+                    chunks ->
+                        Failures.ofStream(
+                            error, url, config.proxy(), chunks, false, config.apiKey()));
               } else {
                 onResponse(ar.result());
               }
@@ -207,11 +194,10 @@ public final class StreamingCall {
   }
 
   private void onResponse(HttpClientResponse response) {
-    headersReceived = true;
-    if (measured) {
+    if (closed) {
       response.handler(b -> {});
-      response.endHandler(v -> onEnd());
-      response.exceptionHandler(t -> onEnd());
+      response.endHandler(v -> finishCall());
+      response.exceptionHandler(t -> finishCall());
       return;
     }
     int status = response.statusCode();
@@ -220,18 +206,22 @@ public final class StreamingCall {
       String location = response.getHeader("Location");
       readBody(
           response,
-          text -> fail(Failures.ofRedirect(status, "POST", url, location, config.apiKey())));
+          text ->
+              fail(chunks -> Failures.ofRedirect(status, "POST", url, location, config.apiKey())));
       return;
     }
     if (status < 200 || status > 299) {
       String retryAfter = response.getHeader("Retry-After");
       readBody(
           response,
-          text -> fail(Failures.ofStatus(status, "POST", url, text, retryAfter, config.apiKey())));
+          text ->
+              fail(
+                  chunks ->
+                      Failures.ofStatus(status, "POST", url, text, retryAfter, config.apiKey())));
       return;
     }
     if (contentType.startsWith("application/json") || contentType.startsWith("text/html")) {
-      readBody(response, text -> fail(notAStream(status, text)));
+      readBody(response, text -> fail(chunks -> notAStream(status, text)));
       return;
     }
     response.handler(this::onBytes);
@@ -240,60 +230,54 @@ public final class StreamingCall {
   }
 
   private void onBytes(Buffer buffer) {
-    long arrivalNs = System.nanoTime();
-    if (measured) {
+    if (stamp != null) {
+      readNs = stamp.lastReadNs;
+      readNumber = stamp.reads;
+    } else {
+      readNs = System.nanoTime();
+      readNumber++;
+    }
+    if (closed) {
       return;
     }
     if (preview.length() < PREVIEW_BYTES) {
       preview.appendBuffer(buffer, 0, Math.min(buffer.length(), PREVIEW_BYTES - preview.length()));
     }
-    byte[] bytes = buffer.getBytes();
-    parser.feed(bytes, 0, bytes.length, arrivalNs);
+    ByteBuf bytes = ((BufferInternal) buffer).getByteBuf();
+    int length = bytes.readableBytes();
+    if (bytes.hasArray()) {
+      framer.feed(bytes.array(), bytes.arrayOffset() + bytes.readerIndex(), length);
+    } else {
+      if (scratch == null || scratch.length < length) {
+        scratch = new byte[Math.max(1024, length)];
+      }
+      bytes.getBytes(bytes.readerIndex(), scratch, 0, length);
+      framer.feed(scratch, 0, length);
+    }
   }
 
-  private void onEvent(SseEvent event) {
-    if (measured) {
+  /** An SSE event with data, found by the framer in the current read. */
+  private void onEvent(byte[] bytes, int offset, int length, boolean terminal) {
+    if (closed) {
       return;
     }
-    sseEvents++;
-    lastEventNs = event.arrivalNs();
-    Chunk chunk = reader.read(event);
-    if (chunk instanceof Chunk.Token token) {
-      onToken(event.arrivalNs(), token);
-    } else if (chunk instanceof Chunk.Done) {
-      succeed(event.arrivalNs());
-    } else if (chunk instanceof Chunk.Malformed) {
-      malformed++;
-    } else if (chunk instanceof Chunk.Failed failed) {
-      fail(new RequestFailure(ErrorClass.PROTOCOL, null, redact(failed.message())));
-    }
-  }
-
-  private void onToken(long arrivalNs, Chunk.Token token) {
-    if (chunks == arrivalsNs.length) {
-      arrivalsNs = Arrays.copyOf(arrivalsNs, chunks * 2);
-      tokensPerChunk = Arrays.copyOf(tokensPerChunk, chunks * 2);
-    }
-    arrivalsNs[chunks] = arrivalNs;
-    tokensPerChunk[chunks] = token.tokens();
-    events
-        .sink()
-        .accept(
-            TokenEvent.token(
-                events.clock().tsMs(arrivalNs),
-                events.runId(),
-                spec.requestId(),
-                spec.model(),
-                spec.labels(),
-                arrivalNs - startNs,
-                chunks,
-                token.tokens(),
-                token.kind(),
-                events.producerId()));
-    chunks++;
-    if (chunks == 1) {
-      vertx.cancelTimer(firstTokenTimer);
+    boolean first = lastEventNs == 0;
+    lastEventNs = readNs;
+    handoff.event(record, bytes, offset, length, readNs, readNumber);
+    if (first) {
       armIdle(config.timeouts().idle().toMillis());
+    }
+    if (terminal && !graceArmed) {
+      graceArmed = true;
+      // [DONE] arrived; the response's end follows at once on a healthy server
+      vertx.setTimer(
+          AFTER_DONE_GRACE_MS,
+          id -> {
+            if (!responseEnded && request != null) {
+              request.reset();
+            }
+            endOfStream();
+          });
     }
   }
 
@@ -302,20 +286,17 @@ public final class StreamingCall {
         vertx.setTimer(
             Math.max(1, delayMs),
             id -> {
+              if (closed) {
+                return;
+              }
               long idleNs = config.timeouts().idle().toNanos();
-              long quietNs = System.nanoTime() - lastEventNs;
+              long now = System.nanoTime();
+              long quietNs = now - lastEventNs;
               if (quietNs >= idleNs) {
-                fail(
-                    new RequestFailure(
-                        ErrorClass.TIMEOUT_IDLE,
-                        null,
-                        "the stream stalled: nothing for "
-                            + config.timeouts().idle().toMillis()
-                            + " ms after "
-                            + chunks
-                            + " token chunks: the server stalled; check it or raise"
-                            + " timeouts.idle"));
-              } else if (!measured) {
+                // whether this is a stall (a token came before) is the publisher thread's call
+                handoff.idleDue(record, now);
+                armIdle(config.timeouts().idle().toMillis());
+              } else {
                 armIdle((idleNs - quietNs) / 1_000_000 + 1);
               }
             });
@@ -323,48 +304,33 @@ public final class StreamingCall {
 
   private void onEnd() {
     responseEnded = true;
-    if (measured) {
-      complete();
+    endOfStream();
+  }
+
+  /** The stream is over (ended, or cut after [DONE]): the publisher thread judges what came. */
+  private void endOfStream() {
+    if (closed) {
+      finishCall();
       return;
     }
-    long now = System.nanoTime();
-    String pending = parser.pendingData();
-    if (pending != null && pending.trim().equals("[DONE]") || reader.finished()) {
-      succeed(now);
-    } else if (sseEvents == 0) {
-      String head = preview.toString(StandardCharsets.UTF_8);
-      fail(
-          new RequestFailure(
-              ErrorClass.PROTOCOL,
-              null,
-              redact(
-                  "the response to POST "
-                      + url
-                      + " had no server-sent events (Content-Type '"
-                      + contentType
-                      + "', "
-                      + parser.bytes()
-                      + " bytes"
-                      + (head.isBlank() ? "" : ": " + Failures.serverText(head))
-                      + "): check that base_url points at an OpenAI/Anthropic-compatible API")));
-    } else {
-      fail(
-          new RequestFailure(
-              ErrorClass.TRUNCATED,
-              null,
-              "the stream ended after "
-                  + chunks
-                  + " token chunks without [DONE] or a finish reason: the server or a proxy"
-                  + " ended it early"));
+    closed = true;
+    cancelTimers();
+    if (framer.events() == 0) {
+      record.response(
+          contentType,
+          Failures.serverText(preview.toString(StandardCharsets.UTF_8)),
+          framer.bytes());
     }
+    handoff.end(record, System.nanoTime(), framer.pendingBytes(), framer.pendingLength());
+    finishCall();
   }
 
   private void onStreamError(Throwable cause) {
-    if (measured) {
-      complete();
+    if (closed) {
+      finishCall();
       return;
     }
-    fail(Failures.ofStream(cause, url, config.proxy(), chunks, true, config.apiKey()));
+    fail(chunks -> Failures.ofStream(cause, url, config.proxy(), chunks, true, config.apiKey()));
   }
 
   private RequestFailure notAStream(int status, String body) {
@@ -402,95 +368,53 @@ public final class StreamingCall {
     response.exceptionHandler(t -> then.accept(body.toString(StandardCharsets.UTF_8)));
   }
 
-  private void succeed(long atNs) {
-    if (measured) {
+  /** The loop saw the request fail: the publisher thread records why, with its chunk count. */
+  private void fail(IntFunction<RequestFailure> why) {
+    if (closed) {
       return;
     }
-    measured = true;
-    endNs = atNs;
+    closed = true;
     cancelTimers();
-    events
-        .sink()
-        .accept(
-            TokenEvent.end(
-                events.clock().tsMs(atNs),
-                events.runId(),
-                spec.requestId(),
-                spec.model(),
-                spec.labels(),
-                atNs - startNs,
-                chunks,
-                reader.promptTokens(),
-                reader.completionTokens(),
-                reader.finishReason(),
-                malformed > 0 ? malformed : null,
-                events.producerId()));
-    if (responseEnded) {
-      complete();
-    } else {
-      // [DONE] arrived; the response's end follows at once on a healthy server
-      vertx.setTimer(
-          AFTER_DONE_GRACE_MS,
-          id -> {
-            if (!completed && request != null) {
-              request.reset();
-            }
-            complete();
-          });
-    }
-  }
-
-  private void fail(RequestFailure f) {
-    if (measured) {
-      return;
-    }
-    measured = true;
-    failure = f;
-    endNs = System.nanoTime();
-    cancelTimers();
-    events
-        .sink()
-        .accept(
-            TokenEvent.error(
-                events.clock().tsMs(endNs),
-                events.runId(),
-                spec.requestId(),
-                spec.model(),
-                spec.labels(),
-                endNs - startNs,
-                chunks,
-                f.errorClass().wire(),
-                f.httpStatus(),
-                f.message(),
-                malformed > 0 ? malformed : null,
-                events.producerId()));
+    record.failure(why);
+    handoff.failed(record, System.nanoTime());
     if (request != null && !responseEnded) {
       request.reset();
     }
-    complete();
+    finishCall();
   }
 
-  private void complete() {
+  /**
+   * The publisher thread found the request over (the stream said it failed, or a deadline it judged
+   * passed): stop the exchange. Called from the publisher thread.
+   */
+  private void abort() {
+    context.runOnContext(
+        v -> {
+          if (completed) {
+            return;
+          }
+          closed = true;
+          cancelTimers();
+          if (request != null && !responseEnded) {
+            request.reset();
+          }
+          finishCall();
+        });
+  }
+
+  private void finishCall() {
     if (completed) {
       return;
     }
     completed = true;
-    promise.complete(
-        new CallOutcome(
-            spec.model(),
-            startNs,
-            arrivalsNs,
-            tokensPerChunk,
-            chunks,
-            endNs,
-            reader.completionTokens(),
-            failure,
-            scheduleLagNs));
+    promise.complete();
   }
 
   private void cancelTimers() {
     vertx.cancelTimer(totalTimer);
-    vertx.cancelTimer(firstTokenTimer);
+    if (firstTokenTimer >= 0) {
+      vertx.cancelTimer(firstTokenTimer);
+    }
     if (idleTimer >= 0) {
       vertx.cancelTimer(idleTimer);
     }

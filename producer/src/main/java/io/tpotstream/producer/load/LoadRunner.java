@@ -1,20 +1,24 @@
 package io.tpotstream.producer.load;
 
+import io.tpotstream.common.Json;
 import io.tpotstream.producer.config.Durations;
 import io.tpotstream.producer.config.ProducerConfig;
+import io.tpotstream.producer.config.Warmup;
 import io.tpotstream.producer.dialect.Dialect;
-import io.tpotstream.producer.http.CallOutcome;
-import io.tpotstream.producer.http.EventContext;
 import io.tpotstream.producer.http.RequestSpec;
 import io.tpotstream.producer.http.StreamingCall;
+import io.tpotstream.producer.publish.Handoff;
 import io.tpotstream.producer.traffic.Arrivals;
+import io.tpotstream.producer.traffic.RateSchedule;
 import io.tpotstream.producer.workload.InputLength;
 import io.tpotstream.producer.workload.Sessions;
-import io.vertx.core.Context;
+import io.tpotstream.producer.workload.Turn;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpClient;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -23,26 +27,25 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BiConsumer;
 
 /**
  * Drives the load. Closed loop: {@code concurrency} workers, each sends its next request when the
  * previous one finished, models interleaved. Open loop: a scheduler thread releases requests at
- * their intended times (constant or Poisson gaps); with a concurrency cap a due request waits in a
- * FIFO queue and the wait shows as {@code scheduleLagNs}; none is skipped. Nothing here blocks an
- * event loop.
+ * their intended times ({@link Arrivals}: constant or Poisson gaps along the rate or the {@code
+ * schedule}, which starts with the run's own requests); with a concurrency cap a due request waits
+ * in a FIFO queue and the wait shows as {@code scheduleLagNs}; none is skipped. What each request
+ * sends comes from {@link Sessions} (a conversation's turns in order, each with its own {@code
+ * max_tokens} and {@code input_len} label). The warm-up comes first, with the same load (its
+ * request ids are {@code <run>-w<n>}); the run's own requests ({@code <run>-<n>}, {@code
+ * total_requests} per model or {@code duration}) follow. Nothing here blocks an event loop.
  */
 public final class LoadRunner {
   private final Vertx vertx;
-  private final HttpClient client;
   private final ProducerConfig config;
   private final Dialect dialect;
-  private final EventContext events;
+  private final Handoff handoff;
   private final Lanes lanes;
-  private final BiConsumer<RequestSpec, CallOutcome> recorder;
-  private final Sessions sessions;
-  private final long planned;
-  private final long deadlineNs;
+  private final Tickets tickets;
   private final AtomicLong issued = new AtomicLong();
   private final AtomicLong notSent = new AtomicLong();
   private final Set<StreamingCall> inFlight = ConcurrentHashMap.newKeySet();
@@ -51,36 +54,67 @@ public final class LoadRunner {
   private final ArrayDeque<Due> waiting = new ArrayDeque<>();
   private int running;
   private boolean schedulerDone;
+
+  /** Open-loop requests handed to a loop and not yet admitted there (guarded by admission). */
+  private int dispatched;
+
   private volatile boolean stopping;
   private Thread scheduler;
 
-  private record Due(long index, long intendedNs) {}
+  private record Due(long lane, Ticket ticket) {}
 
+  /** A request to send and the conversation turn it is (told when it is over). */
+  record Ticket(RequestSpec spec, Sessions.Request turn, Sessions from) {
+    void done() {
+      from.finished(turn);
+    }
+  }
+
+  /** A runner whose requests come from a fresh {@link Sessions} of the config's prompts. */
+  public LoadRunner(
+      Vertx vertx, ProducerConfig config, Dialect dialect, Handoff handoff, Lanes lanes) {
+    this(
+        vertx,
+        config,
+        dialect,
+        handoff,
+        lanes,
+        new Sessions(config.prompts().conversations(), config.models()));
+  }
+
+  /**
+   * @param sessions what to send, shared by the stages of a sweep (so that they go on through the
+   *     dataset); a warm-up has its own
+   */
   public LoadRunner(
       Vertx vertx,
-      HttpClient client,
       ProducerConfig config,
       Dialect dialect,
-      EventContext events,
+      Handoff handoff,
       Lanes lanes,
-      Sessions sessions,
-      BiConsumer<RequestSpec, CallOutcome> recorder) {
+      Sessions sessions) {
     this.vertx = vertx;
-    this.client = client;
     this.config = config;
     this.dialect = dialect;
-    this.events = events;
+    this.handoff = handoff;
     this.lanes = lanes;
-    this.recorder = recorder;
-    this.sessions = sessions;
-    this.planned = config.plannedRequests();
-    Duration d = config.duration();
-    this.deadlineNs =
-        d == null || d.equals(Durations.FOREVER) ? Long.MAX_VALUE : System.nanoTime() + d.toNanos();
+    this.tickets = new Tickets(config, dialect, sessions);
   }
 
   /** Starts the load; the future completes when every request sent has finished. */
   public CompletableFuture<Void> start() {
+    tickets.start(System.nanoTime());
+    if (config.warmup().duration() != null) {
+      // a timed warm-up lasts its time, then on until the JIT has settled (at most a minute more)
+      JitWatch jit = new JitWatch();
+      vertx.setPeriodic(
+          1000,
+          id -> {
+            if (tickets.endWarmupIfSettled(System.nanoTime(), jit.check())) {
+              vertx.cancelTimer(id);
+            }
+          });
+    }
     if (config.openLoop()) {
       scheduler = new Thread(this::schedule, "tpot-scheduler");
       scheduler.setDaemon(true);
@@ -88,8 +122,8 @@ public final class LoadRunner {
     } else {
       AtomicInteger workers = new AtomicInteger(config.concurrency());
       for (int w = 0; w < config.concurrency(); w++) {
-        Context lane = lanes.lane(w);
-        lane.runOnContext(v -> nextClosed(lane, workers));
+        Lanes.Lane lane = lanes.lane(w);
+        lane.context().runOnContext(v -> nextClosed(lane, workers));
       }
     }
     return done;
@@ -104,6 +138,7 @@ public final class LoadRunner {
       return;
     }
     stopping = true;
+    tickets.stop();
     if (scheduler != null) {
       LockSupport.unpark(scheduler);
     }
@@ -122,10 +157,36 @@ public final class LoadRunner {
     return inFlight.size();
   }
 
-  /** Requests handed out so far. */
+  /** Requests handed out so far, warm-up included. */
   public long issued() {
-    return Math.min(issued.get(), planned < 0 ? Long.MAX_VALUE : planned);
+    return issued.get();
   }
+
+  /** Warm-up requests handed out so far. */
+  public long warmupIssued() {
+    return tickets.warmupIssued();
+  }
+
+  /** True while the warm-up is under way (its requests are still being handed out). */
+  public boolean warmingUp() {
+    return tickets.warmingUp(System.nanoTime());
+  }
+
+  /**
+   * How the warm-up ended: its length, and whether the JIT had settled by then; null while it lasts
+   * or when there was none.
+   */
+  public WarmupEnd warmupEnd() {
+    return tickets.warmupEnd();
+  }
+
+  /**
+   * The end of a warm-up.
+   *
+   * @param after from the start of the load
+   * @param jitSettled false when it ended at its limit with the JIT still compiling
+   */
+  public record WarmupEnd(Duration after, boolean jitSettled) {}
 
   /** Due open-loop requests never sent because the run stopped first. */
   public long notSent() {
@@ -138,39 +199,56 @@ public final class LoadRunner {
     }
   }
 
-  private boolean exhausted(long index) {
-    return stopping || (planned >= 0 && index >= planned) || System.nanoTime() >= deadlineNs;
-  }
-
-  private void nextClosed(Context lane, AtomicInteger workers) {
-    long index = issued.getAndIncrement();
-    if (exhausted(index)) {
+  private void nextClosed(Lanes.Lane lane, AtomicInteger workers) {
+    Ticket ticket = tickets.next(System.nanoTime(), null);
+    if (ticket == null) {
       if (workers.decrementAndGet() == 0) {
         done.complete(null);
       }
       return;
     }
-    Planned planned = newCall(index, null);
-    StreamingCall call = planned.call();
+    issued.incrementAndGet();
+    StreamingCall call =
+        new StreamingCall(vertx, lane.client(), config, dialect, handoff, ticket.spec());
     inFlight.add(call);
     call.start()
         .onComplete(
             ar -> {
               inFlight.remove(call);
-              sessions.finished(planned.turn());
-              recorder.accept(planned.spec(), ar.result());
+              ticket.done();
               // a fresh turn of the loop: no recursion even if a request fails synchronously
-              lane.runOnContext(v -> nextClosed(lane, workers));
+              lane.context().runOnContext(v -> nextClosed(lane, workers));
             });
   }
 
   private void schedule() {
-    Arrivals arrivals = new Arrivals(config.rateSchedule(), config.arrival(), config.seed());
-    long startNs = System.nanoTime();
+    RateSchedule rates = config.rateSchedule();
+    long baseNs = System.nanoTime();
+    boolean warm = !tickets.warmupOver(baseNs);
+    // the warm-up at the schedule's first rate; the schedule itself starts with the run's requests
+    Arrivals arrivals =
+        new Arrivals(
+            warm && rates.rateAt(0) > 0 ? RateSchedule.constant(rates.rateAt(0)) : rates,
+            config.arrival(),
+            config.seed());
     for (long index = 0; ; index++) {
       long offsetNs = arrivals.nextNs();
-      long intendedNs = startNs + offsetNs;
-      if (offsetNs < 0 || exhausted(index) || intendedNs >= deadlineNs) {
+      if (offsetNs < 0) {
+        break;
+      }
+      long intendedNs = baseNs + offsetNs;
+      if (warm && tickets.warmupOver(intendedNs)) {
+        warm = false;
+        arrivals = new Arrivals(rates, config.arrival(), config.seed());
+        baseNs = intendedNs;
+        offsetNs = arrivals.nextNs();
+        if (offsetNs < 0) {
+          break;
+        }
+        intendedNs = baseNs + offsetNs;
+      }
+      Ticket ticket = tickets.next(intendedNs, intendedNs);
+      if (ticket == null) {
         break;
       }
       parkUntil(intendedNs);
@@ -178,8 +256,12 @@ public final class LoadRunner {
         break;
       }
       issued.incrementAndGet();
-      Due due = new Due(index, intendedNs);
-      lanes.lane(index).runOnContext(v -> admit(due));
+      Due due = new Due(index, ticket);
+      synchronized (admission) {
+        // on its way to a loop: the run is not done before it is admitted or counted as not sent
+        dispatched++;
+      }
+      lanes.lane(index).context().runOnContext(v -> admit(due));
     }
     synchronized (admission) {
       schedulerDone = true;
@@ -196,6 +278,7 @@ public final class LoadRunner {
 
   private void admit(Due due) {
     synchronized (admission) {
+      dispatched--;
       if (stopping) {
         notSent.incrementAndGet();
         maybeDone();
@@ -211,15 +294,15 @@ public final class LoadRunner {
   }
 
   private void launch(Due due) {
-    Planned planned = newCall(due.index(), due.intendedNs());
-    StreamingCall call = planned.call();
+    Lanes.Lane lane = lanes.lane(due.lane());
+    StreamingCall call =
+        new StreamingCall(vertx, lane.client(), config, dialect, handoff, due.ticket().spec());
     inFlight.add(call);
     call.start()
         .onComplete(
             ar -> {
               inFlight.remove(call);
-              sessions.finished(planned.turn());
-              recorder.accept(planned.spec(), ar.result());
+              due.ticket().done();
               Due next;
               synchronized (admission) {
                 next = waiting.poll();
@@ -230,39 +313,194 @@ public final class LoadRunner {
               }
               if (next != null) {
                 Due queued = next;
-                lanes.lane(queued.index()).runOnContext(v -> launch(queued));
+                lanes.lane(queued.lane()).context().runOnContext(v -> launch(queued));
               }
             });
   }
 
   /** Completes the run once the scheduler ended and nothing runs or waits; holds admission. */
   private void maybeDone() {
-    if ((schedulerDone || stopping) && running == 0 && waiting.isEmpty()) {
+    if ((schedulerDone || stopping) && dispatched == 0 && running == 0 && waiting.isEmpty()) {
       done.complete(null);
     }
   }
 
-  /** A call, the conversation turn it sends and its spec. */
-  private record Planned(StreamingCall call, Sessions.Request turn, RequestSpec spec) {}
+  /**
+   * Hands out the requests in order: warm-up ones while the warm-up lasts, then the run's own until
+   * {@code total_requests} per model or {@code duration} (counted from the end of the warm-up).
+   * Thread-safe.
+   */
+  static final class Tickets {
+    private static final int BODIES_KEPT = 4096;
 
-  private Planned newCall(long index, Long intendedNs) {
-    // every model sees the same sequence of conversations (Sessions), turns in order
-    Sessions.Request turn = sessions.next();
-    SortedMap<String, String> labels = config.labels();
-    if (turn.inputLength() != null) {
-      labels = new TreeMap<>(labels);
-      labels.put(InputLength.LABEL, turn.inputLength());
+    /** How much longer than asked a timed warm-up may wait for the JIT to settle. */
+    static final Duration MAX_EXTRA_WARMUP = Duration.ofSeconds(60);
+
+    private final ProducerConfig config;
+    private final Dialect dialect;
+    private final Sessions sessions;
+    private final Sessions warmupSessions;
+
+    /** Bodies per model, by turn (the same turn object: the same prompt and max_tokens). */
+    private final Map<String, IdentityHashMap<Turn, byte[]>> bodies = new HashMap<>();
+
+    private int bodiesKept;
+
+    /** The request labels per input_len class (null: no class). */
+    private final Map<String, SortedMap<String, String>> labels = new HashMap<>();
+
+    private final Warmup warmup;
+    private final long planned;
+
+    /** Timed warm-up: the end once decided (MAX_VALUE until then), its earliest and latest end. */
+    private long warmupEndNs = Long.MIN_VALUE;
+
+    private long startNs;
+    private long warmupMinEndNs;
+    private long warmupCapNs;
+    private WarmupEnd warmupEnd;
+    private long warmups;
+    private long measured;
+    private long measuredStartNs;
+    private long deadlineNs = Long.MAX_VALUE;
+    private boolean stopped;
+
+    Tickets(ProducerConfig config, Dialect dialect, Sessions sessions) {
+      this.config = config;
+      this.dialect = dialect;
+      this.sessions = sessions;
+      this.warmupSessions = new Sessions(sessions.source(), config.models());
+      this.warmup = config.warmup();
+      this.planned = config.plannedRequests();
     }
-    Integer maxTokens =
-        turn.input().maxTokens() != null ? turn.input().maxTokens() : config.maxTokens();
-    RequestSpec spec =
-        new RequestSpec(
-            events.runId() + "-" + index,
-            turn.model(),
-            turn.input().messages(),
-            intendedNs,
-            maxTokens,
-            labels);
-    return new Planned(new StreamingCall(vertx, client, config, dialect, events, spec), turn, spec);
+
+    synchronized void start(long nowNs) {
+      startNs = nowNs;
+      if (warmup.duration() != null) {
+        warmupEndNs = Long.MAX_VALUE;
+        warmupMinEndNs = nowNs + warmup.duration().toNanos();
+        warmupCapNs = warmupMinEndNs + MAX_EXTRA_WARMUP.toNanos();
+      }
+    }
+
+    /**
+     * Ends a timed warm-up once its time has passed and the JIT has settled (or the cap is
+     * reached); returns true when the warm-up is over.
+     */
+    synchronized boolean endWarmupIfSettled(long nowNs, boolean jitSettled) {
+      if (warmupEndNs != Long.MAX_VALUE) {
+        return true;
+      }
+      if (stopped || nowNs >= warmupCapNs || (nowNs >= warmupMinEndNs && jitSettled)) {
+        warmupEndNs = nowNs;
+        warmupEnd = new WarmupEnd(Duration.ofNanos(nowNs - startNs), jitSettled);
+        return true;
+      }
+      return false;
+    }
+
+    synchronized WarmupEnd warmupEnd() {
+      return warmupEnd;
+    }
+
+    synchronized void stop() {
+      stopped = true;
+    }
+
+    synchronized long warmupIssued() {
+      return warmups;
+    }
+
+    synchronized boolean warmingUp(long nowNs) {
+      return measured == 0 && inWarmup(nowNs);
+    }
+
+    /** True when a request due at {@code atNs} would be one of the run's own, not a warm-up one. */
+    synchronized boolean warmupOver(long atNs) {
+      return measured > 0 || !inWarmup(atNs);
+    }
+
+    private boolean inWarmup(long atNs) {
+      return warmup.requests() > 0 ? warmups < warmup.requests() : atNs < warmupEndNs;
+    }
+
+    /**
+     * The next request to send at {@code atNs} (open loop: its intended time, also passed as {@code
+     * intendedNs}), or null when the run has all it needs.
+     */
+    synchronized Ticket next(long atNs, Long intendedNs) {
+      if (stopped) {
+        return null;
+      }
+      if (measured == 0 && inWarmup(atNs)) {
+        long k = warmups++;
+        return ticket("w" + k, warmupSessions, intendedNs, true);
+      }
+      if (measured == 0) {
+        measuredStartNs = atNs;
+        Duration d = config.duration();
+        if (d != null && !d.equals(Durations.FOREVER)) {
+          deadlineNs = measuredStartNs + d.toNanos();
+        }
+      }
+      if ((planned >= 0 && measured >= planned) || atNs >= deadlineNs) {
+        return null;
+      }
+      long k = measured++;
+      return ticket(Long.toString(k), sessions, intendedNs, false);
+    }
+
+    private Ticket ticket(String suffix, Sessions from, Long intendedNs, boolean isWarmup) {
+      // every model sees the same sequence of conversations, each conversation's turns in order
+      Sessions.Request turn = from.next();
+      RequestSpec spec =
+          new RequestSpec(
+              config.runId() + "-" + suffix,
+              turn.model(),
+              body(turn.model(), turn.input()),
+              intendedNs,
+              isWarmup,
+              labels(turn.inputLength()));
+      return new Ticket(spec, turn, from);
+    }
+
+    /** The run's labels, with the {@code input_len} class when the prompts give one. */
+    private SortedMap<String, String> labels(String inputLength) {
+      if (inputLength == null) {
+        return config.labels();
+      }
+      return labels.computeIfAbsent(
+          inputLength,
+          k -> {
+            SortedMap<String, String> l = new TreeMap<>(config.labels());
+            l.put(InputLength.LABEL, k);
+            return l;
+          });
+    }
+
+    /**
+     * The body for {@code model} and {@code turn} (its messages, its {@code max_tokens} else the
+     * config's), encoded once per turn (kept for a few thousand).
+     */
+    private byte[] body(String model, Turn turn) {
+      IdentityHashMap<Turn, byte[]> ofModel =
+          bodies.computeIfAbsent(model, m -> new IdentityHashMap<>());
+      byte[] body = ofModel.get(turn);
+      if (body == null) {
+        Integer maxTokens = turn.maxTokens() != null ? turn.maxTokens() : config.maxTokens();
+        try {
+          body =
+              Json.MAPPER.writeValueAsBytes(
+                  dialect.requestBody(model, turn.messages(), maxTokens, config));
+        } catch (java.io.IOException e) {
+          throw new IllegalStateException("cannot encode the request body", e);
+        }
+        if (bodiesKept < BODIES_KEPT) {
+          ofModel.put(turn, body);
+          bodiesKept++;
+        }
+      }
+      return body;
+    }
   }
 }

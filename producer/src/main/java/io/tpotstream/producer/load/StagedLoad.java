@@ -25,6 +25,7 @@ public final class StagedLoad {
   private final BiFunction<ProducerConfig, String, LoadRunner> runners;
   private final CompletableFuture<Void> done = new CompletableFuture<>();
   private volatile LoadRunner current;
+  private volatile LoadRunner first;
   private volatile boolean stopped;
   private long issuedBefore;
   private long notSentBefore;
@@ -40,7 +41,7 @@ public final class StagedLoad {
       stages.add(new Stage(null, config));
     } else {
       for (Sweep.Stage s : sweep.stages()) {
-        stages.add(new Stage(s.name(), config.forStage(s)));
+        stages.add(new Stage(s.name(), config.forStage(s, stages.isEmpty())));
       }
     }
   }
@@ -68,6 +69,9 @@ public final class StagedLoad {
       }
       runner = runners.apply(stage.config(), stage.name());
       current = runner;
+      if (first == null) {
+        first = runner;
+      }
     }
     runner
         .start()
@@ -101,7 +105,25 @@ public final class StagedLoad {
     return notSentBefore + (current == null ? 0 : current.notSent());
   }
 
-  /** Requests handed out so far, every stage. */
+  /** Warm-up requests handed out so far (the warm-up runs before the first stage only). */
+  public long warmupIssued() {
+    LoadRunner runner = first;
+    return runner == null ? 0 : runner.warmupIssued();
+  }
+
+  /** True while the warm-up is under way. */
+  public boolean warmingUp() {
+    LoadRunner runner = current;
+    return runner != null && runner == first && runner.warmingUp();
+  }
+
+  /** How the warm-up ended (see {@link LoadRunner#warmupEnd}); null while it lasts or for none. */
+  public LoadRunner.WarmupEnd warmupEnd() {
+    LoadRunner runner = first;
+    return runner == null ? null : runner.warmupEnd();
+  }
+
+  /** Requests handed out so far, every stage (warm-up included). */
   public synchronized long issued() {
     return issuedBefore + (current == null ? 0 : current.issued());
   }

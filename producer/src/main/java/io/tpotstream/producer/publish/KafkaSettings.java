@@ -10,10 +10,12 @@ import java.util.Properties;
  *
  * @param bootstrapServers Kafka bootstrap servers
  * @param topic the token-events topic (created with {@code partitions} partitions if missing)
- * @param clientProperties extra Kafka client properties (security, tuning); they override ours
+ * @param clientProperties extra Kafka client properties (security, tuning); they override ours,
+ *     except the serializers and {@code max.block.ms} (the publisher never blocks on Kafka)
  * @param partitions partitions of the topic when the producer has to create it
  * @param setupTimeout how long to wait for Kafka at start before giving up
- * @param queueCapacity events that may wait for the publisher thread before the run fails
+ * @param queueCapacity entries of the hand-off from the event loops to the publisher thread
+ * @param outageBuffer events held while Kafka is unreachable before the run stops
  */
 public record KafkaSettings(
     String bootstrapServers,
@@ -21,10 +23,11 @@ public record KafkaSettings(
     Properties clientProperties,
     int partitions,
     Duration setupTimeout,
-    int queueCapacity) {
+    int queueCapacity,
+    long outageBuffer) {
 
   public static final int DEFAULT_PARTITIONS = 3;
-  public static final int DEFAULT_QUEUE_CAPACITY = 200_000;
+  public static final int DEFAULT_QUEUE_CAPACITY = 32_768;
   public static final Duration DEFAULT_SETUP_TIMEOUT = Duration.ofSeconds(15);
 
   /** Defaults: topic {@code tpot.token-events}, 3 partitions if created, 15 s setup timeout. */
@@ -35,7 +38,8 @@ public record KafkaSettings(
         new Properties(),
         DEFAULT_PARTITIONS,
         DEFAULT_SETUP_TIMEOUT,
-        DEFAULT_QUEUE_CAPACITY);
+        DEFAULT_QUEUE_CAPACITY,
+        Publisher.DEFAULT_OUTAGE_BUFFER);
   }
 
   /**
@@ -52,26 +56,56 @@ public record KafkaSettings(
 
   public KafkaSettings withTopic(String newTopic) {
     return new KafkaSettings(
-        bootstrapServers, newTopic, clientProperties, partitions, setupTimeout, queueCapacity);
+        bootstrapServers,
+        newTopic,
+        clientProperties,
+        partitions,
+        setupTimeout,
+        queueCapacity,
+        outageBuffer);
   }
 
   public KafkaSettings withClientProperties(Properties props) {
     return new KafkaSettings(
-        bootstrapServers, topic, props, partitions, setupTimeout, queueCapacity);
+        bootstrapServers, topic, props, partitions, setupTimeout, queueCapacity, outageBuffer);
   }
 
   public KafkaSettings withPartitions(int count) {
     return new KafkaSettings(
-        bootstrapServers, topic, clientProperties, count, setupTimeout, queueCapacity);
+        bootstrapServers,
+        topic,
+        clientProperties,
+        count,
+        setupTimeout,
+        queueCapacity,
+        outageBuffer);
   }
 
   public KafkaSettings withSetupTimeout(Duration timeout) {
     return new KafkaSettings(
-        bootstrapServers, topic, clientProperties, partitions, timeout, queueCapacity);
+        bootstrapServers,
+        topic,
+        clientProperties,
+        partitions,
+        timeout,
+        queueCapacity,
+        outageBuffer);
   }
 
   public KafkaSettings withQueueCapacity(int capacity) {
     return new KafkaSettings(
-        bootstrapServers, topic, clientProperties, partitions, setupTimeout, capacity);
+        bootstrapServers,
+        topic,
+        clientProperties,
+        partitions,
+        setupTimeout,
+        capacity,
+        outageBuffer);
+  }
+
+  /** Events held while Kafka is unreachable; a full outage buffer stops the run. */
+  public KafkaSettings withOutageBuffer(long events) {
+    return new KafkaSettings(
+        bootstrapServers, topic, clientProperties, partitions, setupTimeout, queueCapacity, events);
   }
 }

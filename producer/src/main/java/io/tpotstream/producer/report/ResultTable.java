@@ -172,16 +172,74 @@ public final class ResultTable {
               "%d due request(s) were not sent because the run stopped%n",
               result.notSent()));
     }
+    if (result.warmupRequests() > 0) {
+      String how = "";
+      if (result.warmupEnd() != null) {
+        how =
+            String.format(
+                Locale.ROOT,
+                " in %.1f s (%s)",
+                result.warmupEnd().after().toMillis() / 1000.0,
+                result.warmupEnd().jitSettled()
+                    ? "until the JIT had settled"
+                    : "the JIT was still compiling at its limit");
+      }
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "warm-up (--warmup %s): %d request(s)%s before these, left out of this table (their"
+                  + " events are marked warmup)%n",
+              result.warmup(),
+              result.warmupRequests(),
+              how));
+    }
     out.append(
         String.format(
             Locale.ROOT,
-            "published %d events to %s (producer %s, longest own pause %.1f ms%s)%n",
+            "client: event-loop lag max %.1f ms, longest own pause %.1f ms; %s of %d token chunks"
+                + " arrived in the same socket read as the chunk before (coalesced)%n",
+            result.loopLagMaxUs() / 1000.0,
+            result.clientPauseMaxUs() / 1000.0,
+            percent(LatencyHistogram.ratio(result.coalescedChunks(), result.tokenChunks(), 4)),
+            result.tokenChunks()));
+    if (result.outages().count() > 0) {
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "Kafka was unreachable %d time(s), the longest %.1f s; up to %d events were held"
+                  + " and published in order afterwards%n",
+              result.outages().count(),
+              result.outages().longest().toMillis() / 1000.0,
+              result.outages().maxHeld()));
+    }
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "published %d events to %s (producer %s%s)%n",
             result.eventsPublished(),
             result.topic(),
             result.producerId(),
-            result.clientPauseMaxUs() / 1000.0,
             result.lateAtSource() > 0 ? ", " + result.lateAtSource() + " late at source" : ""));
     return out.toString();
+  }
+
+  /** What the progress line of {@code tpot produce} adds: in flight, errors by class, tokens/s. */
+  public static String progressDetail(Progress p) {
+    StringBuilder line = new StringBuilder();
+    line.append(p.inFlight()).append(" in flight");
+    long errors = p.errors().values().stream().mapToLong(Long::longValue).sum();
+    line.append(", ").append(errors).append(errors == 1 ? " error" : " errors");
+    if (errors > 0) {
+      line.append(" (").append(joined(p.errors())).append(')');
+    }
+    line.append(String.format(Locale.ROOT, ", %.0f tokens/s", p.tokensPerSecond()));
+    if (p.warmingUp()) {
+      line.append(", warming up (").append(p.warmupRequests()).append(" warm-up requests)");
+    }
+    if (p.heldEvents() > 0) {
+      line.append(", ").append(p.heldEvents()).append(" events held (Kafka unreachable)");
+    }
+    return line.toString();
   }
 
   /** One progress line: requests done (or time), in flight, errors by class, tokens/s. */
@@ -196,13 +254,7 @@ public final class ResultTable {
       }
       line.append(", ").append(p.finished()).append(" requests done");
     }
-    line.append(", ").append(p.inFlight()).append(" in flight");
-    long errors = p.errors().values().stream().mapToLong(Long::longValue).sum();
-    line.append(", ").append(errors).append(errors == 1 ? " error" : " errors");
-    if (errors > 0) {
-      line.append(" (").append(joined(p.errors())).append(')');
-    }
-    line.append(String.format(Locale.ROOT, ", %.0f tokens/s", p.tokensPerSecond()));
+    line.append(", ").append(progressDetail(p));
     return line.toString();
   }
 

@@ -278,4 +278,25 @@ class ConfigLoaderTest {
     assertFalse(
         ProxySettings.resolve("none", https, Map.of("HTTPS_PROXY", "http://p:1")).enabled());
   }
+
+  @Test
+  void warmupIsTenSecondsUnlessSetToATimeARequestCountOrNone() throws IOException {
+    assertEquals(Warmup.DEFAULT, load(SEED, Map.of(), Map.of()).warmup());
+    assertEquals(Duration.ofSeconds(10), load(SEED, Map.of(), Map.of()).warmup().duration());
+    Warmup requests = load(SEED, Map.of("warmup", "50req"), Map.of()).warmup();
+    assertEquals(50, requests.requests());
+    assertEquals("50req", requests.describe());
+    assertEquals(
+        Duration.ofMillis(2500),
+        load(SEED, Map.of("warmup", "2.5s"), Map.of()).warmup().duration());
+    assertTrue(load(SEED, Map.of("warmup", "0"), Map.of()).warmup().none());
+    ConfigException e =
+        assertThrows(ConfigException.class, () -> load(SEED, Map.of("warmup", "soon"), Map.of()));
+    assertEquals(
+        "config key 'warmup': cannot read 'soon' as a warm-up (use e.g. 10s, 50req, or 0 for none)",
+        e.getMessage());
+    ConfigException count =
+        assertThrows(ConfigException.class, () -> load(SEED, Map.of("warmup", "-2req"), Map.of()));
+    assertTrue(count.getMessage().contains("as a number of warm-up requests"), count.getMessage());
+  }
 }

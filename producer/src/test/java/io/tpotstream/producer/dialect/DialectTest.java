@@ -12,16 +12,17 @@ import io.tpotstream.producer.config.ConfigLoader;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.sse.SseEvent;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class DialectTest {
   private static SseEvent data(String json) {
-    return new SseEvent("message", json, "", 0);
+    return new SseEvent("message", json, 0);
   }
 
   private static SseEvent event(String type, String json) {
-    return new SseEvent(type, json, "", 0);
+    return new SseEvent(type, json, 0);
   }
 
   private static ProducerConfig config(Map<String, String> extra) {
@@ -97,6 +98,28 @@ class DialectTest {
     assertEquals(
         new Chunk.Token(TokenKind.CONTENT, 1),
         r.read(data("{\"choices\":[{\"delta\":{\"content\":\"ok\"}}]}")));
+  }
+
+  @Test
+  void oneParserServesEveryChunkWhateverCameBefore() {
+    StreamReader a = Dialect.of(ApiKind.OPENAI).newReader();
+    StreamReader b = Dialect.of(ApiKind.ANTHROPIC).newReader();
+    String token = "{\"choices\":[{\"delta\":{\"content\":\"ok\"}}]}";
+    // a chunk cut inside a string, trailing bytes after an object, an empty chunk, a bare array
+    for (String before :
+        List.of("{\"choices\":[{\"delta\":{\"content\":\"unterminated", token + " x", "", "[1,")) {
+      a.read(data(before));
+      assertEquals(new Chunk.Token(TokenKind.CONTENT, 1), a.read(data(token)), "after " + before);
+      assertEquals(
+          new Chunk.Token(TokenKind.CONTENT, 1),
+          b.read(
+              event(
+                  "content_block_delta",
+                  "{\"type\":\"content_block_delta\",\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}")),
+          "another reader on the same thread, after " + before);
+    }
+    assertInstanceOf(Chunk.Malformed.class, a.read(data("")));
+    assertInstanceOf(Chunk.Malformed.class, a.read(data("[1,")));
   }
 
   @Test

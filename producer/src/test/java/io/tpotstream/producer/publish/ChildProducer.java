@@ -23,7 +23,8 @@ public final class ChildProducer {
                 "models", "sig",
                 "concurrency", "2",
                 "duration", "forever",
-                "stop_grace", "300ms"),
+                "stop_grace", "300ms",
+                "warmup", "0"),
             Map.of(),
             w -> {});
     ProducerRun run =

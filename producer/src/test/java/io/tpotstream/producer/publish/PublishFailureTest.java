@@ -47,7 +47,7 @@ class PublishFailureTest {
   }
 
   @Test
-  void fullPublishQueueFailsTheRunWithTheEventsAtRisk(TestKafka kafka) {
+  void fullHandoffFailsTheRunWithTheEventsAtRisk(TestKafka kafka) {
     try (ScriptedServer server =
         new ScriptedServer().on("burst", Script.sse().write(openAiStream(2000)))) {
       KafkaSettings settings =
@@ -75,7 +75,8 @@ class PublishFailureTest {
           cause
               .getMessage()
               .startsWith(
-                  "Kafka is not keeping up: the publish queue is full (1 events waiting); "),
+                  "the publisher thread fell behind: the hand-off from the event loops is full"
+                      + " (1 entries waiting); "),
           cause.getMessage());
       assertTrue(
           cause.getMessage().contains(" events at risk; the run stopped."), cause.getMessage());

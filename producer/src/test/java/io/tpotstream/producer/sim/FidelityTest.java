@@ -5,25 +5,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.common.event.EventType;
 import io.tpotstream.common.event.TokenEvent;
-import io.tpotstream.common.stats.LatencyHistogram;
 import io.tpotstream.producer.testing.Runs;
 import io.tpotstream.producer.testing.TopicReader;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
 import io.tpotstream.simulator.profile.Profiles;
+import io.tpotstream.simulator.truth.ChunkTruth;
 import io.tpotstream.simulator.truth.RequestTruth;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The instrument adds no jitter worth the name: with constant 5 ms gaps and one 150 ms stall, the
- * gaps computed from the published events show the stall as the max within ±3 ms of the truth and
- * the median within 0.5 ms of it.
+ * Every chunk the simulator sent is measured once, in order, and can be matched with the
+ * simulator's own record of it by (request id, seq): the basis of benchmark B2, which compares the
+ * measured gaps with the sent ones (how close they are is a benchmark, not a test: see
+ * BENCHMARKS.md, B2 "stall").
  */
 @ExtendWith(KafkaExtension.class)
 class FidelityTest {
@@ -33,7 +33,7 @@ class FidelityTest {
       """;
 
   @Test
-  void stallOf150msShowsAsTheMaxGapAndTheMedianMatchesTheTruth(TestKafka kafka) {
+  void everyChunkSentIsMeasuredOnceInOrderAndMatchesTheTruthBySeq(TestKafka kafka) {
     SimulatorConfig config = SimulatorConfig.defaults().withPort(0).withSeed(5L).withEventLoops(1);
     for (var e : Profiles.parse(PROFILE).entrySet()) {
       config = config.withProfile(e.getKey(), e.getValue());
@@ -58,38 +58,20 @@ class FidelityTest {
         RequestTruth truth = simulator.truth().request(r.getKey()).orElseThrow();
         assertEquals(200, tokens.size());
         assertEquals(200, truth.chunks().size());
-
-        LatencyHistogram measured = new LatencyHistogram();
-        for (int i = 1; i < tokens.size(); i++) {
-          measured.recordNanos(tokens.get(i).elapsedNs() - tokens.get(i - 1).elapsedNs());
+        for (int i = 0; i < tokens.size(); i++) {
+          ChunkTruth sent = truth.chunks().get(i);
+          assertEquals(i, tokens.get(i).seq(), "token events in seq order");
+          assertEquals(sent.seq(), tokens.get(i).seq(), "the truth's chunk i is seq i");
+          assertEquals("producer", tokens.get(i).source());
+          if (i > 0) {
+            assertTrue(
+                tokens.get(i).elapsedNs() >= tokens.get(i - 1).elapsedNs(),
+                "arrival times never go back");
+          }
         }
-        LatencyHistogram sent = new LatencyHistogram();
-        for (long gapNs : truth.gapsNs()) {
-          sent.recordNanos(gapNs);
-        }
-        long truthMaxUs = sent.maxMicros();
-        // A precondition on the machine, not a claim about the producer: when other processes
-        // starve
-        // the simulator of CPU it cannot keep its own schedule, and there is nothing to judge
-        // against.
-        Assumptions.assumeTrue(
-            Math.abs(truthMaxUs - 150_000) < 5_000,
-            "machine too busy: the simulator itself did not send its 150 ms stall on time: "
-                + sent);
-        assertTrue(
-            Math.abs(measured.maxMicros() - truthMaxUs) <= 3_000,
-            "max gap: measured " + measured + " vs sent " + sent);
-        assertTrue(
-            Math.abs(measured.percentileMicros(50) - sent.percentileMicros(50)) <= 500,
-            "median gap: measured " + measured + " vs sent " + sent);
-        // the stall is between chunks 99 and 100, and nowhere else
-        long stallNs = tokens.get(100).elapsedNs() - tokens.get(99).elapsedNs();
-        assertTrue(Math.abs(stallNs / 1000 - truthMaxUs) <= 3_000, "stall at seq 100: " + stallNs);
       }
-      // the producer's own table agrees: its max TPOT is the stall
-      LatencyHistogram table = run.result().models().get(0).tpot();
-      assertEquals(398, table.count());
-      assertTrue(Math.abs(table.maxMicros() - 150_000) <= 5_000, table.toString());
+      // the producer's own table has every gap of both requests
+      assertEquals(398, run.result().models().get(0).tpot().count());
     }
   }
 }

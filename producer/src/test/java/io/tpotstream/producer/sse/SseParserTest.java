@@ -58,13 +58,12 @@ class SseParserTest {
   }
 
   @Test
-  void eventAndIdFieldsAreKept() {
+  void eventFieldIsKeptAndIdIsIgnored() {
     feed("event: content_block_delta\nid: 42\ndata: {}\n\ndata: next\n\n", 1);
     assertEquals(2, events.size());
     assertEquals("content_block_delta", events.get(0).event());
-    assertEquals("42", events.get(0).id());
+    assertEquals("{}", events.get(0).data());
     assertEquals("message", events.get(1).event());
-    assertEquals("42", events.get(1).id(), "the last event id persists");
   }
 
   @Test

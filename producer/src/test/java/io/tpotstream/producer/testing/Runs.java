@@ -21,13 +21,19 @@ public final class Runs {
 
   private Runs() {}
 
-  /** Config from {@code keys} (config keys to values), no file, an empty environment. */
+  /**
+   * Config from {@code keys} (config keys to values), no file, an empty environment; no warm-up
+   * unless {@code keys} asks for one, so that a test's requests are the ones it counts.
+   */
   public static ProducerConfig config(Map<String, String> keys) {
     return config(keys, Map.of());
   }
 
   public static ProducerConfig config(Map<String, String> keys, Map<String, String> env) {
-    return ConfigLoader.load(null, new LinkedHashMap<>(keys), env, w -> {});
+    Map<String, String> all = new LinkedHashMap<>();
+    all.put("warmup", "0");
+    all.putAll(keys);
+    return ConfigLoader.load(null, all, env, w -> {});
   }
 
   /** Runs to the end and reads the topic until the final heartbeats. */

@@ -11,13 +11,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 
 /** Reads a whole token-events topic back, in partition and offset order. */
 public final class TopicReader {
@@ -33,9 +37,24 @@ public final class TopicReader {
 
   /** Reads until every partition ends with a final heartbeat of the producer (or 30 s pass). */
   public static List<Rec> readUntilFinal(TestKafka kafka, String topic, int partitions) {
+    return readUntilFinal(kafka.consumerProps(TestKafka.uniqueName("reader")), topic, partitions);
+  }
+
+  /** As {@link #readUntilFinal(TestKafka, String, int)}, on any broker. */
+  public static List<Rec> readUntilFinal(String bootstrapServers, String topic, int partitions) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, TestKafka.uniqueName("reader"));
+    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    return readUntilFinal(p, topic, partitions);
+  }
+
+  private static List<Rec> readUntilFinal(Properties consumerProps, String topic, int partitions) {
     List<Rec> all = new ArrayList<>();
-    try (KafkaConsumer<String, byte[]> consumer =
-        new KafkaConsumer<>(kafka.consumerProps(TestKafka.uniqueName("reader")))) {
+    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(consumerProps)) {
       List<TopicPartition> tps = new ArrayList<>();
       for (int p = 0; p < partitions; p++) {
         tps.add(new TopicPartition(topic, p));

@@ -42,14 +42,14 @@ class TrafficConfigTest {
   void aSweepGivesEachStageItsLoadAndLabels() {
     ProducerConfig c = load(Map.of("sweep", "concurrency=1,4", "total_requests", "3"));
     assertEquals(12, c.plannedRequests(), "3 requests x 2 models x 2 stages");
-    ProducerConfig stage = c.forStage(c.sweep().stages().get(1));
+    ProducerConfig stage = c.forStage(c.sweep().stages().get(1), false);
     assertEquals(4, stage.concurrency());
     assertEquals(Map.of("concurrency", "4", "stage", "concurrency-4"), stage.labels());
     assertNull(stage.sweep());
     assertEquals(6, stage.plannedRequests());
     ProducerConfig rates = load(Map.of("sweep", "rate=1,2"));
     assertTrue(rates.openLoop());
-    ProducerConfig r2 = rates.forStage(rates.sweep().stages().get(1));
+    ProducerConfig r2 = rates.forStage(rates.sweep().stages().get(1), false);
     assertEquals(2.0, r2.rate());
     assertEquals("rate-2", r2.labels().get(Sweep.LABEL));
   }

@@ -2,8 +2,7 @@ package io.tpotstream.simulator.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.common.Json;
-import io.tpotstream.simulator.pacing.LoopMailbox;
-import io.tpotstream.simulator.pacing.Pacer;
+import io.tpotstream.simulator.pacing.LoopTimer;
 import io.tpotstream.simulator.plan.Fault;
 import io.tpotstream.simulator.plan.Planner;
 import io.tpotstream.simulator.plan.ResponsePlan;
@@ -34,7 +33,6 @@ public final class Routes {
   private final long runSeed;
   private final byte[] apiKey;
   private final GroundTruth truth;
-  private final Pacer pacer;
   private final AtomicLong unnamedRequests = new AtomicLong();
   private final String modelsJson;
 
@@ -42,32 +40,28 @@ public final class Routes {
    * @param apiKey the key clients must send, or null to accept any
    */
   public Routes(
-      Map<String, ModelProfile> profiles,
-      long runSeed,
-      String apiKey,
-      GroundTruth truth,
-      Pacer pacer) {
+      Map<String, ModelProfile> profiles, long runSeed, String apiKey, GroundTruth truth) {
     Map<String, ModelProfile> served = new java.util.HashMap<>(profiles);
     served.putIfAbsent(Warmup.MODEL, Warmup.PROFILE);
+    served.putIfAbsent(Warmup.CALIBRATION_MODEL, Warmup.CALIBRATION_PROFILE);
     this.profiles = Map.copyOf(served);
     this.runSeed = runSeed;
     this.apiKey = apiKey == null ? null : apiKey.getBytes(StandardCharsets.UTF_8);
     this.truth = truth;
-    this.pacer = pacer;
     this.modelsJson = modelsJson(profiles);
   }
 
-  /** Handles one request on its event loop; {@code mailbox} posts to that loop. */
-  public void handle(HttpServerRequest request, LoopMailbox mailbox) {
+  /** Handles one request on its event loop; {@code timer} is that loop's. */
+  public void handle(HttpServerRequest request, LoopTimer timer) {
     String path = request.path();
     while (path.length() > 1 && path.endsWith("/")) {
       path = path.substring(0, path.length() - 1);
     }
     HttpMethod method = request.method();
     if (path.endsWith("/chat/completions")) {
-      requirePost(request, method, Dialect.OPENAI, mailbox);
+      requirePost(request, method, Dialect.OPENAI, timer);
     } else if (path.endsWith("/messages")) {
-      requirePost(request, method, Dialect.ANTHROPIC, mailbox);
+      requirePost(request, method, Dialect.ANTHROPIC, timer);
     } else if (path.endsWith("/models") && method == HttpMethod.GET) {
       if (authorized(request)) {
         json(request.response(), 200, modelsJson);
@@ -95,23 +89,19 @@ public final class Routes {
   }
 
   private void requirePost(
-      HttpServerRequest request, HttpMethod method, Dialect dialect, LoopMailbox mailbox) {
+      HttpServerRequest request, HttpMethod method, Dialect dialect, LoopTimer timer) {
     if (method != HttpMethod.POST) {
       error(request.response(), dialect, 405, method + " is not allowed here: use POST", null);
       return;
     }
     request
         .body()
-        .onSuccess(body -> chat(request, dialect, body, System.nanoTime(), mailbox))
+        .onSuccess(body -> chat(request, dialect, body, System.nanoTime(), timer))
         .onFailure(ignored -> request.connection().close());
   }
 
   private void chat(
-      HttpServerRequest request,
-      Dialect dialect,
-      Buffer body,
-      long arrivalNs,
-      LoopMailbox mailbox) {
+      HttpServerRequest request, Dialect dialect, Buffer body, long arrivalNs, LoopTimer timer) {
     HttpServerResponse response = request.response();
     JsonNode json;
     try {
@@ -159,11 +149,10 @@ public final class Routes {
     if (requestId == null || requestId.isBlank()) {
       requestId = "sim-" + unnamedRequests.incrementAndGet();
     }
+    ModelProfile profile = profiles.get(model);
     ResponsePlan plan =
-        Planner.plan(
-            profiles.get(model), runSeed, model, requestId, chat.maxTokens(), chat.promptTokens());
-    RequestRecorder recorder =
-        truth.begin(requestId, model, arrivalNs, !model.equals(Warmup.MODEL));
+        Planner.plan(profile, runSeed, model, requestId, chat.maxTokens(), chat.promptTokens());
+    RequestRecorder recorder = truth.begin(requestId, model, arrivalNs, !Warmup.isWarmup(model));
     response.putHeader(REQUEST_ID_HEADER, requestId);
     if (plan.fault() == Fault.HTTP_429) {
       recorder.end(Outcome.HTTP_429);
@@ -183,7 +172,7 @@ public final class Routes {
           dialect == Dialect.ANTHROPIC
               ? new AnthropicStreamFormat(plan, chat, requestId)
               : new OpenAiStreamFormat(plan, chat, requestId, createdS);
-      new StreamSession(mailbox, pacer, request, plan, format, recorder).start(arrivalNs);
+      new StreamSession(timer, request, plan, format, recorder, profile.catchUp()).start(arrivalNs);
     } else {
       answerWhole(request, dialect, chat, plan, recorder, requestId);
     }
@@ -258,9 +247,9 @@ public final class Routes {
     response.setStatusCode(status).putHeader("Content-Type", "application/json").end(body);
   }
 
-  /** The models a user asked for (the warm-up's is hidden). */
+  /** The models a user asked for (the warm-up's are hidden). */
   private static java.util.List<String> listed(Map<String, ModelProfile> profiles) {
-    return Profiles.names(profiles).stream().filter(name -> !name.equals(Warmup.MODEL)).toList();
+    return Profiles.names(profiles).stream().filter(name -> !Warmup.isWarmup(name)).toList();
   }
 
   private static String modelsJson(Map<String, ModelProfile> profiles) {

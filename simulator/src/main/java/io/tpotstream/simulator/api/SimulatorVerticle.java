@@ -1,6 +1,7 @@
 package io.tpotstream.simulator.api;
 
-import io.tpotstream.simulator.pacing.LoopMailbox;
+import io.tpotstream.simulator.pacing.LoopTimer;
+import io.tpotstream.simulator.pacing.LoopTimers;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -12,19 +13,21 @@ import io.vertx.core.http.HttpServerOptions;
  */
 public final class SimulatorVerticle extends VerticleBase {
   private final Routes routes;
+  private final LoopTimers timers;
   private final String host;
   private final int port;
   private HttpServer server;
 
-  public SimulatorVerticle(Routes routes, String host, int port) {
+  public SimulatorVerticle(Routes routes, LoopTimers timers, String host, int port) {
     this.routes = routes;
+    this.timers = timers;
     this.host = host;
     this.port = port;
   }
 
   @Override
   public Future<?> start() {
-    LoopMailbox mailbox = new LoopMailbox(context);
+    LoopTimer timer = timers.current();
     HttpServerOptions options =
         new HttpServerOptions()
             .setHost(host)
@@ -37,7 +40,7 @@ public final class SimulatorVerticle extends VerticleBase {
             .setPerMessageWebSocketCompressionSupported(false)
             .setPerFrameWebSocketCompressionSupported(false)
             .setHandle100ContinueAutomatically(true);
-    server = vertx.createHttpServer(options).requestHandler(r -> routes.handle(r, mailbox));
+    server = vertx.createHttpServer(options).requestHandler(r -> routes.handle(r, timer));
     return server.listen();
   }
 

@@ -1,8 +1,6 @@
 package io.tpotstream.simulator.api;
 
-import io.tpotstream.simulator.pacing.LoopMailbox;
-import io.tpotstream.simulator.pacing.PacedTask;
-import io.tpotstream.simulator.pacing.Pacer;
+import io.tpotstream.simulator.pacing.LoopTimer;
 import io.tpotstream.simulator.plan.ResponsePlan;
 import io.tpotstream.simulator.truth.Outcome;
 import io.tpotstream.simulator.truth.RequestRecorder;
@@ -11,40 +9,54 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 
 /**
- * One streamed response: writes the opening at once, then each output chunk when the {@link Pacer}
- * releases it on this connection's event loop. Chunk 0 is due at arrival + TTFT; chunk n at the
- * instant chunk n-1 was due + its planned gap, so the schedule is fixed when the request arrives
- * (as a server's generation goes on whatever its writes do): a late write does not shift what
- * follows, and the actual gap is the planned gap plus this chunk's pacing error minus the previous
- * one's. Every write's {@code nanoTime} right after it returns is recorded as the truth.
+ * One streamed response, on its connection's event loop: writes the opening at once, then each
+ * output chunk when it is due. Chunk 0 is due at the request's arrival + its TTFT; chunk n at the
+ * instant chunk n-1 was actually sent + its planned gap, so every gap a client sees is the planned
+ * gap plus this one chunk's pacing error, and a late chunk never makes the next ones catch up in a
+ * burst. A profile with {@code catchUp} asks for the other rule (due at chunk n-1's due instant +
+ * the gap, a server whose generation runs ahead of its writes). Each chunk's bytes are built right
+ * after the previous write, so at its due instant there is only the write, which the loop's timer
+ * starts a learnt lead early so that it is done at the due instant; {@code nanoTime} right after
+ * the write returns is recorded as the truth.
  */
-final class StreamSession extends PacedTask {
+final class StreamSession {
   private final HttpServerRequest request;
   private final HttpServerResponse response;
   private final ResponsePlan plan;
   private final StreamFormat format;
   private final RequestRecorder recorder;
-  private final Pacer pacer;
+  private final LoopTimer timer;
+  private final boolean catchUp;
+  private final LoopTimer.Task sendDue =
+      new LoopTimer.Task() {
+        @Override
+        protected void runDue() {
+          sendDue();
+        }
+      };
   private int next;
   private boolean done;
+  private Buffer pending;
+  private long intendedNs;
+  private long dueNs;
 
   StreamSession(
-      LoopMailbox mailbox,
-      Pacer pacer,
+      LoopTimer timer,
       HttpServerRequest request,
       ResponsePlan plan,
       StreamFormat format,
-      RequestRecorder recorder) {
-    super(mailbox);
-    this.pacer = pacer;
+      RequestRecorder recorder,
+      boolean catchUp) {
+    this.timer = timer;
     this.request = request;
     this.response = request.response();
     this.plan = plan;
     this.format = format;
     this.recorder = recorder;
+    this.catchUp = catchUp;
   }
 
-  /** Sends the headers and the opening, and schedules chunk 0; on the event loop. */
+  /** Sends the headers and the opening, and arms chunk 0; on the event loop. */
   void start(long arrivalNs) {
     response
         .setChunked(true)
@@ -54,7 +66,7 @@ final class StreamSession extends PacedTask {
         .closeHandler(ignored -> clientClosed())
         .exceptionHandler(ignored -> clientClosed());
     response.write(format.opening());
-    pacer.schedule(this, arrivalNs + plan.waitNs(0));
+    arm(arrivalNs);
   }
 
   private void clientClosed() {
@@ -64,8 +76,25 @@ final class StreamSession extends PacedTask {
     }
   }
 
-  @Override
-  protected void runDue(long dueNs) {
+  /** Chunk {@code next} is due its planned wait after {@code fromNs}; its bytes are made now. */
+  private void arm(long fromNs) {
+    intendedNs = plan.waitNs(next);
+    dueNs = fromNs + intendedNs;
+    if (next != plan.cutAfterChunks()) {
+      String chunk = format.chunk(next);
+      if (next == plan.malformedBeforeSeq()) {
+        chunk = format.malformedLine() + chunk;
+      }
+      if (next == plan.chunks() - 1) {
+        chunk = chunk + format.closing();
+      }
+      // one exact-size copy of the text: a chunk allocates little, so the collector pauses rarely
+      pending = Buffer.buffer(chunk);
+    }
+    timer.at(dueNs, sendDue);
+  }
+
+  private void sendDue() {
     if (done) {
       return;
     }
@@ -75,26 +104,25 @@ final class StreamSession extends PacedTask {
       request.connection().close();
       return;
     }
-    Buffer out = Buffer.buffer(512);
-    if (next == plan.malformedBeforeSeq()) {
-      out.appendString(format.malformedLine());
-      recorder.malformedLine();
-    }
-    out.appendString(format.chunk(next));
     boolean last = next == plan.chunks() - 1;
     if (last) {
       done = true;
-      response.end(out.appendString(format.closing()));
+      response.end(pending);
     } else {
-      response.write(out);
+      response.write(pending);
     }
     long sentNs = System.nanoTime();
-    recorder.chunk(next, dueNs, sentNs, plan.tokens(next));
+    pending = null;
+    if (next == plan.malformedBeforeSeq()) {
+      recorder.malformedLine();
+    }
+    timer.learn(sentNs - dueNs);
+    recorder.chunk(next, intendedNs, dueNs, sentNs, plan.tokens(next));
     if (last) {
       recorder.end(Outcome.COMPLETED);
       return;
     }
     next++;
-    pacer.schedule(this, dueNs + plan.waitNs(next));
+    arm(catchUp ? dueNs : sentNs);
   }
 }

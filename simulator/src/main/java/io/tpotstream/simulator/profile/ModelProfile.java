@@ -19,6 +19,10 @@ import java.util.List;
  * @param reasoningShare the share of the output sent first as reasoning ({@code reasoning_content},
  *     Anthropic {@code thinking}), 0 to 1
  * @param errors injected faults
+ * @param catchUp false (the default): each chunk is due its gap after the previous chunk was
+ *     actually sent, so a late chunk delays the rest; true: its gap after the previous chunk's due
+ *     instant, so the chunks after a late one come in a burst until the schedule is met again (a
+ *     server whose generation runs ahead of its writes)
  */
 public record ModelProfile(
     Distribution ttft,
@@ -29,7 +33,8 @@ public record ModelProfile(
     IntRange outputTokens,
     int defaultMaxTokens,
     double reasoningShare,
-    ErrorRates errors) {
+    ErrorRates errors,
+    boolean catchUp) {
 
   public static final int DEFAULT_MAX_TOKENS = 256;
 
@@ -52,7 +57,16 @@ public record ModelProfile(
   /** A profile with this TTFT and gap and every other setting at its default. */
   public static ModelProfile of(Distribution ttft, Distribution gap) {
     return new ModelProfile(
-        ttft, gap, Stall.NONE, List.of(), null, null, DEFAULT_MAX_TOKENS, 0, ErrorRates.NONE);
+        ttft,
+        gap,
+        Stall.NONE,
+        List.of(),
+        null,
+        null,
+        DEFAULT_MAX_TOKENS,
+        0,
+        ErrorRates.NONE,
+        false);
   }
 
   public ModelProfile withStall(Stall newStall) {
@@ -65,7 +79,8 @@ public record ModelProfile(
         outputTokens,
         defaultMaxTokens,
         reasoningShare,
-        errors);
+        errors,
+        catchUp);
   }
 
   public ModelProfile withFixedStalls(List<FixedStall> newFixedStalls) {
@@ -78,7 +93,8 @@ public record ModelProfile(
         outputTokens,
         defaultMaxTokens,
         reasoningShare,
-        errors);
+        errors,
+        catchUp);
   }
 
   public ModelProfile withTokensPerChunk(IntRange newTokensPerChunk) {
@@ -91,7 +107,8 @@ public record ModelProfile(
         outputTokens,
         defaultMaxTokens,
         reasoningShare,
-        errors);
+        errors,
+        catchUp);
   }
 
   public ModelProfile withOutputTokens(IntRange newOutputTokens) {
@@ -104,7 +121,8 @@ public record ModelProfile(
         newOutputTokens,
         defaultMaxTokens,
         reasoningShare,
-        errors);
+        errors,
+        catchUp);
   }
 
   public ModelProfile withReasoningShare(double newReasoningShare) {
@@ -117,7 +135,8 @@ public record ModelProfile(
         outputTokens,
         defaultMaxTokens,
         newReasoningShare,
-        errors);
+        errors,
+        catchUp);
   }
 
   public ModelProfile withErrors(ErrorRates newErrors) {
@@ -130,6 +149,21 @@ public record ModelProfile(
         outputTokens,
         defaultMaxTokens,
         reasoningShare,
-        newErrors);
+        newErrors,
+        catchUp);
+  }
+
+  public ModelProfile withCatchUp(boolean newCatchUp) {
+    return new ModelProfile(
+        ttft,
+        gap,
+        stall,
+        fixedStalls,
+        tokensPerChunk,
+        outputTokens,
+        defaultMaxTokens,
+        reasoningShare,
+        errors,
+        newCatchUp);
   }
 }

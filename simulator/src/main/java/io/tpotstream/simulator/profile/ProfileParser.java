@@ -23,7 +23,8 @@ final class ProfileParser {
           "outputTokens",
           "defaultMaxTokens",
           "reasoningShare",
-          "errors");
+          "errors",
+          "catchUp");
   private static final Set<String> ERROR_FIELDS =
       Set.of(
           "http429",
@@ -111,7 +112,10 @@ final class ProfileParser {
           node.has("reasoningShare")
               ? number(node.get("reasoningShare"), path + ".reasoningShare")
               : base(base).reasoningShare(),
-          node.has("errors") ? errors(node.get("errors"), path + ".errors") : base(base).errors());
+          node.has("errors") ? errors(node.get("errors"), path + ".errors") : base(base).errors(),
+          node.has("catchUp")
+              ? bool(node.get("catchUp"), path + ".catchUp")
+              : base(base).catchUp());
     } catch (IllegalArgumentException e) {
       if (e.getMessage() != null && e.getMessage().startsWith(path)) {
         throw e;
@@ -276,6 +280,13 @@ final class ProfileParser {
       throw new IllegalArgumentException(path + ": expected a string, got " + node);
     }
     return node.textValue();
+  }
+
+  private static boolean bool(JsonNode node, String path) {
+    if (!node.isBoolean()) {
+      throw new IllegalArgumentException(path + ": expected true or false, got " + node);
+    }
+    return node.booleanValue();
   }
 
   private static double number(JsonNode parent, String field, String path) {

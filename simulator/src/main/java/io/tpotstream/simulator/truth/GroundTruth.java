@@ -2,6 +2,7 @@ package io.tpotstream.simulator.truth;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.tpotstream.common.Json;
+import io.tpotstream.common.stats.LatencyHistogram;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,10 +16,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 
 /**
- * What the simulator actually sent: per model, histograms of the actual gaps, the scheduled gaps,
- * the pacing error and the TTFT; per request (the most recent {@code requestsKept}), every chunk's
- * scheduled and actual send instant; and, when a file is given, one JSON line per chunk. All
- * instants are {@link System#nanoTime()} of the simulator's JVM: compare them as differences.
+ * What the simulator actually sent: per model, histograms of the actual gaps, the intended gaps,
+ * the pacing error and the TTFT, and the pacing error over every model; per request (the most
+ * recent {@code requestsKept}), every chunk's intended wait, due instant and actual send instant;
+ * and, when a file is given, one JSON line per chunk. All instants are {@link System#nanoTime()} of
+ * the simulator's JVM: compare them as differences.
  */
 public final class GroundTruth implements AutoCloseable {
   private final long seed;
@@ -66,7 +68,7 @@ public final class GroundTruth implements AutoCloseable {
     ModelStats stats = stats(model);
     stats.started();
     RequestRecorder recorder =
-        new RequestRecorder(requestId, model, arrivalNs, stats, toFile ? file : null);
+        new RequestRecorder(requestId, model, arrivalNs, stats, this, toFile ? file : null);
     synchronized (requests) {
       requests.put(requestId, recorder);
     }
@@ -80,7 +82,7 @@ public final class GroundTruth implements AutoCloseable {
     stats.ended(outcome);
   }
 
-  private ModelStats stats(String model) {
+  ModelStats stats(String model) {
     return models.computeIfAbsent(model, m -> new ModelStats());
   }
 
@@ -133,7 +135,10 @@ public final class GroundTruth implements AutoCloseable {
   }
 
   public TruthReport report() {
-    return new TruthReport(seed, models(), file == null ? null : file.status());
+    LatencyHistogram pacingErrors = new LatencyHistogram();
+    models.values().forEach(stats -> stats.addPacingErrorsTo(pacingErrors));
+    return new TruthReport(
+        seed, Pacing.of(pacingErrors), models(), file == null ? null : file.status());
   }
 
   /** {@link #report()} as the JSON that {@code GET /truth} returns. */
@@ -146,8 +151,10 @@ public final class GroundTruth implements AutoCloseable {
   }
 
   /**
-   * Forgets the per-model statistics and the kept requests (the file keeps its lines). Requests
-   * still streaming go on recording into the statistics they started with, which are gone.
+   * Forgets the per-model statistics and the kept requests (the file keeps its lines). What is sent
+   * from then on counts in the new statistics, the chunks of requests still streaming included, so
+   * that the statistics after a reset are those of a window of time; those requests' count and
+   * outcome stay with the statistics they started in, which are gone.
    */
   public void reset() {
     models.clear();

@@ -10,7 +10,7 @@ import java.util.TreeMap;
 /** Per-model accumulators; event loops of several threads record into it, under its lock. */
 final class ModelStats {
   private final LatencyHistogram gap = new LatencyHistogram();
-  private final LatencyHistogram scheduledGap = new LatencyHistogram();
+  private final LatencyHistogram intendedGap = new LatencyHistogram();
   private final LatencyHistogram pacingError = new LatencyHistogram();
   private final LatencyHistogram ttft = new LatencyHistogram();
   private final Map<Outcome, Long> outcomes = new EnumMap<>(Outcome.class);
@@ -23,15 +23,15 @@ final class ModelStats {
     requests++;
   }
 
-  synchronized void chunk(long gapNs, long scheduledGapNs, long pacingErrorNs, long ttftNs, int n) {
+  synchronized void chunk(long gapNs, long intendedGapNs, long pacingErrorNs, long ttftNs, int n) {
     if (gapNs >= 0) {
       gap.recordNanos(gapNs);
-      scheduledGap.recordNanos(scheduledGapNs);
+      intendedGap.recordNanos(intendedGapNs);
     }
     if (ttftNs >= 0) {
       ttft.recordNanos(ttftNs);
     }
-    pacingError.recordNanos(pacingErrorNs);
+    pacingError.recordNanos(Math.abs(pacingErrorNs));
     chunks++;
     tokens += n;
   }
@@ -52,7 +52,7 @@ final class ModelStats {
     }
     SortedMap<String, String> histograms = new TreeMap<>();
     histograms.put("gap", HistogramCodec.encode(gap));
-    histograms.put("scheduledGap", HistogramCodec.encode(scheduledGap));
+    histograms.put("intendedGap", HistogramCodec.encode(intendedGap));
     histograms.put("pacingError", HistogramCodec.encode(pacingError));
     histograms.put("ttft", HistogramCodec.encode(ttft));
     return new ModelTruth(
@@ -62,10 +62,14 @@ final class ModelStats {
         tokens,
         malformedLines,
         gap.summary(),
-        scheduledGap.summary(),
+        intendedGap.summary(),
         pacingError.summary(),
         ttft.summary(),
         histograms);
+  }
+
+  synchronized void addPacingErrorsTo(LatencyHistogram all) {
+    all.add(pacingError);
   }
 
   synchronized long unfinished() {

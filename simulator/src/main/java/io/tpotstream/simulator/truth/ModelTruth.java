@@ -13,10 +13,11 @@ import java.util.SortedMap;
  * @param tokens output tokens sent
  * @param malformedLines injected invalid {@code data:} lines
  * @param gap actual gaps between consecutive chunk sends of a request
- * @param scheduledGap the gaps the plan asked for (between consecutive scheduled instants)
- * @param pacingError per chunk, actual send minus scheduled instant
+ * @param intendedGap the gaps its profile asked for (the plan's draws)
+ * @param pacingError per chunk, how far from its due instant it was sent (late or early): how much
+ *     its gap (or, for a first chunk, its TTFT) differed from the intended one
  * @param ttft first chunk's send minus the request's arrival
- * @param histograms {@code gap}, {@code scheduledGap}, {@code pacingError}, {@code ttft}: base64 of
+ * @param histograms {@code gap}, {@code intendedGap}, {@code pacingError}, {@code ttft}: base64 of
  *     HdrHistogram's compressed encoding, in µs (decode with common's HistogramCodec)
  */
 @JsonPropertyOrder({
@@ -26,7 +27,7 @@ import java.util.SortedMap;
   "tokens",
   "malformedLines",
   "gap",
-  "scheduledGap",
+  "intendedGap",
   "pacingError",
   "ttft",
   "histograms"
@@ -38,7 +39,7 @@ public record ModelTruth(
     long tokens,
     long malformedLines,
     LatencySummary gap,
-    LatencySummary scheduledGap,
+    LatencySummary intendedGap,
     LatencySummary pacingError,
     LatencySummary ttft,
     SortedMap<String, String> histograms) {}

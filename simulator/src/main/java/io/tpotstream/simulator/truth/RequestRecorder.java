@@ -16,7 +16,9 @@ public final class RequestRecorder {
   private final String model;
   private final long arrivalNs;
   private final ModelStats stats;
+  private final GroundTruth truth;
   private final TruthFileWriter file;
+  private long[] intendedNs = new long[16];
   private long[] dueNs = new long[16];
   private long[] sentNs = new long[16];
   private int[] tokens = new int[16];
@@ -26,11 +28,17 @@ public final class RequestRecorder {
   private final CountDownLatch ended = new CountDownLatch(1);
 
   RequestRecorder(
-      String requestId, String model, long arrivalNs, ModelStats stats, TruthFileWriter file) {
+      String requestId,
+      String model,
+      long arrivalNs,
+      ModelStats stats,
+      GroundTruth truth,
+      TruthFileWriter file) {
     this.requestId = requestId;
     this.model = model;
     this.arrivalNs = arrivalNs;
     this.stats = stats;
+    this.truth = truth;
     this.file = file;
   }
 
@@ -39,30 +47,41 @@ public final class RequestRecorder {
   }
 
   /**
-   * Records output chunk {@code seq}: scheduled at {@code dueNs}, written at {@code sentNs} (both
-   * {@link System#nanoTime()}), carrying {@code chunkTokens} tokens.
+   * Records output chunk {@code seq}: {@code intendedNs} after its predecessor (or the arrival) by
+   * its profile, due at {@code dueNs}, written at {@code sentNs} (both {@link System#nanoTime()}),
+   * carrying {@code chunkTokens} tokens.
    */
-  public void chunk(int seq, long dueNs, long sentNs, int chunkTokens) {
+  public void chunk(int seq, long intendedNs, long dueNs, long sentNs, int chunkTokens) {
     long gapNs;
-    long scheduledGapNs;
     synchronized (this) {
       if (count == this.sentNs.length) {
         int size = count * 2;
+        this.intendedNs = Arrays.copyOf(this.intendedNs, size);
         this.dueNs = Arrays.copyOf(this.dueNs, size);
         this.sentNs = Arrays.copyOf(this.sentNs, size);
         this.tokens = Arrays.copyOf(this.tokens, size);
       }
       gapNs = count == 0 ? -1 : sentNs - this.sentNs[count - 1];
-      scheduledGapNs = count == 0 ? -1 : dueNs - this.dueNs[count - 1];
+      this.intendedNs[count] = intendedNs;
       this.dueNs[count] = dueNs;
       this.sentNs[count] = sentNs;
       this.tokens[count] = chunkTokens;
       count++;
     }
-    stats.chunk(
-        gapNs, scheduledGapNs, sentNs - dueNs, seq == 0 ? sentNs - arrivalNs : -1, chunkTokens);
+    long pacingErrorNs = sentNs - dueNs;
+    // a chunk counts in the statistics current when it is sent, even after a reset
+    truth
+        .stats(model)
+        .chunk(
+            gapNs,
+            gapNs < 0 ? -1 : intendedNs,
+            pacingErrorNs,
+            seq == 0 ? sentNs - arrivalNs : -1,
+            chunkTokens);
     if (file != null) {
-      file.offer(new TruthFileWriter.Line(requestId, model, seq, sentNs, chunkTokens));
+      file.offer(
+          new TruthFileWriter.Line(
+              requestId, model, seq, sentNs, chunkTokens, intendedNs, pacingErrorNs));
     }
   }
 
@@ -71,7 +90,7 @@ public final class RequestRecorder {
     synchronized (this) {
       malformedLines++;
     }
-    stats.malformedLine();
+    truth.stats(model).malformedLine();
   }
 
   /** Records how the request ended; only the first call counts. */
@@ -94,7 +113,7 @@ public final class RequestRecorder {
   synchronized RequestTruth snapshot() {
     List<ChunkTruth> chunks = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      chunks.add(new ChunkTruth(i, dueNs[i], sentNs[i], tokens[i]));
+      chunks.add(new ChunkTruth(i, intendedNs[i], dueNs[i], sentNs[i], tokens[i]));
     }
     return new RequestTruth(
         requestId, model, arrivalNs, outcome, List.copyOf(chunks), malformedLines);

@@ -14,14 +14,21 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Appends one JSON line per sent chunk ({@code requestId, model, seq, sentNs, tokens}) from a
- * background thread: event loops only enqueue, never touch the disk. When the queue is full the
- * line is dropped and counted, never waited for.
+ * Appends one JSON line per sent chunk ({@code requestId, model, seq, sentNs, tokens, intendedNs,
+ * pacingErrorNs}) from a background thread: event loops only enqueue, never touch the disk. When
+ * the queue is full the line is dropped and counted, never waited for.
  */
 final class TruthFileWriter implements AutoCloseable {
   private static final int QUEUE_CAPACITY = 1 << 20;
 
-  record Line(String requestId, String model, int seq, long sentNs, int tokens) {}
+  record Line(
+      String requestId,
+      String model,
+      int seq,
+      long sentNs,
+      int tokens,
+      long intendedNs,
+      long pacingErrorNs) {}
 
   private final Path path;
   private final Writer out;
@@ -100,7 +107,9 @@ final class TruthFileWriter implements AutoCloseable {
         encoder.quoteAsString(line.model(), text);
         text.append("\",\"seq\":").append(line.seq());
         text.append(",\"sentNs\":").append(line.sentNs());
-        text.append(",\"tokens\":").append(line.tokens()).append("}\n");
+        text.append(",\"tokens\":").append(line.tokens());
+        text.append(",\"intendedNs\":").append(line.intendedNs());
+        text.append(",\"pacingErrorNs\":").append(line.pacingErrorNs()).append("}\n");
         out.append(text);
         written.incrementAndGet();
       }

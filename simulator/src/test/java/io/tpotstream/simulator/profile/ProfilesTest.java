@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ProfilesTest {
-  /** The example of the README section. */
+  /** The example of docs/simulator.md. */
   static final String EXAMPLE =
       """
       {
@@ -35,17 +35,18 @@ class ProfilesTest {
             "errors": {"http429": 0.01, "retryAfterSeconds": 2, "http500": 0.005,
                        "cut": 0.01, "malformed": 0.02}
           },
-          "flaky-a": {"extends": "model-a", "errors": {"cut": 0.5, "cutAfterChunks": 10}}
+          "flaky-a": {"extends": "model-a", "errors": {"cut": 0.5, "cutAfterChunks": 10}},
+          "bursty-a": {"extends": "model-a", "catchUp": true}
         }
       }
       """;
 
   @Test
-  void theReadmeExampleParsesIntoTheBuiltInsPlusThreeProfiles() {
+  void theDocsExampleParsesIntoTheBuiltInsPlusFourProfiles() {
     Map<String, ModelProfile> profiles = Profiles.parse(EXAMPLE);
 
     assertEquals(
-        List.of("flaky-a", "jittery", "model-a", "model-b", "model-c", "steady-5ms"),
+        List.of("bursty-a", "flaky-a", "jittery", "model-a", "model-b", "model-c", "steady-5ms"),
         Profiles.names(profiles));
     ModelProfile steady = profiles.get("steady-5ms");
     assertEquals(new Distribution.Constant(5), steady.gap());
@@ -67,6 +68,8 @@ class ProfilesTest {
     assertEquals(profiles.get("model-a").gap(), flaky.gap());
     assertEquals(profiles.get("model-a").stall(), flaky.stall());
     assertEquals(new ErrorRates(0, 1, 0, 0.5, 10, 0, null), flaky.errors());
+    assertEquals(false, flaky.catchUp());
+    assertEquals(profiles.get("model-a").withCatchUp(true), profiles.get("bursty-a"));
   }
 
   @Test
@@ -98,6 +101,9 @@ class ProfilesTest {
     assertMessage(
         "{\"models\":{\"x\":{\"ttft\":1,\"gap\":2,\"fixedStalls\":[{\"beforeSeq\":0,\"gapMs\":5}]}}}",
         "models.x.fixedStalls[0]: beforeSeq must be at least 1");
+    assertMessage(
+        "{\"models\":{\"x\":{\"extends\":\"model-a\",\"catchUp\":\"yes\"}}}",
+        "models.x.catchUp: expected true or false, got \"yes\"");
     assertMessage("{\"models\": [", "not valid JSON (line 1");
     assertMessage("{\"model\":{}}", "expected an object {\"models\"");
   }

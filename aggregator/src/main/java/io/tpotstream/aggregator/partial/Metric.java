@@ -1,0 +1,28 @@
+package io.tpotstream.aggregator.partial;
+
+import io.tpotstream.common.stats.LatencyHistogram;
+import io.tpotstream.common.summary.WindowStats;
+
+/** The latency histograms of a window (DESIGN.md, "Window summary"), all in µs. */
+public enum Metric {
+  TPOT,
+  TTFT,
+  REQUEST_TPOT,
+  E2E,
+  SCHEDULE_LAG,
+  TTFT_FROM_INTENDED;
+
+  static final Metric[] VALUES = values();
+
+  /** The histogram of {@code stats} this metric records into. */
+  LatencyHistogram of(WindowStats stats) {
+    return switch (this) {
+      case TPOT -> stats.tpot;
+      case TTFT -> stats.ttft;
+      case REQUEST_TPOT -> stats.requestTpot;
+      case E2E -> stats.e2e;
+      case SCHEDULE_LAG -> stats.scheduleLag;
+      case TTFT_FROM_INTENDED -> stats.ttftFromIntended;
+    };
+  }
+}

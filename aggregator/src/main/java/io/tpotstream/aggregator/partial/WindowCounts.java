@@ -1,0 +1,206 @@
+package io.tpotstream.aggregator.partial;
+
+import io.tpotstream.common.binary.BinaryReader;
+import io.tpotstream.common.binary.BinaryWriter;
+import io.tpotstream.common.stats.BucketCounts;
+import io.tpotstream.common.summary.WindowStats;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What one (window, series) has accumulated, in the cheap form both stages keep in memory: latency
+ * samples as {@link BucketCounts} and plain counters. It is also the binary record of a partial
+ * between the stages and of a (window, series) in the stores. {@link #toStats} turns it into the
+ * statistics core's {@link WindowStats}, once, when the window's summary is built.
+ */
+public final class WindowCounts {
+  /** 2 added the good-request count (goodput); 1 is still read, as none. */
+  private static final int FORMAT = 2;
+
+  private final BucketCounts[] latency = new BucketCounts[Metric.VALUES.length];
+  private long started;
+  private long completedFull;
+  private long tooShort;
+  private long abandoned;
+  private long firstChunkTokens;
+  private long lateSamples;
+  private long coalescedGaps;
+  private long warmupRequests;
+  private long goodRequests;
+  private TreeMap<String, Long> errors;
+
+  /** {@code count} samples of {@code micros} µs; false when the value was clamped. */
+  public boolean latency(Metric metric, long micros, long count) {
+    BucketCounts buckets = latency[metric.ordinal()];
+    if (buckets == null) {
+      buckets = new BucketCounts();
+      latency[metric.ordinal()] = buckets;
+    }
+    return buckets.record(micros, count);
+  }
+
+  public void started(long count) {
+    started += count;
+  }
+
+  /** A complete response with at least two output-token chunks. */
+  public void completedFull(long count) {
+    completedFull += count;
+  }
+
+  /** A complete response with fewer than two output-token chunks (no TPOT sample). */
+  public void tooShort(long count) {
+    tooShort += count;
+  }
+
+  public void abandoned(long count) {
+    abandoned += count;
+  }
+
+  public void failed(String errorClass, long count) {
+    if (errors == null) {
+      errors = new TreeMap<>();
+    }
+    errors.merge(errorClass, count, Long::sum);
+  }
+
+  /**
+   * Output tokens of first chunks. A later chunk of k tokens gives exactly k TPOT samples in its
+   * window, so a window's output tokens are these plus its TPOT count.
+   */
+  public void firstChunkTokens(long count) {
+    firstChunkTokens += count;
+  }
+
+  public void lateSamples(long count) {
+    lateSamples += count;
+  }
+
+  public void coalescedGaps(long count) {
+    coalescedGaps += count;
+  }
+
+  public void warmupRequests(long count) {
+    warmupRequests += count;
+  }
+
+  /** Finished requests that met every {@code --goodput} limit. */
+  public void goodRequests(long count) {
+    goodRequests += count;
+  }
+
+  /** Latency samples that were outside 0 µs to 1 h and clamped. */
+  public long clamped() {
+    long total = 0;
+    for (BucketCounts b : latency) {
+      total += b == null ? 0 : b.clamped();
+    }
+    return total;
+  }
+
+  /** Adds everything {@code other} holds. */
+  public void add(WindowCounts other) {
+    for (int m = 0; m < latency.length; m++) {
+      if (other.latency[m] != null) {
+        if (latency[m] == null) {
+          latency[m] = new BucketCounts();
+        }
+        latency[m].add(other.latency[m]);
+      }
+    }
+    started += other.started;
+    completedFull += other.completedFull;
+    tooShort += other.tooShort;
+    abandoned += other.abandoned;
+    firstChunkTokens += other.firstChunkTokens;
+    lateSamples += other.lateSamples;
+    coalescedGaps += other.coalescedGaps;
+    warmupRequests += other.warmupRequests;
+    goodRequests += other.goodRequests;
+    if (other.errors != null) {
+      other.errors.forEach(this::failed);
+    }
+  }
+
+  /** The statistics core's accumulator of these counts (full histograms: build it once). */
+  public WindowStats toStats() {
+    WindowStats stats = new WindowStats();
+    for (Metric m : Metric.VALUES) {
+      if (latency[m.ordinal()] != null) {
+        latency[m.ordinal()].addTo(m.of(stats));
+      }
+    }
+    stats.started(started);
+    stats.completed(completedFull, false);
+    stats.completed(tooShort, true);
+    stats.abandoned(abandoned);
+    if (errors != null) {
+      errors.forEach(stats::failed);
+    }
+    stats.outputTokens(firstChunkTokens + stats.tpot.count());
+    stats.lateSamples(lateSamples);
+    stats.coalescedGaps(coalescedGaps);
+    stats.warmupRequests(warmupRequests);
+    stats.good(goodRequests);
+    return stats;
+  }
+
+  /**
+   * [format][counters, the good-request count last][errors][latency buckets per metric], varints.
+   */
+  public void writeTo(BinaryWriter out) {
+    out.writeByte(FORMAT);
+    out.writeVarLong(started)
+        .writeVarLong(completedFull)
+        .writeVarLong(tooShort)
+        .writeVarLong(abandoned)
+        .writeVarLong(firstChunkTokens)
+        .writeVarLong(lateSamples)
+        .writeVarLong(coalescedGaps)
+        .writeVarLong(warmupRequests)
+        .writeVarLong(goodRequests);
+    out.writeVarLong(errors == null ? 0 : errors.size());
+    if (errors != null) {
+      for (Map.Entry<String, Long> e : errors.entrySet()) {
+        out.writeString(e.getKey()).writeVarLong(e.getValue());
+      }
+    }
+    for (BucketCounts b : latency) {
+      if (b == null) {
+        out.writeByte(0);
+      } else {
+        out.writeByte(1);
+        b.writeTo(out);
+      }
+    }
+  }
+
+  /** Reads what {@link #writeTo} wrote. */
+  public static WindowCounts readFrom(BinaryReader in) {
+    int format = in.readByte();
+    if (format != FORMAT && format != 1) {
+      throw new IllegalArgumentException(
+          "window counts in format " + format + ", this aggregator reads " + FORMAT);
+    }
+    WindowCounts c = new WindowCounts();
+    c.started = in.readVarLong();
+    c.completedFull = in.readVarLong();
+    c.tooShort = in.readVarLong();
+    c.abandoned = in.readVarLong();
+    c.firstChunkTokens = in.readVarLong();
+    c.lateSamples = in.readVarLong();
+    c.coalescedGaps = in.readVarLong();
+    c.warmupRequests = in.readVarLong();
+    c.goodRequests = format >= 2 ? in.readVarLong() : 0;
+    int errorClasses = in.readVarInt();
+    for (int i = 0; i < errorClasses; i++) {
+      c.failed(in.readString(), in.readVarLong());
+    }
+    for (int m = 0; m < c.latency.length; m++) {
+      if (in.readByte() == 1) {
+        c.latency[m] = BucketCounts.readFrom(in);
+      }
+    }
+    return c;
+  }
+}

@@ -1,0 +1,178 @@
+package io.tpotstream.aggregator.instances;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tpotstream.aggregator.fixtures.SyntheticLoad;
+import io.tpotstream.aggregator.offline.OfflineStats;
+import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.summary.WindowSummaryCodec;
+import io.tpotstream.testkit.KafkaExtension;
+import io.tpotstream.testkit.TestKafka;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Scale past one machine, and crashes: two aggregator JVMs with the same application id share the
+ * work of one; one of them is killed with SIGKILL twice while events keep arriving, and restarted
+ * with an empty state directory (another machine). The summaries written are those of one
+ * aggregator, byte for byte, each exactly once.
+ */
+@ExtendWith(KafkaExtension.class)
+class AggregatorInstancesTest {
+  static final long T0 = 1_700_000_000_000L;
+  static final long WINDOW_MS = 2_000;
+  static final Duration WAIT = Duration.ofSeconds(120);
+  static final StageSettings SETTINGS =
+      StageSettings.defaults()
+          .withWindow(Duration.ofMillis(WINDOW_MS))
+          .withGroupBy(List.of("concurrency"));
+
+  @TempDir Path dir;
+  private final List<Process> processes = new ArrayList<>();
+  private TestKafka kafka;
+  private String input;
+  private String output;
+  private String applicationId;
+  private int started;
+
+  @AfterEach
+  void stopChildren() throws InterruptedException {
+    for (Process p : processes) {
+      p.destroyForcibly();
+      p.waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void twoInstancesOneKilledTwiceWriteTheSummariesOfOne(TestKafka kafka) throws Exception {
+    this.kafka = kafka;
+    input = TestKafka.uniqueName("instances-in");
+    output = TestKafka.uniqueName("instances-out");
+    applicationId = TestKafka.uniqueName("instances");
+    kafka.createTopic(input, 4, Map.of("retention.ms", "-1"));
+    List<TokenEvent> events = SyntheticLoad.events(11, T0, 600, 60);
+    List<String> expected =
+        OfflineStats.compute(
+                events,
+                SETTINGS,
+                p -> {
+                  throw new AssertionError(p);
+                })
+            .stream()
+            .map(WindowSummaryCodec::encodeToString)
+            .toList();
+    int third = events.size() / 3;
+    List<String> seen = new ArrayList<>();
+    try (KafkaConsumer<String, byte[]> reader =
+        new KafkaConsumer<>(kafka.consumerProps(TestKafka.uniqueName("reader")))) {
+      Process a = start();
+      Process b = start();
+      awaitLine(a, "running");
+      awaitLine(b, "running");
+      SyntheticLoad.publish(kafka.producerProps(), input, 4, events.subList(0, third), -1);
+      readUntil(reader, seen, 1);
+
+      kill(a);
+      SyntheticLoad.publish(kafka.producerProps(), input, 4, events.subList(third, 2 * third), -1);
+      Process a2 = start();
+      readUntil(reader, seen, seen.size() + 1);
+      awaitLine(a2, "running");
+
+      kill(a2);
+      SyntheticLoad.publish(
+          kafka.producerProps(), input, 4, events.subList(2 * third, events.size()), -1);
+      start();
+      readUntil(reader, seen, expected.size());
+      assertTrue(b.isAlive(), "the instance never killed kept running");
+    }
+    assertEquals(expected.size(), new HashSet<>(seen).size(), "no summary twice");
+    assertEquals(expected, seen);
+    assertTrue(expected.size() > 40, expected.size() + " summaries");
+  }
+
+  private Process start() throws IOException {
+    started++;
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder builder =
+        new ProcessBuilder(
+            java,
+            "-Xmx256m",
+            "-XX:TieredStopAtLevel=1",
+            "-XX:+UseSerialGC",
+            "-cp",
+            System.getProperty("java.class.path"),
+            AggregatorChild.class.getName(),
+            kafka.bootstrapServers(),
+            input,
+            output,
+            applicationId,
+            dir.resolve("state-" + started).toString(),
+            Long.toString(WINDOW_MS),
+            "concurrency");
+    builder.redirectError(dir.resolve("aggregator-" + started + ".log").toFile());
+    Process p = builder.start();
+    processes.add(p);
+    return p;
+  }
+
+  private static void kill(Process p) throws InterruptedException {
+    p.destroyForcibly(); // SIGKILL
+    assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+    assertEquals(137, p.exitValue());
+  }
+
+  private static void awaitLine(Process p, String line) throws Exception {
+    CompletableFuture<Boolean> said =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try (BufferedReader out =
+                  new BufferedReader(
+                      new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String text;
+                while ((text = out.readLine()) != null) {
+                  if (text.equals(line)) {
+                    return true;
+                  }
+                }
+                return false;
+              } catch (IOException e) {
+                return false;
+              }
+            });
+    assertTrue(said.get(WAIT.toSeconds(), TimeUnit.SECONDS), "the aggregator said " + line);
+  }
+
+  private void readUntil(KafkaConsumer<String, byte[]> reader, List<String> seen, int count) {
+    if (reader.subscription().isEmpty()) {
+      reader.subscribe(List.of(output));
+    }
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              for (ConsumerRecord<String, byte[]> r : reader.poll(Duration.ofMillis(200))) {
+                seen.add(new String(r.value(), StandardCharsets.UTF_8));
+              }
+              return seen.size() >= count;
+            });
+  }
+}

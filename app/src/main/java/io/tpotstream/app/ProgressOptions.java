@@ -1,0 +1,26 @@
+package io.tpotstream.app;
+
+import io.tpotstream.common.progress.Progress;
+import java.io.PrintWriter;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code --quiet}, and the progress every long command shows on stderr: a live line on a terminal,
+ * a plain line every few seconds otherwise ({@link Progress}).
+ */
+public final class ProgressOptions {
+  @Option(
+      names = {"-q", "--quiet"},
+      description = "No progress on stderr (warnings and errors still show).")
+  boolean quiet;
+
+  /** The progress of {@code command} on stderr, shown as the terminal and {@code --quiet} say. */
+  public Progress start(String command) {
+    return Progress.start(command, Progress.Mode.auto(quiet), System.err);
+  }
+
+  /** Same, on {@code err} (a command's error writer). */
+  public Progress start(String command, PrintWriter err) {
+    return Progress.start(command, Progress.Mode.auto(quiet), err);
+  }
+}

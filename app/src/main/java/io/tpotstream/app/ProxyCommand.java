@@ -1,0 +1,297 @@
+package io.tpotstream.app;
+
+import io.tpotstream.common.Topics;
+import io.tpotstream.producer.publish.KafkaSettings;
+import io.tpotstream.proxy.ProxyConfig;
+import io.tpotstream.proxy.TpotProxy;
+import io.tpotstream.proxy.http.Upstream;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code tpot proxy}: a transparent reverse proxy in front of an OpenAI- or Anthropic-compatible
+ * API that publishes the token events of the streams passing through, until Ctrl-C or SIGTERM.
+ */
+@Command(
+    name = "proxy",
+    mixinStandardHelpOptions = true,
+    header = "Measure real traffic on the way through: a transparent reverse proxy.",
+    description = {
+      "Forward every request to --upstream unchanged and stream every response back chunk by"
+          + " chunk; publish the streaming chat completions and messages that pass as token events"
+          + " (source: proxy) to Kafka, as `tpot produce` does for its own requests.",
+      "Point an application at it by changing its base URL only, e.g."
+          + " OPENAI_BASE_URL=http://127.0.0.1:8080/v1 with --upstream https://api.openai.com.",
+      "No API key, prompt or completion text is published or logged. If Kafka is slow or down,"
+          + " requests keep flowing and events are dropped (counted in /metrics and heartbeats)."
+    })
+final class ProxyCommand implements Callable<Integer> {
+  private static final Pattern LABEL = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+  private static final Pattern HEADER = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
+
+  @Spec CommandSpec spec;
+
+  @Mixin KafkaOptions kafka;
+
+  @Option(
+      names = "--listen",
+      required = true,
+      paramLabel = "[HOST:]PORT",
+      description =
+          "Where the proxy listens, e.g. 8080 (on 127.0.0.1) or 0.0.0.0:8080 (every interface,"
+              + " as in a container); port 0 picks a free one.")
+  String listen;
+
+  @Option(
+      names = "--upstream",
+      required = true,
+      paramLabel = "URL",
+      description =
+          "The API to forward to: scheme, host, optional port and path prefix, e.g."
+              + " https://api.openai.com or http://vllm:8000.")
+  String upstream;
+
+  @Option(
+      names = "--label-header",
+      paramLabel = "HEADER=LABEL",
+      description =
+          "Put the value of this request header on the request's events as this label"
+              + " (repeatable), e.g. --label-header X-App=app. No other header is ever read.")
+  Map<String, String> labelHeaders = new LinkedHashMap<>();
+
+  @Option(
+      names = "--label",
+      paramLabel = "NAME=VALUE",
+      description = "Add a label to every event (repeatable), e.g. --label target=prod-gateway.")
+  Map<String, String> labels = new LinkedHashMap<>();
+
+  @Option(
+      names = "--sample",
+      defaultValue = "1",
+      paramLabel = "FRACTION",
+      description =
+          "The fraction of streaming requests measured, 0 to 1 (default: ${DEFAULT-VALUE});"
+              + " the others are forwarded only.")
+  double sample;
+
+  @Option(
+      names = "--run-id",
+      defaultValue = "proxy",
+      description = "The runId of the events (default: ${DEFAULT-VALUE}).")
+  String runId;
+
+  @Option(
+      names = "--request-id-header",
+      paramLabel = "HEADER",
+      description =
+          "Take the events' request id from this request header when present (e.g. X-Request-Id,"
+              + " to match them with the application's or the server's records); its values must"
+              + " be unique. Default: the proxy's own ids.")
+  String requestIdHeader;
+
+  @Option(
+      names = "--topic",
+      defaultValue = Topics.TOKEN_EVENTS,
+      description = "Token-events topic (default: ${DEFAULT-VALUE}); created if missing.")
+  String topic;
+
+  @Option(
+      names = "--partitions",
+      defaultValue = "" + KafkaSettings.DEFAULT_PARTITIONS,
+      description =
+          "Partitions of the topic when it has to be created (default: ${DEFAULT-VALUE}).")
+  int partitions;
+
+  @Option(
+      names = "--metrics-port",
+      defaultValue = "" + ProxyConfig.DEFAULT_METRICS_PORT,
+      description =
+          "Port of the proxy's own /metrics (default: ${DEFAULT-VALUE}; 0 picks a free one, -1"
+              + " serves none).")
+  int metricsPort;
+
+  @Option(
+      names = "--connect-timeout",
+      defaultValue = "10s",
+      converter = HumanDuration.class,
+      description =
+          "How long to wait for a connection to the upstream before answering 504"
+              + " (default: ${DEFAULT-VALUE}).")
+  Duration connectTimeout;
+
+  @Option(
+      names = "--idle-timeout",
+      defaultValue = "10m",
+      converter = HumanDuration.class,
+      description =
+          "How long the upstream may stay silent before answering 504 (or, mid-response, cutting"
+              + " the client's connection) (default: ${DEFAULT-VALUE}).")
+  Duration idleTimeout;
+
+  @Option(
+      names = "--drain-timeout",
+      defaultValue = "30s",
+      converter = HumanDuration.class,
+      description =
+          "On Ctrl-C or SIGTERM, how long requests in flight may take to finish"
+              + " (default: ${DEFAULT-VALUE}).")
+  Duration drainTimeout;
+
+  @Option(
+      names = "--outage-buffer",
+      defaultValue = "1000000",
+      paramLabel = "EVENTS",
+      description =
+          "Token events held for Kafka while it is slow or unreachable, in memory; beyond that"
+              + " they are dropped and counted (default: ${DEFAULT-VALUE}).")
+  long outageBuffer;
+
+  @Option(names = "--event-loops", description = "Event-loop threads (default: one per core).")
+  Integer eventLoops;
+
+  @Option(
+      names = "--max-connections",
+      defaultValue = "1000",
+      description =
+          "Upstream connections each event loop may open (default: ${DEFAULT-VALUE}); more"
+              + " concurrent requests wait for one.")
+  int maxConnections;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    ProxyConfig config = config();
+    // not checked first: the proxy serves while Kafka is away (reached in the background, each
+    // attempt bounded by --kafka-timeout)
+    KafkaSettings settings =
+        KafkaSettings.of(kafka.resolve())
+            .withTopic(topic)
+            .withPartitions(partitions)
+            .withOutageBuffer(outageBuffer);
+    TpotProxy proxy = TpotProxy.start(config, settings);
+    PrintWriter out = spec.commandLine().getOut();
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  out.println("Stopping the proxy (requests in flight may finish)");
+                  out.flush();
+                  proxy.close();
+                  out.println(
+                      "Stopped: "
+                          + proxy.events().published()
+                          + " events published, "
+                          + proxy.events().dropped()
+                          + " dropped");
+                  out.flush();
+                  stopped.countDown();
+                },
+                "proxy-stop"));
+    out.println("tpot proxy listening on " + proxy.baseUrl() + " -> " + config.upstream().url());
+    out.println(
+        "Events: "
+            + settings.topic()
+            + " at "
+            + settings.bootstrapServers()
+            + " as producer "
+            + proxy.producerId()
+            + " (run "
+            + config.runId()
+            + (config.sample() < 1 ? ", sampling " + config.sample() : "")
+            + ")");
+    if (proxy.metricsPort() >= 0) {
+      out.println(
+          "Metrics: http://" + hostForUrl(config.host()) + ":" + proxy.metricsPort() + "/metrics");
+    }
+    out.println("Ctrl-C to stop.");
+    out.flush();
+    stopped.await();
+    return 0;
+  }
+
+  ProxyConfig config() {
+    String host = "127.0.0.1";
+    String portText = listen.trim();
+    int colon = portText.lastIndexOf(':');
+    if (colon >= 0) {
+      host = portText.substring(0, colon);
+      if (host.startsWith("[") && host.endsWith("]")) {
+        host = host.substring(1, host.length() - 1);
+      }
+      portText = portText.substring(colon + 1);
+    }
+    int port;
+    try {
+      port = Integer.parseInt(portText);
+    } catch (NumberFormatException e) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--listen '" + listen + "': expected a port or HOST:PORT, e.g. 8080 or 0.0.0.0:8080");
+    }
+    Upstream target;
+    try {
+      target = Upstream.parse(upstream);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+    for (Map.Entry<String, String> h : labelHeaders.entrySet()) {
+      if (!HEADER.matcher(h.getKey()).matches() || !LABEL.matcher(h.getValue()).matches()) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--label-header '"
+                + h.getKey()
+                + "="
+                + h.getValue()
+                + "': expected HEADER=LABEL, a header name and a label name (letters, digits,"
+                + " _), e.g. X-App=app");
+      }
+      if (h.getValue().equals("route")) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--label-header: the label 'route' is the request's path; choose another name");
+      }
+    }
+    for (String name : labels.keySet()) {
+      if (!LABEL.matcher(name).matches()) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--label '" + name + "': a label name is letters, digits and _ (e.g. target=gw-a)");
+      }
+    }
+    try {
+      ProxyConfig config =
+          ProxyConfig.of(port, target)
+              .withHost(host)
+              .withLabelHeaders(labelHeaders)
+              .withLabels(labels)
+              .withSample(sample)
+              .withRunId(runId)
+              .withRequestIdHeader(requestIdHeader)
+              .withTimeouts(connectTimeout, idleTimeout)
+              .withMaxConnectionsPerLoop(maxConnections)
+              .withMetricsPort(metricsPort)
+              .withDrainTimeout(drainTimeout);
+      return eventLoops == null ? config : config.withEventLoops(eventLoops);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+  }
+
+  private static String hostForUrl(String host) {
+    if (host.equals("0.0.0.0") || host.equals("::")) {
+      return "127.0.0.1";
+    }
+    return host.contains(":") ? "[" + host + "]" : host;
+  }
+}

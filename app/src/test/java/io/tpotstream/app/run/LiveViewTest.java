@@ -1,0 +1,44 @@
+package io.tpotstream.app.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.tpotstream.common.summary.WindowStats;
+import io.tpotstream.common.summary.WindowSummary;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The live view puts the client's own delay beside the percentiles, and says when it is suspect.
+ */
+class LiveViewTest {
+  private static WindowSummary window(long lagUs, long pauseUs, long coalesced) {
+    WindowStats stats = new WindowStats();
+    stats.started(1);
+    stats.completed(1, false);
+    for (long gapUs : new long[] {1_000, 1_500, 2_000}) {
+      stats.tpot.recordMicros(gapUs);
+    }
+    stats.ttft.recordMicros(1_900);
+    stats.clientLag(lagUs);
+    stats.clientPause(pauseUs);
+    stats.coalescedGaps(coalesced);
+    return stats.toSummary("m", "m", Map.of(), 1_767_225_600_000L, 1_767_225_610_000L);
+  }
+
+  @Test
+  void aQuietClientIsShownAndNotFlagged() {
+    assertEquals(
+        "00:00:00–00:00:10  m          TPOT p50 1.50 p99 2.00 p99.9 2.00 ms (3 gaps), TTFT p50"
+            + " 1.90 ms, errors 0, client lag max 0.40 ms, pause max 0.20 ms",
+        LiveView.line(window(400, 200, 0)));
+  }
+
+  @Test
+  void aLateClientFlagsTheWindowAndCoalescedGapsAreCounted() {
+    assertEquals(
+        "00:00:00–00:00:10  m          TPOT p50 1.50 p99 2.00 p99.9 2.00 ms (3 gaps), TTFT p50"
+            + " 1.90 ms, errors 0, client lag max 12.50 ms, pause max 0.20 ms, 2 coalesced gaps"
+            + "  CLIENT SUSPECT (the producer's own delay passed the threshold)",
+        LiveView.line(window(12_500, 200, 2)));
+  }
+}

@@ -1,0 +1,34 @@
+package io.tpotstream.bench.recompute;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Finds kcat, the Kafka client (librdkafka) B5 compares tpot with. */
+final class Kcat {
+  private Kcat() {}
+
+  /** The kcat (or kafkacat) on the PATH, or an error that says how to install it. */
+  static String path() {
+    String pathVar = System.getenv().getOrDefault("PATH", "");
+    for (String name : new String[] {"kcat", "kafkacat"}) {
+      for (String dir : pathVar.split(java.io.File.pathSeparator)) {
+        Path candidate = Path.of(dir, name);
+        if (!dir.isEmpty() && Files.isExecutable(candidate)) {
+          return candidate.toString();
+        }
+      }
+    }
+    throw new IllegalStateException(
+        "kcat is not installed: B5 compares tpot with it (apt-get install kcat)");
+  }
+
+  /** True when kcat is on the PATH. */
+  static boolean available() {
+    try {
+      path();
+      return true;
+    } catch (IllegalStateException e) {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,134 @@
+package io.tpotstream.bench.simulator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.tpotstream.bench.BenchEnv;
+import io.tpotstream.common.stats.LatencyHistogram;
+import io.tpotstream.simulator.pacing.LoopTimer;
+import io.tpotstream.simulator.plan.Planner;
+import io.tpotstream.simulator.plan.ResponsePlan;
+import io.tpotstream.simulator.profile.Profiles;
+import io.tpotstream.testkit.KafkaExtension;
+import io.tpotstream.testkit.TestKafka;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A cold simulator (a fresh JVM, warm-up included) driven by two unrelated clients, the seed
+ * article's Python aiohttp script and the project's producer (a fresh JVM too), each for 20
+ * requests of model-a, 200 tokens, 4 at a time. What is judged is the simulator's own record, its
+ * truth file. Exactly, on any machine: every chunk's intended gap is the profile's draw for that
+ * request, and every actual gap is that draw plus the chunk's own pacing error, never more than the
+ * 0.2 ms early (the timer's lead and batch), so no chunk is ever sent in a catch-up burst. Against
+ * the profile, with the tolerances of issue 20's check: the median of the 3,980 gaps within 10% of
+ * 1.60 ms, their p99 within 20% of 12.88 ms; and the first request's median gap within 0.16 ms of
+ * its drawn median. The last two depend on the machine's timing: they hold on a quiet 2-core
+ * machine (CI runs alone); on a machine whose other processes keep both cores busy the simulator's
+ * loops wake late and the message gives the pacing error that says so.
+ */
+@ExtendWith(KafkaExtension.class)
+class ColdStartFidelityTest {
+  @Test
+  void aColdSimulatorDrivenByThePythonAiohttpClientSendsModelAsGapsFromTheFirstRequest(
+      @TempDir Path dir) {
+    Optional<String> python = AiohttpClient.python();
+    assumeTrue(python.isPresent(), AiohttpClient.MISSING);
+
+    ColdStart.Run run = ColdStart.withPython(env("unused:9092", dir), python.get());
+
+    // the script sends no X-Request-Id: the simulator names them sim-1 to sim-20
+    assertEquals(
+        new TreeSet<>(IntStream.rangeClosed(1, 20).mapToObj(i -> "sim-" + i).toList()),
+        run.truth().requests().keySet());
+    assertEquals(20, run.completed());
+    assertEquals(Collections.nCopies(20, 200), run.chunks());
+    assertFollowsModelA(run);
+  }
+
+  @Test
+  void aColdSimulatorDrivenByTheProducerSendsModelAsGapsFromTheFirstRequest(
+      TestKafka kafka, @TempDir Path dir) {
+    ColdStart.Run run = ColdStart.withProducer(env(kafka.bootstrapServers(), dir));
+
+    assertEquals(20, run.truth().requests().size());
+    assertEquals(20, run.completed());
+    assertFollowsModelA(run);
+  }
+
+  private static BenchEnv env(String bootstrap, Path dir) {
+    return new BenchEnv(bootstrap, true, dir, List.of());
+  }
+
+  private static void assertFollowsModelA(ColdStart.Run run) {
+    Map<String, List<TruthLines.Chunk>> requests = run.truth().requests();
+    String firstId = null;
+    for (Map.Entry<String, List<TruthLines.Chunk>> request : requests.entrySet()) {
+      String id = request.getKey();
+      List<TruthLines.Chunk> chunks = request.getValue();
+      ResponsePlan plan =
+          Planner.plan(
+              Profiles.builtIns().get(ColdStart.MODEL),
+              ColdStart.SEED,
+              ColdStart.MODEL,
+              id,
+              200,
+              0);
+      assertEquals(200, chunks.size(), id);
+      for (int seq = 0; seq < 200; seq++) {
+        TruthLines.Chunk chunk = chunks.get(seq);
+        assertEquals(seq, chunk.seq(), id);
+        assertEquals(plan.waitNs(seq), chunk.intendedNs(), id + " seq " + seq);
+        assertTrue(chunk.pacingErrorNs() >= -LoopTimer.MAX_EARLY_NS, id + " seq " + seq + " early");
+        if (seq > 0) {
+          long gapNs = chunk.sentNs() - chunks.get(seq - 1).sentNs();
+          assertEquals(chunk.intendedNs() + chunk.pacingErrorNs(), gapNs, id + " seq " + seq);
+        }
+      }
+      if (firstId == null || chunks.get(0).sentNs() < requests.get(firstId).get(0).sentNs()) {
+        firstId = id;
+      }
+    }
+    String pacing = "; pacing error " + run.pacing();
+
+    // the first request, while the client's JVM is still compiling its code
+    LatencyHistogram sent = new LatencyHistogram();
+    LatencyHistogram drawn = new LatencyHistogram();
+    List<TruthLines.Chunk> first = requests.get(firstId);
+    for (int seq = 1; seq < first.size(); seq++) {
+      sent.recordNanos(first.get(seq).sentNs() - first.get(seq - 1).sentNs());
+      drawn.recordNanos(first.get(seq).intendedNs());
+    }
+    assertTrue(
+        Math.abs(sent.percentileMicros(50) - drawn.percentileMicros(50)) <= 160,
+        "first request "
+            + firstId
+            + ": sent "
+            + sent.summary()
+            + ", drawn "
+            + drawn.summary()
+            + pacing);
+
+    // all of them against the profile, as issue 20 checks it
+    LatencyHistogram gaps = run.truth().gaps();
+    assertEquals(20 * 199, gaps.count());
+    String all =
+        run.client()
+            + ": sent "
+            + gaps.summary()
+            + ", drawn "
+            + run.truth().intendedGaps().summary()
+            + pacing;
+    assertTrue(Math.abs(gaps.percentileMicros(50) - 1_600) <= 160, all);
+    assertTrue(Math.abs(gaps.percentileMicros(99) - 12_880) <= 2_576, all);
+  }
+}

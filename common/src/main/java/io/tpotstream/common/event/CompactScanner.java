@@ -1,0 +1,462 @@
+package io.tpotstream.common.event;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.TreeMap;
+
+/**
+ * The token events producers write, read without a general JSON parser: an object with no
+ * whitespace, known fields in any order, each once, strings of printable ASCII without escapes,
+ * integers without fraction or exponent, {@code true}/{@code false} and a labels object of strings.
+ * That is a strict subset of JSON on which Jackson's data binding gives exactly these values, so
+ * what this scanner accepts (then checked by {@link TokenEventRules}) is what {@link
+ * TokenEventCodec#decode} accepts. Anything else (whitespace, an escape, a non-ASCII byte, an
+ * unknown field, a null, a fraction, a number of 19 digits, a repeat) makes it answer "not sure",
+ * and {@link TokenEventDecoder} reads the record with Jackson's streaming parser instead.
+ */
+final class CompactScanner {
+  private static final byte[][] NAMES = new byte[TokenEventDecoder.FIELD_NAMES.length][];
+  private static final byte[][] TYPES = {
+    utf8("start"), utf8("token"), utf8("end"), utf8("error"), utf8("heartbeat")
+  };
+  private static final EventType[] TYPE_VALUES = {
+    EventType.START, EventType.TOKEN, EventType.END, EventType.ERROR, EventType.HEARTBEAT
+  };
+  private static final byte[][] KINDS = {utf8("content"), utf8("reasoning"), utf8("tool")};
+  private static final byte[] TRUE = utf8("true");
+  private static final byte[] FALSE = utf8("false");
+  private static final int NOT_SURE = Integer.MIN_VALUE;
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final long ONES = 0x0101010101010101L;
+  private static final long HIGH_BITS = 0x8080808080808080L;
+
+  static {
+    for (int f = 0; f < NAMES.length; f++) {
+      NAMES[f] = utf8(TokenEventDecoder.FIELD_NAMES[f]);
+    }
+  }
+
+  /** The field that followed each field in the last record scanned (last index: the first). */
+  private final int[] follows = new int[NAMES.length + 1];
+
+  // what the value just read was: a string's bounds or a number
+  private int stringStart;
+  private int stringEnd;
+  private long number;
+
+  CompactScanner() {
+    for (int f = 0; f < NAMES.length; f++) {
+      follows[f] = f + 1;
+    }
+    follows[NAMES.length] = 0;
+  }
+
+  /**
+   * Reads {@code b} into {@code d} when it is sure; false leaves {@code d} half-filled (clear it).
+   */
+  boolean scan(byte[] key, byte[] b, DecodedEvent d) {
+    int n = b.length;
+    if (n < 2 || b[0] != '{') {
+      return false;
+    }
+    long seen = 0;
+    int v = 0;
+    boolean hasElapsedNs = false;
+    boolean hasWatermark = false;
+    boolean hasProducerId = false;
+    boolean hasErrorClass = false;
+    int producerIdStart = 0;
+    int producerIdEnd = 0;
+    int requestIdStart = -1;
+    int requestIdEnd = -1;
+    int previous = NAMES.length;
+    int i = 1;
+    while (true) {
+      // "name":
+      if (i >= n || b[i] != '"') {
+        return false;
+      }
+      int nameStart = i + 1;
+      int field = follows[previous];
+      int nameEnd;
+      if (field < NAMES.length && startsWith(b, nameStart, NAMES[field])) {
+        nameEnd = nameStart + NAMES[field].length; // the expected name, then a quote
+      } else {
+        nameEnd = stringEnd(b, nameStart);
+        field = nameEnd < 0 ? -1 : field(b, nameStart, nameEnd);
+      }
+      if (field < 0) {
+        return false; // a field this scanner does not know: Jackson skips it
+      }
+      if (nameEnd + 1 >= n || b[nameEnd + 1] != ':') {
+        return false;
+      }
+      long bit = 1L << field;
+      if ((seen & bit) != 0) {
+        return false;
+      }
+      seen |= bit;
+      follows[previous] = field;
+      previous = field;
+      i = nameEnd + 2;
+      switch (field) {
+        case TokenEventDecoder.TYPE -> {
+          i = string(b, i);
+          int type = i == NOT_SURE ? -1 : word(b, TYPES);
+          if (type < 0) {
+            return false;
+          }
+          d.type = TYPE_VALUES[type];
+        }
+        case TokenEventDecoder.V -> {
+          i = integer(b, i, 9);
+          v = (int) number;
+        }
+        case TokenEventDecoder.TS -> {
+          i = integer(b, i, 18);
+          d.ts = number;
+        }
+        case TokenEventDecoder.REQUEST_ID -> {
+          i = string(b, i);
+          requestIdStart = stringStart;
+          requestIdEnd = stringEnd;
+        }
+        case TokenEventDecoder.RUN_ID,
+            TokenEventDecoder.FINISH_REASON,
+            TokenEventDecoder.MESSAGE,
+            TokenEventDecoder.SOURCE ->
+            i = string(b, i);
+        case TokenEventDecoder.MODEL -> {
+          i = string(b, i);
+          d.modelStart = stringStart;
+          d.modelEnd = stringEnd;
+        }
+        case TokenEventDecoder.LABELS -> {
+          d.labelsStart = i;
+          i = labels(b, i);
+          d.labelsEnd = i;
+        }
+        case TokenEventDecoder.ELAPSED_NS -> {
+          i = integer(b, i, 18);
+          hasElapsedNs = true;
+          d.elapsedNs = number;
+        }
+        case TokenEventDecoder.SEQ -> {
+          i = integer(b, i, 9);
+          d.hasSeq = true;
+          d.seq = (int) number;
+        }
+        case TokenEventDecoder.TOKENS -> {
+          i = integer(b, i, 9);
+          d.hasTokens = true;
+          d.tokens = (int) number;
+        }
+        case TokenEventDecoder.KIND -> {
+          i = string(b, i);
+          if (i == NOT_SURE || word(b, KINDS) < 0) {
+            return false;
+          }
+        }
+        case TokenEventDecoder.PROMPT_TOKENS,
+            TokenEventDecoder.HTTP_STATUS,
+            TokenEventDecoder.MALFORMED_CHUNKS ->
+            i = integer(b, i, 9);
+        case TokenEventDecoder.COMPLETION_TOKENS -> {
+          i = integer(b, i, 9);
+          d.hasCompletionTokens = true;
+          d.completionTokens = (int) number;
+        }
+        case TokenEventDecoder.ERROR_CLASS -> {
+          i = string(b, i);
+          hasErrorClass = true;
+          if (i != NOT_SURE) {
+            d.errorClass = ascii(b, stringStart, stringEnd);
+          }
+        }
+        case TokenEventDecoder.SCHEDULE_LAG_NS -> {
+          i = integer(b, i, 18);
+          d.hasScheduleLag = true;
+          d.scheduleLagNs = number;
+        }
+        case TokenEventDecoder.PRODUCER_ID -> {
+          i = string(b, i);
+          hasProducerId = true;
+          producerIdStart = stringStart;
+          producerIdEnd = stringEnd;
+        }
+        case TokenEventDecoder.WATERMARK -> {
+          i = integer(b, i, 18);
+          hasWatermark = true;
+          d.watermark = number;
+        }
+        case TokenEventDecoder.FINAL, TokenEventDecoder.COALESCED, TokenEventDecoder.WARMUP -> {
+          i = bool(b, i);
+          boolean yes = number == 1;
+          if (field == TokenEventDecoder.FINAL) {
+            d.isFinal = yes;
+          } else if (field == TokenEventDecoder.COALESCED) {
+            d.coalesced = yes;
+          } else {
+            d.warmup = yes;
+          }
+        }
+        case TokenEventDecoder.CLIENT_PAUSE_MAX_US -> {
+          i = integer(b, i, 18);
+          d.hasClientPause = true;
+          d.clientPauseMaxUs = number;
+        }
+        case TokenEventDecoder.LOOP_LAG_MAX_US -> {
+          i = integer(b, i, 18);
+          d.hasLoopLag = true;
+          d.loopLagMaxUs = number;
+        }
+        case TokenEventDecoder.COALESCED_CHUNKS -> i = integer(b, i, 18);
+        default -> {
+          return false;
+        }
+      }
+      if (i == NOT_SURE || i >= n) {
+        return false;
+      }
+      byte next = b[i++];
+      if (next == '}') {
+        break; // whatever follows the object, data binding never reads it either
+      }
+      if (next != ',') {
+        return false;
+      }
+    }
+    String problem =
+        TokenEventRules.problem(
+            true,
+            d.type,
+            v,
+            d.ts,
+            requestIdStart >= 0,
+            (seen & (1L << TokenEventDecoder.MODEL)) != 0,
+            hasProducerId,
+            hasWatermark,
+            hasElapsedNs,
+            d.elapsedNs,
+            d.hasSeq,
+            d.seq,
+            d.hasTokens,
+            d.tokens,
+            hasErrorClass);
+    if (problem != null) {
+      return false; // rejected: data binding gives the message
+    }
+    if (d.type == EventType.HEARTBEAT) {
+      d.producerId = ascii(b, producerIdStart, producerIdEnd);
+    } else {
+      int length = requestIdEnd - requestIdStart;
+      d.requestKey =
+          key != null && Arrays.equals(key, 0, key.length, b, requestIdStart, requestIdEnd)
+              ? key
+              : Arrays.copyOfRange(b, requestIdStart, requestIdStart + length);
+    }
+    return true;
+  }
+
+  /**
+   * The model and labels of a record this scanner read (their places were kept): no parser needed,
+   * the strings are plain ASCII. Labels repeated in the object keep their last value, as data
+   * binding does.
+   */
+  static void readSeries(DecodedEvent d) {
+    byte[] b = d.source;
+    d.model = ascii(b, d.modelStart, d.modelEnd);
+    if (d.labelsStart < 0) {
+      return;
+    }
+    TreeMap<String, String> labels = new TreeMap<>();
+    int i = d.labelsStart + 1;
+    while (b[i] == '"') {
+      int keyEnd = stringEnd(b, i + 1);
+      int valueEnd = stringEnd(b, keyEnd + 3);
+      labels.put(ascii(b, i + 1, keyEnd), ascii(b, keyEnd + 3, valueEnd));
+      i = valueEnd + 1;
+      if (b[i] == ',') {
+        i++;
+      }
+    }
+    d.labels = labels;
+  }
+
+  /**
+   * The end (index of the closing quote) of a string starting at {@code from}, or -1 when it holds
+   * a byte this scanner leaves to Jackson. Eight bytes at a time while none of them is a quote, a
+   * backslash, a control byte, DEL or a non-ASCII byte.
+   */
+  static int stringEnd(byte[] b, int from) {
+    int i = from;
+    int limit = b.length - 8;
+    while (i <= limit) {
+      long x = (long) LONGS.get(b, i);
+      if ((special(x)) != 0) {
+        break;
+      }
+      i += 8;
+    }
+    for (; i < b.length; i++) {
+      byte c = b[i];
+      if (c == '"') {
+        return i;
+      }
+      if (c < 0x20 || c > 0x7E || c == '\\') {
+        return -1; // control, non-ASCII or escape: Jackson's rules, not ours
+      }
+    }
+    return -1;
+  }
+
+  /** A word of eight bytes with the high bit of every byte that a plain string cannot hold. */
+  private static long special(long x) {
+    long quote = x ^ 0x2222222222222222L;
+    long backslash = x ^ 0x5C5C5C5C5C5C5C5CL;
+    long del = x ^ 0x7F7F7F7F7F7F7F7FL;
+    long zero =
+        ((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash) | ((del - ONES) & ~del);
+    long control = (x - 0x2020202020202020L) & ~x;
+    return (zero | control | x) & HIGH_BITS;
+  }
+
+  /** Whether {@code b} holds {@code name} at {@code from}, then a quote. */
+  private static boolean startsWith(byte[] b, int from, byte[] name) {
+    int end = from + name.length;
+    if (end >= b.length || b[end] != '"') {
+      return false;
+    }
+    for (int k = 0; k < name.length; k++) {
+      if (b[from + k] != name[k]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A string value at {@code i}: sets its bounds, returns the index after it. */
+  private int string(byte[] b, int i) {
+    if (i >= b.length || b[i] != '"') {
+      return NOT_SURE;
+    }
+    int end = stringEnd(b, i + 1);
+    if (end < 0) {
+      return NOT_SURE;
+    }
+    stringStart = i + 1;
+    stringEnd = end;
+    return end + 1;
+  }
+
+  /**
+   * A JSON integer of at most {@code maxDigits} digits at {@code i} (so that it fits the field's
+   * type), followed by {@code ,} or {@code }}: sets {@link #number}, returns the index after it.
+   */
+  private int integer(byte[] b, int i, int maxDigits) {
+    int n = b.length;
+    boolean negative = i < n && b[i] == '-';
+    int start = negative ? i + 1 : i;
+    int j = start;
+    long value = 0;
+    while (j < n && b[j] >= '0' && b[j] <= '9') {
+      value = value * 10 + (b[j] - '0');
+      j++;
+    }
+    int digits = j - start;
+    if (digits == 0 || digits > maxDigits || (b[start] == '0' && digits > 1)) {
+      return NOT_SURE;
+    }
+    if (j >= n || (b[j] != ',' && b[j] != '}')) {
+      return NOT_SURE; // a fraction, an exponent, a space or garbage
+    }
+    number = negative ? -value : value;
+    return j;
+  }
+
+  /** {@code true} or {@code false} at {@code i}: sets {@link #number} to 1 or 0. */
+  private int bool(byte[] b, int i) {
+    if (Arrays.equals(b, i, Math.min(b.length, i + 4), TRUE, 0, 4)) {
+      number = 1;
+      return i + 4;
+    }
+    if (Arrays.equals(b, i, Math.min(b.length, i + 5), FALSE, 0, 5)) {
+      number = 0;
+      return i + 5;
+    }
+    return NOT_SURE;
+  }
+
+  /** A labels object of strings at {@code i}; returns the index after it. */
+  private int labels(byte[] b, int i) {
+    int n = b.length;
+    if (i >= n || b[i] != '{') {
+      return NOT_SURE;
+    }
+    i++;
+    if (i < n && b[i] == '}') {
+      return i + 1;
+    }
+    while (true) {
+      i = string(b, i);
+      if (i == NOT_SURE || i >= n || b[i] != ':') {
+        return NOT_SURE;
+      }
+      i = string(b, i + 1);
+      if (i == NOT_SURE || i >= n) {
+        return NOT_SURE;
+      }
+      if (b[i] == '}') {
+        return i + 1;
+      }
+      if (b[i] != ',') {
+        return NOT_SURE;
+      }
+      i++;
+    }
+  }
+
+  /** Which of {@code words} the last string is, or -1. */
+  private int word(byte[] b, byte[][] words) {
+    for (int w = 0; w < words.length; w++) {
+      if (same(b, stringStart, stringEnd, words[w])) {
+        return w;
+      }
+    }
+    return -1;
+  }
+
+  /** The field named by {@code b[from, to)}, or -1 when unknown. */
+  private static int field(byte[] b, int from, int to) {
+    for (int f = 0; f < NAMES.length; f++) {
+      if (same(b, from, to, NAMES[f])) {
+        return f;
+      }
+    }
+    return -1;
+  }
+
+  private static boolean same(byte[] b, int from, int to, byte[] word) {
+    if (to - from != word.length) {
+      return false;
+    }
+    for (int k = 0; k < word.length; k++) {
+      if (b[from + k] != word[k]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String ascii(byte[] b, int from, int to) {
+    return new String(b, from, to - from, StandardCharsets.US_ASCII);
+  }
+
+  private static byte[] utf8(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+}

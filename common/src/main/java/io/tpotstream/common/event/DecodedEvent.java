@@ -1,0 +1,198 @@
+package io.tpotstream.common.event;
+
+import java.nio.charset.StandardCharsets;
+import java.util.SortedMap;
+
+/**
+ * A token event as the aggregator reads it: the fields its statistics use, in primitives, filled by
+ * {@link TokenEventDecoder} and reused for the next record (copy what you keep). The request id is
+ * kept as UTF-8 bytes (the record's key when it matches the event); {@link #model()} and {@link
+ * #labels()} are read from the record only when asked, i.e. when a request starts.
+ */
+public final class DecodedEvent {
+  EventType type;
+  long ts;
+  byte[] requestKey;
+  String requestId;
+  long elapsedNs;
+  boolean hasSeq;
+  int seq;
+  boolean hasTokens;
+  int tokens;
+  boolean hasScheduleLag;
+  long scheduleLagNs;
+  boolean hasCompletionTokens;
+  int completionTokens;
+  String errorClass;
+  String producerId;
+  long watermark;
+  boolean isFinal;
+  boolean hasClientPause;
+  long clientPauseMaxUs;
+  boolean hasLoopLag;
+  long loopLagMaxUs;
+  boolean coalesced;
+  boolean warmup;
+
+  // the series fields, read on demand from the record (or set from a TokenEvent)
+  boolean seriesRead;
+  String model;
+  SortedMap<String, String> labels;
+  byte[] source;
+  TokenEventDecoder decoder;
+  // where the compact scanner saw them in source (-1: not scanned)
+  int modelStart = -1;
+  int modelEnd;
+  int labelsStart = -1;
+  int labelsEnd;
+
+  DecodedEvent() {}
+
+  void clear() {
+    type = null;
+    ts = 0;
+    requestKey = null;
+    requestId = null;
+    elapsedNs = 0;
+    hasSeq = false;
+    seq = 0;
+    hasTokens = false;
+    tokens = 0;
+    hasScheduleLag = false;
+    scheduleLagNs = 0;
+    hasCompletionTokens = false;
+    completionTokens = 0;
+    errorClass = null;
+    producerId = null;
+    watermark = 0;
+    isFinal = false;
+    hasClientPause = false;
+    clientPauseMaxUs = 0;
+    hasLoopLag = false;
+    loopLagMaxUs = 0;
+    coalesced = false;
+    warmup = false;
+    seriesRead = false;
+    model = null;
+    labels = null;
+    source = null;
+    modelStart = -1;
+    labelsStart = -1;
+  }
+
+  public EventType type() {
+    return type;
+  }
+
+  /** Epoch ms from the producer's anchored clock. */
+  public long ts() {
+    return ts;
+  }
+
+  /** The request id's UTF-8 bytes (null for heartbeats); do not modify. */
+  public byte[] requestKey() {
+    return requestKey;
+  }
+
+  /** The request id (null for heartbeats). */
+  public String requestId() {
+    if (requestId == null && requestKey != null) {
+      requestId = new String(requestKey, StandardCharsets.UTF_8);
+    }
+    return requestId;
+  }
+
+  /** Monotonic ns since the request start (0 when absent). */
+  public long elapsedNs() {
+    return elapsedNs;
+  }
+
+  /** The chunk's 0-based index (token events always carry it). */
+  public int seq() {
+    return seq;
+  }
+
+  /** Tokens this chunk carried (1 unless the API said otherwise). */
+  public int tokensOrOne() {
+    return hasTokens ? tokens : 1;
+  }
+
+  public boolean hasScheduleLag() {
+    return hasScheduleLag;
+  }
+
+  public long scheduleLagNs() {
+    return scheduleLagNs;
+  }
+
+  public boolean hasCompletionTokens() {
+    return hasCompletionTokens;
+  }
+
+  public int completionTokens() {
+    return completionTokens;
+  }
+
+  public String errorClass() {
+    return errorClass;
+  }
+
+  public String producerId() {
+    return producerId;
+  }
+
+  public long watermark() {
+    return watermark;
+  }
+
+  /** True for a heartbeat that says its producer has stopped for good. */
+  public boolean finalHeartbeat() {
+    return type == EventType.HEARTBEAT && isFinal;
+  }
+
+  public boolean hasClientPause() {
+    return hasClientPause;
+  }
+
+  /** The producer's own worst pause in the last second, µs (heartbeats). */
+  public long clientPauseMaxUs() {
+    return clientPauseMaxUs;
+  }
+
+  public boolean hasLoopLag() {
+    return hasLoopLag;
+  }
+
+  /** The producer's worst event-loop lag in the last second, µs (heartbeats). */
+  public long loopLagMaxUs() {
+    return loopLagMaxUs;
+  }
+
+  /** True when this chunk arrived in the same socket read as the chunk before it. */
+  public boolean coalesced() {
+    return coalesced;
+  }
+
+  /** True when this event belongs to a warm-up request. */
+  public boolean warmup() {
+    return warmup;
+  }
+
+  /** The model (read from the record now if it was not yet). */
+  public String model() {
+    readSeries();
+    return model;
+  }
+
+  /** The labels, sorted, or null (read from the record now if they were not yet). */
+  public SortedMap<String, String> labels() {
+    readSeries();
+    return labels;
+  }
+
+  private void readSeries() {
+    if (!seriesRead) {
+      decoder.readSeries(this);
+    }
+  }
+}

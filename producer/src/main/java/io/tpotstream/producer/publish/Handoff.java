@@ -1,0 +1,159 @@
+package io.tpotstream.producer.publish;
+
+import com.lmax.disruptor.BusySpinWaitStrategy;
+import com.lmax.disruptor.EventPoller;
+import com.lmax.disruptor.InsufficientCapacityException;
+import com.lmax.disruptor.RingBuffer;
+import io.tpotstream.common.event.TokenEvent;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+
+/**
+ * The hand-off from the event loops to the publisher thread: an LMAX Disruptor ring of reused
+ * entries. An event loop claims an entry with a compare-and-set, copies an SSE event's bytes and
+ * its socket-read time into the entry's own array and publishes it: no lock, no allocation, and no
+ * wake-up (the wait strategy is never used to wait, so publishing signals nobody); the publisher
+ * thread polls the ring in batches on its own schedule. A full ring is never waited on: the entry
+ * is counted lost and the run is stopped loudly.
+ */
+public final class Handoff {
+  private final RingBuffer<Slot> ring;
+  private final EventPoller<Slot> poller;
+  private final AtomicLong lost = new AtomicLong();
+  private volatile LongConsumer onFull = n -> {};
+
+  /** A ring of at least {@code capacity} entries (rounded up to a power of two). */
+  public Handoff(int capacity) {
+    int size = Integer.highestOneBit(Math.max(1, capacity - 1)) << 1;
+    if (capacity <= 1) {
+      size = 1;
+    }
+    ring = RingBuffer.createMultiProducer(Slot::new, size, new BusySpinWaitStrategy());
+    poller = ring.newPoller();
+    ring.addGatingSequences(poller.getSequence());
+  }
+
+  /** Entries in the ring. */
+  public int capacity() {
+    return ring.getBufferSize();
+  }
+
+  /** Entries lost because the ring was full (the run stops at the first). */
+  public long lost() {
+    return lost.get();
+  }
+
+  /** Called with the count lost so far when an entry finds the ring full. */
+  void onFull(LongConsumer handler) {
+    this.onFull = handler;
+  }
+
+  EventPoller<Slot> poller() {
+    return poller;
+  }
+
+  /** Entries published and not yet taken by the publisher thread. */
+  long backlog() {
+    return ring.getCursor() - poller.getSequence().get();
+  }
+
+  /** The request started at {@link RequestRecord#startNs()}. */
+  public void start(RequestRecord request) {
+    simple(Slot.START, request, request.startNs);
+  }
+
+  /**
+   * One SSE event of {@code request}: its bytes, when the read that completed it returned and that
+   * read's number on the connection.
+   */
+  public void event(
+      RequestRecord request, byte[] bytes, int offset, int length, long arrivalNs, long read) {
+    long seq;
+    try {
+      seq = ring.tryNext();
+    } catch (InsufficientCapacityException e) {
+      full(request);
+      return;
+    }
+    Slot s = ring.get(seq);
+    s.type = Slot.EVENT;
+    s.request = request;
+    s.ns = arrivalNs;
+    s.read = read;
+    s.copy(bytes, offset, length);
+    ring.publish(seq);
+  }
+
+  /** The response ended at {@code atNs}; {@code pending} is an event cut off by the end. */
+  public void end(RequestRecord request, long atNs, byte[] pending, int pendingLength) {
+    long seq;
+    try {
+      seq = ring.tryNext();
+    } catch (InsufficientCapacityException e) {
+      full(request);
+      return;
+    }
+    Slot s = ring.get(seq);
+    s.type = Slot.END;
+    s.request = request;
+    s.ns = atNs;
+    s.copy(pending, 0, pendingLength);
+    ring.publish(seq);
+  }
+
+  /** The request failed at {@code atNs}, for the reason set with {@link RequestRecord#failure}. */
+  public void failed(RequestRecord request, long atNs) {
+    simple(Slot.FAILED, request, atNs);
+  }
+
+  /** The first-token deadline passed at {@code atNs}: the publisher thread judges it. */
+  public void firstTokenDue(RequestRecord request, long atNs) {
+    simple(Slot.FIRST_TOKEN_DUE, request, atNs);
+  }
+
+  /** The stream was quiet for the idle timeout at {@code atNs}: the publisher thread judges it. */
+  public void idleDue(RequestRecord request, long atNs) {
+    simple(Slot.IDLE_DUE, request, atNs);
+  }
+
+  /** Any other event, published as it is (in order with the rest). */
+  public void object(TokenEvent event) {
+    long seq;
+    try {
+      seq = ring.tryNext();
+    } catch (InsufficientCapacityException e) {
+      full(null);
+      return;
+    }
+    Slot s = ring.get(seq);
+    s.type = Slot.OBJECT;
+    s.object = event;
+    s.request = null;
+    s.length = 0;
+    ring.publish(seq);
+  }
+
+  private void simple(int type, RequestRecord request, long ns) {
+    long seq;
+    try {
+      seq = ring.tryNext();
+    } catch (InsufficientCapacityException e) {
+      full(request);
+      return;
+    }
+    Slot s = ring.get(seq);
+    s.type = type;
+    s.request = request;
+    s.ns = ns;
+    s.length = 0;
+    ring.publish(seq);
+  }
+
+  private void full(RequestRecord request) {
+    if (request != null) {
+      // the rest of this request is dropped with it (a dropping publisher goes on)
+      request.dropped = true;
+    }
+    onFull.accept(lost.incrementAndGet());
+  }
+}

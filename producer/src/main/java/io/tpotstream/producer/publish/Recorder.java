@@ -1,0 +1,378 @@
+package io.tpotstream.producer.publish;
+
+import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.event.TokenTemplate;
+import io.tpotstream.producer.dialect.Chunk;
+import io.tpotstream.producer.http.CallOutcome;
+import io.tpotstream.producer.http.ErrorClass;
+import io.tpotstream.producer.http.RequestFailure;
+import io.tpotstream.producer.sse.SseFields;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.SortedMap;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+
+/**
+ * The publisher thread's reading of the hand-off: what each request's SSE events mean (the
+ * dialect's streaming JSON reader), the token events that follow from them, whether a chunk came
+ * out of the same socket read as the chunk before it, and each finished request's outcome for the
+ * producer's own table. Decisions that need the meaning of the stream are taken here, in stream
+ * order: a stream that says it failed, and the first-token and idle deadlines (the event loop only
+ * reports that the time passed). Runs on the publisher thread only.
+ */
+public final class Recorder {
+  /** The {@code source} of every event this producer writes. */
+  public static final String SOURCE = "producer";
+
+  private final String runId;
+  private final String producerId;
+  private final String source;
+  private final SortedMap<String, String> labels;
+  private final AnchoredClock clock;
+  private final Duration firstTokenTimeout;
+  private final Duration idleTimeout;
+  private final String url;
+  private final UnaryOperator<String> redact;
+  private final Consumer<CallOutcome> outcomes;
+  private final SseFields fields = new SseFields();
+  private final SseFields pending = new SseFields();
+  private final java.util.Map<String, TokenTemplate.Family> families = new java.util.HashMap<>();
+  private final java.util.Map<String, TokenTemplate.Family> warmupFamilies =
+      new java.util.HashMap<>();
+  private long coalescedSinceTake;
+  private long coalescedTotal;
+  private long tokenChunks;
+  private long warmupRequests;
+
+  /**
+   * @param url the streaming endpoint, for messages
+   * @param redact removes the API key from any text that may quote it
+   * @param outcomes receives each finished request that is not a warm-up request
+   */
+  public Recorder(
+      String runId,
+      String producerId,
+      SortedMap<String, String> labels,
+      AnchoredClock clock,
+      Duration firstTokenTimeout,
+      Duration idleTimeout,
+      String url,
+      UnaryOperator<String> redact,
+      Consumer<CallOutcome> outcomes) {
+    this(
+        runId,
+        producerId,
+        SOURCE,
+        labels,
+        clock,
+        firstTokenTimeout,
+        idleTimeout,
+        url,
+        redact,
+        outcomes);
+  }
+
+  /**
+   * A recorder whose events carry {@code source} (e.g. {@code proxy}); a request's own labels
+   * ({@link RequestRecord}) win over {@code labels}.
+   */
+  public Recorder(
+      String runId,
+      String producerId,
+      String source,
+      SortedMap<String, String> labels,
+      AnchoredClock clock,
+      Duration firstTokenTimeout,
+      Duration idleTimeout,
+      String url,
+      UnaryOperator<String> redact,
+      Consumer<CallOutcome> outcomes) {
+    this.runId = runId;
+    this.producerId = producerId;
+    this.source = source;
+    this.labels = labels;
+    this.clock = clock;
+    this.firstTokenTimeout = firstTokenTimeout;
+    this.idleTimeout = idleTimeout;
+    this.url = url;
+    this.redact = redact;
+    this.outcomes = outcomes;
+  }
+
+  /** The {@code source} of this recorder's events. */
+  String source() {
+    return source;
+  }
+
+  /** Coalesced token chunks since the last call (for a heartbeat). */
+  long takeCoalesced() {
+    long n = coalescedSinceTake;
+    coalescedSinceTake = 0;
+    return n;
+  }
+
+  /** Token chunks that came out of the same socket read as the chunk before, over the run. */
+  public long coalescedChunks() {
+    return coalescedTotal;
+  }
+
+  /** Token chunks over the run. */
+  public long tokenChunks() {
+    return tokenChunks;
+  }
+
+  /** Warm-up requests finished (left out of the outcomes). */
+  public long warmupRequests() {
+    return warmupRequests;
+  }
+
+  void process(Slot slot, Publisher out) {
+    RequestRecord r = slot.request;
+    switch (slot.type) {
+      case Slot.START -> start(r, out);
+      case Slot.EVENT -> event(r, slot, out);
+      case Slot.END -> end(r, slot, out);
+      case Slot.FAILED -> {
+        if (!r.finished) {
+          fail(r, slot.ns, r.failure.apply(r.chunks), out);
+        }
+      }
+      case Slot.FIRST_TOKEN_DUE -> {
+        if (!r.finished && r.chunks == 0) {
+          fail(
+              r,
+              slot.ns,
+              new RequestFailure(
+                  ErrorClass.TIMEOUT_FIRST_TOKEN,
+                  null,
+                  "no output token within "
+                      + firstTokenTimeout.toMillis()
+                      + " ms of the request start: the server is overloaded or queueing;"
+                      + " check it or raise timeouts.first_token"),
+              out);
+          r.abort.run();
+        }
+      }
+      case Slot.IDLE_DUE -> {
+        if (!r.finished && r.chunks > 0 && slot.ns - r.lastEventNs >= idleTimeout.toNanos()) {
+          fail(
+              r,
+              slot.ns,
+              new RequestFailure(
+                  ErrorClass.TIMEOUT_IDLE,
+                  null,
+                  "the stream stalled: nothing for "
+                      + idleTimeout.toMillis()
+                      + " ms after "
+                      + r.chunks
+                      + " token chunks: the server stalled; check it or raise timeouts.idle"),
+              out);
+          r.abort.run();
+        }
+      }
+      default -> throw new IllegalStateException("unknown hand-off entry " + slot.type);
+    }
+  }
+
+  private void start(RequestRecord r, Publisher out) {
+    r.template =
+        TokenTemplate.of(runId, r.requestId, r.model, labelsOf(r), producerId, r.warmup, source);
+    r.key = r.requestId.getBytes(StandardCharsets.UTF_8);
+    out.append(
+        r,
+        mark(
+            TokenEvent.start(
+                clock.tsMs(r.startNs),
+                runId,
+                r.requestId,
+                r.model,
+                labelsOf(r),
+                r.scheduleLagNs,
+                producerId),
+            r));
+  }
+
+  private void event(RequestRecord r, Slot slot, Publisher out) {
+    if (r.finished) {
+      return;
+    }
+    r.sseEvents++;
+    r.lastEventNs = slot.ns;
+    if (!fields.read(slot.bytes, 0, slot.length)) {
+      return;
+    }
+    Chunk chunk =
+        r.reader.read(fields.event(), fields.data(), fields.dataOffset(), fields.dataLength());
+    if (chunk instanceof Chunk.Token token) {
+      token(r, slot.ns, slot.read, token, out);
+    } else if (chunk instanceof Chunk.Done) {
+      succeed(r, slot.ns, out);
+    } else if (chunk instanceof Chunk.Malformed) {
+      r.malformed++;
+    } else if (chunk instanceof Chunk.Failed failed) {
+      fail(
+          r,
+          slot.ns,
+          new RequestFailure(ErrorClass.PROTOCOL, null, redact.apply(failed.message())),
+          out);
+      r.abort.run();
+    }
+  }
+
+  private void token(RequestRecord r, long arrivalNs, long read, Chunk.Token token, Publisher out) {
+    int seq = r.chunks;
+    if (seq == r.arrivalsNs.length) {
+      r.arrivalsNs = Arrays.copyOf(r.arrivalsNs, seq * 2);
+      r.tokensPerChunk = Arrays.copyOf(r.tokensPerChunk, seq * 2);
+    }
+    r.arrivalsNs[seq] = arrivalNs;
+    r.tokensPerChunk[seq] = token.tokens();
+    boolean coalesced = seq > 0 && read == r.lastTokenRead;
+    r.lastTokenRead = read;
+    r.chunks++;
+    tokenChunks++;
+    if (coalesced) {
+      coalescedSinceTake++;
+      coalescedTotal++;
+    }
+    out.appendToken(
+        r,
+        clock.tsMs(arrivalNs),
+        arrivalNs - r.startNs,
+        seq,
+        token.tokens(),
+        token.kind(),
+        coalesced);
+  }
+
+  private void end(RequestRecord r, Slot slot, Publisher out) {
+    if (r.finished) {
+      return;
+    }
+    boolean doneWithoutBlankLine =
+        slot.length > 0
+            && pending.read(slot.bytes, 0, slot.length)
+            && isDone(pending.data(), pending.dataOffset(), pending.dataLength());
+    if (doneWithoutBlankLine || r.reader.finished()) {
+      succeed(r, slot.ns, out);
+    } else if (r.sseEvents == 0) {
+      fail(
+          r,
+          slot.ns,
+          new RequestFailure(
+              ErrorClass.PROTOCOL,
+              null,
+              redact.apply(
+                  "the response to POST "
+                      + url
+                      + " had no server-sent events (Content-Type '"
+                      + r.contentType
+                      + "', "
+                      + r.bytes
+                      + " bytes"
+                      + (r.preview.isBlank() ? "" : ": " + r.preview)
+                      + "): check that base_url points at an OpenAI/Anthropic-compatible API")),
+          out);
+    } else {
+      fail(
+          r,
+          slot.ns,
+          new RequestFailure(
+              ErrorClass.TRUNCATED,
+              null,
+              "the stream ended after "
+                  + r.chunks
+                  + " token chunks without [DONE] or a finish reason: the server or a proxy"
+                  + " ended it early"),
+          out);
+    }
+  }
+
+  private void succeed(RequestRecord r, long atNs, Publisher out) {
+    out.append(
+        r,
+        mark(
+            TokenEvent.end(
+                clock.tsMs(atNs),
+                runId,
+                r.requestId,
+                r.model,
+                labelsOf(r),
+                atNs - r.startNs,
+                r.chunks,
+                r.reader.promptTokens(),
+                r.reader.completionTokens(),
+                r.reader.finishReason(),
+                r.malformed > 0 ? r.malformed : null,
+                producerId),
+            r));
+    finish(r, atNs, null);
+  }
+
+  private void fail(RequestRecord r, long atNs, RequestFailure f, Publisher out) {
+    out.append(
+        r,
+        mark(
+            TokenEvent.error(
+                clock.tsMs(atNs),
+                runId,
+                r.requestId,
+                r.model,
+                labelsOf(r),
+                atNs - r.startNs,
+                r.chunks,
+                f.errorClass().wire(),
+                f.httpStatus(),
+                f.message(),
+                r.malformed > 0 ? r.malformed : null,
+                producerId),
+            r));
+    finish(r, atNs, f);
+  }
+
+  private void finish(RequestRecord r, long atNs, RequestFailure f) {
+    r.finished = true;
+    r.endNs = atNs;
+    r.failed = f;
+    if (r.warmup) {
+      warmupRequests++;
+      return;
+    }
+    outcomes.accept(
+        new CallOutcome(
+            r.requestId,
+            r.model,
+            labelsOf(r),
+            r.startNs,
+            r.arrivalsNs,
+            r.tokensPerChunk,
+            r.chunks,
+            atNs,
+            r.reader.completionTokens(),
+            f,
+            r.scheduleLagNs));
+  }
+
+  private SortedMap<String, String> labelsOf(RequestRecord r) {
+    return r.labels != null ? r.labels : labels;
+  }
+
+  private TokenEvent mark(TokenEvent e, RequestRecord r) {
+    TokenEvent marked = e.withSource(source);
+    return r.warmup ? marked.asWarmup() : marked;
+  }
+
+  private static boolean isDone(byte[] data, int offset, int length) {
+    int from = offset;
+    int to = offset + length;
+    while (from < to && (data[from] & 0xff) <= ' ') {
+      from++;
+    }
+    while (to > from && (data[to - 1] & 0xff) <= ' ') {
+      to--;
+    }
+    return new String(data, from, to - from, StandardCharsets.UTF_8).equals("[DONE]");
+  }
+}

@@ -1,0 +1,119 @@
+package io.tpotstream.producer.publish;
+
+import io.tpotstream.common.event.TokenTemplate;
+import io.tpotstream.producer.dialect.StreamReader;
+import io.tpotstream.producer.http.RequestFailure;
+import java.util.SortedMap;
+import java.util.function.IntFunction;
+
+/**
+ * One request as the publisher thread measures it. The event loop creates it and fills in what it
+ * alone knows (start, schedule lag, why the request failed, what the response looked like) before
+ * the hand-off that announces it; everything else (the dialect's reading of the stream, the chunks,
+ * the arrival times kept for the producer's own table) belongs to the publisher thread.
+ */
+public final class RequestRecord {
+  final String requestId;
+  final String model;
+  final boolean warmup;
+  final Long intendedNs;
+  final StreamReader reader;
+  final Runnable abort;
+  final SortedMap<String, String> labels;
+
+  /**
+   * Set when an event of this request could not be held (a dropping publisher, Kafka behind): its
+   * later events are dropped too, so that no gap is measured across a missing chunk.
+   */
+  volatile boolean dropped;
+
+  // written by the event loop before the hand-off that carries them
+  long startNs;
+  Long scheduleLagNs;
+  IntFunction<RequestFailure> failure;
+  String contentType = "";
+  String preview = "";
+  long bytes;
+
+  // the publisher thread's own
+  TokenTemplate template;
+  byte[] key;
+  long[] arrivalsNs = new long[64];
+  int[] tokensPerChunk = new int[64];
+  int chunks;
+  int malformed;
+  int sseEvents;
+  long lastEventNs;
+  long lastTokenRead = -1;
+  long endNs;
+  RequestFailure failed;
+  boolean finished;
+
+  /**
+   * @param intendedNs open loop: when the request was due (System.nanoTime()); null when closed
+   * @param reader the dialect's reader for this response (used by the publisher thread only)
+   * @param abort stops the HTTP exchange when the stream itself said it failed; the publisher
+   *     thread calls it, it must hop to the request's event loop
+   */
+  public RequestRecord(
+      String requestId,
+      String model,
+      boolean warmup,
+      Long intendedNs,
+      StreamReader reader,
+      Runnable abort) {
+    this(requestId, model, warmup, intendedNs, reader, abort, null);
+  }
+
+  /**
+   * A request with labels of its own (a proxy's: the route, the operator's named headers), instead
+   * of the recorder's.
+   */
+  public RequestRecord(
+      String requestId,
+      String model,
+      boolean warmup,
+      Long intendedNs,
+      StreamReader reader,
+      Runnable abort,
+      SortedMap<String, String> labels) {
+    this.requestId = requestId;
+    this.model = model;
+    this.warmup = warmup;
+    this.intendedNs = intendedNs;
+    this.reader = reader;
+    this.abort = abort;
+    this.labels = labels;
+  }
+
+  /** The request start (System.nanoTime()); sets the schedule lag in open loop. */
+  public void started(long atNs) {
+    startNs = atNs;
+    scheduleLagNs = intendedNs == null ? null : atNs - intendedNs;
+  }
+
+  public long startNs() {
+    return startNs;
+  }
+
+  public String requestId() {
+    return requestId;
+  }
+
+  /** Why the request failed, given the token chunks the publisher thread counted by then. */
+  public void failure(IntFunction<RequestFailure> why) {
+    failure = why;
+  }
+
+  /** True when this request's events are being dropped (see {@link Publisher#openDropping}). */
+  public boolean dropped() {
+    return dropped;
+  }
+
+  /** What the response looked like, for a stream that ended without any event. */
+  public void response(String contentType, String preview, long bytes) {
+    this.contentType = contentType;
+    this.preview = preview;
+    this.bytes = bytes;
+  }
+}

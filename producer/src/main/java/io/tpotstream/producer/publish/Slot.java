@@ -1,0 +1,43 @@
+package io.tpotstream.producer.publish;
+
+import io.tpotstream.common.event.TokenEvent;
+
+/** One entry of the hand-off ring, reused: what an event loop hands to the publisher thread. */
+final class Slot {
+  static final int START = 1;
+  static final int EVENT = 2;
+  static final int END = 3;
+  static final int FAILED = 4;
+  static final int FIRST_TOKEN_DUE = 5;
+  static final int IDLE_DUE = 6;
+  static final int OBJECT = 7;
+
+  private static final byte[] NONE = new byte[0];
+
+  int type;
+  RequestRecord request;
+  TokenEvent object;
+
+  /** When it happened: an event's socket read, the end of the stream, the timer. */
+  long ns;
+
+  /** Which socket read of the connection completed the event. */
+  long read;
+
+  byte[] bytes = NONE;
+  int length;
+
+  void copy(byte[] from, int offset, int count) {
+    if (bytes.length < count) {
+      bytes = new byte[Math.max(256, Integer.highestOneBit(count - 1) << 1)];
+    }
+    System.arraycopy(from, offset, bytes, 0, count);
+    length = count;
+  }
+
+  void clear() {
+    request = null;
+    object = null;
+    length = 0;
+  }
+}

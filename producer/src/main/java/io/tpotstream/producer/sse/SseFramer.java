@@ -1,0 +1,232 @@
+package io.tpotstream.producer.sse;
+
+/**
+ * The event loop's share of server-sent events: finds where each event ends in a response's bytes
+ * as they arrive, without decoding anything. Lines end in LF, CR or CRLF (also when a CRLF is split
+ * across reads), a leading UTF-8 BOM is dropped, and a blank line ends an event (the WHATWG rules).
+ * An event with a {@code data} field goes to the sink as the raw bytes of its lines, for {@link
+ * SseFields} to read later on another thread; an event without data (a {@code : ping} keep-alive, a
+ * bare blank line) is dropped here. An event whose data is {@code [DONE]} or whose type is {@code
+ * message_stop} is flagged terminal, so that the loop knows a stream should end. Not thread-safe:
+ * one framer per response.
+ */
+public final class SseFramer {
+  /** Receives each complete event with data. */
+  public interface Sink {
+    /**
+     * One event: {@code length} bytes from {@code offset}, its lines with their line ends (the
+     * blank line that ended it excluded). The array is only valid during the call.
+     */
+    void event(byte[] bytes, int offset, int length, boolean terminal);
+  }
+
+  private static final byte[] BOM = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
+  private static final byte[] DONE = {'[', 'D', 'O', 'N', 'E', ']'};
+  private static final byte[] MESSAGE_STOP = "message_stop".getBytes();
+  private static final int HEAD = 24;
+
+  private final Sink sink;
+  private final byte[] lineHead = new byte[HEAD];
+  private byte[] pending = new byte[256];
+  private int pendingLength;
+  private int lineLength;
+  private int eventLines;
+  private boolean hasData;
+  private boolean terminal;
+  private boolean afterCr;
+  private int bomBytesSeen;
+  private boolean bomChecked;
+  private long bytes;
+  private long events;
+  private long comments;
+
+  public SseFramer(Sink sink) {
+    this.sink = sink;
+  }
+
+  /** Feeds {@code length} bytes from {@code offset}, as one network read delivered them. */
+  public void feed(byte[] buffer, int offset, int length) {
+    bytes += length;
+    int i = offset;
+    int end = offset + length;
+    if (!bomChecked) {
+      while (i < end && bomBytesSeen < BOM.length) {
+        if (buffer[i] != BOM[bomBytesSeen]) {
+          // not a BOM: the prefix that matched is ordinary bytes
+          bomChecked = true;
+          int seen = bomBytesSeen;
+          bomBytesSeen = 0;
+          scan(BOM, 0, seen);
+          break;
+        }
+        bomBytesSeen++;
+        i++;
+      }
+      if (bomBytesSeen == BOM.length) {
+        bomChecked = true;
+      }
+      if (!bomChecked) {
+        return;
+      }
+    }
+    scan(buffer, i, end);
+  }
+
+  /** Bytes fed so far. */
+  public long bytes() {
+    return bytes;
+  }
+
+  /** Events with data passed to the sink so far. */
+  public long events() {
+    return events;
+  }
+
+  /** Comment lines seen (e.g. {@code : ping} keep-alives). */
+  public long comments() {
+    return comments;
+  }
+
+  /**
+   * The bytes of an event cut off by the end of the stream (its lines so far, the last one perhaps
+   * without a line end), or an empty range; valid until the next {@link #feed}. The spec discards
+   * such an event; callers may still look at it (a final {@code [DONE]} without its blank line).
+   */
+  public byte[] pendingBytes() {
+    return pending;
+  }
+
+  /** Length of {@link #pendingBytes()}. */
+  public int pendingLength() {
+    return pendingLength;
+  }
+
+  private boolean inEvent() {
+    return eventLines > 0 || lineLength > 0;
+  }
+
+  private void scan(byte[] buffer, int start, int end) {
+    // where the event in progress starts in this read; -1: it started in an earlier read
+    int eventStart = pendingLength > 0 ? -1 : start;
+    for (int i = start; i < end; i++) {
+      byte b = buffer[i];
+      if (b != '\n' && b != '\r') {
+        afterCr = false;
+        if (lineLength < HEAD) {
+          lineHead[lineLength] = b;
+          lineLength++;
+          continue;
+        }
+        // past the part of the line that says what it is: on to its end
+        int lineEnd = LineEnds.next(buffer, i, end);
+        lineLength += lineEnd - i;
+        i = lineEnd - 1;
+        continue;
+      }
+      if (b == '\n' && afterCr) {
+        // the LF of a CRLF whose CR ended the line already
+        afterCr = false;
+        if (!inEvent() && eventStart >= 0) {
+          eventStart = i + 1;
+        }
+        continue;
+      }
+      afterCr = b == '\r';
+      if (lineLength > 0) {
+        endLine();
+        continue;
+      }
+      // a blank line: the event in progress is complete
+      if (eventLines > 0 && hasData) {
+        events++;
+        if (eventStart < 0) {
+          append(buffer, start, i - start);
+          sink.event(pending, 0, pendingLength, terminal);
+        } else {
+          sink.event(buffer, eventStart, i - eventStart, terminal);
+        }
+      }
+      pendingLength = 0;
+      eventLines = 0;
+      hasData = false;
+      terminal = false;
+      eventStart = i + 1;
+    }
+    if (inEvent()) {
+      int from = eventStart < 0 ? start : eventStart;
+      append(buffer, from, end - from);
+    }
+  }
+
+  private void endLine() {
+    int length = lineLength;
+    lineLength = 0;
+    eventLines++;
+    byte[] h = lineHead;
+    if (h[0] == ':') {
+      comments++;
+      return;
+    }
+    if (startsWithField(h, length, "data")) {
+      hasData = true;
+      if (valueEquals(h, length, 4, DONE)) {
+        terminal = true;
+      }
+    } else if (startsWithField(h, length, "event")) {
+      if (valueEquals(h, length, 5, MESSAGE_STOP)) {
+        terminal = true;
+      }
+    }
+  }
+
+  private static boolean startsWithField(byte[] head, int length, String name) {
+    int n = name.length();
+    if (length < n) {
+      return false;
+    }
+    for (int k = 0; k < n; k++) {
+      if (head[k] != name.charAt(k)) {
+        return false;
+      }
+    }
+    return length == n || head[n] == ':';
+  }
+
+  /**
+   * True when the field's value (after the colon and one optional space), trimmed, is {@code v}.
+   */
+  private static boolean valueEquals(byte[] head, int length, int nameLength, byte[] v) {
+    if (length > HEAD || length <= nameLength) {
+      return false;
+    }
+    int from = nameLength + 1;
+    int to = length;
+    while (from < to && (head[from] & 0xff) <= ' ') {
+      from++;
+    }
+    while (to > from && (head[to - 1] & 0xff) <= ' ') {
+      to--;
+    }
+    if (to - from != v.length) {
+      return false;
+    }
+    for (int k = 0; k < v.length; k++) {
+      if (head[from + k] != v[k]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void append(byte[] buffer, int offset, int length) {
+    if (length <= 0) {
+      return;
+    }
+    if (pendingLength + length > pending.length) {
+      pending =
+          java.util.Arrays.copyOf(pending, Math.max(pending.length * 2, pendingLength + length));
+    }
+    System.arraycopy(buffer, offset, pending, pendingLength, length);
+    pendingLength += length;
+  }
+}

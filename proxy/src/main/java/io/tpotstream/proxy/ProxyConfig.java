@@ -1,0 +1,298 @@
+package io.tpotstream.proxy;
+
+import io.tpotstream.proxy.http.Upstream;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * How to run a {@link TpotProxy}.
+ *
+ * @param host the address to listen on
+ * @param port the port; 0 picks a free one
+ * @param upstream where requests go (scheme, host, port and an optional path prefix)
+ * @param labelHeaders request header name (lower case) to label name: a request's value of that
+ *     header becomes the label on its events; no other header is ever read into an event
+ * @param labels labels put on every event (e.g. {@code target=gateway-a})
+ * @param sample the fraction of streaming requests measured, 0 to 1
+ * @param runId the {@code runId} of every event
+ * @param requestIdHeader a request header (lower case) whose value, when present, is the request id
+ *     of the events (so they can be matched with the client's or the server's records), or null for
+ *     the proxy's own ids; the values must be unique
+ * @param connectTimeout how long to wait for a connection to the upstream (then 504)
+ * @param idleTimeout how long the upstream may stay silent, before or during a response (then 504,
+ *     or the client's connection is closed when the response had begun)
+ * @param eventLoops event-loop threads (each owns its connections, both sides)
+ * @param maxConnectionsPerLoop upstream connections one event loop may open
+ * @param metricsPort the port of {@code /metrics}; 0 picks a free one, -1 serves none
+ * @param drainTimeout on stop, how long requests in flight may take to finish
+ */
+public record ProxyConfig(
+    String host,
+    int port,
+    Upstream upstream,
+    Map<String, String> labelHeaders,
+    SortedMap<String, String> labels,
+    double sample,
+    String runId,
+    String requestIdHeader,
+    Duration connectTimeout,
+    Duration idleTimeout,
+    int eventLoops,
+    int maxConnectionsPerLoop,
+    int metricsPort,
+    Duration drainTimeout) {
+
+  public static final int DEFAULT_METRICS_PORT = 9405;
+
+  public ProxyConfig {
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("--listen: a port from 0 to 65535, got " + port);
+    }
+    if (metricsPort < -1 || metricsPort > 65535) {
+      throw new IllegalArgumentException(
+          "--metrics-port: a port from 0 to 65535, or -1 for none, got " + metricsPort);
+    }
+    if (!(sample >= 0 && sample <= 1)) {
+      throw new IllegalArgumentException(
+          "--sample: a fraction from 0 to 1 (0.1 measures one request in ten), got " + sample);
+    }
+    if (eventLoops < 1) {
+      throw new IllegalArgumentException("--event-loops must be at least 1, got " + eventLoops);
+    }
+    if (maxConnectionsPerLoop < 1) {
+      throw new IllegalArgumentException(
+          "--max-connections must be at least 1, got " + maxConnectionsPerLoop);
+    }
+    TreeMap<String, String> headers = new TreeMap<>();
+    labelHeaders.forEach((h, l) -> headers.put(h.toLowerCase(Locale.ROOT), l));
+    labelHeaders = Map.copyOf(headers);
+    labels = new TreeMap<>(labels);
+    requestIdHeader =
+        requestIdHeader == null || requestIdHeader.isBlank()
+            ? null
+            : requestIdHeader.toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * Listens on 127.0.0.1:{@code port}, measures every streaming request, connect timeout 10 s, idle
+   * timeout 10 min, one event loop per core, metrics on {@value #DEFAULT_METRICS_PORT}.
+   */
+  public static ProxyConfig of(int port, Upstream upstream) {
+    return new ProxyConfig(
+        "127.0.0.1",
+        port,
+        upstream,
+        Map.of(),
+        new TreeMap<>(),
+        1.0,
+        "proxy",
+        null,
+        Duration.ofSeconds(10),
+        Duration.ofMinutes(10),
+        Runtime.getRuntime().availableProcessors(),
+        1000,
+        DEFAULT_METRICS_PORT,
+        Duration.ofSeconds(30));
+  }
+
+  public ProxyConfig withHost(String newHost) {
+    return new ProxyConfig(
+        newHost,
+        port,
+        upstream,
+        labelHeaders,
+        labels,
+        sample,
+        runId,
+        requestIdHeader,
+        connectTimeout,
+        idleTimeout,
+        eventLoops,
+        maxConnectionsPerLoop,
+        metricsPort,
+        drainTimeout);
+  }
+
+  public ProxyConfig withLabelHeaders(Map<String, String> headerToLabel) {
+    return new ProxyConfig(
+        host,
+        port,
+        upstream,
+        headerToLabel,
+        labels,
+        sample,
+        runId,
+        requestIdHeader,
+        connectTimeout,
+        idleTimeout,
+        eventLoops,
+        maxConnectionsPerLoop,
+        metricsPort,
+        drainTimeout);
+  }
+
+  public ProxyConfig withLabels(Map<String, String> newLabels) {
+    return new ProxyConfig(
+        host,
+        port,
+        upstream,
+        labelHeaders,
+        new TreeMap<>(newLabels),
+        sample,
+        runId,
+        requestIdHeader,
+        connectTimeout,
+        idleTimeout,
+        eventLoops,
+        maxConnectionsPerLoop,
+        metricsPort,
+        drainTimeout);
+  }
+
+  public ProxyConfig withSample(double fraction) {
+    return new ProxyConfig(
+        host,
+        port,
+        upstream,
+        labelHeaders,
+        labels,
+        fraction,
+        runId,
+        requestIdHeader,
+        connectTimeout,
+        idleTimeout,
+        eventLoops,
+        maxConnectionsPerLoop,
+        metricsPort,
+        drainTimeout);
+  }
+
+  public ProxyConfig withRunId(String id) {
+    return new ProxyConfig(
+        host,
+        port,
+        upstream,
+        labelHeaders,
+        labels,
+        sample,
+        id,
+        requestIdHeader,
+        connectTimeout,
+        idleTimeout,
+        eventLoops,
+        maxConnectionsPerLoop,
+        metricsPort,
+        drainTimeout);
+  }
+
+  public ProxyConfig withRequestIdHeader(String header) {
+    return new ProxyConfig(
+        host,
+        port,
+        upstream,
+        labelHeaders,
+        labels,
+        sample,
+        runId,
+        header,
+        connectTimeout,
+        idleTimeout,
+        eventLoops,
+        maxConnectionsPerLoop,
+        metricsPort,
+        drainTimeout);
+  }
+
+  public ProxyConfig withTimeouts(Duration connect, Duration idle) {
+    return new ProxyConfig(
+        host,
+        port,
+        upstream,
+        labelHeaders,
+        labels,
+        sample,
+        runId,
+        requestIdHeader,
+        connect,
+        idle,
+        eventLoops,
+        maxConnectionsPerLoop,
+        metricsPort,
+        drainTimeout);
+  }
+
+  public ProxyConfig withEventLoops(int loops) {
+    return new ProxyConfig(
+        host,
+        port,
+        upstream,
+        labelHeaders,
+        labels,
+        sample,
+        runId,
+        requestIdHeader,
+        connectTimeout,
+        idleTimeout,
+        loops,
+        maxConnectionsPerLoop,
+        metricsPort,
+        drainTimeout);
+  }
+
+  public ProxyConfig withMaxConnectionsPerLoop(int max) {
+    return new ProxyConfig(
+        host,
+        port,
+        upstream,
+        labelHeaders,
+        labels,
+        sample,
+        runId,
+        requestIdHeader,
+        connectTimeout,
+        idleTimeout,
+        eventLoops,
+        max,
+        metricsPort,
+        drainTimeout);
+  }
+
+  public ProxyConfig withMetricsPort(int newPort) {
+    return new ProxyConfig(
+        host,
+        port,
+        upstream,
+        labelHeaders,
+        labels,
+        sample,
+        runId,
+        requestIdHeader,
+        connectTimeout,
+        idleTimeout,
+        eventLoops,
+        maxConnectionsPerLoop,
+        newPort,
+        drainTimeout);
+  }
+
+  public ProxyConfig withDrainTimeout(Duration timeout) {
+    return new ProxyConfig(
+        host,
+        port,
+        upstream,
+        labelHeaders,
+        labels,
+        sample,
+        runId,
+        requestIdHeader,
+        connectTimeout,
+        idleTimeout,
+        eventLoops,
+        maxConnectionsPerLoop,
+        metricsPort,
+        timeout);
+  }
+}

@@ -1,0 +1,238 @@
+package io.tpotstream.proxy;
+
+import io.tpotstream.producer.Producer;
+import io.tpotstream.producer.publish.AnchoredClock;
+import io.tpotstream.producer.publish.KafkaSettings;
+import io.tpotstream.proxy.events.ProxyEvents;
+import io.tpotstream.proxy.http.ObserverFactory;
+import io.tpotstream.proxy.http.ProxyVerticle;
+import io.tpotstream.proxy.measure.Measurements;
+import io.tpotstream.proxy.metrics.MetricsEndpoint;
+import io.tpotstream.proxy.metrics.ProxyMetrics;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running {@code tpot proxy}: a reverse proxy in front of one OpenAI- or Anthropic-compatible
+ * upstream, on its own Vert.x instance (one HTTP/1.1 server and upstream client per event loop,
+ * epoll where available), with its own {@code /metrics}; measured streams become token events.
+ */
+public final class TpotProxy implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(TpotProxy.class);
+  private static final long START_TIMEOUT_S = 30;
+
+  private final ProxyConfig config;
+  private final Vertx vertx;
+  private final List<ProxyVerticle> instances;
+  private final ProxyMetrics metrics;
+  private final MetricsEndpoint endpoint;
+  private final int port;
+  private ProxyEvents events;
+  private String producerId;
+  private boolean closed;
+
+  private TpotProxy(
+      ProxyConfig config,
+      Vertx vertx,
+      List<ProxyVerticle> instances,
+      ProxyMetrics metrics,
+      MetricsEndpoint endpoint) {
+    this.config = config;
+    this.vertx = vertx;
+    this.instances = instances;
+    this.metrics = metrics;
+    this.endpoint = endpoint;
+    this.port = instances.get(0).actualPort();
+  }
+
+  /**
+   * Starts the proxy and its publishing to Kafka: token events of the measured streams, heartbeats
+   * with watermarks, all with its own producer id. Kafka need not be up: the proxy serves at once
+   * and connects in the background (events are dropped and counted until it is connected).
+   */
+  public static TpotProxy start(ProxyConfig config, KafkaSettings kafka) {
+    String producerId = Producer.newProducerId();
+    ProxyEvents events =
+        ProxyEvents.start(
+            kafka, config.runId(), producerId, AnchoredClock.start(), config.upstream().url());
+    ProxyMetrics metrics = new ProxyMetrics();
+    metrics.registerEvents(events::published, events::dropped, events::held);
+    TpotProxy proxy;
+    try {
+      proxy = start(config, metrics, new Measurements(config, producerId, events, metrics));
+    } catch (RuntimeException e) {
+      events.close();
+      throw e;
+    }
+    proxy.instances.forEach(v -> events.watch(v.loopLag()));
+    proxy.events = events;
+    proxy.producerId = producerId;
+    return proxy;
+  }
+
+  /**
+   * Starts listening and returns once every event loop serves (at most 30 s).
+   *
+   * @param observers decides which exchanges are measured and how
+   * @throws IllegalStateException when it cannot listen (port taken, bad host), with the reason
+   */
+  public static TpotProxy start(
+      ProxyConfig config, ProxyMetrics metrics, ObserverFactory observers) {
+    Vertx vertx =
+        Vertx.vertx(
+            new VertxOptions()
+                .setEventLoopPoolSize(config.eventLoops())
+                .setPreferNativeTransport(!Boolean.getBoolean("tpot.proxy.nio")));
+    List<ProxyVerticle> instances = new CopyOnWriteArrayList<>();
+    // a negative port is Vert.x's "one random port shared by every instance"
+    int listenPort = config.port() == 0 ? -1 : config.port();
+    try {
+      await(
+          vertx.deployVerticle(
+              () -> {
+                ProxyVerticle instance = new ProxyVerticle(config, metrics, observers, listenPort);
+                instances.add(instance);
+                return instance;
+              },
+              new DeploymentOptions().setInstances(config.eventLoops())));
+    } catch (RuntimeException e) {
+      closeQuietly(vertx);
+      throw new IllegalStateException(
+          "cannot listen on "
+              + config.host()
+              + ":"
+              + config.port()
+              + " ("
+              + e.getMessage()
+              + "): is another server using this port? choose another --listen port",
+          e);
+    }
+    MetricsEndpoint endpoint = null;
+    if (config.metricsPort() >= 0) {
+      try {
+        endpoint = MetricsEndpoint.start(config.host(), config.metricsPort(), metrics);
+      } catch (RuntimeException e) {
+        closeQuietly(vertx);
+        throw new IllegalStateException(e.getMessage(), e);
+      }
+    }
+    return new TpotProxy(config, vertx, instances, metrics, endpoint);
+  }
+
+  /** The port the proxy listens on. */
+  public int port() {
+    return port;
+  }
+
+  /** The proxy's root URL, e.g. {@code http://127.0.0.1:8080}: an application's new base. */
+  public String baseUrl() {
+    String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
+    return "http://" + ("0.0.0.0".equals(host) ? "127.0.0.1" : host) + ":" + port;
+  }
+
+  /** The port of {@code /metrics}, or -1 when none is served. */
+  public int metricsPort() {
+    return endpoint == null ? -1 : endpoint.port();
+  }
+
+  /** The producer id of the proxy's events (null when it publishes none). */
+  public String producerId() {
+    return producerId;
+  }
+
+  /** Where the token events go (null when none are published). */
+  public ProxyEvents events() {
+    return events;
+  }
+
+  public ProxyMetrics metrics() {
+    return metrics;
+  }
+
+  public ProxyConfig config() {
+    return config;
+  }
+
+  /**
+   * Stops accepting connections, lets requests in flight finish for up to the drain timeout, then
+   * aborts the rest, closes the event loops and {@code /metrics}. Idempotent.
+   */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      await(Future.all(instances.stream().map(ProxyVerticle::stopListening).toList()));
+    } catch (RuntimeException e) {
+      LOG.warn("stopping the listeners: {}", e.getMessage());
+    }
+    long deadline = System.nanoTime() + config.drainTimeout().toNanos();
+    long waiting;
+    while ((waiting = instances.stream().mapToInt(ProxyVerticle::inFlight).sum()) > 0
+        && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    if (waiting > 0) {
+      LOG.info(
+          "{} request(s) still in flight after {} s: cutting them",
+          waiting,
+          config.drainTimeout().toSeconds());
+      try {
+        await(Future.all(instances.stream().map(ProxyVerticle::abortAll).toList()));
+      } catch (RuntimeException e) {
+        LOG.warn("aborting requests in flight: {}", e.getMessage());
+      }
+    }
+    closeQuietly(vertx);
+    if (events != null) {
+      events.close();
+    }
+    if (endpoint != null) {
+      endpoint.close();
+    }
+  }
+
+  private static <T> T await(Future<T> future) {
+    try {
+      return future
+          .toCompletionStage()
+          .toCompletableFuture()
+          .get(START_TIMEOUT_S, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      throw new IllegalStateException(
+          cause.getMessage() != null ? cause.getMessage() : cause.toString(), cause);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("no answer within " + START_TIMEOUT_S + " s", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  private static void closeQuietly(Vertx vertx) {
+    try {
+      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      // closing is best effort
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,350 @@
+package io.tpotstream.proxy.measure;
+
+import io.netty.buffer.ByteBuf;
+import io.tpotstream.producer.dialect.Dialect;
+import io.tpotstream.producer.http.ErrorClass;
+import io.tpotstream.producer.http.RequestFailure;
+import io.tpotstream.producer.publish.Handoff;
+import io.tpotstream.producer.publish.RequestRecord;
+import io.tpotstream.producer.sse.SseFramer;
+import io.tpotstream.proxy.http.ExchangeObserver;
+import io.vertx.core.MultiMap;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
+import java.util.Locale;
+import java.util.SortedMap;
+import java.util.function.IntFunction;
+
+/**
+ * The measurement of one exchange, the event loop's share, as the producer's {@code StreamingCall}
+ * does it: the request start is when the proxy forwarded the request; each SSE event is found in
+ * the response's bytes as they arrive (the producer's {@link SseFramer}) and handed, with the time
+ * and number of the upstream read that completed it, to the publisher thread ({@link Handoff}),
+ * whose recorder reads it with the producer's dialect and publishes the producer's token events.
+ * Runs on the exchange's event loop, after the bytes concerned were forwarded; parses no JSON. What
+ * only the loop sees (status, content type, timeouts, disconnects) becomes the request's failure,
+ * in messages that never quote the request or the response.
+ */
+final class Measurement implements ExchangeObserver {
+  private enum State {
+    /** The request body is still arriving. */
+    READING_REQUEST,
+    /** The body was too long to see whether it asked for a stream: the response will say. */
+    UNDECIDED,
+    /** A streaming request whose response is awaited or being read. */
+    MEASURING,
+    /** Not measured (not a streaming request, or the response came before the body ended). */
+    OFF,
+    /** The stream's end or failure was handed over. */
+    DONE
+  }
+
+  private final Measurements owner;
+  private final Route route;
+  private final String path;
+  private final String requestId;
+  private final SortedMap<String, String> labels;
+  private final long startNs;
+  private final RequestProbe probe = new RequestProbe();
+  private final SseFramer framer = new SseFramer(this::onEvent);
+  private State state = State.READING_REQUEST;
+  private String model;
+  private RequestRecord record;
+  private Failure earlyFailure;
+  private long earlyFailureNs;
+  private String contentType = "";
+  private Decompressor decompressor;
+  private long readNs;
+  private long read;
+  private byte[] scratch;
+
+  Measurement(
+      Measurements owner,
+      Route route,
+      String path,
+      String requestId,
+      SortedMap<String, String> labels,
+      long startNs) {
+    this.owner = owner;
+    this.route = route;
+    this.path = path;
+    this.requestId = requestId;
+    this.labels = labels;
+    this.startNs = startNs;
+  }
+
+  @Override
+  public void requestBody(Buffer chunk) {
+    if (state == State.READING_REQUEST) {
+      probe.feed(chunk);
+    }
+  }
+
+  @Override
+  public void requestEnd() {
+    if (state != State.READING_REQUEST) {
+      return;
+    }
+    RequestProbe.Facts facts = probe.read();
+    model = facts.model() == null || facts.model().isBlank() ? "unknown" : facts.model();
+    if (facts.stream()) {
+      begin();
+      if (earlyFailure != null) {
+        failed(earlyFailure, earlyFailureNs);
+      }
+    } else if (facts.whole()) {
+      owner.metrics().notStreaming();
+      state = State.OFF;
+    } else {
+      state = State.UNDECIDED;
+    }
+  }
+
+  private void begin() {
+    state = State.MEASURING;
+    owner.metrics().measured();
+    record =
+        new RequestRecord(
+            requestId,
+            model,
+            false,
+            null,
+            Dialect.of(route.api()).newReader(),
+            // a stream that says it failed is the client's business: the proxy never cuts it
+            () -> {},
+            labels);
+    record.started(startNs);
+    owner.handoff().start(record);
+  }
+
+  @Override
+  public void response(int status, MultiMap headers) {
+    contentType = lower(headers.get("Content-Type"));
+    if (state == State.READING_REQUEST) {
+      // an answer before the whole request: nothing to measure
+      state = State.OFF;
+      return;
+    }
+    if (state == State.UNDECIDED) {
+      if (!contentType.startsWith("text/event-stream")) {
+        owner.metrics().notStreaming();
+        state = State.OFF;
+        return;
+      }
+      begin();
+    }
+    if (state != State.MEASURING) {
+      return;
+    }
+    long now = System.nanoTime();
+    if (status < 200 || status > 299) {
+      fail(
+          now,
+          chunks ->
+              new RequestFailure(
+                  ErrorClass.ofStatus(status),
+                  status,
+                  "HTTP " + status + " from the upstream for POST " + path + advice(status)));
+    } else if (!contentType.startsWith("text/event-stream")) {
+      String type = contentType;
+      fail(
+          now,
+          chunks ->
+              new RequestFailure(
+                  ErrorClass.PROTOCOL,
+                  status,
+                  "HTTP "
+                      + status
+                      + " from the upstream for POST "
+                      + path
+                      + " is '"
+                      + type
+                      + "', not an event stream, although the request asked for \"stream\":"
+                      + " true"));
+    } else {
+      String encoding = lower(headers.get("Content-Encoding"));
+      try {
+        decompressor = Decompressor.of(encoding);
+      } catch (IllegalArgumentException e) {
+        fail(
+            now,
+            chunks ->
+                new RequestFailure(
+                    ErrorClass.PROTOCOL,
+                    status,
+                    "the event stream for POST "
+                        + path
+                        + " is compressed with "
+                        + encoding
+                        + ": the proxy forwards it unchanged but can time only gzip, deflate or"
+                        + " plain streams"));
+      }
+    }
+  }
+
+  @Override
+  public void chunk(Buffer chunk, long arrivalNs, long readNumber) {
+    if (state != State.MEASURING) {
+      return;
+    }
+    readNs = arrivalNs;
+    read = readNumber;
+    if (decompressor != null) {
+      byte[] plain;
+      try {
+        plain = decompressor.inflate(chunk.getBytes());
+      } catch (RuntimeException e) {
+        fail(
+            arrivalNs,
+            chunks ->
+                new RequestFailure(
+                    ErrorClass.PROTOCOL,
+                    null,
+                    "the compressed event stream for POST "
+                        + path
+                        + " could not be inflated after "
+                        + chunks
+                        + " token chunks"));
+        return;
+      }
+      framer.feed(plain, 0, plain.length);
+      return;
+    }
+    ByteBuf bytes = ((BufferInternal) chunk).getByteBuf();
+    int length = bytes.readableBytes();
+    if (bytes.hasArray()) {
+      framer.feed(bytes.array(), bytes.arrayOffset() + bytes.readerIndex(), length);
+    } else {
+      if (scratch == null || scratch.length < length) {
+        scratch = new byte[Math.max(1024, length)];
+      }
+      bytes.getBytes(bytes.readerIndex(), scratch, 0, length);
+      framer.feed(scratch, 0, length);
+    }
+  }
+
+  /** An SSE event with data, found by the framer in the current read. */
+  private void onEvent(byte[] bytes, int offset, int length, boolean terminal) {
+    if (state == State.MEASURING) {
+      owner.handoff().event(record, bytes, offset, length, readNs, read);
+    }
+  }
+
+  @Override
+  public void end(long atNs) {
+    if (state != State.MEASURING) {
+      return;
+    }
+    state = State.DONE;
+    closeDecompressor();
+    if (framer.events() == 0) {
+      // what the response looked like, without a preview of its text
+      record.response(contentType, "", framer.bytes());
+    }
+    owner.handoff().end(record, atNs, framer.pendingBytes(), framer.pendingLength());
+  }
+
+  @Override
+  public void failed(Failure failure, long atNs) {
+    if (state == State.READING_REQUEST) {
+      // the body has not been read yet (no connection): its end says whether it asked for a stream
+      earlyFailure = failure;
+      earlyFailureNs = atNs;
+      return;
+    }
+    if (state != State.MEASURING) {
+      return;
+    }
+    fail(
+        atNs,
+        switch (failure) {
+          case CONNECT ->
+              chunks ->
+                  new RequestFailure(
+                      ErrorClass.CONNECTION,
+                      null,
+                      "no connection to the upstream for POST " + path + ": check that it is up");
+          case CONNECT_TIMEOUT ->
+              chunks ->
+                  new RequestFailure(
+                      ErrorClass.TIMEOUT_CONNECT,
+                      null,
+                      "no connection to the upstream for POST "
+                          + path
+                          + " within the connect timeout");
+          case RESPONSE_TIMEOUT ->
+              chunks ->
+                  new RequestFailure(
+                      ErrorClass.TIMEOUT_FIRST_TOKEN,
+                      null,
+                      "the upstream sent no response for POST "
+                          + path
+                          + " within the idle timeout");
+          case IDLE_TIMEOUT ->
+              chunks ->
+                  new RequestFailure(
+                      ErrorClass.TIMEOUT_IDLE,
+                      null,
+                      "the stream for POST "
+                          + path
+                          + " stalled for the idle timeout after "
+                          + chunks
+                          + " token chunks");
+          case UPSTREAM_BROKE ->
+              chunks ->
+                  new RequestFailure(
+                      ErrorClass.CONNECTION,
+                      null,
+                      "the upstream connection broke after "
+                          + chunks
+                          + " token chunks (POST "
+                          + path
+                          + ")");
+          case CLIENT_GONE ->
+              chunks ->
+                  new RequestFailure(
+                      ErrorClass.CANCELLED,
+                      null,
+                      "the client closed its connection after "
+                          + chunks
+                          + " token chunks (POST "
+                          + path
+                          + ")");
+          case STOPPED ->
+              chunks ->
+                  new RequestFailure(
+                      ErrorClass.CANCELLED,
+                      null,
+                      "the proxy stopped after " + chunks + " token chunks (POST " + path + ")");
+        });
+  }
+
+  /** The loop saw the request fail: the publisher thread records why, with its chunk count. */
+  private void fail(long atNs, IntFunction<RequestFailure> why) {
+    state = State.DONE;
+    closeDecompressor();
+    record.failure(why);
+    owner.handoff().failed(record, atNs);
+  }
+
+  private void closeDecompressor() {
+    if (decompressor != null) {
+      decompressor.close();
+      decompressor = null;
+    }
+  }
+
+  private static String advice(int status) {
+    return switch (status) {
+      case 401 -> ": the client's API key was refused";
+      case 403 -> ": the client's key may not use this model or endpoint";
+      case 404 -> ": check --upstream's path prefix and the model name";
+      case 429 -> ": the upstream's rate limit";
+      default -> status >= 500 ? ": the upstream failed" : "";
+    };
+  }
+
+  private static String lower(String header) {
+    return header == null ? "" : header.toLowerCase(Locale.ROOT).trim();
+  }
+}

@@ -1,0 +1,83 @@
+package io.tpotstream.proxy.measure;
+
+import io.tpotstream.producer.publish.Handoff;
+import io.tpotstream.proxy.ProxyConfig;
+import io.tpotstream.proxy.events.ProxyEvents;
+import io.tpotstream.proxy.http.ExchangeObserver;
+import io.tpotstream.proxy.http.ObserverFactory;
+import io.tpotstream.proxy.metrics.ProxyMetrics;
+import io.vertx.core.http.HttpServerRequest;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Decides which exchanges are measured and starts their {@link Measurement}: chat completions and
+ * messages only, a {@code --sample} fraction of them; labels come from the configured labels, the
+ * route ({@code route}: the request's path) and only the request headers the operator named ({@code
+ * --label-header X-App=app}); request ids are the proxy's own ({@code producerId-N}), never a
+ * client's.
+ */
+public final class Measurements implements ObserverFactory {
+  /** The longest label value taken from a header; longer ones are cut. */
+  static final int MAX_LABEL_CHARS = 64;
+
+  private final ProxyConfig config;
+  private final String producerId;
+  private final ProxyEvents events;
+  private final ProxyMetrics metrics;
+  private final AtomicLong requests = new AtomicLong();
+
+  public Measurements(
+      ProxyConfig config, String producerId, ProxyEvents events, ProxyMetrics metrics) {
+    this.config = config;
+    this.producerId = producerId;
+    this.events = events;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public ExchangeObserver begin(HttpServerRequest request, Route route, long startNs) {
+    if (!route.measurable()) {
+      metrics.passthrough();
+      return ExchangeObserver.NONE;
+    }
+    double sample = config.sample();
+    if (sample < 1 && ThreadLocalRandom.current().nextDouble() >= sample) {
+      metrics.unsampled();
+      return ExchangeObserver.NONE;
+    }
+    String requestId = null;
+    if (config.requestIdHeader() != null) {
+      requestId = request.getHeader(config.requestIdHeader());
+    }
+    if (requestId == null || requestId.isBlank()) {
+      requestId = producerId + "-" + requests.incrementAndGet();
+    }
+    return new Measurement(this, route, request.path(), requestId, labels(request), startNs);
+  }
+
+  private SortedMap<String, String> labels(HttpServerRequest request) {
+    SortedMap<String, String> labels = new TreeMap<>(config.labels());
+    labels.put("route", request.path());
+    for (Map.Entry<String, String> h : config.labelHeaders().entrySet()) {
+      String value = request.getHeader(h.getKey());
+      if (value != null && !value.isBlank()) {
+        String v = value.trim();
+        labels.put(
+            h.getValue(), v.length() > MAX_LABEL_CHARS ? v.substring(0, MAX_LABEL_CHARS) : v);
+      }
+    }
+    return labels;
+  }
+
+  Handoff handoff() {
+    return events.handoff();
+  }
+
+  ProxyMetrics metrics() {
+    return metrics;
+  }
+}
