@@ -84,6 +84,8 @@ class ProduceTrafficTest {
             kafka.bootstrapServers(),
             "--topic",
             topic,
+            "--warmup",
+            "3req",
             "--progress-interval",
             "0");
     assertEquals(3, r.exit(), r.out() + r.err());
@@ -161,6 +163,8 @@ class ProduceTrafficTest {
             kafka.bootstrapServers(),
             "--topic",
             topic,
+            "--warmup",
+            "3req",
             "--progress-interval",
             "0");
     assertEquals(0, r.exit(), r.out() + r.err());
