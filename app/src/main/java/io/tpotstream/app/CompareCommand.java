@@ -10,6 +10,7 @@ import io.tpotstream.common.archive.ArchiveReader;
 import io.tpotstream.common.archive.ArchivedRecord;
 import io.tpotstream.common.request.RequestRecords;
 import io.tpotstream.common.slo.GoodputLimits;
+import io.tpotstream.common.stats.BucketCounts;
 import io.tpotstream.common.stats.LatencyHistogram;
 import io.tpotstream.sink.SinkConfig;
 import io.tpotstream.sink.compare.CompareHtml;
@@ -205,7 +206,7 @@ final class CompareCommand implements Callable<Integer> {
           trace.recordGaps(gaps);
           String series =
               Series.name(trace.model(), Series.select(trace.labels(), stages.groupBy()));
-          run.addRequest(series, gaps.sparse(), trace.ttftMicros());
+          run.addRequest(series, BucketCounts.of(gaps), trace.ttftMicros());
         });
     return nonEmpty(run);
   }

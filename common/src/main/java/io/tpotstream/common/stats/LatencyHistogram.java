@@ -93,34 +93,6 @@ public final class LatencyHistogram {
     clamped = 0;
   }
 
-  /**
-   * The non-empty buckets, ascending (each at its highest equivalent value, {@link
-   * #forEachBucket}).
-   */
-  public SparseHistogram sparse() {
-    int[] n = {0};
-    forEachBucket((low, high, count) -> n[0]++);
-    long[] micros = new long[n[0]];
-    long[] counts = new long[n[0]];
-    int[] i = {0};
-    forEachBucket(
-        (low, high, count) -> {
-          micros[i[0]] = high;
-          counts[i[0]] = count;
-          i[0]++;
-        });
-    return new SparseHistogram(micros, counts);
-  }
-
-  /** Adds the samples of {@code buckets} (made by {@link #sparse()}) to this histogram. */
-  public void add(SparseHistogram buckets) {
-    long[] micros = buckets.micros();
-    long[] counts = buckets.counts();
-    for (int i = 0; i < micros.length; i++) {
-      histogram.recordValueWithCount(micros[i], counts[i]);
-    }
-  }
-
   public long count() {
     return histogram.getTotalCount();
   }

@@ -1,7 +1,7 @@
 package io.tpotstream.sink.compare;
 
+import io.tpotstream.common.stats.BucketCounts;
 import io.tpotstream.common.stats.LatencyHistogram;
-import io.tpotstream.common.stats.SparseHistogram;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -35,7 +35,7 @@ final class Bootstrap {
    * The intervals of B − A for each of {@code percentiles}; null when a side has fewer than two
    * units (nothing to resample).
    */
-  Interval[] intervals(List<SparseHistogram> a, List<SparseHistogram> b, double[] percentiles) {
+  Interval[] intervals(List<BucketCounts> a, List<BucketCounts> b, double[] percentiles) {
     if (a.size() < 2 || b.size() < 2) {
       return null;
     }
@@ -69,11 +69,11 @@ final class Bootstrap {
     return intervals;
   }
 
-  private boolean resample(List<SparseHistogram> units, double[] percentiles, long[] out) {
+  private boolean resample(List<BucketCounts> units, double[] percentiles, long[] out) {
     scratch.reset();
     int n = units.size();
     for (int i = 0; i < n; i++) {
-      scratch.add(units.get(random.nextInt(n)));
+      units.get(random.nextInt(n)).addTo(scratch);
     }
     if (scratch.count() == 0) {
       return false;

@@ -1,7 +1,7 @@
 package io.tpotstream.sink.compare;
 
+import io.tpotstream.common.stats.BucketCounts;
 import io.tpotstream.common.stats.LatencyHistogram;
-import io.tpotstream.common.stats.SparseHistogram;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -66,8 +66,8 @@ public final class Comparison {
         List<CompareStat> metricStats = CompareStat.of(metric);
         if (windowValues) {
           for (CompareStat stat : metricStats) {
-            List<SparseHistogram> ua = da.windowValueUnits(stat);
-            List<SparseHistogram> ub = db.windowValueUnits(stat);
+            List<BucketCounts> ua = da.windowValueUnits(stat);
+            List<BucketCounts> ub = db.windowValueUnits(stat);
             Bootstrap.Interval[] in = bootstrap.intervals(ua, ub, new double[] {50.0});
             stats.add(stat(stat, median(ua), median(ub), in == null ? null : in[0]));
           }
@@ -75,8 +75,8 @@ public final class Comparison {
         } else {
           double[] percentiles =
               metricStats.stream().mapToDouble(CompareStat::percentile).toArray();
-          List<SparseHistogram> ua = requests ? da.requestUnits(metric) : da.windowUnits(metric);
-          List<SparseHistogram> ub = requests ? db.requestUnits(metric) : db.windowUnits(metric);
+          List<BucketCounts> ua = requests ? da.requestUnits(metric) : da.windowUnits(metric);
+          List<BucketCounts> ub = requests ? db.requestUnits(metric) : db.windowUnits(metric);
           Bootstrap.Interval[] in = bootstrap.intervals(ua, ub, percentiles);
           LatencyHistogram ha = da.merged(metric);
           LatencyHistogram hb = db.merged(metric);
@@ -142,12 +142,12 @@ public final class Comparison {
     return h.count() == 0 ? null : LatencyHistogram.ms(h.percentileMicros(percentile));
   }
 
-  private static BigDecimal median(List<SparseHistogram> values) {
+  private static BigDecimal median(List<BucketCounts> values) {
     if (values.isEmpty()) {
       return null;
     }
     LatencyHistogram h = new LatencyHistogram();
-    values.forEach(h::add);
+    values.forEach(v -> v.addTo(h));
     return LatencyHistogram.ms(h.percentileMicros(50.0));
   }
 

@@ -1,8 +1,8 @@
 package io.tpotstream.sink.compare;
 
+import io.tpotstream.common.stats.BucketCounts;
 import io.tpotstream.common.stats.LatencyHistogram;
 import io.tpotstream.common.stats.LatencySummary;
-import io.tpotstream.common.stats.SparseHistogram;
 import io.tpotstream.common.summary.WindowStats;
 import io.tpotstream.common.summary.WindowSummary;
 import java.math.BigDecimal;
@@ -57,8 +57,8 @@ public final class RunData {
     windows++;
     WindowStats stats = WindowStats.fromSummary(s);
     d.merged.add(stats);
-    d.tpotWindows.add(stats.tpot.sparse());
-    d.ttftWindows.add(stats.ttft.sparse());
+    d.tpotWindows.add(BucketCounts.of(stats.tpot));
+    d.ttftWindows.add(BucketCounts.of(stats.ttft));
     Map<String, BigDecimal> values = new HashMap<>();
     for (CompareStat stat : CompareStat.ALL) {
       LatencySummary summary = stat.metric().equals(CompareStat.TPOT) ? s.tpot() : s.ttft();
@@ -89,14 +89,11 @@ public final class RunData {
   }
 
   /** Adds one request of an export: its TPOT samples and its TTFT (µs, -1 when none). */
-  public void addRequest(String seriesName, SparseHistogram gaps, long ttftMicros) {
+  public void addRequest(String seriesName, BucketCounts gaps, long ttftMicros) {
     SeriesData d = data(seriesName);
     requests++;
     d.tpotRequests.add(gaps);
-    d.ttftRequests.add(
-        ttftMicros < 0
-            ? SparseHistogram.EMPTY
-            : new SparseHistogram(new long[] {ttftMicros}, new long[] {1}));
+    d.ttftRequests.add(ttftMicros < 0 ? new BucketCounts() : BucketCounts.ofOne(ttftMicros));
   }
 
   public String source() {
@@ -132,10 +129,10 @@ public final class RunData {
   static final class SeriesData {
     final WindowStats merged = new WindowStats();
     final java.util.HashSet<Long> windowEnds = new java.util.HashSet<>();
-    final List<SparseHistogram> tpotWindows = new ArrayList<>();
-    final List<SparseHistogram> ttftWindows = new ArrayList<>();
-    final List<SparseHistogram> tpotRequests = new ArrayList<>();
-    final List<SparseHistogram> ttftRequests = new ArrayList<>();
+    final List<BucketCounts> tpotWindows = new ArrayList<>();
+    final List<BucketCounts> ttftWindows = new ArrayList<>();
+    final List<BucketCounts> tpotRequests = new ArrayList<>();
+    final List<BucketCounts> ttftRequests = new ArrayList<>();
     final List<Map<String, BigDecimal>> windowValues = new ArrayList<>();
 
     /** The merged histogram of a metric. */
@@ -143,24 +140,23 @@ public final class RunData {
       return metric.equals(CompareStat.TPOT) ? merged.tpot : merged.ttft;
     }
 
-    List<SparseHistogram> windowUnits(String metric) {
+    List<BucketCounts> windowUnits(String metric) {
       return metric.equals(CompareStat.TPOT) ? tpotWindows : ttftWindows;
     }
 
-    List<SparseHistogram> requestUnits(String metric) {
+    List<BucketCounts> requestUnits(String metric) {
       return metric.equals(CompareStat.TPOT) ? tpotRequests : ttftRequests;
     }
 
     /**
      * Each window's value of {@code stat} (in µs, one sample each), windows without one left out.
      */
-    List<SparseHistogram> windowValueUnits(CompareStat stat) {
-      List<SparseHistogram> units = new ArrayList<>();
+    List<BucketCounts> windowValueUnits(CompareStat stat) {
+      List<BucketCounts> units = new ArrayList<>();
       for (Map<String, BigDecimal> w : windowValues) {
         BigDecimal ms = w.get(stat.csvColumn());
         if (ms != null) {
-          units.add(
-              new SparseHistogram(new long[] {ms.movePointRight(3).longValue()}, new long[] {1}));
+          units.add(BucketCounts.ofOne(ms.movePointRight(3).longValue()));
         }
       }
       return units;
