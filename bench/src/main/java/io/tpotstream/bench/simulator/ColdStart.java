@@ -137,6 +137,7 @@ public final class ColdStart {
           keys.put("total_requests", Integer.toString(REQUESTS));
           keys.put("concurrency", Integer.toString(CONCURRENCY));
           keys.put("max_tokens", Integer.toString(MAX_TOKENS));
+          keys.put("warmup", "0"); // cold: the first measured request is the simulator's first
           List<ProducerChild.RunSpec> runs =
               List.of(new ProducerChild.RunSpec(BenchTopics.unique("bench-s1"), keys));
           try (ChildJvm producer =
