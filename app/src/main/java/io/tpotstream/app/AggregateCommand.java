@@ -31,6 +31,8 @@ import picocli.CommandLine.Option;
 final class AggregateCommand implements Callable<Integer> {
   @Mixin KafkaOptions kafkaOptions;
 
+  @Mixin SloOptions sloOptions;
+
   @Option(
       names = {"--topic", "--input"},
       defaultValue = Topics.TOKEN_EVENTS,
@@ -120,7 +122,8 @@ final class AggregateCommand implements Callable<Integer> {
     KafkaConnection connection = kafkaOptions.connect();
     StageSettings stage =
         new StageSettings(
-            window, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold);
+                window, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold)
+            .withSlo(sloOptions.spec());
     AggregatorConfig config =
         AggregatorConfig.defaults(connection.bootstrapServers())
             .withTopics(input, output, deadLetter)

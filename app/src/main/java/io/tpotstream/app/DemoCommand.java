@@ -1,9 +1,12 @@
 package io.tpotstream.app;
 
 import io.tpotstream.app.run.Pipeline;
+import io.tpotstream.common.Stages;
+import io.tpotstream.common.slo.SloSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +34,8 @@ final class DemoCommand implements Callable<Integer> {
   static final String PROMPT = "Write a short story about a robot learning to paint.";
 
   @Mixin RunOptions runOptions;
+  @Mixin TrafficOptions traffic;
+  @Mixin SloOptions sloOptions;
 
   @Mixin KafkaOptions kafka;
 
@@ -67,19 +72,29 @@ final class DemoCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     clearOutputs(runOptions.out);
+    SloSpec slo = sloOptions.spec();
+    // the config is checked now, before the broker starts; the simulator's address comes later
+    boolean sweep = ProducerConfigOptions.loadDemo(overrides("http://127.0.0.1:1")).sweep() != null;
+    List<String> groupBy = new ArrayList<>(runOptions.groupBy);
+    if (sweep && !groupBy.contains(Stages.LABEL)) {
+      groupBy.add(Stages.LABEL);
+    }
     Pipeline.Settings settings =
         new Pipeline.Settings(
             simulatorUrl -> ProducerConfigOptions.loadDemo(overrides(simulatorUrl)),
             kafka.connectIfGiven().orElse(null),
             runOptions.out,
             runOptions.windowSize(),
-            runOptions.groupBy,
+            groupBy,
             true,
             runOptions.prometheusPort,
             System.console() != null,
-            runOptions.drain());
-    new Pipeline(settings, System.out).run();
-    return 0;
+            runOptions.drain(),
+            slo,
+            traffic.requestsOut);
+    Pipeline.Outcome outcome = new Pipeline(settings, System.out).run();
+    boolean bounded = !outcome.producer().stoppedEarly();
+    return outcome.verdict() == null || !bounded ? 0 : outcome.verdict().exitCode();
   }
 
   Map<String, String> overrides(String simulatorUrl) {
@@ -95,6 +110,7 @@ final class DemoCommand implements Callable<Integer> {
     if (duration != null) {
       o.put("duration", duration);
     }
+    traffic.putInto(o);
     if (warmup != null) {
       o.put("warmup", warmup);
     }
@@ -111,7 +127,8 @@ final class DemoCommand implements Callable<Integer> {
             "tpot.png",
             "ttft.png",
             "error-rate.png",
-            "tokens-per-second.png")) {
+            "tokens-per-second.png",
+            "knee.png")) {
       Files.deleteIfExists(out.resolve(name));
     }
   }

@@ -1,8 +1,12 @@
 package io.tpotstream.app;
 
+import io.tpotstream.common.Series;
 import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.progress.Progress;
+import io.tpotstream.common.slo.SloResult;
+import io.tpotstream.common.slo.SloSpec;
+import io.tpotstream.common.slo.SloVerdict;
 import io.tpotstream.producer.Producer;
 import io.tpotstream.producer.ProducerRun;
 import io.tpotstream.producer.RunResult;
@@ -10,6 +14,7 @@ import io.tpotstream.producer.config.Durations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.producer.publish.Publisher;
+import io.tpotstream.producer.report.ModelResult;
 import io.tpotstream.producer.report.ResultTable;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -41,6 +46,10 @@ final class ProduceCommand implements Callable<Integer> {
   @Mixin ProducerConfigOptions configOptions;
 
   @Mixin KafkaOptions kafkaOptions;
+
+  @Mixin TrafficOptions traffic;
+
+  @Mixin SloOptions sloOptions;
 
   @Option(
       names = "--topic",
@@ -123,6 +132,8 @@ final class ProduceCommand implements Callable<Integer> {
     ProducerConfigOptions.put(flags, "run_id", runId);
     ProducerConfigOptions.put(flags, "warmup", warmup);
     labels.forEach((k, v) -> flags.put("labels." + k, v));
+    traffic.putInto(flags);
+    SloSpec slo = sloOptions.spec();
     ProducerConfig config = configOptions.load(flags);
     KafkaConnection connection = kafkaOptions.connect();
     KafkaSettings kafka =
@@ -138,7 +149,9 @@ final class ProduceCommand implements Callable<Integer> {
             connection,
             KafkaAccess.writer(topic),
             "publish to " + topic,
-            () -> Producer.start(config, kafka));
+            () ->
+                Producer.start(
+                    config, kafka, new Producer.Outputs(traffic.requestsOut, slo.goodput())));
     AtomicBoolean printed = new AtomicBoolean();
     run.stopOnShutdown(
         Duration.ofSeconds(30),
@@ -179,6 +192,30 @@ final class ProduceCommand implements Callable<Integer> {
       out.print(ResultTable.format(result));
       out.flush();
     }
-    return 0;
+    if (traffic.requestsOut != null) {
+      out.println("Requests: " + traffic.requestsOut);
+    }
+    if (slo.isEmpty()) {
+      out.flush();
+      return 0;
+    }
+    SloVerdict verdict = verdict(slo, result);
+    out.println(verdict.line());
+    out.flush();
+    boolean bounded = !result.stoppedEarly() && !Durations.FOREVER.equals(config.duration());
+    return bounded ? verdict.exitCode() : 0;
+  }
+
+  /** The producer's own verdict: per model (and stage), from its own measurements. */
+  static SloVerdict verdict(SloSpec slo, RunResult result) {
+    Map<String, SloResult> byModel = new LinkedHashMap<>();
+    for (ModelResult m : result.models()) {
+      if (m.completed() + m.failed() > 0) {
+        String name =
+            m.stage() == null ? m.model() : Series.name(m.model(), Map.of("stage", m.stage()));
+        byModel.put(name, slo.evaluate(m.stats()));
+      }
+    }
+    return SloVerdict.of(slo, byModel);
   }
 }

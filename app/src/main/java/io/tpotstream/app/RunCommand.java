@@ -1,7 +1,13 @@
 package io.tpotstream.app;
 
 import io.tpotstream.app.run.Pipeline;
+import io.tpotstream.common.Stages;
+import io.tpotstream.common.slo.SloSpec;
+import io.tpotstream.producer.config.Durations;
+import io.tpotstream.producer.config.ProducerConfig;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -28,6 +34,8 @@ import picocli.CommandLine.Option;
 final class RunCommand implements Callable<Integer> {
   @Mixin ProducerConfigOptions configOptions;
   @Mixin RunOptions runOptions;
+  @Mixin TrafficOptions traffic;
+  @Mixin SloOptions sloOptions;
 
   @Mixin KafkaOptions kafka;
 
@@ -67,18 +75,29 @@ final class RunCommand implements Callable<Integer> {
     ProducerConfigOptions.put(flags, "rate", rate);
     ProducerConfigOptions.put(flags, "duration", duration);
     ProducerConfigOptions.put(flags, "warmup", warmup);
+    traffic.putInto(flags);
+    SloSpec slo = sloOptions.spec();
+    ProducerConfig config = configOptions.load(flags);
+    List<String> groupBy = new ArrayList<>(runOptions.groupBy);
+    if (config.sweep() != null && !groupBy.contains(Stages.LABEL)) {
+      groupBy.add(Stages.LABEL); // a sweep's stages are its series
+    }
     Pipeline.Settings settings =
         new Pipeline.Settings(
-            simulatorUrl -> configOptions.load(flags),
+            simulatorUrl -> config,
             kafka.connectIfGiven().orElse(null),
             runOptions.out,
             runOptions.windowSize(),
-            runOptions.groupBy,
+            groupBy,
             false,
             runOptions.prometheusPort,
             System.console() != null,
-            runOptions.drain());
-    new Pipeline(settings, System.out).run();
-    return 0;
+            runOptions.drain(),
+            slo,
+            traffic.requestsOut);
+    Pipeline.Outcome outcome = new Pipeline(settings, System.out).run();
+    boolean bounded =
+        !outcome.producer().stoppedEarly() && !Durations.FOREVER.equals(config.duration());
+    return outcome.verdict() == null || !bounded ? 0 : outcome.verdict().exitCode();
   }
 }

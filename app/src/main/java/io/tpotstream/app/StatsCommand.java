@@ -4,6 +4,10 @@ import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.stage.StageSettings;
 import io.tpotstream.common.archive.ArchiveReader;
 import io.tpotstream.common.progress.Progress;
+import io.tpotstream.common.request.RequestRecords;
+import io.tpotstream.common.request.RequestsFile;
+import io.tpotstream.common.slo.SloSpec;
+import io.tpotstream.common.slo.SloVerdict;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.sink.record.SummaryFormat;
 import java.io.IOException;
@@ -103,6 +107,16 @@ final class StatsCommand implements Callable<Integer> {
               + " (default: ${DEFAULT-VALUE}).")
   String format;
 
+  @Option(
+      names = "--requests-out",
+      paramLabel = "FILE",
+      description =
+          "Also write one JSON line per request of the file (the same records as produce"
+              + " --requests-out writes live).")
+  Path requestsOut;
+
+  @Mixin SloOptions sloOptions;
+
   @Mixin TimeRangeOptions range;
 
   @Mixin ProgressOptions progressOptions;
@@ -110,14 +124,17 @@ final class StatsCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException {
     Path file = ArchiveFile.of("stats", fileOption, filePositional);
+    SloSpec slo = sloOptions.spec();
     SummaryFormat output = SummaryFormat.of(format);
     requireReadable(file);
     StageSettings settings =
         new StageSettings(
-            window, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold);
+                window, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold)
+            .withSlo(slo);
     PrintWriter err = spec.commandLine().getErr();
     long[] problems = {0};
     List<WindowSummary> summaries;
+    ArchiveReader.Archive archive;
     long events;
     try (Progress progress = progressOptions.start("stats", err)) {
       Consumer<String> skipped =
@@ -125,7 +142,7 @@ final class StatsCommand implements Callable<Integer> {
             problems[0]++;
             progress.warn("tpot stats: " + file.getFileName() + " " + problem + " (skipped)");
           };
-      ArchiveReader.Archive archive =
+      archive =
           ArchiveReader.read(
               file,
               new ArchiveReader.Options(
@@ -140,6 +157,27 @@ final class StatsCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     output.write(summaries, settings.groupBy(), out);
+    if (requestsOut != null) {
+      long[] written = {0};
+      try (RequestsFile records = RequestsFile.create(requestsOut)) {
+        IOException[] failed = {null};
+        RequestRecords.fromEvents(
+            ArchiveFile.tokenEvents(archive.records()),
+            slo.goodput(),
+            record -> {
+              try {
+                records.write(record);
+                written[0]++;
+              } catch (IOException e) {
+                failed[0] = e;
+              }
+            });
+        if (failed[0] != null) {
+          throw failed[0];
+        }
+      }
+      err.println("tpot stats: " + written[0] + " request records in " + requestsOut);
+    }
     err.println(
         "tpot stats: "
             + events
@@ -148,8 +186,14 @@ final class StatsCommand implements Callable<Integer> {
             + " lines skipped, "
             + summaries.size()
             + " summaries");
+    if (slo.isEmpty()) {
+      err.flush();
+      return 0;
+    }
+    SloVerdict verdict = SloGate.verdict(slo, summaries);
+    err.println("tpot stats: " + verdict.line());
     err.flush();
-    return 0;
+    return verdict.exitCode();
   }
 
   /** Fails with what to check when {@code file} cannot be read. */

@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
       ReplayCommand.class,
       StatsCommand.class,
       ReportCommand.class,
+      CompareCommand.class,
       ModelsCommand.class,
       BenchCommand.class,
       CommandLine.HelpCommand.class

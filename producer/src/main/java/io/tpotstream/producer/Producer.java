@@ -1,11 +1,15 @@
 package io.tpotstream.producer;
 
+import io.tpotstream.common.Stages;
+import io.tpotstream.common.slo.GoodputLimits;
 import io.tpotstream.producer.config.Durations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.dialect.Dialect;
+import io.tpotstream.producer.http.CallOutcome;
 import io.tpotstream.producer.http.HttpClients;
 import io.tpotstream.producer.load.Lanes;
 import io.tpotstream.producer.load.LoadRunner;
+import io.tpotstream.producer.load.StagedLoad;
 import io.tpotstream.producer.publish.AnchoredClock;
 import io.tpotstream.producer.publish.Handoff;
 import io.tpotstream.producer.publish.KafkaSettings;
@@ -13,16 +17,21 @@ import io.tpotstream.producer.publish.PauseMeter;
 import io.tpotstream.producer.publish.PublishException;
 import io.tpotstream.producer.publish.Publisher;
 import io.tpotstream.producer.publish.Recorder;
+import io.tpotstream.producer.report.RequestsOut;
 import io.tpotstream.producer.report.RunStats;
+import io.tpotstream.producer.workload.Sessions;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,6 +64,23 @@ public final class Producer {
    * @throws PublishException when Kafka cannot be reached (the run never started)
    */
   public static ProducerRun start(ProducerConfig config, KafkaSettings kafka) {
+    return start(config, kafka, Outputs.NONE);
+  }
+
+  /**
+   * What a run writes besides Kafka: per-request records ({@code --requests-out}, null for none)
+   * and the goodput limits judged per request (in the table and the records).
+   */
+  public record Outputs(Path requestsOut, GoodputLimits goodput) {
+    public static final Outputs NONE = new Outputs(null, GoodputLimits.NONE);
+  }
+
+  /**
+   * As {@link #start(ProducerConfig, KafkaSettings)}, writing {@code outputs} too. Each finished
+   * request reaches the table and the records on the publisher thread ({@link Recorder}), never on
+   * an event loop; the records are written by a thread of their own.
+   */
+  public static ProducerRun start(ProducerConfig config, KafkaSettings kafka, Outputs outputs) {
     JitPrimer.run(config);
     String producerId = newProducerId();
     AnchoredClock clock = AnchoredClock.start();
@@ -63,6 +89,17 @@ public final class Producer {
         Vertx.vertx(
             new VertxOptions().setEventLoopPoolSize(EVENT_LOOPS).setPreferNativeTransport(true));
     String transport = vertx.isNativeTransportEnabled() ? "epoll" : "nio";
+    RequestsOut requestsOut;
+    try {
+      requestsOut =
+          outputs.requestsOut() == null
+              ? null
+              : RequestsOut.open(outputs.requestsOut(), outputs.goodput());
+    } catch (RuntimeException e) {
+      vertx.close();
+      pauseMeter.close();
+      throw e;
+    }
     Lanes lanes;
     try {
       lanes =
@@ -73,9 +110,28 @@ public final class Producer {
     } catch (Exception e) {
       vertx.close();
       pauseMeter.close();
+      closeQuietly(requestsOut);
       throw new IllegalStateException("cannot start the HTTP event loops", e);
     }
-    RunStats stats = new RunStats(config.models());
+    RunStats stats = new RunStats(config.models(), outputs.goodput());
+    boolean staged = config.sweep() != null;
+    Consumer<CallOutcome> finished =
+        outcome -> {
+          if (staged) {
+            stats.stage(outcome.labels().get(Stages.LABEL)).accept(outcome);
+          } else {
+            stats.record(outcome);
+          }
+          if (requestsOut != null) {
+            requestsOut.finished(
+                outcome.requestId(),
+                config.runId(),
+                outcome.model(),
+                outcome.labels(),
+                clock.tsMs(outcome.startNs()),
+                outcome);
+          }
+        };
     UnaryOperator<String> redact =
         config.apiKey() == null ? UnaryOperator.identity() : config.apiKey()::redact;
     Recorder recorder =
@@ -88,7 +144,7 @@ public final class Producer {
             config.timeouts().idle(),
             config.streamUrl().toString(),
             redact,
-            stats::record);
+            finished);
     Handoff handoff = new Handoff(kafka.queueCapacity());
     Publisher publisher;
     try {
@@ -106,9 +162,18 @@ public final class Producer {
       lanes.close();
       vertx.close();
       pauseMeter.close();
+      closeQuietly(requestsOut);
       throw e;
     }
-    LoadRunner load = new LoadRunner(vertx, config, Dialect.of(config.api()), handoff, lanes);
+    Dialect dialect = Dialect.of(config.api());
+    Sessions sessions = new Sessions(config.prompts().conversations(), config.models());
+    StagedLoad load =
+        new StagedLoad(
+            config,
+            (stageConfig, stage) -> {
+              stats.stage(stage); // the stage's rows in the order the stages start
+              return new LoadRunner(vertx, stageConfig, dialect, handoff, lanes, sessions);
+            });
     CompletableFuture<RunResult> result = new CompletableFuture<>();
     long startNs = System.nanoTime();
     ProducerRun run = new ProducerRun(config, producerId, load, publisher, stats, startNs, result);
@@ -137,6 +202,13 @@ public final class Producer {
               lanes.close();
               vertx.close();
               pauseMeter.close();
+              if (requestsOut != null) {
+                try {
+                  requestsOut.close();
+                } catch (IOException e) {
+                  LOG.warn("{}", e.getMessage());
+                }
+              }
               PublishException failed = kafkaFailure.get();
               if (failed == null && error != null) {
                 failed =
@@ -173,6 +245,16 @@ public final class Producer {
     return run;
   }
 
+  private static void closeQuietly(RequestsOut out) {
+    if (out != null) {
+      try {
+        out.close();
+      } catch (IOException e) {
+        // the run did not start: nothing was written
+      }
+    }
+  }
+
   private static String shape(ProducerConfig config) {
     String bound =
         config.duration() == null
@@ -180,16 +262,21 @@ public final class Producer {
             : config.duration().equals(Durations.FOREVER)
                 ? "until stopped"
                 : "for " + Durations.format(config.duration());
+    String sweep =
+        config.sweep() == null ? "" : ", sweep " + config.sweep().text() + " (per stage)";
     if (config.openLoop()) {
       return "open loop at "
-          + config.rate()
-          + " req/s ("
+          + (config.traffic() != null && config.traffic().schedule() != null
+              ? "schedule " + config.traffic().schedule().describe()
+              : config.rate() == null ? "the sweep's rates" : config.rate() + " req/s")
+          + " ("
           + config.arrival().name().toLowerCase(Locale.ROOT)
           + (config.concurrency() == null ? "" : ", at most " + config.concurrency() + " in flight")
           + "), "
-          + bound;
+          + bound
+          + sweep;
     }
-    return "closed loop, concurrency " + config.concurrency() + ", " + bound;
+    return "closed loop, concurrency " + config.concurrency() + ", " + bound + sweep;
   }
 
   /** A new producer id: host, process id and a random suffix (the proxy takes one too). */

@@ -1,7 +1,7 @@
 package io.tpotstream.producer;
 
 import io.tpotstream.producer.config.ProducerConfig;
-import io.tpotstream.producer.load.LoadRunner;
+import io.tpotstream.producer.load.StagedLoad;
 import io.tpotstream.producer.publish.Publisher;
 import io.tpotstream.producer.report.RunStats;
 import java.time.Duration;
@@ -14,7 +14,7 @@ import java.util.concurrent.TimeoutException;
 public final class ProducerRun {
   private final ProducerConfig config;
   private final String producerId;
-  private final LoadRunner load;
+  private final StagedLoad load;
   private final Publisher publisher;
   private final RunStats stats;
   private final long startNs;
@@ -24,7 +24,7 @@ public final class ProducerRun {
   ProducerRun(
       ProducerConfig config,
       String producerId,
-      LoadRunner load,
+      StagedLoad load,
       Publisher publisher,
       RunStats stats,
       long startNs,

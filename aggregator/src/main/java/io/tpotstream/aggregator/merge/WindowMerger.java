@@ -5,6 +5,7 @@ import io.tpotstream.aggregator.partial.WindowCounts;
 import io.tpotstream.aggregator.state.ByteState;
 import io.tpotstream.common.binary.BinaryReader;
 import io.tpotstream.common.binary.BinaryWriter;
+import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.summary.WindowStats;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
@@ -58,6 +59,7 @@ public final class WindowMerger {
 
   private final int partitions;
   private final long windowMs;
+  private final SloSpec slo;
   private final long clientLagThresholdUs;
   private int storedPartitions = -1;
   private boolean partitionsChanged;
@@ -78,6 +80,15 @@ public final class WindowMerger {
    *     pause passed this (µs)
    */
   public WindowMerger(int partitions, long windowMs, long clientLagThresholdUs) {
+    this(partitions, windowMs, clientLagThresholdUs, SloSpec.NONE);
+  }
+
+  /**
+   * As above, with {@code slo} evaluated on every summary it builds (no {@code slo} section when it
+   * is empty).
+   */
+  public WindowMerger(int partitions, long windowMs, long clientLagThresholdUs, SloSpec slo) {
+    this.slo = slo == null ? SloSpec.NONE : slo;
     if (partitions < 1) {
       throw new IllegalArgumentException("the input topic must have at least one partition");
     }
@@ -200,7 +211,8 @@ public final class WindowMerger {
                 s.name.labels(),
                 w.startMs,
                 w.startMs + windowMs,
-                clientLagThresholdUs);
+                clientLagThresholdUs,
+                slo);
         out.summary(summary, WindowSummaryCodec.encode(summary));
         if (s.persisted) {
           deletions.add(seriesKey(w.startMs, s.name.series()));

@@ -97,7 +97,9 @@ public final class OfflineStats {
 
     Parallel(StageSettings settings, int count, Consumer<String> problems) {
       this.problems = problems;
-      merger = new WindowMerger(count, settings.windowMs(), settings.clientLagThresholdUs());
+      merger =
+          new WindowMerger(
+              count, settings.windowMs(), settings.clientLagThresholdUs(), settings.slo());
       merger.open("the file");
       workers = new Worker[count];
       for (int i = 0; i < count; i++) {
@@ -269,7 +271,8 @@ public final class OfflineStats {
     public Session(StageSettings settings, Consumer<String> problems) {
       this.problems = problems;
       stage = new PartitionStage(settings, false);
-      merger = new WindowMerger(1, settings.windowMs(), settings.clientLagThresholdUs());
+      merger =
+          new WindowMerger(1, settings.windowMs(), settings.clientLagThresholdUs(), settings.slo());
       merger.open("the file");
       MergeOutput merged = (summary, json) -> summaries.add(summary);
       output =

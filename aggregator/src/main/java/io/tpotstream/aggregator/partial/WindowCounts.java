@@ -14,7 +14,8 @@ import java.util.TreeMap;
  * statistics core's {@link WindowStats}, once, when the window's summary is built.
  */
 public final class WindowCounts {
-  private static final int FORMAT = 1;
+  /** 2 added the good-request count (goodput); 1 is still read, as none. */
+  private static final int FORMAT = 2;
 
   private final BucketCounts[] latency = new BucketCounts[Metric.VALUES.length];
   private long started;
@@ -25,6 +26,7 @@ public final class WindowCounts {
   private long lateSamples;
   private long coalescedGaps;
   private long warmupRequests;
+  private long goodRequests;
   private TreeMap<String, Long> errors;
 
   /** {@code count} samples of {@code micros} µs; false when the value was clamped. */
@@ -82,6 +84,11 @@ public final class WindowCounts {
     warmupRequests += count;
   }
 
+  /** Finished requests that met every {@code --goodput} limit. */
+  public void goodRequests(long count) {
+    goodRequests += count;
+  }
+
   /** Latency samples that were outside 0 µs to 1 h and clamped. */
   public long clamped() {
     long total = 0;
@@ -109,6 +116,7 @@ public final class WindowCounts {
     lateSamples += other.lateSamples;
     coalescedGaps += other.coalescedGaps;
     warmupRequests += other.warmupRequests;
+    goodRequests += other.goodRequests;
     if (other.errors != null) {
       other.errors.forEach(this::failed);
     }
@@ -133,10 +141,13 @@ public final class WindowCounts {
     stats.lateSamples(lateSamples);
     stats.coalescedGaps(coalescedGaps);
     stats.warmupRequests(warmupRequests);
+    stats.good(goodRequests);
     return stats;
   }
 
-  /** [format][counters][errors][latency buckets per metric], varints. */
+  /**
+   * [format][counters, the good-request count last][errors][latency buckets per metric], varints.
+   */
   public void writeTo(BinaryWriter out) {
     out.writeByte(FORMAT);
     out.writeVarLong(started)
@@ -146,7 +157,8 @@ public final class WindowCounts {
         .writeVarLong(firstChunkTokens)
         .writeVarLong(lateSamples)
         .writeVarLong(coalescedGaps)
-        .writeVarLong(warmupRequests);
+        .writeVarLong(warmupRequests)
+        .writeVarLong(goodRequests);
     out.writeVarLong(errors == null ? 0 : errors.size());
     if (errors != null) {
       for (Map.Entry<String, Long> e : errors.entrySet()) {
@@ -166,7 +178,7 @@ public final class WindowCounts {
   /** Reads what {@link #writeTo} wrote. */
   public static WindowCounts readFrom(BinaryReader in) {
     int format = in.readByte();
-    if (format != FORMAT) {
+    if (format != FORMAT && format != 1) {
       throw new IllegalArgumentException(
           "window counts in format " + format + ", this aggregator reads " + FORMAT);
     }
@@ -179,6 +191,7 @@ public final class WindowCounts {
     c.lateSamples = in.readVarLong();
     c.coalescedGaps = in.readVarLong();
     c.warmupRequests = in.readVarLong();
+    c.goodRequests = format >= 2 ? in.readVarLong() : 0;
     int errorClasses = in.readVarInt();
     for (int i = 0; i < errorClasses; i++) {
       c.failed(in.readString(), in.readVarLong());

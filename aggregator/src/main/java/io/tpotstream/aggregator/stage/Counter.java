@@ -15,7 +15,12 @@ enum Counter {
   /** TPOT samples from chunks that arrived in one socket read with the chunk before. */
   COALESCED_GAPS(false),
   /** Warm-up requests, each once, in the window of its start (no statistic of its own). */
-  WARMUP_REQUESTS(false);
+  WARMUP_REQUESTS(false),
+  /**
+   * Finished requests that met every {@code --goodput} limit (a late one is already reported by its
+   * completion count).
+   */
+  GOOD(false);
 
   /** Whether a count for a closed window is reported as late (else it is only dropped). */
   final boolean countsLate;
@@ -33,6 +38,7 @@ enum Counter {
       case FIRST_CHUNK_TOKENS -> counts.firstChunkTokens(n);
       case COALESCED_GAPS -> counts.coalescedGaps(n);
       case WARMUP_REQUESTS -> counts.warmupRequests(n);
+      case GOOD -> counts.goodRequests(n);
     }
   }
 }

@@ -10,6 +10,7 @@ import io.tpotstream.common.binary.BinaryReader;
 import io.tpotstream.common.binary.BinaryWriter;
 import io.tpotstream.common.event.DecodedEvent;
 import io.tpotstream.common.event.EventType;
+import io.tpotstream.common.slo.GoodputLimits;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -50,6 +51,7 @@ public final class PartitionStage {
 
   private final boolean keepsChanges;
   private final StageSettings settings;
+  private final GoodputLimits goodput;
   private final long windowMs;
   private final long requestTimeoutMs;
   private final Assignment samples = new Assignment();
@@ -81,6 +83,7 @@ public final class PartitionStage {
   public PartitionStage(StageSettings settings, boolean store) {
     this.keepsChanges = store;
     this.settings = settings;
+    this.goodput = settings.slo().goodput();
     this.windowMs = settings.windowMs();
     this.requestTimeoutMs = settings.requestTimeoutMs();
   }
@@ -99,7 +102,7 @@ public final class PartitionStage {
       state = null;
     }
     int series = state != null ? state.series : seriesOf(event);
-    OpenRequest next = RequestSamples.apply(state, key, series, event, samples);
+    OpenRequest next = RequestSamples.apply(state, key, series, event, goodput, samples);
     if (next == null) {
       if (state != null) {
         remove(state);

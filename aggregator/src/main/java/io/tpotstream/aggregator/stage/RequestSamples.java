@@ -2,11 +2,15 @@ package io.tpotstream.aggregator.stage;
 
 import io.tpotstream.aggregator.partial.Metric;
 import io.tpotstream.common.event.DecodedEvent;
+import io.tpotstream.common.request.RequestRules;
+import io.tpotstream.common.slo.GoodputLimits;
 
 /**
  * The per-request sample logic (docs/design.md, "Words"): TPOT gaps from {@code elapsedNs} (a chunk
- * of k tokens gives k samples of gap/k), TTFT, request TPOT, E2E, schedule lag and outcomes. A
- * warm-up request gives none of them, only one {@code warmupRequests} count at its start.
+ * of k tokens gives k samples of gap/k), TTFT, request TPOT, E2E, schedule lag, outcomes and
+ * goodput, with the arithmetic of {@link RequestRules} (shared with the producer's table and the
+ * per-request records). A warm-up request gives none of them (nor a goodput verdict), only one
+ * {@code warmupRequests} count at its start.
  */
 final class RequestSamples {
   private RequestSamples() {}
@@ -16,15 +20,21 @@ final class RequestSamples {
    *
    * @param state the state so far, or null for a request not seen yet
    * @param series the series of {@code state}, or of the event when {@code state} is null
+   * @param goodput the per-request limits a finished request is judged against (none: no count)
    * @return the state to keep (new when {@code state} was null), or null when the request is over
    */
   static OpenRequest apply(
-      OpenRequest state, RequestKey key, int series, DecodedEvent e, Samples out) {
+      OpenRequest state,
+      RequestKey key,
+      int series,
+      DecodedEvent e,
+      GoodputLimits goodput,
+      Samples out) {
     boolean warmup = e.warmup() || (state != null && state.warmup);
     return switch (e.type()) {
       case START -> start(state, key, series, e, warmup, out);
       case TOKEN -> token(state, key, series, e, warmup, out);
-      case END -> warmup ? null : end(state, series, e, out);
+      case END -> warmup ? null : end(state, series, e, goodput, out);
       case ERROR -> warmup ? null : error(series, e, out);
       case HEARTBEAT -> state;
     };
@@ -78,7 +88,7 @@ final class RequestSamples {
       s.firstElapsedNs = elapsedNs;
       s.firstChunkTokens = k;
       out.count(Counter.FIRST_CHUNK_TOKENS, s.series, e.ts(), k);
-      if (seq == 0) {
+      if (RequestRules.givesTtft(seq)) {
         out.latency(Metric.TTFT, s.series, e.ts(), micros(elapsedNs), 1);
         if (s.hasLag()) {
           out.latency(
@@ -88,7 +98,7 @@ final class RequestSamples {
     } else {
       long gapNs = elapsedNs - s.lastElapsedNs;
       boolean recorded =
-          out.latency(Metric.TPOT, s.series, e.ts(), divideRounded(gapNs, 1000L * k), k);
+          out.latency(Metric.TPOT, s.series, e.ts(), RequestRules.gapMicros(gapNs, k), k);
       if (recorded && e.coalesced()) {
         out.count(Counter.COALESCED_GAPS, s.series, e.ts(), k);
       }
@@ -101,17 +111,27 @@ final class RequestSamples {
     return s;
   }
 
-  private static OpenRequest end(OpenRequest s, int series, DecodedEvent e, Samples out) {
+  private static OpenRequest end(
+      OpenRequest s, int series, DecodedEvent e, GoodputLimits goodput, Samples out) {
     int chunks = s == null ? 0 : s.chunks;
-    boolean tooShort = chunks < 2;
+    boolean tooShort = RequestRules.tooShort(chunks);
     out.count(tooShort ? Counter.TOO_SHORT : Counter.COMPLETED_FULL, series, e.ts(), 1);
-    out.latency(Metric.E2E, series, e.ts(), micros(e.elapsedNs()), 1);
+    long e2e = micros(e.elapsedNs());
+    out.latency(Metric.E2E, series, e.ts(), e2e, 1);
+    long requestTpot = -1;
     if (!tooShort) {
       long outputTokens = e.hasCompletionTokens() ? e.completionTokens() : s.tokens;
-      long divisor = outputTokens - s.firstChunkTokens;
-      if (divisor > 0) {
-        long spanNs = s.lastElapsedNs - s.firstElapsedNs;
-        out.latency(Metric.REQUEST_TPOT, series, e.ts(), divideRounded(spanNs, 1000L * divisor), 1);
+      requestTpot =
+          RequestRules.requestTpotMicros(
+              s.firstElapsedNs, s.lastElapsedNs, outputTokens, s.firstChunkTokens);
+      if (requestTpot >= 0) {
+        out.latency(Metric.REQUEST_TPOT, series, e.ts(), requestTpot, 1);
+      }
+    }
+    if (!goodput.isEmpty()) {
+      long ttft = chunks > 0 ? micros(s.firstElapsedNs) : -1;
+      if (goodput.meets(true, ttft, requestTpot, e2e)) {
+        out.count(Counter.GOOD, series, e.ts(), 1);
       }
     }
     return null;
@@ -123,12 +143,8 @@ final class RequestSamples {
     return null;
   }
 
-  /** ns to µs, rounded half up (as {@link io.tpotstream.common.stats.LatencyHistogram}). */
+  /** ns to µs, rounded half up (the common rule). */
   static long micros(long nanos) {
-    return divideRounded(nanos, 1000);
-  }
-
-  static long divideRounded(long numerator, long divisor) {
-    return Math.floorDiv(numerator + divisor / 2, divisor);
+    return RequestRules.micros(nanos);
   }
 }

@@ -1,5 +1,6 @@
 package io.tpotstream.aggregator.stage;
 
+import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.summary.WindowStats;
 import java.time.Duration;
 import java.util.List;
@@ -14,6 +15,7 @@ import java.util.List;
  * @param producerTimeout a producer whose watermark is this far behind the highest is stale
  * @param clientLagThreshold a window is {@code clientSuspect} when its producers' own event-loop
  *     lag or pause passed this
+ * @param slo objectives evaluated on every window, and goodput limits judged per request
  */
 public record StageSettings(
     Duration windowSize,
@@ -21,7 +23,8 @@ public record StageSettings(
     List<String> groupBy,
     Duration requestTimeout,
     Duration producerTimeout,
-    Duration clientLagThreshold) {
+    Duration clientLagThreshold,
+    SloSpec slo) {
 
   public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(10);
   public static final Duration DEFAULT_GRACE = Duration.ZERO;
@@ -55,6 +58,25 @@ public record StageSettings(
               + "): check --client-lag-threshold");
     }
     groupBy = groupBy == null ? List.of() : List.copyOf(groupBy);
+    slo = slo == null ? SloSpec.NONE : slo;
+  }
+
+  /** The settings without an SLO. */
+  public StageSettings(
+      Duration windowSize,
+      Duration grace,
+      List<String> groupBy,
+      Duration requestTimeout,
+      Duration producerTimeout,
+      Duration clientLagThreshold) {
+    this(
+        windowSize,
+        grace,
+        groupBy,
+        requestTimeout,
+        producerTimeout,
+        clientLagThreshold,
+        SloSpec.NONE);
   }
 
   /** The settings with the default client lag threshold (1 ms). */
@@ -82,30 +104,38 @@ public record StageSettings(
 
   public StageSettings withWindow(Duration size) {
     return new StageSettings(
-        size, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold);
+        size, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold, slo);
   }
 
   public StageSettings withGrace(Duration value) {
     return new StageSettings(
-        windowSize, value, groupBy, requestTimeout, producerTimeout, clientLagThreshold);
+        windowSize, value, groupBy, requestTimeout, producerTimeout, clientLagThreshold, slo);
   }
 
   public StageSettings withGroupBy(List<String> labels) {
     return new StageSettings(
-        windowSize, grace, labels, requestTimeout, producerTimeout, clientLagThreshold);
+        windowSize, grace, labels, requestTimeout, producerTimeout, clientLagThreshold, slo);
   }
 
   public StageSettings withRequestTimeout(Duration value) {
     return new StageSettings(
-        windowSize, grace, groupBy, value, producerTimeout, clientLagThreshold);
+        windowSize, grace, groupBy, value, producerTimeout, clientLagThreshold, slo);
   }
 
   public StageSettings withProducerTimeout(Duration value) {
-    return new StageSettings(windowSize, grace, groupBy, requestTimeout, value, clientLagThreshold);
+    return new StageSettings(
+        windowSize, grace, groupBy, requestTimeout, value, clientLagThreshold, slo);
   }
 
   public StageSettings withClientLagThreshold(Duration value) {
-    return new StageSettings(windowSize, grace, groupBy, requestTimeout, producerTimeout, value);
+    return new StageSettings(
+        windowSize, grace, groupBy, requestTimeout, producerTimeout, value, slo);
+  }
+
+  /** These settings with {@code value} evaluated on every window. */
+  public StageSettings withSlo(SloSpec value) {
+    return new StageSettings(
+        windowSize, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold, value);
   }
 
   /** The window length in ms. */

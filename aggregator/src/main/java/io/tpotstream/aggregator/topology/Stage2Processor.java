@@ -43,7 +43,8 @@ final class Stage2Processor implements Processor<byte[], StageMessage, String, b
     this.context = context;
     this.store = context.getStateStore(AggregatorTopology.STAGE2_STORE);
     this.merger =
-        new WindowMerger(partitions, settings.windowMs(), settings.clientLagThresholdUs());
+        new WindowMerger(
+            partitions, settings.windowMs(), settings.clientLagThresholdUs(), settings.slo());
     StoreState state = new StoreState(store.inner());
     merger.load(state);
     merger.open(inputTopic);

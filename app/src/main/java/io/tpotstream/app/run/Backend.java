@@ -10,6 +10,7 @@ import io.tpotstream.common.kafka.KafkaAccessException;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.kafka.KafkaFailures;
 import io.tpotstream.common.kafka.KafkaNeeds;
+import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
 import java.io.BufferedReader;
@@ -32,7 +33,8 @@ import java.util.Optional;
  * everything down when its stdin closes (its parent ended, however).
  *
  * <p>Arguments: {@code BOOTSTRAP|embedded KAFKA_CONFIG|- TIMEOUT_MS WINDOW_MS APPLICATION_ID
- * SUMMARIES_TOPIC SIMULATE(true|false) [GROUP_BY]}.
+ * SUMMARIES_TOPIC SIMULATE(true|false) [GROUP_BY [SLO GOODPUT]]} (the last two as {@code --slo} and
+ * {@code --goodput} read them, evaluated on every window).
  */
 public final class Backend {
   static final String READY = "tpot-backend ready";
@@ -52,6 +54,7 @@ public final class Backend {
     boolean simulate = Boolean.parseBoolean(args[6]);
     List<String> groupBy =
         args.length > 7 && !args[7].isEmpty() ? Arrays.asList(args[7].split(",")) : List.of();
+    SloSpec slo = SloSpec.parse(args.length > 8 ? args[8] : null, args.length > 9 ? args[9] : null);
 
     List<AutoCloseable> started = new ArrayList<>();
     BufferedReader stdin =
@@ -81,7 +84,7 @@ public final class Backend {
               ? line.substring(AGGREGATE.length()).trim()
               : null;
       if (runId != null) {
-        aggregate(kafka, runId, window, applicationId, summaries, groupBy, started);
+        aggregate(kafka, runId, window, applicationId, summaries, groupBy, slo, started);
         while (stdin.readLine() != null) {
           // nothing more is sent: an open stdin only tells the child that its parent is alive
         }
@@ -112,6 +115,7 @@ public final class Backend {
       String applicationId,
       String summaries,
       List<String> groupBy,
+      SloSpec slo,
       List<AutoCloseable> started) {
     AggregatorConfig config =
         AggregatorConfig.defaults(kafka.bootstrapServers())
@@ -121,11 +125,12 @@ public final class Backend {
             .withKafkaProperties(kafka.settings())
             .withStage(
                 new StageSettings(
-                    window,
-                    StageSettings.DEFAULT_GRACE,
-                    groupBy,
-                    StageSettings.DEFAULT_REQUEST_TIMEOUT,
-                    StageSettings.DEFAULT_PRODUCER_TIMEOUT));
+                        window,
+                        StageSettings.DEFAULT_GRACE,
+                        groupBy,
+                        StageSettings.DEFAULT_REQUEST_TIMEOUT,
+                        StageSettings.DEFAULT_PRODUCER_TIMEOUT)
+                    .withSlo(slo));
     RunOnCluster run = new RunOnCluster(applicationId, summaries, null);
     KafkaNeeds needs = run.needs(config.inputTopic()).and(KafkaAccess.aggregator(config));
     Aggregator aggregator;

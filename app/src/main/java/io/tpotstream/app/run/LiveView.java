@@ -184,6 +184,16 @@ final class LiveView implements AutoCloseable {
     if (Boolean.TRUE.equals(s.clientSuspect())) {
       line.append("  CLIENT SUSPECT (the producer's own delay passed the threshold)");
     }
+    if (s.slo() != null) {
+      if (s.slo().goodput() != null) {
+        line.append(", goodput ")
+            .append(s.slo().goodput().movePointRight(2).stripTrailingZeros().toPlainString())
+            .append('%');
+      }
+      if (!s.slo().met()) {
+        line.append("  << SLO MISSED: ").append(s.slo().missedText());
+      }
+    }
     return line.toString();
   }
 

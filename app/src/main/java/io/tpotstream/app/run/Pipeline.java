@@ -1,8 +1,13 @@
 package io.tpotstream.app.run;
 
+import io.tpotstream.common.Stages;
 import io.tpotstream.common.kafka.KafkaAccessException;
 import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.common.slo.SloResult;
+import io.tpotstream.common.slo.SloSpec;
+import io.tpotstream.common.slo.SloVerdict;
 import io.tpotstream.common.stats.LatencySummary;
+import io.tpotstream.common.summary.RequestCounts;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.producer.Producer;
 import io.tpotstream.producer.ProducerRun;
@@ -21,8 +26,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -39,7 +47,9 @@ import org.apache.logging.log4j.core.config.Configurator;
 public final class Pipeline {
   /**
    * What to run. {@code kafka} null: start the embedded broker; else that cluster, shared or not
-   * (the run reports its own events only and removes its topics and groups at the end).
+   * (the run reports its own events only and removes its topics and groups at the end). {@code slo}
+   * goes to the aggregator (every window) and judges the whole run; {@code requestsOut}, when not
+   * null, gets the producer's per-request records.
    */
   public record Settings(
       Function<String, ProducerConfig> producerConfig,
@@ -50,11 +60,44 @@ public final class Pipeline {
       boolean simulate,
       int prometheusPort,
       boolean liveInPlace,
-      Duration drainTimeout) {}
+      Duration drainTimeout,
+      SloSpec slo,
+      Path requestsOut) {
 
-  /** What a run produced. */
+    /** Without an SLO and without per-request records. */
+    public Settings(
+        Function<String, ProducerConfig> producerConfig,
+        KafkaConnection kafka,
+        Path out,
+        Duration window,
+        List<String> groupBy,
+        boolean simulate,
+        int prometheusPort,
+        boolean liveInPlace,
+        Duration drainTimeout) {
+      this(
+          producerConfig,
+          kafka,
+          out,
+          window,
+          groupBy,
+          simulate,
+          prometheusPort,
+          liveInPlace,
+          drainTimeout,
+          SloSpec.NONE,
+          null);
+    }
+  }
+
+  /** What a run produced; {@code verdict} is null without an SLO. */
   public record Outcome(
-      RunResult producer, List<WindowSummary> wholeRun, Path csv, Path report, List<Path> charts) {}
+      RunResult producer,
+      List<WindowSummary> wholeRun,
+      Path csv,
+      Path report,
+      List<Path> charts,
+      SloVerdict verdict) {}
 
   private final Settings settings;
   private final PrintStream out;
@@ -83,7 +126,9 @@ public final class Pipeline {
             names.applicationId(),
             names.summariesTopic(),
             Boolean.toString(settings.simulate()),
-            String.join(",", settings.groupBy()));
+            String.join(",", settings.groupBy()),
+            settings.slo().sloText(),
+            settings.slo().goodputText());
     out.println(
         given == null
             ? "Starting the embedded Kafka broker and the aggregator in a child JVM..."
@@ -169,7 +214,11 @@ public final class Pipeline {
       sink.prometheusPort()
           .ifPresent(port -> out.println("Prometheus: http://127.0.0.1:" + port + "/metrics"));
       live.start();
-      ProducerRun run = Producer.start(config, KafkaSettings.of(kafka));
+      ProducerRun run =
+          Producer.start(
+              config,
+              KafkaSettings.of(kafka),
+              new Producer.Outputs(settings.requestsOut(), settings.slo().goodput()));
       run.stopOnShutdown(Duration.ofSeconds(30));
       RunResult result = awaitProducer(run, live);
       live.progress(ResultTable.progressLine(run.progress()));
@@ -214,11 +263,15 @@ public final class Pipeline {
 
   /** Waits until the summaries count every request the producer finished, per model. */
   private void awaitAccounted(RunResult result, LiveView live) throws InterruptedException {
+    Map<String, Long> done = new LinkedHashMap<>();
+    for (ModelResult m : result.models()) {
+      done.merge(m.model(), m.completed() + m.failed(), Long::sum);
+    }
     long deadline = System.nanoTime() + settings.drainTimeout().toNanos();
     while (System.nanoTime() < deadline) {
       boolean all = true;
-      for (ModelResult m : result.models()) {
-        if (live.finished(m.model()) < m.completed() + m.failed()) {
+      for (Map.Entry<String, Long> m : done.entrySet()) {
+        if (live.finished(m.getKey()) < m.getValue()) {
           all = false;
           break;
         }
@@ -230,10 +283,9 @@ public final class Pipeline {
       Thread.sleep(100);
     }
     StringBuilder missing = new StringBuilder();
-    for (ModelResult m : result.models()) {
+    for (Map.Entry<String, Long> m : done.entrySet()) {
       missing.append(
-          String.format(
-              " %s %d/%d", m.model(), live.finished(m.model()), m.completed() + m.failed()));
+          String.format(" %s %d/%d", m.getKey(), live.finished(m.getKey()), m.getValue()));
     }
     out.println(
         "warning: not every request is in a closed window after "
@@ -248,8 +300,13 @@ public final class Pipeline {
     List<Path> written = model.isEmpty() ? List.of() : Report.write(model, settings.out(), false);
     List<WindowSummary> wholeRun = new ArrayList<>();
     for (String series : model.seriesNames()) {
-      wholeRun.add(model.wholeRun(series));
+      wholeRun.add(model.wholeRun(series, settings.slo()));
     }
+    // a sweep's stages in the order of their load (4 before 16)
+    wholeRun.sort(
+        Comparator.comparing(WindowSummary::model)
+            .thenComparing(s -> s.labels().get(Stages.LABEL), Comparator.nullsFirst(Stages.BY_LOAD))
+            .thenComparing(WindowSummary::series));
     out.println();
     out.print(table(wholeRun, result));
     out.println();
@@ -260,7 +317,22 @@ public final class Pipeline {
     for (Path chart : charts) {
       out.println("Chart:  " + chart);
     }
-    return new Outcome(result, wholeRun, csv, html, charts);
+    if (settings.requestsOut() != null) {
+      out.println("Requests: " + settings.requestsOut());
+    }
+    SloVerdict verdict = null;
+    if (!settings.slo().isEmpty()) {
+      Map<String, SloResult> judged = new LinkedHashMap<>();
+      for (WindowSummary s : wholeRun) {
+        RequestCounts r = s.requests();
+        if (r.completed() + r.failed() + r.abandoned() > 0) {
+          judged.put(s.series(), s.slo());
+        }
+      }
+      verdict = SloVerdict.of(settings.slo(), judged);
+      out.println(verdict.line());
+    }
+    return new Outcome(result, wholeRun, csv, html, charts, verdict);
   }
 
   /** The seed's table, one row per series: TPOT in ms from merged window histograms. */

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.tpotstream.app.run.Pipeline;
 import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.producer.config.ConfigLoader;
 import io.tpotstream.producer.report.ModelResult;
 import io.tpotstream.sink.file.Csv;
@@ -74,7 +75,10 @@ class MonitoringPipelineTest {
             true,
             port,
             false,
-            Duration.ofMinutes(1));
+            Duration.ofMinutes(1),
+            // an easy SLO: the alerts' SLO families are served (they are absent without one)
+            SloSpec.parse("tpot_p99=1h,error_rate=100%", null),
+            null);
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     CompletableFuture<Pipeline.Outcome> run =
         CompletableFuture.supplyAsync(

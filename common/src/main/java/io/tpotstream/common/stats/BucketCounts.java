@@ -40,6 +40,24 @@ public final class BucketCounts {
     return inRange;
   }
 
+  /**
+   * The samples of {@code histogram} (each bucket at its highest equivalent value, which records
+   * back into the same bucket): cheap to keep by the thousand and to add into a histogram again,
+   * e.g. for a bootstrap over windows or requests.
+   */
+  public static BucketCounts of(LatencyHistogram histogram) {
+    BucketCounts buckets = new BucketCounts();
+    histogram.forEachBucket((low, high, count) -> buckets.record(high, count));
+    return buckets;
+  }
+
+  /** One sample of {@code micros} µs. */
+  public static BucketCounts ofOne(long micros) {
+    BucketCounts buckets = new BucketCounts();
+    buckets.record(micros, 1);
+    return buckets;
+  }
+
   /** Adds every sample of {@code other}. */
   public void add(BucketCounts other) {
     for (int i = 0; i < other.keys.length; i++) {

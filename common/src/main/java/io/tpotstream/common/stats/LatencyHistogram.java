@@ -87,6 +87,12 @@ public final class LatencyHistogram {
     clamped += other.clamped;
   }
 
+  /** Forgets every sample (to reuse one histogram for many small sets, e.g. one per request). */
+  public void reset() {
+    histogram.reset();
+    clamped = 0;
+  }
+
   public long count() {
     return histogram.getTotalCount();
   }

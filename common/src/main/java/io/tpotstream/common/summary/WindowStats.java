@@ -1,6 +1,7 @@
 package io.tpotstream.common.summary;
 
 import io.tpotstream.common.Windows;
+import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.stats.HistogramCodec;
 import io.tpotstream.common.stats.LatencyHistogram;
 import io.tpotstream.common.stats.LatencySummary;
@@ -34,6 +35,7 @@ public final class WindowStats {
   private long clientLagMaxUs = -1;
   private long coalescedGaps;
   private long warmupRequests;
+  private long goodRequests;
 
   /** A window is {@code clientSuspect} when the client's own lag or pause passed this (µs). */
   public static final long DEFAULT_CLIENT_LAG_THRESHOLD_US = 1_000;
@@ -87,6 +89,11 @@ public final class WindowStats {
     warmupRequests += count;
   }
 
+  /** Counts finished requests that met every {@code --goodput} limit. */
+  public void good(long count) {
+    goodRequests += count;
+  }
+
   /** Adds everything {@code other} holds to this. */
   public WindowStats add(WindowStats other) {
     tpot.add(other.tpot);
@@ -107,6 +114,7 @@ public final class WindowStats {
     clientLagMaxUs = Math.max(clientLagMaxUs, other.clientLagMaxUs);
     coalescedGaps += other.coalescedGaps;
     warmupRequests += other.warmupRequests;
+    goodRequests += other.goodRequests;
     return this;
   }
 
@@ -160,6 +168,11 @@ public final class WindowStats {
     return warmupRequests;
   }
 
+  /** Finished requests that met every goodput limit (0 when no limits were given). */
+  public long goodRequests() {
+    return goodRequests;
+  }
+
   /** Out-of-range samples clamped across all histograms. */
   public long clamped() {
     return tpot.clamped()
@@ -192,6 +205,22 @@ public final class WindowStats {
       long windowStartMs,
       long windowEndMs,
       long clientLagThresholdUs) {
+    return toSummary(
+        series, model, labels, windowStartMs, windowEndMs, clientLagThresholdUs, SloSpec.NONE);
+  }
+
+  /**
+   * As {@link #toSummary(String, String, Map, long, long, long)}, with {@code slo} evaluated on
+   * this window (no {@code slo} section when it is empty).
+   */
+  public WindowSummary toSummary(
+      String series,
+      String model,
+      Map<String, String> labels,
+      long windowStartMs,
+      long windowEndMs,
+      long clientLagThresholdUs,
+      SloSpec slo) {
     long clientWorstUs = Math.max(clientLagMaxUs, clientPauseMaxUs);
     RequestCounts requests =
         new RequestCounts(
@@ -236,6 +265,7 @@ public final class WindowStats {
         coalescedGaps,
         clientWorstUs < 0 ? null : clientWorstUs > clientLagThresholdUs,
         warmupRequests,
+        slo.evaluate(this),
         histograms);
   }
 
@@ -268,6 +298,9 @@ public final class WindowStats {
     }
     stats.coalescedGaps = summary.coalescedGaps();
     stats.warmupRequests = summary.warmupRequests();
+    if (summary.slo() != null && summary.slo().goodRequests() != null) {
+      stats.goodRequests = summary.slo().goodRequests();
+    }
     return stats;
   }
 

@@ -2,6 +2,7 @@ package io.tpotstream.common.summary;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.tpotstream.common.slo.SloResult;
 import io.tpotstream.common.stats.LatencySummary;
 import java.math.BigDecimal;
 import java.util.SortedMap;
@@ -14,7 +15,8 @@ import java.util.TreeMap;
  * {@code clientLagMaxMs} their worst event-loop lag; {@code coalescedGaps} the TPOT samples taken
  * from chunks that arrived in one socket read with the chunk before; {@code clientSuspect} is true
  * when the client's own lag or pause passed the threshold in this window (null when no producer
- * reported either); {@code warmupRequests} counts warm-up requests left out of every statistic.
+ * reported either); {@code warmupRequests} counts warm-up requests left out of every statistic;
+ * {@code slo} is present when the aggregator was given {@code --slo} or {@code --goodput}.
  */
 @JsonPropertyOrder({
   "v",
@@ -40,6 +42,7 @@ import java.util.TreeMap;
   "coalescedGaps",
   "clientSuspect",
   "warmupRequests",
+  "slo",
   "histograms"
 })
 public record WindowSummary(
@@ -66,6 +69,7 @@ public record WindowSummary(
     long coalescedGaps,
     Boolean clientSuspect,
     long warmupRequests,
+    SloResult slo,
     EncodedHistograms histograms) {
 
   /** The summary format version this code writes. */
@@ -73,5 +77,35 @@ public record WindowSummary(
 
   public WindowSummary {
     labels = labels == null ? new TreeMap<>() : new TreeMap<>(labels);
+  }
+
+  /** This summary with {@code slo} as its SLO section. */
+  public WindowSummary withSlo(SloResult slo) {
+    return new WindowSummary(
+        v,
+        series,
+        model,
+        labels,
+        windowStart,
+        windowEnd,
+        windowStartMs,
+        windowEndMs,
+        tpot,
+        ttft,
+        requestTpot,
+        e2e,
+        requests,
+        outputTokens,
+        tokensPerSecond,
+        lateSamples,
+        scheduleLag,
+        ttftFromIntended,
+        clientPauseMaxMs,
+        clientLagMaxMs,
+        coalescedGaps,
+        clientSuspect,
+        warmupRequests,
+        slo,
+        histograms);
   }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.tpotstream.common.Json;
+import io.tpotstream.producer.workload.Traffic;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -60,6 +61,11 @@ public final class ConfigLoader {
           "stop_grace",
           "proxy",
           "anthropic_version",
+          "dataset",
+          "input_len",
+          "output_len",
+          "schedule",
+          "sweep",
           "warmup");
 
   static final String DEFAULT_PROMPT =
@@ -179,12 +185,31 @@ public final class ConfigLoader {
     ApiKey key = apiKey(root, env, api);
     List<String> models = models(root);
 
+    long seed = has(root, "seed") ? integer(root, "seed") : ThreadLocalRandom.current().nextLong();
+    if (has(root, "dataset") && has(root, "prompts_file")) {
+      throw new ConfigException(
+          "config keys 'dataset' and 'prompts_file' are the same thing: keep one");
+    }
+    String datasetKey = has(root, "dataset") ? "dataset" : "prompts_file";
+    Traffic traffic =
+        Traffic.of(
+            datasetKey,
+            optionalText(root, datasetKey),
+            optionalText(root, "input_len"),
+            optionalText(root, "output_len"),
+            optionalText(root, "schedule"),
+            optionalText(root, "sweep"),
+            has(root, "rate"),
+            baseDir,
+            seed,
+            has(root, "prompt") ? text(root, "prompt") : DEFAULT_PROMPT,
+            warnings);
     Double rate = has(root, "rate") ? positiveDouble(root, "rate") : null;
     Integer concurrency;
     if (has(root, "concurrency")) {
       concurrency = positiveInt(root, "concurrency");
     } else {
-      concurrency = rate == null ? DEFAULT_CONCURRENCY : null;
+      concurrency = rate == null && !traffic.openLoop() ? DEFAULT_CONCURRENCY : null;
     }
     int totalRequests =
         has(root, "total_requests") ? positiveInt(root, "total_requests") : DEFAULT_TOTAL_REQUESTS;
@@ -197,16 +222,12 @@ public final class ConfigLoader {
     }
     Arrival arrival =
         has(root, "arrival") ? Arrival.parse(text(root, "arrival")) : Arrival.CONSTANT;
-    long seed = has(root, "seed") ? integer(root, "seed") : ThreadLocalRandom.current().nextLong();
     Duration duration = has(root, "duration") ? duration(root, "duration", true) : null;
-
-    Prompts prompts;
-    if (has(root, "prompts_file")) {
-      Path file = baseDir.resolve(text(root, "prompts_file"));
-      prompts = Prompts.fromFile(file);
-    } else {
-      prompts = Prompts.single(has(root, "prompt") ? text(root, "prompt") : DEFAULT_PROMPT);
+    if (traffic.schedule() != null && traffic.schedule().end() != null) {
+      Duration end = traffic.schedule().end();
+      duration = duration == null || end.compareTo(duration) < 0 ? end : duration;
     }
+    Prompts prompts = Prompts.of(traffic.conversations());
 
     SortedMap<String, String> labels = stringMap(root, "labels");
     labels.put("concurrency", concurrency == null ? "unbounded" : Integer.toString(concurrency));
@@ -263,6 +284,7 @@ public final class ConfigLoader {
         stopGrace,
         proxy,
         anthropicVersion,
+        traffic,
         has(root, "warmup") ? Warmup.parse("warmup", text(root, "warmup")) : Warmup.DEFAULT);
   }
 
@@ -411,6 +433,10 @@ public final class ConfigLoader {
       throw new ConfigException("config key '" + key + "': must be a string, got " + n);
     }
     return n.asText();
+  }
+
+  private static String optionalText(ObjectNode root, String key) {
+    return has(root, key) ? text(root, key) : null;
   }
 
   private static long integer(ObjectNode root, String key) {

@@ -2,15 +2,14 @@ package io.tpotstream.producer.config;
 
 import java.time.Duration;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
-/** Parses the durations of config files: {@code 500ms}, {@code 90s}, {@code 10m}, {@code 2h}. */
+/**
+ * The durations of config files: {@code 500ms}, {@code 90s}, {@code 10m}, {@code 2h} (read with the
+ * common {@link io.tpotstream.common.Durations}), more than 0, or {@code forever}.
+ */
 public final class Durations {
   /** A run length that never ends on its own (only Ctrl-C or SIGTERM stop it). */
   public static final Duration FOREVER = Duration.ofSeconds(Long.MAX_VALUE);
-
-  private static final Pattern AMOUNT = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h|d)?");
 
   private Durations() {}
 
@@ -23,8 +22,10 @@ public final class Durations {
     if (foreverAllowed && (t.equals("forever") || t.equals("inf") || t.equals("infinite"))) {
       return FOREVER;
     }
-    Matcher m = AMOUNT.matcher(t);
-    if (!m.matches()) {
+    Duration d;
+    try {
+      d = io.tpotstream.common.Durations.parse("config key '" + key + "'", text);
+    } catch (IllegalArgumentException e) {
       throw new ConfigException(
           "config key '"
               + key
@@ -33,17 +34,6 @@ public final class Durations {
               + "' as a duration (use e.g. 500ms, 90s, 10m, 2h"
               + (foreverAllowed ? " or forever)" : ")"));
     }
-    double amount = Double.parseDouble(m.group(1));
-    String unit = m.group(2) == null ? "s" : m.group(2);
-    double nanosPerUnit =
-        switch (unit) {
-          case "ms" -> 1e6;
-          case "s" -> 1e9;
-          case "m" -> 60e9;
-          case "h" -> 3600e9;
-          default -> 86400e9;
-        };
-    Duration d = Duration.ofNanos(Math.round(amount * nanosPerUnit));
     if (d.isZero()) {
       throw new ConfigException(
           "config key '" + key + "': must be more than 0, got '" + text + "'");

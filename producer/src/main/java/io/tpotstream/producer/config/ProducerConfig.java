@@ -1,6 +1,9 @@
 package io.tpotstream.producer.config;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tpotstream.producer.traffic.RateSchedule;
+import io.tpotstream.producer.traffic.Sweep;
+import io.tpotstream.producer.workload.Traffic;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -24,6 +27,8 @@ import java.util.SortedMap;
  * @param labels labels on every event, {@code concurrency} included
  * @param extraBody merged into each request body (null values remove keys)
  * @param stopGrace how long in-flight requests may finish after a stop before they are cancelled
+ * @param traffic the conversations sent, the rate schedule and the sweep (docs/producer.md,
+ *     "Traffic")
  * @param warmup the requests run first and left out of every statistic
  */
 public record ProducerConfig(
@@ -49,11 +54,12 @@ public record ProducerConfig(
     Duration stopGrace,
     ProxySettings proxy,
     String anthropicVersion,
+    Traffic traffic,
     Warmup warmup) {
 
   /** True for an open-loop run (requests sent at {@code rate}, not as workers free up). */
   public boolean openLoop() {
-    return rate != null;
+    return rate != null || (traffic != null && traffic.openLoop());
   }
 
   /** The streaming endpoint: {@code /chat/completions} or {@code /messages} under the API base. */
@@ -74,9 +80,65 @@ public record ProducerConfig(
         query < 0 ? base + path : base.substring(0, query) + path + base.substring(query));
   }
 
-  /** Requests in the whole run, or -1 when the run is bounded by time. */
+  /** Requests in the whole run (every sweep stage), or -1 when the run is bounded by time. */
   public long plannedRequests() {
-    return duration == null ? (long) totalRequests * models.size() : -1;
+    int stages = sweep() == null ? 1 : sweep().stages().size();
+    return duration == null ? (long) totalRequests * models.size() * stages : -1;
+  }
+
+  /** The sweep of this run, or null. */
+  public Sweep sweep() {
+    return traffic == null ? null : traffic.sweep();
+  }
+
+  /** The open-loop rate over time: the {@code schedule}, or the constant {@code rate}. */
+  public RateSchedule rateSchedule() {
+    if (traffic != null && traffic.schedule() != null) {
+      return traffic.schedule();
+    }
+    return rate == null ? null : RateSchedule.constant(rate);
+  }
+
+  /**
+   * The config of one sweep stage: its concurrency (and {@code concurrency} label) or its rate, the
+   * {@code stage} label, and no sweep; the warm-up only before the first stage ({@code first}); the
+   * rest unchanged.
+   */
+  public ProducerConfig forStage(Sweep.Stage stage, boolean first) {
+    SortedMap<String, String> stageLabels = new java.util.TreeMap<>(labels);
+    stageLabels.put(Sweep.LABEL, stage.name());
+    Integer stageConcurrency = stage.concurrency() != null ? stage.concurrency() : concurrency;
+    if (stage.concurrency() != null) {
+      stageLabels.put("concurrency", Integer.toString(stage.concurrency()));
+    }
+    Double stageRate = stage.rate() != null ? stage.rate() : rate;
+    Traffic stageTraffic =
+        traffic == null ? null : new Traffic(traffic.conversations(), traffic.schedule(), null);
+    return new ProducerConfig(
+        apiBase,
+        api,
+        apiKey,
+        models,
+        stageConcurrency,
+        totalRequests,
+        maxTokens,
+        prompts,
+        timeouts,
+        stageRate,
+        arrival,
+        seed,
+        duration,
+        stageLabels,
+        includeUsage,
+        continuousUsage,
+        headers,
+        extraBody,
+        runId,
+        stopGrace,
+        proxy,
+        anthropicVersion,
+        stageTraffic,
+        first ? warmup : Warmup.NONE);
   }
 
   /** HTTP connections to keep: the concurrency, or a generous pool for an uncapped open loop. */

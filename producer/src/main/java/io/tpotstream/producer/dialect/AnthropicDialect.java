@@ -23,10 +23,11 @@ final class AnthropicDialect implements Dialect {
   static final int REQUIRED_MAX_TOKENS = 256;
 
   @Override
-  public ObjectNode requestBody(String model, ArrayNode messages, ProducerConfig config) {
+  public ObjectNode requestBody(
+      String model, ArrayNode messages, Integer maxTokens, ProducerConfig config) {
     ObjectNode body = JsonNodeFactory.instance.objectNode();
     body.put("model", model);
-    body.put("max_tokens", config.maxTokens() != null ? config.maxTokens() : REQUIRED_MAX_TOKENS);
+    body.put("max_tokens", maxTokens != null ? maxTokens : REQUIRED_MAX_TOKENS);
     StringBuilder system = new StringBuilder();
     ArrayNode turns = body.putArray("messages");
     for (JsonNode m : messages) {

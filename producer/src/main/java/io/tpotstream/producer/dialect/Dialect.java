@@ -12,7 +12,16 @@ import java.util.function.BiConsumer;
 /** How one API wants its streaming requests and how its streams read. */
 public interface Dialect {
   /** The request body for {@code model} and {@code messages}, with {@code extra_body} merged. */
-  ObjectNode requestBody(String model, ArrayNode messages, ProducerConfig config);
+  default ObjectNode requestBody(String model, ArrayNode messages, ProducerConfig config) {
+    return requestBody(model, messages, config.maxTokens(), config);
+  }
+
+  /**
+   * The request body with {@code maxTokens} (a dataset's or synthetic output length; null: none)
+   * instead of the config's, {@code extra_body} merged last.
+   */
+  ObjectNode requestBody(
+      String model, ArrayNode messages, Integer maxTokens, ProducerConfig config);
 
   /** Adds the authentication and version headers. */
   void authHeaders(ProducerConfig config, BiConsumer<String, String> header);

@@ -20,12 +20,13 @@ import java.util.function.BiConsumer;
  */
 final class OpenAiDialect implements Dialect {
   @Override
-  public ObjectNode requestBody(String model, ArrayNode messages, ProducerConfig config) {
+  public ObjectNode requestBody(
+      String model, ArrayNode messages, Integer maxTokens, ProducerConfig config) {
     ObjectNode body = JsonNodeFactory.instance.objectNode();
     body.put("model", model);
     body.set("messages", messages.deepCopy());
-    if (config.maxTokens() != null) {
-      body.put("max_tokens", config.maxTokens());
+    if (maxTokens != null) {
+      body.put("max_tokens", maxTokens);
     }
     body.put("stream", true);
     if (config.includeUsage() || config.continuousUsage()) {

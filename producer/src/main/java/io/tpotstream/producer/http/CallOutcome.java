@@ -1,8 +1,12 @@
 package io.tpotstream.producer.http;
 
+import java.util.SortedMap;
+
 /**
  * What one request measured. Times are {@code System.nanoTime()} readings.
  *
+ * @param requestId the request's id (its events' key)
+ * @param labels the labels its events carried
  * @param startNs the request start
  * @param arrivalsNs arrival of each output-token chunk, in order ({@code chunks} of them)
  * @param tokensPerChunk tokens each chunk carried (1 unless per-chunk usage said more)
@@ -13,7 +17,9 @@ package io.tpotstream.producer.http;
  * @param scheduleLagNs open loop: actual minus intended start; null when closed
  */
 public record CallOutcome(
+    String requestId,
     String model,
+    SortedMap<String, String> labels,
     long startNs,
     long[] arrivalsNs,
     int[] tokensPerChunk,

@@ -97,7 +97,8 @@ public final class StreamingCall {
             spec.warmup(),
             spec.intendedNs(),
             dialect.newReader(),
-            this::abort);
+            this::abort,
+            spec.labels());
     record.started(System.nanoTime());
     handoff.start(record);
     long totalMs = config.timeouts().total().toMillis();

@@ -1,7 +1,6 @@
 package io.tpotstream.producer.load;
 
 import io.tpotstream.common.Json;
-import io.tpotstream.producer.config.Arrival;
 import io.tpotstream.producer.config.Durations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.config.Warmup;
@@ -9,12 +8,20 @@ import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.http.RequestSpec;
 import io.tpotstream.producer.http.StreamingCall;
 import io.tpotstream.producer.publish.Handoff;
+import io.tpotstream.producer.traffic.Arrivals;
+import io.tpotstream.producer.traffic.RateSchedule;
+import io.tpotstream.producer.workload.InputLength;
+import io.tpotstream.producer.workload.Sessions;
+import io.tpotstream.producer.workload.Turn;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.List;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.Set;
-import java.util.SplittableRandom;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,11 +31,13 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Drives the load. Closed loop: {@code concurrency} workers, each sends its next request when the
  * previous one finished, models interleaved. Open loop: a scheduler thread releases requests at
- * their intended times (constant or Poisson gaps); with a concurrency cap a due request waits in a
- * FIFO queue and the wait shows as {@code scheduleLagNs}; none is skipped. The warm-up comes first,
- * with the same load (its request ids are {@code <run>-w<n>}); the run's own requests ({@code
- * <run>-<n>}, {@code total_requests} per model or {@code duration}) follow. Nothing here blocks an
- * event loop.
+ * their intended times ({@link Arrivals}: constant or Poisson gaps along the rate or the {@code
+ * schedule}, which starts with the run's own requests); with a concurrency cap a due request waits
+ * in a FIFO queue and the wait shows as {@code scheduleLagNs}; none is skipped. What each request
+ * sends comes from {@link Sessions} (a conversation's turns in order, each with its own {@code
+ * max_tokens} and {@code input_len} label). The warm-up comes first, with the same load (its
+ * request ids are {@code <run>-w<n>}); the run's own requests ({@code <run>-<n>}, {@code
+ * total_requests} per model or {@code duration}) follow. Nothing here blocks an event loop.
  */
 public final class LoadRunner {
   private final Vertx vertx;
@@ -52,16 +61,44 @@ public final class LoadRunner {
   private volatile boolean stopping;
   private Thread scheduler;
 
-  private record Due(long lane, RequestSpec spec) {}
+  private record Due(long lane, Ticket ticket) {}
 
+  /** A request to send and the conversation turn it is (told when it is over). */
+  record Ticket(RequestSpec spec, Sessions.Request turn, Sessions from) {
+    void done() {
+      from.finished(turn);
+    }
+  }
+
+  /** A runner whose requests come from a fresh {@link Sessions} of the config's prompts. */
   public LoadRunner(
       Vertx vertx, ProducerConfig config, Dialect dialect, Handoff handoff, Lanes lanes) {
+    this(
+        vertx,
+        config,
+        dialect,
+        handoff,
+        lanes,
+        new Sessions(config.prompts().conversations(), config.models()));
+  }
+
+  /**
+   * @param sessions what to send, shared by the stages of a sweep (so that they go on through the
+   *     dataset); a warm-up has its own
+   */
+  public LoadRunner(
+      Vertx vertx,
+      ProducerConfig config,
+      Dialect dialect,
+      Handoff handoff,
+      Lanes lanes,
+      Sessions sessions) {
     this.vertx = vertx;
     this.config = config;
     this.dialect = dialect;
     this.handoff = handoff;
     this.lanes = lanes;
-    this.tickets = new Tickets(config, dialect);
+    this.tickets = new Tickets(config, dialect, sessions);
   }
 
   /** Starts the load; the future completes when every request sent has finished. */
@@ -163,32 +200,55 @@ public final class LoadRunner {
   }
 
   private void nextClosed(Lanes.Lane lane, AtomicInteger workers) {
-    RequestSpec spec = tickets.next(System.nanoTime(), null);
-    if (spec == null) {
+    Ticket ticket = tickets.next(System.nanoTime(), null);
+    if (ticket == null) {
       if (workers.decrementAndGet() == 0) {
         done.complete(null);
       }
       return;
     }
     issued.incrementAndGet();
-    StreamingCall call = new StreamingCall(vertx, lane.client(), config, dialect, handoff, spec);
+    StreamingCall call =
+        new StreamingCall(vertx, lane.client(), config, dialect, handoff, ticket.spec());
     inFlight.add(call);
     call.start()
         .onComplete(
             ar -> {
               inFlight.remove(call);
+              ticket.done();
               // a fresh turn of the loop: no recursion even if a request fails synchronously
               lane.context().runOnContext(v -> nextClosed(lane, workers));
             });
   }
 
   private void schedule() {
-    double meanGapNs = 1e9 / config.rate();
-    SplittableRandom random = new SplittableRandom(config.seed());
-    long intendedNs = System.nanoTime();
+    RateSchedule rates = config.rateSchedule();
+    long baseNs = System.nanoTime();
+    boolean warm = !tickets.warmupOver(baseNs);
+    // the warm-up at the schedule's first rate; the schedule itself starts with the run's requests
+    Arrivals arrivals =
+        new Arrivals(
+            warm && rates.rateAt(0) > 0 ? RateSchedule.constant(rates.rateAt(0)) : rates,
+            config.arrival(),
+            config.seed());
     for (long index = 0; ; index++) {
-      RequestSpec spec = tickets.next(intendedNs, intendedNs);
-      if (spec == null) {
+      long offsetNs = arrivals.nextNs();
+      if (offsetNs < 0) {
+        break;
+      }
+      long intendedNs = baseNs + offsetNs;
+      if (warm && tickets.warmupOver(intendedNs)) {
+        warm = false;
+        arrivals = new Arrivals(rates, config.arrival(), config.seed());
+        baseNs = intendedNs;
+        offsetNs = arrivals.nextNs();
+        if (offsetNs < 0) {
+          break;
+        }
+        intendedNs = baseNs + offsetNs;
+      }
+      Ticket ticket = tickets.next(intendedNs, intendedNs);
+      if (ticket == null) {
         break;
       }
       parkUntil(intendedNs);
@@ -196,17 +256,12 @@ public final class LoadRunner {
         break;
       }
       issued.incrementAndGet();
-      Due due = new Due(index, spec);
+      Due due = new Due(index, ticket);
       synchronized (admission) {
         // on its way to a loop: the run is not done before it is admitted or counted as not sent
         dispatched++;
       }
       lanes.lane(index).context().runOnContext(v -> admit(due));
-      double gap =
-          config.arrival() == Arrival.POISSON
-              ? -Math.log(1.0 - random.nextDouble()) * meanGapNs
-              : meanGapNs;
-      intendedNs += Math.round(gap);
     }
     synchronized (admission) {
       schedulerDone = true;
@@ -241,12 +296,13 @@ public final class LoadRunner {
   private void launch(Due due) {
     Lanes.Lane lane = lanes.lane(due.lane());
     StreamingCall call =
-        new StreamingCall(vertx, lane.client(), config, dialect, handoff, due.spec());
+        new StreamingCall(vertx, lane.client(), config, dialect, handoff, due.ticket().spec());
     inFlight.add(call);
     call.start()
         .onComplete(
             ar -> {
               inFlight.remove(call);
+              due.ticket().done();
               Due next;
               synchronized (admission) {
                 next = waiting.poll();
@@ -282,7 +338,17 @@ public final class LoadRunner {
 
     private final ProducerConfig config;
     private final Dialect dialect;
-    private final java.util.Map<String, byte[]> bodies = new java.util.HashMap<>();
+    private final Sessions sessions;
+    private final Sessions warmupSessions;
+
+    /** Bodies per model, by turn (the same turn object: the same prompt and max_tokens). */
+    private final Map<String, IdentityHashMap<Turn, byte[]>> bodies = new HashMap<>();
+
+    private int bodiesKept;
+
+    /** The request labels per input_len class (null: no class). */
+    private final Map<String, SortedMap<String, String>> labels = new HashMap<>();
+
     private final Warmup warmup;
     private final long planned;
 
@@ -299,9 +365,11 @@ public final class LoadRunner {
     private long deadlineNs = Long.MAX_VALUE;
     private boolean stopped;
 
-    Tickets(ProducerConfig config, Dialect dialect) {
+    Tickets(ProducerConfig config, Dialect dialect, Sessions sessions) {
       this.config = config;
       this.dialect = dialect;
+      this.sessions = sessions;
+      this.warmupSessions = new Sessions(sessions.source(), config.models());
       this.warmup = config.warmup();
       this.planned = config.plannedRequests();
     }
@@ -347,6 +415,11 @@ public final class LoadRunner {
       return measured == 0 && inWarmup(nowNs);
     }
 
+    /** True when a request due at {@code atNs} would be one of the run's own, not a warm-up one. */
+    synchronized boolean warmupOver(long atNs) {
+      return measured > 0 || !inWarmup(atNs);
+    }
+
     private boolean inWarmup(long atNs) {
       return warmup.requests() > 0 ? warmups < warmup.requests() : atNs < warmupEndNs;
     }
@@ -355,14 +428,13 @@ public final class LoadRunner {
      * The next request to send at {@code atNs} (open loop: its intended time, also passed as {@code
      * intendedNs}), or null when the run has all it needs.
      */
-    synchronized RequestSpec next(long atNs, Long intendedNs) {
+    synchronized Ticket next(long atNs, Long intendedNs) {
       if (stopped) {
         return null;
       }
-      List<String> models = config.models();
       if (measured == 0 && inWarmup(atNs)) {
         long k = warmups++;
-        return spec("w" + k, k, models, intendedNs, true);
+        return ticket("w" + k, warmupSessions, intendedNs, true);
       }
       if (measured == 0) {
         measuredStartNs = atNs;
@@ -375,35 +447,57 @@ public final class LoadRunner {
         return null;
       }
       long k = measured++;
-      return spec(Long.toString(k), k, models, intendedNs, false);
+      return ticket(Long.toString(k), sessions, intendedNs, false);
     }
 
-    private RequestSpec spec(
-        String suffix, long k, List<String> models, Long intendedNs, boolean isWarmup) {
-      String model = models.get((int) (k % models.size()));
-      // every model sees the same prompt sequence: prompt by round, not by request
-      long round = k / models.size();
-      return new RequestSpec(
-          config.runId() + "-" + suffix, model, body(model, round), intendedNs, isWarmup);
+    private Ticket ticket(String suffix, Sessions from, Long intendedNs, boolean isWarmup) {
+      // every model sees the same sequence of conversations, each conversation's turns in order
+      Sessions.Request turn = from.next();
+      RequestSpec spec =
+          new RequestSpec(
+              config.runId() + "-" + suffix,
+              turn.model(),
+              body(turn.model(), turn.input()),
+              intendedNs,
+              isWarmup,
+              labels(turn.inputLength()));
+      return new Ticket(spec, turn, from);
+    }
+
+    /** The run's labels, with the {@code input_len} class when the prompts give one. */
+    private SortedMap<String, String> labels(String inputLength) {
+      if (inputLength == null) {
+        return config.labels();
+      }
+      return labels.computeIfAbsent(
+          inputLength,
+          k -> {
+            SortedMap<String, String> l = new TreeMap<>(config.labels());
+            l.put(InputLength.LABEL, k);
+            return l;
+          });
     }
 
     /**
-     * The body for {@code model} and prompt {@code round}, encoded once (kept for a few thousand).
+     * The body for {@code model} and {@code turn} (its messages, its {@code max_tokens} else the
+     * config's), encoded once per turn (kept for a few thousand).
      */
-    private byte[] body(String model, long round) {
-      long prompt = round % config.prompts().size();
-      String key = model + '\n' + prompt;
-      byte[] body = bodies.get(key);
+    private byte[] body(String model, Turn turn) {
+      IdentityHashMap<Turn, byte[]> ofModel =
+          bodies.computeIfAbsent(model, m -> new IdentityHashMap<>());
+      byte[] body = ofModel.get(turn);
       if (body == null) {
+        Integer maxTokens = turn.maxTokens() != null ? turn.maxTokens() : config.maxTokens();
         try {
           body =
               Json.MAPPER.writeValueAsBytes(
-                  dialect.requestBody(model, config.prompts().messages(prompt), config));
+                  dialect.requestBody(model, turn.messages(), maxTokens, config));
         } catch (java.io.IOException e) {
           throw new IllegalStateException("cannot encode the request body", e);
         }
-        if (bodies.size() < BODIES_KEPT) {
-          bodies.put(key, body);
+        if (bodiesKept < BODIES_KEPT) {
+          ofModel.put(turn, body);
+          bodiesKept++;
         }
       }
       return body;

@@ -342,7 +342,9 @@ public final class Recorder {
     }
     outcomes.accept(
         new CallOutcome(
+            r.requestId,
             r.model,
+            labelsOf(r),
             r.startNs,
             r.arrivalsNs,
             r.tokensPerChunk,

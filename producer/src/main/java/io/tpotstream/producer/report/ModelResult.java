@@ -1,6 +1,7 @@
 package io.tpotstream.producer.report;
 
 import io.tpotstream.common.stats.LatencyHistogram;
+import io.tpotstream.common.summary.WindowStats;
 import java.math.BigDecimal;
 import java.util.SortedMap;
 
@@ -13,6 +14,8 @@ import java.util.SortedMap;
  * @param tooShort completed requests with fewer than 2 token chunks (no TPOT sample)
  * @param errors failed requests by error class
  * @param outputTokens completion tokens reported by the API, else token chunks
+ * @param stage the sweep stage these requests belong to, or null without a sweep
+ * @param stats everything above as the statistics core's accumulator (for SLOs and goodput)
  */
 public record ModelResult(
     String model,
@@ -26,7 +29,9 @@ public record ModelResult(
     long failed,
     long tooShort,
     SortedMap<String, Long> errors,
-    long outputTokens) {
+    long outputTokens,
+    String stage,
+    WindowStats stats) {
 
   /** Failed over finished requests, 4 decimals (0 when none finished). */
   public BigDecimal errorRate() {

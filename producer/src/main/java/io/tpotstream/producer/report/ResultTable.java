@@ -22,9 +22,15 @@ public final class ResultTable {
 
   private ResultTable() {}
 
-  /** The end-of-run table, one column per model, then notes. */
+  /**
+   * The end-of-run table, one column per model (one row per stage and model for a sweep), then
+   * notes.
+   */
   public static String format(RunResult result) {
     List<ModelResult> models = result.models();
+    if (models.stream().anyMatch(m -> m.stage() != null)) {
+      return stages(result) + notes(result);
+    }
     List<String[]> rows = new ArrayList<>();
     rows.add(row("samples", models, m -> Long.toString(m.tpot().count())));
     rows.add(row("mean", models, m -> ms(m.tpot(), m.tpot().meanMicros())));
@@ -70,20 +76,83 @@ public final class ResultTable {
       }
       out.append('\n');
     }
-    for (ModelResult m : models) {
+    return out + notes(result);
+  }
+
+  /** A sweep: one row per stage and model, in the order the stages ran. */
+  private static String stages(RunResult result) {
+    List<String> header =
+        List.of(
+            "stage",
+            "model",
+            "samples",
+            "median",
+            "P90",
+            "P99",
+            "P99.9",
+            "max",
+            "TTFT p50",
+            "TTFT P99",
+            "requests",
+            "failed",
+            "error rate");
+    List<String[]> rows = new ArrayList<>();
+    rows.add(header.toArray(String[]::new));
+    for (ModelResult m : result.models()) {
+      rows.add(
+          new String[] {
+            m.stage(),
+            m.model(),
+            Long.toString(m.tpot().count()),
+            pct(m.tpot(), 50),
+            pct(m.tpot(), 90),
+            pct(m.tpot(), 99),
+            pct(m.tpot(), 99.9),
+            ms(m.tpot(), m.tpot().maxMicros()),
+            pct(m.ttft(), 50),
+            pct(m.ttft(), 99),
+            Long.toString(m.started()),
+            Long.toString(m.failed()),
+            percent(m.errorRate())
+          });
+    }
+    int[] widths = new int[header.size()];
+    for (String[] r : rows) {
+      for (int c = 0; c < r.length; c++) {
+        widths[c] = Math.max(widths[c], r[c].length());
+      }
+    }
+    StringBuilder out = new StringBuilder();
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "TPOT per stage in ms, one row per stage and model (run %s, %s%s)%n",
+            result.runId(),
+            seconds(result.elapsed().toNanos()),
+            result.stoppedEarly() ? ", stopped early" : ""));
+    for (String[] r : rows) {
+      for (int c = 0; c < r.length; c++) {
+        out.append(c == 0 ? "" : "  ")
+            .append(c < 2 ? r[c] + " ".repeat(widths[c] - r[c].length()) : pad(r[c], widths[c]));
+      }
+      out.append('\n');
+    }
+    return out.toString();
+  }
+
+  private static String notes(RunResult result) {
+    StringBuilder out = new StringBuilder();
+    for (ModelResult m : result.models()) {
+      String who = m.stage() == null ? m.model() : m.model() + " at " + m.stage();
       if (!m.errors().isEmpty()) {
-        out.append("errors ")
-            .append(m.model())
-            .append(": ")
-            .append(joined(m.errors()))
-            .append('\n');
+        out.append("errors ").append(who).append(": ").append(joined(m.errors())).append('\n');
       }
       if (m.tooShort() > 0) {
         out.append(
             String.format(
                 Locale.ROOT,
                 "%s: %d complete response(s) had fewer than 2 token chunks (no TPOT sample)%n",
-                m.model(),
+                who,
                 m.tooShort()));
       }
       if (m.errorRate().compareTo(TRUSTWORTHY_ERROR_RATE) > 0) {
@@ -92,7 +161,7 @@ public final class ResultTable {
                 Locale.ROOT,
                 "warning: %s failed %s of its requests: above 5%% its percentiles are not"
                     + " trustworthy%n",
-                m.model(),
+                who,
                 percent(m.errorRate())));
       }
     }

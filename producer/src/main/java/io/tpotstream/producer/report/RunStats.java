@@ -1,6 +1,8 @@
 package io.tpotstream.producer.report;
 
-import io.tpotstream.common.stats.LatencyHistogram;
+import io.tpotstream.common.request.RequestRules;
+import io.tpotstream.common.slo.GoodputLimits;
+import io.tpotstream.common.summary.WindowStats;
 import io.tpotstream.producer.http.CallOutcome;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,29 +10,60 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
-/** Accumulates finished requests per model; thread-safe (event loops record, others read). */
+/**
+ * Accumulates finished requests per model (and sweep stage) with the per-request rules the
+ * aggregator uses ({@link RequestRules}), into the statistics core's {@link WindowStats}, so that
+ * the producer's table and the summaries agree on the same events. Thread-safe (event loops record,
+ * others read).
+ */
 public final class RunStats {
-  private final Map<String, Acc> byModel = new LinkedHashMap<>();
+  private final List<String> models;
+  private final GoodputLimits goodput;
+  private final Map<String, Acc> accs = new LinkedHashMap<>();
 
   public RunStats(List<String> models) {
-    for (String m : models) {
-      byModel.put(m, new Acc(m));
-    }
+    this(models, GoodputLimits.NONE);
   }
 
-  /** Records one finished request. */
+  /** With {@code goodput} limits, each request is also judged good or not. */
+  public RunStats(List<String> models, GoodputLimits goodput) {
+    this.models = List.copyOf(models);
+    this.goodput = goodput;
+    stage(null);
+  }
+
+  /** Records one finished request (no sweep stage). */
   public void record(CallOutcome o) {
-    Acc acc = byModel.get(o.model());
-    synchronized (acc) {
-      acc.record(o);
-    }
+    acc(o.model(), null).record(o, goodput);
   }
 
-  /** A copy of every model's results, in config order. */
+  /** A recorder for the requests of sweep stage {@code stage}; its models come first in order. */
+  public Consumer<CallOutcome> stage(String stage) {
+    synchronized (accs) {
+      for (String m : models) {
+        accs.computeIfAbsent(key(m, stage), k -> new Acc(m, stage));
+      }
+    }
+    return o -> acc(o.model(), stage).record(o, goodput);
+  }
+
+  /**
+   * A copy of every model's results, in config order, per stage in the order stages started; the
+   * entries of the run without stages are left out once a stage recorded anything.
+   */
   public List<ModelResult> snapshot() {
     List<ModelResult> results = new ArrayList<>();
-    for (Acc acc : byModel.values()) {
+    List<Acc> all;
+    synchronized (accs) {
+      all = new ArrayList<>(accs.values());
+    }
+    boolean staged = all.stream().anyMatch(a -> a.stage != null);
+    for (Acc acc : all) {
+      if (staged && acc.stage == null) {
+        continue;
+      }
       synchronized (acc) {
         results.add(acc.result());
       }
@@ -41,9 +74,9 @@ public final class RunStats {
   /** Requests finished (completed or failed), all models. */
   public long finished() {
     long n = 0;
-    for (Acc acc : byModel.values()) {
+    for (Acc acc : accs()) {
       synchronized (acc) {
-        n += acc.completed + acc.failed;
+        n += acc.stats.completed() + acc.stats.failed();
       }
     }
     return n;
@@ -52,9 +85,9 @@ public final class RunStats {
   /** Failed requests by error class, all models. */
   public SortedMap<String, Long> errors() {
     SortedMap<String, Long> all = new TreeMap<>();
-    for (Acc acc : byModel.values()) {
+    for (Acc acc : accs()) {
       synchronized (acc) {
-        acc.errors.forEach((k, v) -> all.merge(k, v, Long::sum));
+        acc.stats.errors().forEach((k, v) -> all.merge(k, v, Long::sum));
       }
     }
     return all;
@@ -63,87 +96,97 @@ public final class RunStats {
   /** Output tokens of finished requests, all models. */
   public long outputTokens() {
     long n = 0;
-    for (Acc acc : byModel.values()) {
+    for (Acc acc : accs()) {
       synchronized (acc) {
-        n += acc.outputTokens;
+        n += acc.stats.outputTokens();
       }
     }
     return n;
   }
 
+  private List<Acc> accs() {
+    synchronized (accs) {
+      return new ArrayList<>(accs.values());
+    }
+  }
+
+  private Acc acc(String model, String stage) {
+    synchronized (accs) {
+      return accs.computeIfAbsent(key(model, stage), k -> new Acc(model, stage));
+    }
+  }
+
+  private static String key(String model, String stage) {
+    return stage == null ? model : model + "\u0000" + stage;
+  }
+
   private static final class Acc {
     final String model;
-    final LatencyHistogram tpot = new LatencyHistogram();
-    final LatencyHistogram ttft = new LatencyHistogram();
-    final LatencyHistogram requestTpot = new LatencyHistogram();
-    final LatencyHistogram e2e = new LatencyHistogram();
-    final LatencyHistogram scheduleLag = new LatencyHistogram();
-    final SortedMap<String, Long> errors = new TreeMap<>();
-    long started;
-    long completed;
-    long failed;
-    long tooShort;
-    long outputTokens;
+    final String stage;
+    final WindowStats stats = new WindowStats();
 
-    Acc(String model) {
+    Acc(String model, String stage) {
       this.model = model;
+      this.stage = stage;
     }
 
-    void record(CallOutcome o) {
-      started++;
+    synchronized void record(CallOutcome o, GoodputLimits goodput) {
+      stats.started(1);
       long[] at = o.arrivalsNs();
       int[] k = o.tokensPerChunk();
       // gaps seen before a failure are real observations too
       for (int i = 1; i < o.chunks(); i++) {
-        long gapNs = at[i] - at[i - 1];
-        if (k[i] > 1) {
-          tpot.recordMicros(Math.round(gapNs / 1000.0 / k[i]), k[i]);
-        } else {
-          tpot.recordNanos(gapNs);
-        }
+        stats.tpot.recordMicros(RequestRules.gapMicros(at[i] - at[i - 1], k[i]), k[i]);
       }
+      long ttftMicros = -1;
       if (o.chunks() > 0) {
-        ttft.recordNanos(at[0] - o.startNs());
+        ttftMicros = RequestRules.micros(at[0] - o.startNs());
+        stats.ttft.recordMicros(ttftMicros);
       }
       if (o.scheduleLagNs() != null) {
-        scheduleLag.recordNanos(o.scheduleLagNs());
+        stats.scheduleLag.recordMicros(RequestRules.micros(o.scheduleLagNs()));
       }
-      outputTokens += o.outputTokens();
+      long e2eMicros = RequestRules.micros(o.endNs() - o.startNs());
+      stats.e2e.recordMicros(e2eMicros);
       if (o.completed()) {
-        completed++;
-        e2e.recordNanos(o.endNs() - o.startNs());
-        long perTokenDivisor = o.outputTokens() - k[0];
-        if (o.chunks() < 2 || perTokenDivisor <= 0) {
-          tooShort++;
-        } else {
-          requestTpot.recordNanos((at[o.chunks() - 1] - at[0]) / perTokenDivisor);
+        long outputTokens = o.outputTokens();
+        stats.outputTokens(outputTokens);
+        boolean tooShort = RequestRules.tooShort(o.chunks());
+        stats.completed(1, tooShort);
+        long requestTpot =
+            tooShort
+                ? -1
+                : RequestRules.requestTpotMicros(
+                    at[0] - o.startNs(), at[o.chunks() - 1] - o.startNs(), outputTokens, k[0]);
+        if (requestTpot >= 0) {
+          stats.requestTpot.recordMicros(requestTpot);
+        }
+        if (!goodput.isEmpty() && goodput.meets(true, ttftMicros, requestTpot, e2eMicros)) {
+          stats.good(1);
         }
       } else {
-        failed++;
-        errors.merge(o.failure().errorClass().wire(), 1L, Long::sum);
+        stats.outputTokens(o.outputTokens());
+        stats.failed(o.failure().errorClass().wire(), 1);
       }
     }
 
     ModelResult result() {
+      WindowStats copy = new WindowStats().add(stats);
       return new ModelResult(
           model,
-          copy(tpot),
-          copy(ttft),
-          copy(requestTpot),
-          copy(e2e),
-          copy(scheduleLag),
-          started,
-          completed,
-          failed,
-          tooShort,
-          new TreeMap<>(errors),
-          outputTokens);
-    }
-
-    private static LatencyHistogram copy(LatencyHistogram h) {
-      LatencyHistogram c = new LatencyHistogram();
-      c.add(h);
-      return c;
+          copy.tpot,
+          copy.ttft,
+          copy.requestTpot,
+          copy.e2e,
+          copy.scheduleLag,
+          copy.started(),
+          copy.completed(),
+          copy.failed(),
+          copy.tooShort(),
+          new TreeMap<>(copy.errors()),
+          copy.outputTokens(),
+          stage,
+          copy);
     }
   }
 }

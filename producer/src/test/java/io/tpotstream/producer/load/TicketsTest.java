@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.http.RequestSpec;
 import io.tpotstream.producer.testing.Runs;
+import io.tpotstream.producer.workload.Sessions;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -28,26 +29,29 @@ class TicketsTest {
                 "run_id", "r",
                 "warmup", warmup,
                 "total_requests", totalRequests));
-    return new LoadRunner.Tickets(config, Dialect.of(config.api()));
+    return new LoadRunner.Tickets(
+        config,
+        Dialect.of(config.api()),
+        new Sessions(config.prompts().conversations(), config.models()));
   }
 
   @Test
   void aTimedWarmupWaitsForTheJitAfterItsTime() {
     LoadRunner.Tickets t = tickets("10s", "2");
     t.start(0);
-    assertEquals("r-w0", t.next(1 * S, null).requestId());
+    assertEquals("r-w0", t.next(1 * S, null).spec().requestId());
     assertFalse(t.endWarmupIfSettled(5 * S, true), "not before its time");
     assertFalse(t.endWarmupIfSettled(11 * S, false), "not while the JIT compiles");
-    assertEquals("r-w1", t.next(12 * S, null).requestId());
+    assertEquals("r-w1", t.next(12 * S, null).spec().requestId());
     assertTrue(t.endWarmupIfSettled(13 * S, true));
     assertEquals(new LoadRunner.WarmupEnd(Duration.ofSeconds(13), true), t.warmupEnd());
-    RequestSpec first = t.next(14 * S, null);
+    RequestSpec first = t.next(14 * S, null).spec();
     assertEquals("r-0", first.requestId());
     assertFalse(first.warmup());
     assertEquals("a", first.model());
-    assertEquals("b", t.next(14 * S, null).model());
-    assertEquals("r-2", t.next(15 * S, null).requestId());
-    assertEquals("r-3", t.next(15 * S, null).requestId());
+    assertEquals("b", t.next(14 * S, null).spec().model());
+    assertEquals("r-2", t.next(15 * S, null).spec().requestId());
+    assertEquals("r-3", t.next(15 * S, null).spec().requestId());
     assertNull(t.next(16 * S, null), "2 requests per model, 2 models: 4");
   }
 
@@ -58,14 +62,14 @@ class TicketsTest {
     assertFalse(t.endWarmupIfSettled(69 * S, false));
     assertTrue(t.endWarmupIfSettled(70 * S, false));
     assertEquals(new LoadRunner.WarmupEnd(Duration.ofSeconds(70), false), t.warmupEnd());
-    assertEquals("r-0", t.next(70 * S, null).requestId());
+    assertEquals("r-0", t.next(70 * S, null).spec().requestId());
   }
 
   @Test
   void noWarmupMeansTheFirstRequestIsMeasured() {
     LoadRunner.Tickets t = tickets("0", "1");
     t.start(0);
-    assertEquals("r-0", t.next(0, null).requestId());
+    assertEquals("r-0", t.next(0, null).spec().requestId());
     assertNull(t.warmupEnd());
   }
 }

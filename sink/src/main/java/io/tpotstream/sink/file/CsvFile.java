@@ -6,9 +6,12 @@ import java.io.Closeable;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -98,6 +101,28 @@ public final class CsvFile implements Closeable {
   /** Rows in the file, including those found on open. */
   public long rows() {
     return rows;
+  }
+
+  /**
+   * Reads every complete row of a summaries CSV as column name → cell (empty cells included),
+   * without changing the file: it may be read while a sink appends to it.
+   */
+  public static void readRows(Path path, Consumer<Map<String, String>> rows) {
+    List<String> header = new ArrayList<>();
+    LineLog.readComplete(
+        path,
+        line -> {
+          List<String> cells = Csv.parse(line);
+          if (header.isEmpty()) {
+            header.addAll(cells);
+            return;
+          }
+          Map<String, String> row = new LinkedHashMap<>();
+          for (int i = 0; i < header.size() && i < cells.size(); i++) {
+            row.put(header.get(i), cells.get(i));
+          }
+          rows.accept(row);
+        });
   }
 
   /** The label columns, or null while the file has no header yet. */

@@ -32,6 +32,9 @@ final class SeriesMetrics {
   long warmupRequests;
   long windows;
   long suspectWindows;
+  long sloWindows;
+  long sloMissedWindows;
+  long goodRequests;
   final CumulativeHistogram[] histograms = new CumulativeHistogram[LatencyMetric.ALL.size()];
 
   SeriesMetrics(WindowSummary first) {
@@ -84,6 +87,15 @@ final class SeriesMetrics {
     windows++;
     if (Boolean.TRUE.equals(summary.clientSuspect())) {
       suspectWindows++;
+    }
+    if (summary.slo() != null) {
+      sloWindows++;
+      if (!summary.slo().met()) {
+        sloMissedWindows++;
+      }
+      if (summary.slo().goodRequests() != null) {
+        goodRequests += summary.slo().goodRequests();
+      }
     }
     lastCountedEndMs = summary.windowEndMs();
     return true;

@@ -10,6 +10,7 @@ import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.Unit;
+import io.tpotstream.common.slo.ObjectiveResult;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
 import java.math.BigDecimal;
@@ -30,7 +31,10 @@ import java.util.function.ToDoubleFunction;
  *       windows;
  *   <li>gauges of the latest closed window: the exact HdrHistogram percentiles (50 to 99.99) and
  *       max of each latency, error ratio, tokens per second, the producers' own worst pause and
- *       event-loop lag, whether the window is client-suspect, and its end time.
+ *       event-loop lag, whether the window is client-suspect, and its end time;
+ *   <li>the SLO: windows judged and missed, good requests (counters, 0 without an SLO), the latest
+ *       window's verdict and goodput (NaN without), and once summaries carry objectives each one's
+ *       verdict, value and limit (gauges).
  * </ul>
  *
  * A value the window does not have (no sample, not reported by the producers) is NaN.
@@ -133,6 +137,7 @@ final class TpotCollector implements MultiCollector {
             + " 0 when not, NaN when they did not report it",
         null,
         w -> w.clientSuspect() == null ? Double.NaN : w.clientSuspect() ? 1 : 0);
+    slo(metrics, all);
     gauge(
         metrics,
         all,
@@ -141,6 +146,79 @@ final class TpotCollector implements MultiCollector {
         Unit.SECONDS,
         w -> w.windowEndMs() / 1000.0);
     return new MetricSnapshots(metrics);
+  }
+
+  /**
+   * The SLO: windows judged and missed, good requests (0 without an SLO), and for the latest window
+   * its verdict and goodput (NaN without) and, when it has objectives, each one's verdict, value
+   * and limit (in the objective's base unit: seconds for a latency, a ratio for {@code error_rate}
+   * and {@code goodput}).
+   */
+  private static void slo(List<MetricSnapshot> metrics, List<SeriesMetrics> all) {
+    counter(
+        metrics,
+        all,
+        "tpot_slo_windows",
+        "Closed windows judged against the aggregator's --slo",
+        s -> s.sloWindows);
+    counter(
+        metrics,
+        all,
+        "tpot_slo_missed_windows",
+        "Closed windows that missed at least one --slo objective",
+        s -> s.sloMissedWindows);
+    counter(
+        metrics,
+        all,
+        "tpot_good_requests",
+        "Finished requests that met every --goodput limit",
+        s -> s.goodRequests);
+    gauge(
+        metrics,
+        all,
+        "tpot_window_slo_met",
+        "1 when the latest closed window met every --slo objective, 0 when not, NaN without an SLO",
+        null,
+        w -> w.slo() == null ? Double.NaN : w.slo().met() ? 1 : 0);
+    gauge(
+        metrics,
+        all,
+        "tpot_window_goodput_ratio",
+        "Share of the latest closed window's finished requests that met every --goodput limit",
+        null,
+        w -> w.slo() == null ? Double.NaN : number(w.slo().goodput()));
+    if (all.stream().noneMatch(s -> s.latest.slo() != null)) {
+      return;
+    }
+    GaugeSnapshot.Builder met =
+        GaugeSnapshot.builder()
+            .name("tpot_window_slo_objective_met")
+            .help("1 when the latest closed window met this objective, 0 when not");
+    GaugeSnapshot.Builder value =
+        GaugeSnapshot.builder()
+            .name("tpot_window_slo_objective_value")
+            .help(
+                "The objective's value in the latest closed window: seconds for a latency, a ratio"
+                    + " for error_rate and goodput (NaN when there was nothing to measure)");
+    GaugeSnapshot.Builder limit =
+        GaugeSnapshot.builder()
+            .name("tpot_window_slo_objective_limit")
+            .help("The objective's limit, in the unit of tpot_window_slo_objective_value");
+    for (SeriesMetrics s : all) {
+      if (s.latest.slo() == null) {
+        continue;
+      }
+      for (ObjectiveResult o : s.latest.slo().objectives()) {
+        Labels labels = s.labels.add("objective", o.name());
+        boolean latency = !o.name().equals("error_rate") && !o.name().equals("goodput");
+        met.dataPoint(point(labels, o.met() ? 1 : 0));
+        value.dataPoint(point(labels, latency ? seconds(o.measured()) : number(o.measured())));
+        limit.dataPoint(point(labels, latency ? seconds(o.limit()) : number(o.limit())));
+      }
+    }
+    metrics.add(met.build());
+    metrics.add(value.build());
+    metrics.add(limit.build());
   }
 
   private static void requests(List<MetricSnapshot> metrics, List<SeriesMetrics> all) {

@@ -62,7 +62,10 @@ public record FlatRecord(
     BigDecimal clientLagMaxMs,
     long coalescedGaps,
     Boolean clientSuspect,
-    long warmupRequests) {
+    long warmupRequests,
+    Boolean sloMet,
+    String sloMissed,
+    BigDecimal goodput) {
 
   /** Columns before the labels. */
   public static final List<String> LEADING_COLUMNS =
@@ -102,11 +105,16 @@ public record FlatRecord(
           Map.entry("client_lag_max_ms", FlatRecord::clientLagMaxMs),
           Map.entry("coalesced_gaps", FlatRecord::coalescedGaps),
           Map.entry("client_suspect", FlatRecord::clientSuspect),
-          Map.entry("warmup_requests", FlatRecord::warmupRequests));
+          Map.entry("warmup_requests", FlatRecord::warmupRequests),
+          Map.entry("slo_met", FlatRecord::sloMet),
+          Map.entry("slo_missed", FlatRecord::sloMissed),
+          Map.entry("goodput", FlatRecord::goodput));
 
   /**
    * Columns after the labels: the seed's TPOT table in its order, TTFT, request TPOT and E2E, the
-   * request counts, then the client's health in the window.
+   * request counts, the client's health in the window, then the SLO's verdict on the window ({@code
+   * slo_met}, the missed objectives' names joined by {@code ;}, {@code goodput}; empty without
+   * {@code --slo}/{@code --goodput}).
    */
   public static final List<String> STAT_COLUMNS = STATS.stream().map(Map.Entry::getKey).toList();
 
@@ -162,7 +170,12 @@ public record FlatRecord(
         s.clientLagMaxMs(),
         s.coalescedGaps(),
         s.clientSuspect(),
-        s.warmupRequests());
+        s.warmupRequests(),
+        s.slo() == null ? null : s.slo().met(),
+        s.slo() == null || s.slo().met()
+            ? null
+            : String.join(";", s.slo().missed().stream().map(o -> o.name()).toList()),
+        s.slo() == null ? null : s.slo().goodput());
   }
 
   /** The column names for a CSV whose label columns are {@code labelNames}, in order. */

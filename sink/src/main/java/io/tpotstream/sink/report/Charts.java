@@ -1,5 +1,9 @@
 package io.tpotstream.sink.report;
 
+import io.tpotstream.common.Series;
+import io.tpotstream.common.Stages;
+import io.tpotstream.common.stats.LatencySummary;
+import io.tpotstream.common.summary.WindowSummary;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
@@ -31,7 +35,7 @@ import org.jfree.data.xy.XYSeriesCollection;
  * window end time. A series keeps its colour in every chart (colours follow the sorted series
  * order); the statistic is told by the line style (p50 solid, p99 dashed, p99.9 dotted).
  */
-final class Charts {
+public final class Charts {
   /** Width of every chart, in pixels. */
   static final int WIDTH = 1200;
 
@@ -119,6 +123,85 @@ final class Charts {
         null);
   }
 
+  /**
+   * The knee of a sweep: per series without its {@code stage} label, the whole-stage TPOT p50 and
+   * p99 against the stage's load; null when no series carries a {@code stage} label with a load.
+   */
+  static byte[] knee(ReportModel model) {
+    java.util.SortedMap<String, java.util.SortedMap<BigDecimal, WindowSummary>> lines =
+        new java.util.TreeMap<>();
+    String dimension = null;
+    for (String name : model.seriesNames()) {
+      WindowSummary run = model.wholeRun(name);
+      String stage = run.labels().get(Stages.LABEL);
+      BigDecimal load = Stages.loadOf(stage);
+      if (load == null) {
+        continue;
+      }
+      dimension = dimension == null ? Stages.dimensionOf(stage) : dimension;
+      java.util.SortedMap<String, String> others = new java.util.TreeMap<>(run.labels());
+      others.remove(Stages.LABEL);
+      others.remove("concurrency");
+      lines
+          .computeIfAbsent(Series.name(run.model(), others), k -> new java.util.TreeMap<>())
+          .put(load, run);
+    }
+    if (lines.isEmpty()) {
+      return null;
+    }
+    XYSeriesCollection dataset = new XYSeriesCollection();
+    XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
+    int s = 0;
+    for (var line : lines.entrySet()) {
+      for (int l = 0; l < 2; l++) {
+        XYSeries xy = new XYSeries(line.getKey() + (l == 0 ? " p50" : " p99"), true, true);
+        for (var point : line.getValue().entrySet()) {
+          LatencySummary tpot = point.getValue().tpot();
+          BigDecimal ms = tpot == null ? null : l == 0 ? tpot.p50Ms() : tpot.p99Ms();
+          if (ms != null) {
+            xy.add(point.getKey().doubleValue(), ms.doubleValue());
+          }
+        }
+        int index = dataset.getSeriesCount();
+        dataset.addSeries(xy);
+        renderer.setSeriesPaint(index, PALETTE[s % PALETTE.length]);
+        renderer.setSeriesStroke(index, STYLES[l]);
+        renderer.setSeriesShape(index, new Ellipse2D.Double(-3, -3, 6, 6));
+      }
+      s++;
+    }
+    NumberAxis x =
+        new NumberAxis(
+            "rate".equals(dimension)
+                ? "load: rate (requests/s) of the stage"
+                : "load: " + dimension + " of the stage");
+    x.setAutoRangeIncludesZero(true);
+    NumberAxis y = new NumberAxis("TPOT over the whole stage (ms)");
+    y.setAutoRangeIncludesZero(true);
+    XYPlot plot = new XYPlot(dataset, x, y, renderer);
+    return render(plot, "TPOT p50 and p99 against load (sweep stages)", 18, WIDTH, HEIGHT);
+  }
+
+  /**
+   * A plot as a PNG of {@code width} × {@code height} px with the charts' look (white, light grid,
+   * a legend): the one place charts are rendered, for the report and {@code tpot compare}.
+   */
+  public static byte[] render(XYPlot plot, String title, int titleSize, int width, int height) {
+    plot.setBackgroundPaint(Color.WHITE);
+    plot.setDomainGridlinePaint(new Color(0xdddddd));
+    plot.setRangeGridlinePaint(new Color(0xdddddd));
+    JFreeChart chart =
+        new JFreeChart(title, new Font(Font.SANS_SERIF, Font.BOLD, titleSize), plot, true);
+    chart.setBackgroundPaint(Color.WHITE);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try {
+      ChartUtils.writeChartAsPNG(out, chart, width, height);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot render the chart '" + title + "'", e);
+    }
+    return out.toByteArray();
+  }
+
   private static byte[] png(
       ReportModel model,
       String title,
@@ -161,20 +244,9 @@ final class Charts {
       y = linear;
     }
     XYPlot plot = new XYPlot(dataset, time, y, renderer);
-    plot.setBackgroundPaint(Color.WHITE);
-    plot.setDomainGridlinePaint(new Color(0xdddddd));
-    plot.setRangeGridlinePaint(new Color(0xdddddd));
     if (marker != null) {
       plot.addRangeMarker(marker);
     }
-    JFreeChart chart = new JFreeChart(title, new Font(Font.SANS_SERIF, Font.BOLD, 18), plot, true);
-    chart.setBackgroundPaint(Color.WHITE);
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try {
-      ChartUtils.writeChartAsPNG(out, chart, WIDTH, HEIGHT);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot render the chart '" + title + "'", e);
-    }
-    return out.toByteArray();
+    return render(plot, title, 18, WIDTH, HEIGHT);
   }
 }

@@ -23,6 +23,9 @@ public final class Report {
   public static final String TOKENS_PNG = "tokens-per-second.png";
   public static final String HTML = "report.html";
 
+  /** Written only when series carry a sweep's {@code stage} label. */
+  public static final String KNEE_PNG = "knee.png";
+
   /** Chart width in pixels. */
   public static final int WIDTH_PX = Charts.WIDTH;
 
@@ -49,6 +52,10 @@ public final class Report {
     charts.put(
         TOKENS_PNG,
         new HtmlReport.Chart("Output tokens per second", Charts.tokensPerSecond(model)));
+    byte[] knee = Charts.knee(model);
+    if (knee != null) {
+      charts.put(KNEE_PNG, new HtmlReport.Chart("TPOT against load: the sweep's stages", knee));
+    }
     try {
       Files.createDirectories(outDir);
       List<Path> written = new ArrayList<>();

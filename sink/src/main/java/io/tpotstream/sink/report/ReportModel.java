@@ -1,5 +1,6 @@
 package io.tpotstream.sink.report;
 
+import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowStats;
 import io.tpotstream.common.summary.WindowSummary;
@@ -61,6 +62,22 @@ public final class ReportModel {
   public WindowSummary wholeRun(String seriesName) {
     SeriesRun run = series.get(seriesName);
     return run.merged.toSummary(seriesName, run.model, run.labels, run.firstStartMs, run.lastEndMs);
+  }
+
+  /**
+   * As {@link #wholeRun(String)}, with {@code slo} evaluated on the merged windows (goodput from
+   * the merged good and finished requests).
+   */
+  public WindowSummary wholeRun(String seriesName, SloSpec slo) {
+    SeriesRun run = series.get(seriesName);
+    return run.merged.toSummary(
+        seriesName,
+        run.model,
+        run.labels,
+        run.firstStartMs,
+        run.lastEndMs,
+        WindowStats.DEFAULT_CLIENT_LAG_THRESHOLD_US,
+        slo);
   }
 
   /** The windows of {@code seriesName}, by window end. */

@@ -2,6 +2,7 @@ package io.tpotstream.sink.record;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.summary.WindowStats;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.sink.TestWindows;
@@ -57,7 +58,10 @@ class FlatRecordTest {
             "client_lag_max_ms",
             "coalesced_gaps",
             "client_suspect",
-            "warmup_requests"),
+            "warmup_requests",
+            "slo_met",
+            "slo_missed",
+            "goodput"),
         FlatRecord.columns(List.of("concurrency", "target")));
   }
 
@@ -105,7 +109,10 @@ class FlatRecordTest {
             "0.250",
             "3",
             "false",
-            "1"),
+            "1",
+            "",
+            "",
+            ""),
         record.cells(List.of("concurrency", "target")));
   }
 
@@ -178,7 +185,10 @@ class FlatRecordTest {
             "",
             "0",
             "",
-            "0"),
+            "0",
+            "",
+            "",
+            ""),
         record.cells(List.of("concurrency")));
     assertEquals(
         "{\"window_start\":\"2026-01-01T00:00:00Z\",\"window_end\":\"2026-01-01T00:00:10Z\","
@@ -200,13 +210,43 @@ class FlatRecordTest {
 
     List<String> cells = record.cells(List.of());
     assertEquals(
-        List.of("1.234", "0.800", "7", "true", "0"), cells.subList(cells.size() - 5, cells.size()));
+        List.of("1.234", "0.800", "7", "true", "0", "", "", ""),
+        cells.subList(cells.size() - 8, cells.size()));
     String json = new String(record.toJson(), StandardCharsets.UTF_8);
     assertEquals(
         true,
         json.endsWith(
             "\"late_samples\":0,\"client_pause_max_ms\":1.234,\"client_lag_max_ms\":0.800,"
                 + "\"coalesced_gaps\":7,\"client_suspect\":true,\"warmup_requests\":0}"),
+        json);
+  }
+
+  @Test
+  void sloColumnsCarryTheWindowsVerdictMissedObjectivesAndGoodput() {
+    WindowStats stats = new WindowStats();
+    stats.tpot.recordMicros(80_000, 10);
+    stats.completed(4, false);
+    stats.failed("http_500", 1);
+    stats.good(3);
+    FlatRecord record =
+        FlatRecord.of(
+            stats.toSummary(
+                "m",
+                "m",
+                Map.of(),
+                0,
+                10_000,
+                WindowStats.DEFAULT_CLIENT_LAG_THRESHOLD_US,
+                SloSpec.parse("tpot_p99=50ms,error_rate=10%,ttft_p99=1s", "ttft=1s")));
+    List<String> cells = record.cells(List.of());
+    assertEquals(
+        List.of("false", "tpot_p99;error_rate", "0.6000"),
+        cells.subList(cells.size() - 3, cells.size()));
+    String json = new String(record.toJson(), StandardCharsets.UTF_8);
+    assertEquals(
+        true,
+        json.endsWith(
+            "\"slo_met\":false,\"slo_missed\":\"tpot_p99;error_rate\",\"goodput\":0.6000}"),
         json);
   }
 }

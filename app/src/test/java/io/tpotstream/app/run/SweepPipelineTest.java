@@ -1,0 +1,89 @@
+package io.tpotstream.app.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tpotstream.common.Json;
+import io.tpotstream.common.slo.SloSpec;
+import io.tpotstream.common.summary.WindowSummary;
+import io.tpotstream.producer.config.ConfigLoader;
+import io.tpotstream.sink.report.Report;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A sweep with an SLO through the whole pipeline (simulator, producer, embedded broker, aggregator,
+ * sink): summaries split by stage, every window judged, the run's verdict.
+ */
+class SweepPipelineTest {
+  @Test
+  void aSweepIsSplitByStageAndAnImpossibleSloFailsTheRun(@TempDir Path out) throws Exception {
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    Path requests = out.resolve("requests.jsonl");
+    Pipeline.Settings settings =
+        new Pipeline.Settings(
+            simulatorUrl ->
+                ConfigLoader.load(
+                    null,
+                    Map.of(
+                        "base_url", simulatorUrl,
+                        "models", "model-a",
+                        "sweep", "concurrency=1,4",
+                        "total_requests", "4",
+                        "max_tokens", "30",
+                        "api_key", "demo"),
+                    Map.of(),
+                    w -> {}),
+            null,
+            out,
+            Duration.ofSeconds(2),
+            List.of("stage"),
+            true,
+            -1,
+            false,
+            Duration.ofMinutes(1),
+            SloSpec.parse("tpot_max=1us,error_rate=50%", "ttft=60s"),
+            requests);
+    Pipeline.Outcome outcome =
+        new Pipeline(settings, new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
+    String text = printed.toString(StandardCharsets.UTF_8);
+
+    List<WindowSummary> stages = outcome.wholeRun();
+    assertEquals(
+        List.of("model-a{stage=concurrency-1}", "model-a{stage=concurrency-4}"),
+        stages.stream().map(WindowSummary::series).toList());
+    for (WindowSummary s : stages) {
+      assertEquals(4, s.requests().completed(), s.series());
+      assertEquals(4 * 29, s.tpot().count(), s.series());
+      assertEquals(4L, s.slo().goodRequests(), s.series());
+      assertFalse(s.slo().met());
+    }
+    assertEquals(3, outcome.verdict().exitCode());
+    assertTrue(
+        outcome.verdict().line().startsWith("SLO failed: tpot_max "), outcome.verdict().line());
+    assertTrue(outcome.verdict().line().contains("(model-a{stage=concurrency-4})"));
+    assertTrue(text.strip().endsWith(outcome.verdict().line()), text);
+    assertTrue(text.contains("<< SLO MISSED: tpot_max "), "the live view marks the window");
+
+    long good = 0;
+    for (String line : Files.readAllLines(out.resolve("summaries.jsonl"))) {
+      JsonNode slo = Json.MAPPER.readTree(line).path("slo");
+      assertEquals("tpot_max", slo.path("objectives").get(0).path("name").asText());
+      good += slo.path("goodRequests").asLong();
+    }
+    assertEquals(8, good, "every request judged good once, in the window of its end");
+    assertTrue(Files.readAllLines(outcome.csv()).get(0).contains(",label_stage,"));
+    assertEquals(8, Files.readAllLines(requests).size());
+    assertTrue(Files.size(out.resolve(Report.KNEE_PNG)) > 1_000);
+  }
+}

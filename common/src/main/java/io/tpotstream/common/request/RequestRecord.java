@@ -1,0 +1,71 @@
+package io.tpotstream.common.request;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.math.BigDecimal;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * One request as {@code --requests-out} writes it (one JSON line each), from the producer live or
+ * from {@code tpot stats} on an export; both build it with {@link RequestTrace}, so the numbers are
+ * the same. Latencies in ms with three decimals (integer µs); a field is omitted when the request
+ * has no such value (no token: no TTFT; fewer than two chunks: no gaps, no request TPOT).
+ *
+ * @param start the request start, ISO-8601 UTC (the {@code start} event's {@code ts})
+ * @param outcome {@code completed}, {@code failed} or {@code abandoned} (no end seen)
+ * @param errorClass the error class of a failed request
+ * @param outputTokens reported completion tokens when the API gave usage, else tokens in chunks
+ * @param gaps TPOT samples of this request (a chunk of k tokens gives k)
+ * @param gapP50Ms the median of its own gaps (TPOT samples), HdrHistogram's value as everywhere
+ * @param scheduleLagMs open loop: how late it was sent
+ * @param good whether it met every {@code --goodput} limit (only when limits were given)
+ */
+@JsonPropertyOrder({
+  "requestId",
+  "runId",
+  "model",
+  "labels",
+  "start",
+  "startMs",
+  "outcome",
+  "errorClass",
+  "ttftMs",
+  "e2eMs",
+  "outputTokens",
+  "requestTpotMs",
+  "gaps",
+  "gapP50Ms",
+  "gapP99Ms",
+  "gapMaxMs",
+  "scheduleLagMs",
+  "good"
+})
+public record RequestRecord(
+    String requestId,
+    String runId,
+    String model,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) SortedMap<String, String> labels,
+    String start,
+    Long startMs,
+    String outcome,
+    String errorClass,
+    BigDecimal ttftMs,
+    BigDecimal e2eMs,
+    long outputTokens,
+    BigDecimal requestTpotMs,
+    long gaps,
+    BigDecimal gapP50Ms,
+    BigDecimal gapP99Ms,
+    BigDecimal gapMaxMs,
+    BigDecimal scheduleLagMs,
+    Boolean good) {
+
+  public static final String COMPLETED = "completed";
+  public static final String FAILED = "failed";
+  public static final String ABANDONED = "abandoned";
+
+  public RequestRecord {
+    labels = labels == null ? new TreeMap<>() : new TreeMap<>(labels);
+  }
+}

@@ -1,0 +1,87 @@
+package io.tpotstream.common.request;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import io.tpotstream.common.Json;
+import io.tpotstream.common.event.EventType;
+import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.slo.GoodputLimits;
+import io.tpotstream.common.stats.LatencyHistogram;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Per-request records from token events ({@code tpot stats --requests-out}) and their JSON line.
+ */
+public final class RequestRecords {
+  private static final ObjectWriter WRITER = Json.MAPPER.writerFor(RequestRecord.class);
+  private static final ObjectReader READER = Json.MAPPER.readerFor(RequestRecord.class);
+
+  private RequestRecords() {}
+
+  /** Told about each request when it is over, with its trace and its record. */
+  public interface Finished {
+    void request(RequestTrace trace, RequestRecord record);
+  }
+
+  /**
+   * Follows every request in {@code events} (log order) and hands each finished one's record to
+   * {@code records} when its end or error event comes; requests still open at the end of the input
+   * follow as {@code abandoned}, in the order they started. Warm-up requests are left out, as from
+   * every statistic.
+   */
+  public static void fromEvents(
+      Iterable<TokenEvent> events, GoodputLimits goodput, Consumer<RequestRecord> records) {
+    follow(events, goodput, (trace, record) -> records.accept(record));
+  }
+
+  /** As {@link #fromEvents}, handing out each request's trace too (its gaps, for example). */
+  public static void follow(Iterable<TokenEvent> events, GoodputLimits goodput, Finished finished) {
+    Map<String, RequestTrace> open = new LinkedHashMap<>();
+    LatencyHistogram scratch = new LatencyHistogram();
+    for (TokenEvent e : events) {
+      if (e.type() == EventType.HEARTBEAT || e.requestId() == null) {
+        continue;
+      }
+      RequestTrace trace = open.computeIfAbsent(e.requestId(), RequestTrace::new);
+      RequestRecord record = trace.apply(e, goodput, scratch);
+      if (record != null) {
+        open.remove(e.requestId());
+        if (!trace.warmup()) {
+          finished.request(trace, record);
+        }
+      }
+    }
+    for (RequestTrace trace : open.values()) {
+      if (!trace.warmup()) {
+        finished.request(trace, trace.abandoned(goodput, scratch));
+      }
+    }
+  }
+
+  /** The record as one JSON line (no newline), fields in a fixed order. */
+  public static String encode(RequestRecord record) {
+    try {
+      return WRITER.writeValueAsString(record);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException("cannot encode the record of " + record.requestId(), e);
+    }
+  }
+
+  /**
+   * Reads one line written by {@link #encode}.
+   *
+   * @throws IllegalArgumentException when it is not such a record
+   */
+  public static RequestRecord decode(String line) {
+    try {
+      return READER.readValue(line);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("not a request record: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,157 @@
+package io.tpotstream.common.request;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.event.TokenKind;
+import io.tpotstream.common.slo.GoodputLimits;
+import io.tpotstream.common.stats.LatencyHistogram;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RequestTraceTest {
+  static final long T0 = 1_700_000_000_000L;
+  static final Map<String, String> LABELS = Map.of("stage", "concurrency-4");
+
+  private static TokenEvent token(String id, long elapsedNs, int seq, int tokens) {
+    return TokenEvent.token(
+        T0 + elapsedNs / 1_000_000,
+        "run",
+        id,
+        "m",
+        LABELS,
+        elapsedNs,
+        seq,
+        tokens,
+        TokenKind.CONTENT,
+        "p");
+  }
+
+  /** ttft 100 ms; gaps 1, 1, 1.5 ms and a 2-token chunk 1.6 ms later (two samples of 0.8 ms). */
+  private static List<TokenEvent> completed(String id) {
+    List<TokenEvent> events = new ArrayList<>();
+    events.add(TokenEvent.start(T0, "run", id, "m", LABELS, 2_000_000L, "p"));
+    events.add(token(id, 100_000_000L, 0, 1));
+    events.add(token(id, 101_000_000L, 1, 1));
+    events.add(token(id, 101_000_000L, 1, 1)); // duplicate: ignored
+    events.add(token(id, 102_000_000L, 2, 1));
+    events.add(token(id, 103_500_000L, 3, 1));
+    events.add(token(id, 105_100_000L, 4, 2));
+    events.add(
+        TokenEvent.end(
+            T0 + 110, "run", id, "m", LABELS, 110_000_000L, 5, 12, 6, "stop", null, "p"));
+    return events;
+  }
+
+  @Test
+  void aCompletedRequestGivesItsOwnGapPercentilesAndRequestTpot() {
+    List<RequestRecord> records = new ArrayList<>();
+    RequestRecords.fromEvents(completed("r1"), GoodputLimits.NONE, records::add);
+    assertEquals(1, records.size());
+    RequestRecord r = records.get(0);
+    assertEquals("r1", r.requestId());
+    assertEquals("m", r.model());
+    assertEquals(Map.of("stage", "concurrency-4"), r.labels());
+    assertEquals("2023-11-14T22:13:20Z", r.start());
+    assertEquals(RequestRecord.COMPLETED, r.outcome());
+    assertEquals(new BigDecimal("100.000"), r.ttftMs());
+    assertEquals(new BigDecimal("110.000"), r.e2eMs());
+    assertEquals(6, r.outputTokens());
+    // (105.1 - 100) ms over (6 - 1) tokens
+    assertEquals(new BigDecimal("1.020"), r.requestTpotMs());
+    // samples: 1.0, 1.0, 1.5, 0.8, 0.8
+    assertEquals(5, r.gaps());
+    assertEquals(new BigDecimal("1.000"), r.gapP50Ms());
+    assertEquals(new BigDecimal("1.500"), r.gapP99Ms());
+    assertEquals(new BigDecimal("1.500"), r.gapMaxMs());
+    assertEquals(new BigDecimal("2.000"), r.scheduleLagMs());
+    assertNull(r.good());
+    assertNull(r.errorClass());
+  }
+
+  @Test
+  void goodputLimitsMarkEachRequest() {
+    List<RequestRecord> records = new ArrayList<>();
+    RequestRecords.fromEvents(
+        completed("r1"), GoodputLimits.parse("ttft=100ms,request_tpot=1.02ms"), records::add);
+    assertEquals(true, records.get(0).good());
+    records.clear();
+    RequestRecords.fromEvents(completed("r1"), GoodputLimits.parse("ttft=99ms"), records::add);
+    assertEquals(false, records.get(0).good());
+  }
+
+  @Test
+  void failedAndUnfinishedRequestsKeepWhatWasObserved() {
+    List<TokenEvent> events = new ArrayList<>();
+    events.add(TokenEvent.start(T0, "run", "f", "m", LABELS, null, "p"));
+    events.add(token("f", 50_000_000L, 0, 1));
+    events.add(token("f", 51_000_000L, 1, 1));
+    events.add(
+        TokenEvent.error(
+            T0 + 60,
+            "run",
+            "f",
+            "m",
+            LABELS,
+            60_000_000L,
+            2,
+            "timeout_idle",
+            null,
+            "idle",
+            null,
+            "p"));
+    events.add(TokenEvent.start(T0 + 1, "run", "open", "m", LABELS, null, "p"));
+    events.add(TokenEvent.start(T0 + 2, "run", "w", "m", LABELS, null, "p").asWarmup());
+    List<RequestRecord> records = new ArrayList<>();
+    RequestRecords.fromEvents(events, GoodputLimits.parse("e2e=1s"), records::add);
+    assertEquals(2, records.size(), "the warm-up request is left out");
+    RequestRecord failed = records.get(0);
+    assertEquals(RequestRecord.FAILED, failed.outcome());
+    assertEquals("timeout_idle", failed.errorClass());
+    assertEquals(new BigDecimal("60.000"), failed.e2eMs());
+    assertEquals(2, failed.outputTokens());
+    assertEquals(1, failed.gaps());
+    assertNull(failed.requestTpotMs());
+    assertEquals(false, failed.good());
+    RequestRecord open = records.get(1);
+    assertEquals("open", open.requestId());
+    assertEquals(RequestRecord.ABANDONED, open.outcome());
+    assertNull(open.e2eMs());
+    assertNull(open.ttftMs());
+  }
+
+  @Test
+  void feedingMeasurementsGivesTheSameRecordAsFeedingEvents() {
+    List<RequestRecord> fromEvents = new ArrayList<>();
+    RequestRecords.fromEvents(completed("r1"), GoodputLimits.NONE, fromEvents::add);
+    RequestTrace direct = new RequestTrace("r1");
+    direct.start(T0, "run", "m", LABELS, 2_000_000L);
+    long[] at = {100_000_000L, 101_000_000L, 102_000_000L, 103_500_000L, 105_100_000L};
+    int[] k = {1, 1, 1, 1, 2};
+    for (int i = 0; i < at.length; i++) {
+      direct.token(i, at[i], k[i]);
+    }
+    RequestRecord r = direct.end(110_000_000L, 6, GoodputLimits.NONE, new LatencyHistogram());
+    assertEquals(fromEvents.get(0), r);
+    assertEquals(
+        RequestRecords.encode(r),
+        RequestRecords.encode(RequestRecords.decode(RequestRecords.encode(r))));
+  }
+
+  @Test
+  void rulesRoundHalfUpAndNeedTwoChunks() {
+    assertEquals(2, RequestRules.micros(1_500));
+    assertEquals(1, RequestRules.micros(1_499));
+    assertEquals(500, RequestRules.gapMicros(1_000_000, 2));
+    assertEquals(true, RequestRules.tooShort(1));
+    assertEquals(false, RequestRules.tooShort(2));
+    assertEquals(-1, RequestRules.requestTpotMicros(0, 5_000_000, 1, 1));
+    assertEquals(1_250, RequestRules.requestTpotMicros(0, 5_000_000, 5, 1));
+    assertEquals(7, RequestRules.outputTokens(7, 3));
+    assertEquals(3, RequestRules.outputTokens(null, 3));
+  }
+}
