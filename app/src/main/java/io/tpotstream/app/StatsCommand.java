@@ -1,7 +1,7 @@
 package io.tpotstream.app;
 
 import io.tpotstream.aggregator.offline.OfflineStats;
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.common.archive.ArchiveReader;
 import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.request.RequestRecords;
