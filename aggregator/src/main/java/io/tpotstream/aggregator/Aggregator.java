@@ -6,7 +6,7 @@ import static org.apache.kafka.common.acl.AclOperation.DESCRIBE;
 import static org.apache.kafka.common.acl.AclOperation.READ;
 import static org.apache.kafka.common.acl.AclOperation.WRITE;
 
-import io.tpotstream.aggregator.merge.PartitionsChangedException;
+import io.tpotstream.aggregator.stage2.PartitionsChangedException;
 import io.tpotstream.aggregator.topology.AggregatorTopology;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.kafka.KafkaFailures;

@@ -1,6 +1,6 @@
 package io.tpotstream.aggregator;
 
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.common.Topics;
 import java.util.Map;
 import java.util.TreeMap;

@@ -1,12 +1,12 @@
 package io.tpotstream.aggregator;
 
-import io.tpotstream.aggregator.merge.MergeOutput;
-import io.tpotstream.aggregator.merge.WindowMerger;
 import io.tpotstream.aggregator.partial.SeriesName;
 import io.tpotstream.aggregator.partial.WindowCounts;
-import io.tpotstream.aggregator.stage.PartitionStage;
-import io.tpotstream.aggregator.stage.Stage1Output;
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.PartitionStage;
+import io.tpotstream.aggregator.stage1.Stage1Output;
+import io.tpotstream.aggregator.stage1.StageSettings;
+import io.tpotstream.aggregator.stage2.MergeOutput;
+import io.tpotstream.aggregator.stage2.WindowMerger;
 import io.tpotstream.aggregator.state.MapState;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;

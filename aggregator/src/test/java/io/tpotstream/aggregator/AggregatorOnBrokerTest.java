@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.aggregator.fixtures.SyntheticLoad;
-import io.tpotstream.aggregator.merge.PartitionsChangedException;
 import io.tpotstream.aggregator.offline.OfflineStats;
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.StageSettings;
+import io.tpotstream.aggregator.stage2.PartitionsChangedException;
 import io.tpotstream.aggregator.topology.DeadLetterHeaders;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.summary.WindowSummary;

@@ -2,12 +2,10 @@ package io.tpotstream.app;
 
 import io.tpotstream.aggregator.Aggregator;
 import io.tpotstream.aggregator.AggregatorConfig;
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.kafka.KafkaNeeds;
-import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
 import picocli.CommandLine.Command;
@@ -30,6 +28,8 @@ import picocli.CommandLine.Option;
     })
 final class AggregateCommand implements Callable<Integer> {
   @Mixin KafkaOptions kafkaOptions;
+
+  @Mixin WindowOptions windowOptions;
 
   @Mixin SloOptions sloOptions;
 
@@ -56,58 +56,12 @@ final class AggregateCommand implements Callable<Integer> {
   String deadLetter;
 
   @Option(
-      names = "--window",
-      defaultValue = "10s",
-      converter = HumanDuration.class,
-      description = "Window length, aligned to the epoch (default: ${DEFAULT-VALUE}).")
-  Duration window;
-
-  @Option(
-      names = "--grace",
-      defaultValue = "0s",
-      converter = HumanDuration.class,
-      description = "Extra wait after a window's end before it closes (default: ${DEFAULT-VALUE}).")
-  Duration grace;
-
-  @Option(
-      names = "--group-by",
-      split = ",",
-      paramLabel = "LABEL",
-      description = "Labels that split a model into series, e.g. concurrency,target.")
-  List<String> groupBy = List.of();
-
-  @Option(
       names = "--application-id",
       defaultValue = AggregatorConfig.DEFAULT_APPLICATION_ID,
       description =
           "Kafka Streams application id; a new one starts from the earliest offset"
               + " (default: ${DEFAULT-VALUE}).")
   String applicationId;
-
-  @Option(
-      names = "--request-timeout",
-      defaultValue = "10m",
-      converter = HumanDuration.class,
-      description = "A request silent this long is counted abandoned (default: ${DEFAULT-VALUE}).")
-  Duration requestTimeout;
-
-  @Option(
-      names = "--producer-timeout",
-      defaultValue = "60s",
-      converter = HumanDuration.class,
-      description =
-          "A producer whose watermark is this far behind the others no longer holds windows"
-              + " open (default: ${DEFAULT-VALUE}).")
-  Duration producerTimeout;
-
-  @Option(
-      names = "--client-lag-threshold",
-      defaultValue = "1ms",
-      converter = HumanDuration.class,
-      description =
-          "A window is clientSuspect when a producer's own event-loop lag or pause passed this"
-              + " in it (default: ${DEFAULT-VALUE}; e.g. 500us, 5ms).")
-  Duration clientLagThreshold;
 
   @Option(
       names = "--processing-guarantee",
@@ -120,10 +74,7 @@ final class AggregateCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     KafkaConnection connection = kafkaOptions.connect();
-    StageSettings stage =
-        new StageSettings(
-                window, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold)
-            .withSlo(sloOptions.spec());
+    StageSettings stage = windowOptions.settings().withSlo(sloOptions.spec());
     AggregatorConfig config =
         AggregatorConfig.defaults(connection.bootstrapServers())
             .withTopics(input, output, deadLetter)

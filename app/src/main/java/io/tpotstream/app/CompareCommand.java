@@ -2,7 +2,7 @@ package io.tpotstream.app;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.aggregator.offline.OfflineStats;
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.common.Json;
 import io.tpotstream.common.Series;
 import io.tpotstream.common.archive.ArchiveCompression;

@@ -14,8 +14,8 @@ import io.tpotstream.producer.config.Durations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.producer.publish.Publisher;
-import io.tpotstream.producer.report.ModelResult;
-import io.tpotstream.producer.report.ResultTable;
+import io.tpotstream.producer.result.ModelResult;
+import io.tpotstream.producer.result.ResultTable;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -47,6 +47,8 @@ final class ProduceCommand implements Callable<Integer> {
 
   @Mixin KafkaOptions kafkaOptions;
 
+  @Mixin LoadOptions load;
+
   @Mixin TrafficOptions traffic;
 
   @Mixin SloOptions sloOptions;
@@ -64,33 +66,8 @@ final class ProduceCommand implements Callable<Integer> {
           "Partitions of the topic when it has to be created (default: ${DEFAULT-VALUE}).")
   int partitions;
 
-  @Option(names = "--concurrency", description = "Config key concurrency.")
-  Integer concurrency;
-
-  @Option(names = "--total-requests", description = "Config key total_requests (per model).")
-  Integer totalRequests;
-
-  @Option(names = "--max-tokens", description = "Config key max_tokens.")
-  Integer maxTokens;
-
-  @Option(names = "--rate", description = "Config key rate: open-loop requests per second.")
-  Double rate;
-
-  @Option(names = "--arrival", description = "Config key arrival: constant or poisson.")
-  String arrival;
-
-  @Option(names = "--duration", description = "Config key duration: e.g. 90s, 10m, forever.")
-  String duration;
-
   @Option(names = "--run-id", description = "Config key run_id.")
   String runId;
-
-  @Option(
-      names = "--warmup",
-      description =
-          "Config key warmup: requests run first and left out of every statistic, e.g. 10s"
-              + " (the default), 50req, or 0 for none.")
-  String warmup;
 
   @Option(
       names = "--outage-buffer",
@@ -123,14 +100,8 @@ final class ProduceCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Map<String, String> flags = new LinkedHashMap<>();
-    ProducerConfigOptions.put(flags, "concurrency", concurrency);
-    ProducerConfigOptions.put(flags, "total_requests", totalRequests);
-    ProducerConfigOptions.put(flags, "max_tokens", maxTokens);
-    ProducerConfigOptions.put(flags, "rate", rate);
-    ProducerConfigOptions.put(flags, "arrival", arrival);
-    ProducerConfigOptions.put(flags, "duration", duration);
+    load.putInto(flags);
     ProducerConfigOptions.put(flags, "run_id", runId);
-    ProducerConfigOptions.put(flags, "warmup", warmup);
     labels.forEach((k, v) -> flags.put("labels." + k, v));
     traffic.putInto(flags);
     SloSpec slo = sloOptions.spec();

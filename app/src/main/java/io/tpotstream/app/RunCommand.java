@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 
 /** {@code tpot run}: producer, aggregator and sink under one command. */
 @Command(
@@ -34,32 +33,12 @@ import picocli.CommandLine.Option;
 final class RunCommand implements Callable<Integer> {
   @Mixin ProducerConfigOptions configOptions;
   @Mixin RunOptions runOptions;
+  @Mixin LoadOptions load;
+
   @Mixin TrafficOptions traffic;
   @Mixin SloOptions sloOptions;
 
   @Mixin KafkaOptions kafka;
-
-  @Option(names = "--concurrency", description = "Config key concurrency.")
-  Integer concurrency;
-
-  @Option(names = "--total-requests", description = "Config key total_requests (per model).")
-  Integer totalRequests;
-
-  @Option(names = "--max-tokens", description = "Config key max_tokens.")
-  Integer maxTokens;
-
-  @Option(names = "--rate", description = "Config key rate: open-loop requests per second.")
-  Double rate;
-
-  @Option(names = "--duration", description = "Config key duration: e.g. 90s, 10m, forever.")
-  String duration;
-
-  @Option(
-      names = "--warmup",
-      description =
-          "Config key warmup: requests run first and left out of every statistic, e.g. 10s"
-              + " (the default), 50req, or 0 for none.")
-  String warmup;
 
   @Override
   public Integer call() throws Exception {
@@ -69,12 +48,7 @@ final class RunCommand implements Callable<Integer> {
               + " against the built-in simulator");
     }
     Map<String, String> flags = new LinkedHashMap<>();
-    ProducerConfigOptions.put(flags, "concurrency", concurrency);
-    ProducerConfigOptions.put(flags, "total_requests", totalRequests);
-    ProducerConfigOptions.put(flags, "max_tokens", maxTokens);
-    ProducerConfigOptions.put(flags, "rate", rate);
-    ProducerConfigOptions.put(flags, "duration", duration);
-    ProducerConfigOptions.put(flags, "warmup", warmup);
+    load.putInto(flags);
     traffic.putInto(flags);
     SloSpec slo = sloOptions.spec();
     ProducerConfig config = configOptions.load(flags);

@@ -1,7 +1,7 @@
 package io.tpotstream.app;
 
 import io.tpotstream.aggregator.offline.OfflineStats;
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.common.archive.ArchiveReader;
 import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.request.RequestRecords;
@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
@@ -54,52 +53,6 @@ final class StatsCommand implements Callable<Integer> {
   Path filePositional;
 
   @Option(
-      names = "--window",
-      defaultValue = "10s",
-      converter = HumanDuration.class,
-      description = "Window length, aligned to the epoch (default: ${DEFAULT-VALUE}).")
-  Duration window;
-
-  @Option(
-      names = "--grace",
-      defaultValue = "0s",
-      converter = HumanDuration.class,
-      description = "Extra wait after a window's end before it closes (default: ${DEFAULT-VALUE}).")
-  Duration grace;
-
-  @Option(
-      names = "--group-by",
-      split = ",",
-      paramLabel = "LABEL",
-      description = "Labels that split a model into series, e.g. concurrency,target.")
-  List<String> groupBy = List.of();
-
-  @Option(
-      names = "--request-timeout",
-      defaultValue = "10m",
-      converter = HumanDuration.class,
-      description = "A request silent this long is counted abandoned (default: ${DEFAULT-VALUE}).")
-  Duration requestTimeout;
-
-  @Option(
-      names = "--producer-timeout",
-      defaultValue = "60s",
-      converter = HumanDuration.class,
-      description =
-          "A producer this far behind the others no longer holds windows open (default:"
-              + " ${DEFAULT-VALUE}).")
-  Duration producerTimeout;
-
-  @Option(
-      names = "--client-lag-threshold",
-      defaultValue = "1ms",
-      converter = HumanDuration.class,
-      description =
-          "A window is clientSuspect when a producer's own event-loop lag or pause passed this"
-              + " in it (default: ${DEFAULT-VALUE}; e.g. 500us, 5ms).")
-  Duration clientLagThreshold;
-
-  @Option(
       names = "--format",
       defaultValue = "table",
       description =
@@ -115,6 +68,8 @@ final class StatsCommand implements Callable<Integer> {
               + " --requests-out writes live).")
   Path requestsOut;
 
+  @Mixin WindowOptions windowOptions;
+
   @Mixin SloOptions sloOptions;
 
   @Mixin TimeRangeOptions range;
@@ -127,10 +82,7 @@ final class StatsCommand implements Callable<Integer> {
     SloSpec slo = sloOptions.spec();
     SummaryFormat output = SummaryFormat.of(format);
     requireReadable(file);
-    StageSettings settings =
-        new StageSettings(
-                window, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold)
-            .withSlo(slo);
+    StageSettings settings = windowOptions.settings().withSlo(slo);
     PrintWriter err = spec.commandLine().getErr();
     long[] problems = {0};
     List<WindowSummary> summaries;

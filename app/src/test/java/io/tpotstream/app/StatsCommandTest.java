@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.aggregator.offline.OfflineStats;
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.common.Json;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;

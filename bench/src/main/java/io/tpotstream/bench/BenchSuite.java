@@ -38,7 +38,7 @@ public final class BenchSuite {
    * @return the number of benchmarks that failed
    */
   public static int run(boolean quick, Set<String> only, Path jfrDir, PrintStream out) {
-    Report report = new Report(out);
+    BenchReport report = new BenchReport(out);
     long startNs = System.nanoTime();
     out.println("tpot bench" + (quick ? " --quick" : "") + ": " + Machine.describe());
     out.println("load average at start (1/5/15 min): " + Machine.loadAverage());

@@ -3,7 +3,7 @@ package io.tpotstream.producer;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.load.StagedLoad;
 import io.tpotstream.producer.publish.Publisher;
-import io.tpotstream.producer.report.RunStats;
+import io.tpotstream.producer.result.RunStats;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;

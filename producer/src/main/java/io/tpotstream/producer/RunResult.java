@@ -2,7 +2,7 @@ package io.tpotstream.producer;
 
 import io.tpotstream.producer.load.LoadRunner;
 import io.tpotstream.producer.publish.Publisher;
-import io.tpotstream.producer.report.ModelResult;
+import io.tpotstream.producer.result.ModelResult;
 import java.time.Duration;
 import java.util.List;
 

@@ -1,9 +1,9 @@
 package io.tpotstream.aggregator.topology;
 
-import io.tpotstream.aggregator.merge.MergeOutput;
-import io.tpotstream.aggregator.merge.PartitionsChangedException;
-import io.tpotstream.aggregator.merge.WindowMerger;
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.StageSettings;
+import io.tpotstream.aggregator.stage2.MergeOutput;
+import io.tpotstream.aggregator.stage2.PartitionsChangedException;
+import io.tpotstream.aggregator.stage2.WindowMerger;
 import io.tpotstream.common.Windows;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;

@@ -2,7 +2,7 @@ package io.tpotstream.aggregator.golden;
 
 import io.tpotstream.aggregator.fixtures.Req;
 import io.tpotstream.aggregator.fixtures.SyntheticLoad;
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.common.event.TokenEvent;
 import java.time.Duration;
 import java.util.ArrayList;

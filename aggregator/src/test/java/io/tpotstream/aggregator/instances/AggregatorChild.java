@@ -2,7 +2,7 @@ package io.tpotstream.aggregator.instances;
 
 import io.tpotstream.aggregator.Aggregator;
 import io.tpotstream.aggregator.AggregatorConfig;
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.StageSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -7,7 +7,7 @@ import io.tpotstream.aggregator.AggregatorConfig;
 import io.tpotstream.aggregator.partial.Metric;
 import io.tpotstream.aggregator.partial.SeriesName;
 import io.tpotstream.aggregator.partial.WindowCounts;
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.common.stats.HistogramCodec;
 import io.tpotstream.common.stats.LatencyHistogram;
 import io.tpotstream.common.summary.WindowSummary;

@@ -1,7 +1,7 @@
 package io.tpotstream.aggregator.topology;
 
 import io.tpotstream.aggregator.AggregatorConfig;
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
 import io.tpotstream.common.summary.WindowSummary;

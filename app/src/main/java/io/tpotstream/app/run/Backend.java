@@ -2,7 +2,7 @@ package io.tpotstream.app.run;
 
 import io.tpotstream.aggregator.Aggregator;
 import io.tpotstream.aggregator.AggregatorConfig;
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.app.KafkaAccess;
 import io.tpotstream.broker.LocalKafka;
 import io.tpotstream.common.Topics;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.tpotstream.aggregator.Aggregator;
 import io.tpotstream.aggregator.AggregatorConfig;
 import io.tpotstream.aggregator.offline.OfflineStats;
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.common.archive.ArchiveReader;
 import io.tpotstream.common.archive.ArchivedRecord;
 import io.tpotstream.common.progress.Progress;

@@ -10,7 +10,7 @@ import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.producer.config.ConfigLoader;
-import io.tpotstream.producer.report.ModelResult;
+import io.tpotstream.producer.result.ModelResult;
 import io.tpotstream.sink.file.Csv;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.PromText;

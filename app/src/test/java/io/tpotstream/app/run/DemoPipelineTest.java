@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.producer.config.ConfigLoader;
-import io.tpotstream.producer.report.ModelResult;
+import io.tpotstream.producer.result.ModelResult;
 import io.tpotstream.sink.report.Report;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

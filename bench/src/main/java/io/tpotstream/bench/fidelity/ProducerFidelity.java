@@ -1,7 +1,7 @@
 package io.tpotstream.bench.fidelity;
 
 import io.tpotstream.bench.BenchEnv;
-import io.tpotstream.bench.Report;
+import io.tpotstream.bench.BenchReport;
 import io.tpotstream.bench.jvm.ChildJvm;
 import io.tpotstream.bench.jvm.ProducerChild;
 import io.tpotstream.bench.workload.BenchTopics;
@@ -53,7 +53,7 @@ public final class ProducerFidelity {
   private record Planned(
       String label, Kind kind, ProducerChild.RunSpec spec, int streams, Duration length) {}
 
-  public static void run(BenchEnv env, Report report) {
+  public static void run(BenchEnv env, BenchReport report) {
     List<Integer> streams = env.pick(List.of(100, 1_000, 2_000), List.of(100, 1_000));
     Duration runFor = env.pick(Duration.ofSeconds(30), Duration.ofSeconds(5));
     Duration openFor = env.pick(Duration.ofSeconds(20), Duration.ofSeconds(3));
@@ -132,7 +132,7 @@ public final class ProducerFidelity {
   /** What the runs in a child report against. */
   private record Context(
       BenchEnv env,
-      Report report,
+      BenchReport report,
       Simulator simulator,
       Optional<String> python,
       int anchorRequests,
@@ -158,7 +158,7 @@ public final class ProducerFidelity {
   private static void runInChild(Context c, List<Planned> plan, String log)
       throws IOException, InterruptedException {
     BenchEnv env = c.env();
-    Report report = c.report();
+    BenchReport report = c.report();
     Simulator simulator = c.simulator();
     Optional<String> python = c.python();
     Duration openFor = c.openFor();
@@ -186,7 +186,7 @@ public final class ProducerFidelity {
         if (p.kind() == Kind.WARMUP) {
           report.note(
               "warm-up run: "
-                  + Report.count(result.eventsPublished())
+                  + BenchReport.count(result.eventsPublished())
                   + " events, until the JIT had settled (not reported)");
         } else {
           EventsTopic events = EventsTopic.read(env.bootstrapServers(), p.spec().topic());
@@ -302,18 +302,18 @@ public final class ProducerFidelity {
   }
 
   private static void reportClosedLoop(
-      Report report, Planned p, ProducerChild.Result r, EventsTopic events, Distortion d) {
+      BenchReport report, Planned p, ProducerChild.Result r, EventsTopic events, Distortion d) {
     LatencyHistogram abs = d.absolute;
     report.headline(
         p.label() + ": |distortion| p50 / p99 / p99.9 / max",
         String.format(
             Locale.ROOT,
             "%s / %s / %s / %s (%s gaps; mean %+.3f ms)",
-            Report.ms(abs.percentileMicros(50)),
-            Report.ms(abs.percentileMicros(99)),
-            Report.ms(abs.percentileMicros(99.9)),
-            Report.ms(abs.maxMicros()),
-            Report.count(d.pairs),
+            BenchReport.ms(abs.percentileMicros(50)),
+            BenchReport.ms(abs.percentileMicros(99)),
+            BenchReport.ms(abs.percentileMicros(99.9)),
+            BenchReport.ms(abs.maxMicros()),
+            BenchReport.count(d.pairs),
             d.pairs == 0 ? 0 : d.sumNs / (double) d.pairs / 1e6));
     if (d.requestsWithoutTruth > 0) {
       report.note(d.requestsWithoutTruth + " requests had no ground truth kept");
@@ -323,7 +323,7 @@ public final class ProducerFidelity {
     double sustained = events.tokensBetween(fromMs, toMs) / ((toMs - fromMs) / 1000.0);
     report.headline(
         p.label() + ": token events sustained",
-        Report.perSecond(sustained, "events")
+        BenchReport.perSecond(sustained, "events")
             + String.format(
                 Locale.ROOT,
                 " (%,d streams x 50/s = %,d while streaming; TTFTs and request turns pause them)",
@@ -344,9 +344,9 @@ public final class ProducerFidelity {
         String.format(
             Locale.ROOT,
             "%s / %.1f%% of %s token chunks / %d of %d",
-            Report.ms(r.loopLagMaxUs()),
+            BenchReport.ms(r.loopLagMaxUs()),
             r.tokenChunks() == 0 ? 0.0 : 100.0 * r.coalescedChunks() / r.tokenChunks(),
-            Report.count(r.tokenChunks()),
+            BenchReport.count(r.tokenChunks()),
             suspect,
             events.heartbeats.size()));
     report.figure(
@@ -354,12 +354,12 @@ public final class ProducerFidelity {
         String.format(
             Locale.ROOT,
             "%s of %s (%.1f%%); the rest were silent",
-            Report.count(d.distortedFlagged),
-            Report.count(d.distorted),
+            BenchReport.count(d.distortedFlagged),
+            BenchReport.count(d.distorted),
             d.distorted == 0 ? 100.0 : 100.0 * d.distortedFlagged / d.distorted));
     report.figure(
         p.label() + ": producer's worst own pause",
-        Report.ms(r.clientPauseMaxUs())
+        BenchReport.ms(r.clientPauseMaxUs())
             + " ("
             + r.costs().gcCount()
             + " GCs, "
@@ -367,9 +367,9 @@ public final class ProducerFidelity {
             + " ms in GC)");
     report.figure(
         p.label() + ": requests",
-        Report.count(r.completed())
+        BenchReport.count(r.completed())
             + " completed, "
-            + Report.count(r.failed())
+            + BenchReport.count(r.failed())
             + " failed"
             + (r.errors().isEmpty() ? "" : " " + r.errors()));
     StringBuilder busiest = new StringBuilder();
@@ -388,7 +388,7 @@ public final class ProducerFidelity {
   }
 
   private static void reportStall(
-      Report report, EventsTopic events, GroundTruth truth, Distortion d) {
+      BenchReport report, EventsTopic events, GroundTruth truth, Distortion d) {
     long worstErrorUs = 0;
     StringBuilder each = new StringBuilder();
     for (Map.Entry<String, EventsTopic.Request> e : events.requests.entrySet()) {
@@ -400,9 +400,9 @@ public final class ProducerFidelity {
       long sentNs = sent.chunks().get(100).sentNs() - sent.chunks().get(99).sentNs();
       worstErrorUs = Math.max(worstErrorUs, Math.abs(measuredNs - sentNs) / 1000);
       each.append(each.length() == 0 ? "" : ", ")
-          .append(Report.ms(measuredNs / 1000))
+          .append(BenchReport.ms(measuredNs / 1000))
           .append(" vs ")
-          .append(Report.ms(sentNs / 1000));
+          .append(BenchReport.ms(sentNs / 1000));
     }
     report.headline(
         "stall (5 ms gaps, 150 ms before chunk 100): measured vs sent",
@@ -410,14 +410,14 @@ public final class ProducerFidelity {
             + String.format(
                 Locale.ROOT,
                 "; worst error %s; |distortion| p50 %s, max %s over %s gaps",
-                Report.ms(worstErrorUs),
-                Report.ms(d.absolute.percentileMicros(50)),
-                Report.ms(d.absolute.maxMicros()),
-                Report.count(d.pairs)));
+                BenchReport.ms(worstErrorUs),
+                BenchReport.ms(d.absolute.percentileMicros(50)),
+                BenchReport.ms(d.absolute.maxMicros()),
+                BenchReport.count(d.pairs)));
   }
 
   private static void reportSideBySide(
-      Report report,
+      BenchReport report,
       ProducerChild.Result r,
       EventsTopic events,
       Distortion tpot,
@@ -431,10 +431,10 @@ public final class ProducerFidelity {
         String.format(
             Locale.ROOT,
             "%s / %s / %s (%s gaps, publishing every token to Kafka)",
-            Report.ms(tpot.absolute.percentileMicros(99)),
-            Report.ms(tpot.absolute.percentileMicros(99.9)),
-            Report.ms(tpot.absolute.maxMicros()),
-            Report.count(tpot.pairs)));
+            BenchReport.ms(tpot.absolute.percentileMicros(99)),
+            BenchReport.ms(tpot.absolute.percentileMicros(99.9)),
+            BenchReport.ms(tpot.absolute.maxMicros()),
+            BenchReport.count(tpot.pairs)));
     long[] cpu = r.cpuNsBetween(r.warmupEndMs(), Long.MAX_VALUE);
     report.headline(
         label + ": tpot CPU per published token",
@@ -442,7 +442,7 @@ public final class ProducerFidelity {
             Locale.ROOT,
             "%.1f µs (%s token events, %.1f s of process CPU after its warm-up)",
             cpu[0] / 1000.0 / Math.max(1, tokens),
-            Report.count(tokens),
+            BenchReport.count(tokens),
             cpu[0] / 1e9));
     if (py == null) {
       report.note(
@@ -455,10 +455,10 @@ public final class ProducerFidelity {
         String.format(
             Locale.ROOT,
             "%s / %s / %s (%s gaps, no Kafka; %d errors)",
-            Report.ms(pyDistortion.absolute.percentileMicros(99)),
-            Report.ms(pyDistortion.absolute.percentileMicros(99.9)),
-            Report.ms(pyDistortion.absolute.maxMicros()),
-            Report.count(pyDistortion.pairs),
+            BenchReport.ms(pyDistortion.absolute.percentileMicros(99)),
+            BenchReport.ms(pyDistortion.absolute.percentileMicros(99.9)),
+            BenchReport.ms(pyDistortion.absolute.maxMicros()),
+            BenchReport.count(pyDistortion.pairs),
             py.errors()));
     report.headline(
         label + ": Python aiohttp CPU per received chunk",
@@ -466,12 +466,12 @@ public final class ProducerFidelity {
             Locale.ROOT,
             "%.1f µs (%s chunks, %.1f s of process CPU)",
             py.cpuMicrosPerChunk(),
-            Report.count(py.chunks()),
+            BenchReport.count(py.chunks()),
             py.cpuNs() / 1e9));
   }
 
   private static void reportOpenLoop(
-      Report report, Planned p, ProducerChild.Result r, EventsTopic events) {
+      BenchReport report, Planned p, ProducerChild.Result r, EventsTopic events) {
     LatencyHistogram lag = new LatencyHistogram();
     for (EventsTopic.Request req : events.requests.values()) {
       if (req.scheduleLagNs != null) {
@@ -483,10 +483,10 @@ public final class ProducerFidelity {
         String.format(
             Locale.ROOT,
             "%s / %s / %s (%s requests%s)",
-            Report.ms(lag.percentileMicros(50)),
-            Report.ms(lag.percentileMicros(99)),
-            Report.ms(lag.maxMicros()),
-            Report.count(lag.count()),
+            BenchReport.ms(lag.percentileMicros(50)),
+            BenchReport.ms(lag.percentileMicros(99)),
+            BenchReport.ms(lag.maxMicros()),
+            BenchReport.count(lag.count()),
             r.notSent() > 0 ? ", " + r.notSent() + " never sent" : ""));
   }
 

@@ -2,7 +2,7 @@ package io.tpotstream.bench.fidelity;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.bench.BenchEnv;
-import io.tpotstream.bench.Report;
+import io.tpotstream.bench.BenchReport;
 import io.tpotstream.bench.jvm.ChildJvm;
 import io.tpotstream.bench.jvm.ProxyChild;
 import io.tpotstream.bench.workload.BenchTopics;
@@ -52,7 +52,7 @@ public final class ProxyOverhead {
 
   private ProxyOverhead() {}
 
-  public static void run(BenchEnv env, Report report) {
+  public static void run(BenchEnv env, BenchReport report) {
     int streams = 100;
     Duration warmup = env.pick(Duration.ofSeconds(10), Duration.ofSeconds(5));
     Duration measure = env.pick(Duration.ofSeconds(30), Duration.ofSeconds(10));
@@ -115,12 +115,12 @@ public final class ProxyOverhead {
             String.format(
                 Locale.ROOT,
                 "%s / %s / %s / %s (%s gaps of %s requests, against the simulator's truth)",
-                Report.ms(abs.percentileMicros(50)),
-                Report.ms(abs.percentileMicros(99)),
-                Report.ms(abs.percentileMicros(99.9)),
-                Report.ms(abs.maxMicros()),
-                Report.count(d.pairs),
-                Report.count(d.requestsMatched)));
+                BenchReport.ms(abs.percentileMicros(50)),
+                BenchReport.ms(abs.percentileMicros(99)),
+                BenchReport.ms(abs.percentileMicros(99.9)),
+                BenchReport.ms(abs.maxMicros()),
+                BenchReport.count(d.pairs),
+                BenchReport.count(d.requestsMatched)));
         simulator.truth().reset();
         pythonSideBySide(env, report, simulator, proxyBase, streams);
         simulator.truth().reset();
@@ -152,10 +152,10 @@ public final class ProxyOverhead {
           result.costs().cpuMsByThreadGroup().toString());
       report.figure(
           "proxy: events published / dropped",
-          Report.count(result.published()) + " / " + Report.count(result.dropped()));
+          BenchReport.count(result.published()) + " / " + BenchReport.count(result.dropped()));
       report.figure(
           "proxy: worst added latency of one chunk (whole run)",
-          Report.ms(result.maxAddedNs() / 1000)
+          BenchReport.ms(result.maxAddedNs() / 1000)
               + " ("
               + result.costs().gcCount()
               + " GCs, "
@@ -219,7 +219,7 @@ public final class ProxyOverhead {
   }
 
   private static void reportLatency(
-      Report report,
+      BenchReport report,
       List<StreamClient.Result> results,
       GroundTruth truth,
       long wallNs,
@@ -233,11 +233,11 @@ public final class ProxyOverhead {
     }
     report.figure(
         "requests direct / through the proxy",
-        Report.count(direct.requests)
+        BenchReport.count(direct.requests)
             + " / "
-            + Report.count(proxied.requests)
+            + BenchReport.count(proxied.requests)
             + " ("
-            + Report.count(direct.chunks + proxied.chunks)
+            + BenchReport.count(direct.chunks + proxied.chunks)
             + " chunks; failed "
             + (direct.failed + proxied.failed)
             + ")");
@@ -282,7 +282,7 @@ public final class ProxyOverhead {
             bound(buckets, total, 0.50),
             bound(buckets, total, 0.99),
             bound(buckets, total, 0.999),
-            Report.count(total)));
+            BenchReport.count(total)));
     double cores = proxyCpuNs / (double) wallNs;
     report.headline(
         "proxy CPU",
@@ -302,7 +302,7 @@ public final class ProxyOverhead {
    * clock as the simulator's) against the simulator's send time.
    */
   private static void pythonSideBySide(
-      BenchEnv env, Report report, Simulator simulator, String proxyBase, int streams) {
+      BenchEnv env, BenchReport report, Simulator simulator, String proxyBase, int streams) {
     Optional<String> python = PythonAnchor.python();
     if (python.isEmpty()) {
       report.note(
@@ -346,7 +346,7 @@ public final class ProxyOverhead {
             + " streams directly and "
             + each
             + " through the proxy at the same time ("
-            + Report.count(d.requests + p.requests)
+            + BenchReport.count(d.requests + p.requests)
             + " requests, errors "
             + (straight.errors() + proxied.errors())
             + ")");
@@ -372,15 +372,15 @@ public final class ProxyOverhead {
     }
   }
 
-  private static void line(Report report, String label, LatencyHistogram h, boolean headline) {
+  private static void line(BenchReport report, String label, LatencyHistogram h, boolean headline) {
     String value =
         String.format(
             Locale.ROOT,
             "p50 %s, p99 %s, p99.9 %s, max %s",
-            Report.ms(h.percentileMicros(50)),
-            Report.ms(h.percentileMicros(99)),
-            Report.ms(h.percentileMicros(99.9)),
-            Report.ms(h.maxMicros()));
+            BenchReport.ms(h.percentileMicros(50)),
+            BenchReport.ms(h.percentileMicros(99)),
+            BenchReport.ms(h.percentileMicros(99.9)),
+            BenchReport.ms(h.maxMicros()));
     if (headline) {
       report.headline(label, value);
     } else {
@@ -389,7 +389,7 @@ public final class ProxyOverhead {
   }
 
   private static void throughput(
-      Report report,
+      BenchReport report,
       StreamClient client,
       String model,
       int tokens,

@@ -3,9 +3,9 @@ package io.tpotstream.bench.freshness;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.aggregator.Aggregator;
 import io.tpotstream.aggregator.AggregatorConfig;
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.bench.BenchEnv;
-import io.tpotstream.bench.Report;
+import io.tpotstream.bench.BenchReport;
 import io.tpotstream.bench.fidelity.BenchProfiles;
 import io.tpotstream.bench.jvm.ChildJvm;
 import io.tpotstream.bench.jvm.ProducerChild;
@@ -46,7 +46,7 @@ public final class Freshness {
 
   private Freshness() {}
 
-  public static void run(BenchEnv env, Report report) {
+  public static void run(BenchEnv env, BenchReport report) {
     Duration runFor = env.pick(Duration.ofSeconds(90), Duration.ofSeconds(15));
     report.section(
         "B3",
@@ -77,7 +77,7 @@ public final class Freshness {
 
   private static void measure(
       BenchEnv env,
-      Report report,
+      BenchReport report,
       Duration runFor,
       Map<String, String> streamsProperties,
       String label,
@@ -202,7 +202,7 @@ public final class Freshness {
     }
     report.figure(
         setting + ": first " + STARTUP_WINDOWS + " s of windows (start-up), max",
-        Report.ms(startUp.maxMicros()) + " (" + startUp.count() + " records)");
+        BenchReport.ms(startUp.maxMicros()) + " (" + startUp.count() + " records)");
     // how much of it is the wait for the heartbeat that closes a window, and how much the pipeline
     Map<Long, Long> closedAt = closingHeartbeats(servers, events);
     LatencyHistogram wait = new LatencyHistogram();
@@ -219,26 +219,26 @@ public final class Freshness {
         String.format(
             Locale.ROOT,
             "%s / %s / %s",
-            Report.ms(wait.percentileMicros(50)),
-            Report.ms(wait.percentileMicros(99)),
-            Report.ms(wait.maxMicros())));
+            BenchReport.ms(wait.percentileMicros(50)),
+            BenchReport.ms(wait.percentileMicros(99)),
+            BenchReport.ms(wait.maxMicros())));
     report.figure(
         setting + ": that heartbeat to the metrics record (aggregator + sink), p50 / p99 / max",
         String.format(
             Locale.ROOT,
             "%s / %s / %s",
-            Report.ms(pipeline.percentileMicros(50)),
-            Report.ms(pipeline.percentileMicros(99)),
-            Report.ms(pipeline.maxMicros())));
+            BenchReport.ms(pipeline.percentileMicros(50)),
+            BenchReport.ms(pipeline.percentileMicros(99)),
+            BenchReport.ms(pipeline.maxMicros())));
     report.headline(
         label + " (after start-up)",
         String.format(
             Locale.ROOT,
             "%s / %s / %s (%s records)",
-            Report.ms(freshness.percentileMicros(50)),
-            Report.ms(freshness.percentileMicros(99)),
-            Report.ms(freshness.maxMicros()),
-            Report.count(freshness.count())));
+            BenchReport.ms(freshness.percentileMicros(50)),
+            BenchReport.ms(freshness.percentileMicros(99)),
+            BenchReport.ms(freshness.maxMicros()),
+            BenchReport.count(freshness.count())));
   }
 
   /**

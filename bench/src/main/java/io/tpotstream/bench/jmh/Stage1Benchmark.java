@@ -2,9 +2,9 @@ package io.tpotstream.bench.jmh;
 
 import io.tpotstream.aggregator.partial.SeriesName;
 import io.tpotstream.aggregator.partial.WindowCounts;
-import io.tpotstream.aggregator.stage.PartitionStage;
-import io.tpotstream.aggregator.stage.Stage1Output;
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.PartitionStage;
+import io.tpotstream.aggregator.stage1.Stage1Output;
+import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.bench.workload.SyntheticWorkload;
 import io.tpotstream.bench.workload.WorkloadShape;
 import io.tpotstream.common.event.TokenEventCodec;

@@ -8,7 +8,7 @@ import io.tpotstream.producer.RunResult;
 import io.tpotstream.producer.config.ConfigLoader;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.publish.KafkaSettings;
-import io.tpotstream.producer.report.ModelResult;
+import io.tpotstream.producer.result.ModelResult;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;

@@ -1,8 +1,8 @@
 package io.tpotstream.bench.memory;
 
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.bench.BenchEnv;
-import io.tpotstream.bench.Report;
+import io.tpotstream.bench.BenchReport;
 import io.tpotstream.bench.fidelity.BenchProfiles;
 import io.tpotstream.bench.jvm.ChildJvm;
 import io.tpotstream.bench.jvm.ProducerChild;
@@ -37,10 +37,10 @@ public final class MemoryGrowth {
 
   private MemoryGrowth() {}
 
-  public static void run(BenchEnv env, Report report) {
+  public static void run(BenchEnv env, BenchReport report) {
     long requests = env.pick(1_000_000L, 50_000L);
     report.section(
-        "B4", "memory across " + Report.count(requests) + " requests (heap after a full GC)");
+        "B4", "memory across " + BenchReport.count(requests) + " requests (heap after a full GC)");
     try {
       aggregator(env, report, requests);
       if (!Boolean.getBoolean("tpot.bench.noproducer")) {
@@ -52,7 +52,7 @@ public final class MemoryGrowth {
     }
   }
 
-  private static void aggregator(BenchEnv env, Report report, long requests)
+  private static void aggregator(BenchEnv env, BenchReport report, long requests)
       throws InterruptedException {
     String servers = env.bootstrapServers();
     String input = BenchTopics.unique("bench-b4-events");
@@ -70,9 +70,9 @@ public final class MemoryGrowth {
     SyntheticWorkload.Summary w = loaded.workload();
     report.note(
         "aggregator: "
-            + Report.count(w.requests())
+            + BenchReport.count(w.requests())
             + " requests (start, 2 tokens, end; 500 in flight over 20 models), "
-            + Report.count(w.records())
+            + BenchReport.count(w.records())
             + " records preloaded, then aggregated by the topology in its own JVM");
     List<Progress> samples = new ArrayList<>();
     String applicationId = BenchTopics.unique("bench-b4");
@@ -115,14 +115,14 @@ public final class MemoryGrowth {
     for (Progress p : thin(samples)) {
       Map<String, Long> entries = p.sample().entries();
       report.figure(
-          "  " + Report.count(Math.round(p.records() * requestsPerRecord)),
+          "  " + BenchReport.count(Math.round(p.records() * requestsPerRecord)),
           String.format(
               Locale.ROOT,
               "%s | %s | %s | %s",
-              Report.mb(p.sample().heapBytes()),
-              Report.count(entries.get(AggregatorProbe.STORES.get(0))),
-              Report.count(entries.get(AggregatorProbe.STORES.get(1))),
-              Report.count(entries.values().stream().mapToLong(Long::longValue).sum())));
+              BenchReport.mb(p.sample().heapBytes()),
+              BenchReport.count(entries.get(AggregatorProbe.STORES.get(0))),
+              BenchReport.count(entries.get(AggregatorProbe.STORES.get(1))),
+              BenchReport.count(entries.values().stream().mapToLong(Long::longValue).sum())));
     }
     Progress peak = samples.get(0);
     for (Progress p : samples) {
@@ -137,10 +137,10 @@ public final class MemoryGrowth {
             Locale.ROOT,
             "peak %s (at %s requests), %s once every window closed; stage 1 store at the end:"
                 + " %s entries",
-            Report.mb(peak.sample().heapBytes()),
-            Report.count(Math.round(peak.records() * requestsPerRecord)),
-            Report.mb(last.sample().heapBytes()),
-            Report.count(last.sample().entries().get(AggregatorProbe.STORES.get(0)))));
+            BenchReport.mb(peak.sample().heapBytes()),
+            BenchReport.count(Math.round(peak.records() * requestsPerRecord)),
+            BenchReport.mb(last.sample().heapBytes()),
+            BenchReport.count(last.sample().entries().get(AggregatorProbe.STORES.get(0)))));
   }
 
   /** A probe sample and the input records processed (committed) when it came. */
@@ -184,14 +184,14 @@ public final class MemoryGrowth {
     }
   }
 
-  private static void producer(BenchEnv env, Report report, long requests)
+  private static void producer(BenchEnv env, BenchReport report, long requests)
       throws InterruptedException {
     String servers = env.bootstrapServers();
     String topic = BenchTopics.unique("bench-b4-producer");
     BenchTopics.create(servers, topic, PARTITIONS);
     report.note(
         "producer: "
-            + Report.count(requests)
+            + BenchReport.count(requests)
             + " closed-loop requests of 2 tokens (1 ms apart), 64 at a time, in its own JVM");
     SimulatorConfig simConfig =
         SimulatorConfig.defaults()
@@ -253,9 +253,9 @@ public final class MemoryGrowth {
     }
     report.figure(
         "producer finished",
-        Report.count(result.completed())
+        BenchReport.count(result.completed())
             + " requests in "
-            + Report.seconds(result.elapsedNs())
+            + BenchReport.seconds(result.elapsedNs())
             + String.format(
                 Locale.ROOT,
                 " (%,.0f requests/s)",
@@ -266,7 +266,7 @@ public final class MemoryGrowth {
     }
     report.figure("requests finished | heap after GC", "");
     for (ProducerChild.HeapSample s : thin(samples)) {
-      report.figure("  " + Report.count(s.finished()), Report.mb(s.heapBytes()));
+      report.figure("  " + BenchReport.count(s.finished()), BenchReport.mb(s.heapBytes()));
     }
     ProducerChild.HeapSample first = samples.get(Math.min(samples.size() - 1, samples.size() / 5));
     ProducerChild.HeapSample peak = samples.get(0);
@@ -280,7 +280,7 @@ public final class MemoryGrowth {
         "producer heap after GC",
         growth(first.heapBytes(), last.heapBytes(), last.finished() - first.finished())
             + "; peak "
-            + Report.mb(peak.heapBytes()));
+            + BenchReport.mb(peak.heapBytes()));
   }
 
   /** At most 8 samples, evenly spaced, always with the last. */
@@ -299,11 +299,11 @@ public final class MemoryGrowth {
   /** From one heap figure to another; the slope only over enough requests to mean something. */
   static String growth(long fromBytes, long toBytes, long requests) {
     String text =
-        Report.mb(fromBytes)
+        BenchReport.mb(fromBytes)
             + " -> "
-            + Report.mb(toBytes)
+            + BenchReport.mb(toBytes)
             + " over the last "
-            + Report.count(requests)
+            + BenchReport.count(requests)
             + " requests";
     if (requests < 200_000) {
       return text;

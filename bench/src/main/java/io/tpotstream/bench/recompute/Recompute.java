@@ -1,10 +1,10 @@
 package io.tpotstream.bench.recompute;
 
 import io.tpotstream.aggregator.offline.OfflineStats;
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.app.Tpot;
 import io.tpotstream.bench.BenchEnv;
-import io.tpotstream.bench.Report;
+import io.tpotstream.bench.BenchReport;
 import io.tpotstream.bench.workload.BenchTopics;
 import io.tpotstream.bench.workload.SyntheticWorkload;
 import io.tpotstream.bench.workload.WorkloadShape;
@@ -82,12 +82,13 @@ public final class Recompute {
         g.reference().size());
   }
 
-  public static void run(BenchEnv env, Report report) {
+  public static void run(BenchEnv env, BenchReport report) {
     run(env, report, env.pick(2_000_000L, 200_000L), FORMATS);
   }
 
-  static Outcome run(BenchEnv env, Report report, long target, List<String> formats) {
-    report.section("B5", "recompute: export, replay, stats (" + Report.count(target) + " events)");
+  static Outcome run(BenchEnv env, BenchReport report, long target, List<String> formats) {
+    report.section(
+        "B5", "recompute: export, replay, stats (" + BenchReport.count(target) + " events)");
     String kcat = Kcat.path();
     Path dir = env.workDir().resolve("b5-" + Long.toHexString(System.nanoTime()));
     try {
@@ -101,8 +102,8 @@ public final class Recompute {
             Locale.ROOT,
             "%s records (%s heartbeat copies), %.0f bytes/event of JSON, %d partitions; %d"
                 + " reference summaries",
-            Report.count(events.records()),
-            Report.count(events.heartbeatCopies()),
+            BenchReport.count(events.records()),
+            BenchReport.count(events.heartbeatCopies()),
             events.valueBytes() / (double) events.records(),
             PARTITIONS,
             events.reference().size()));
@@ -191,7 +192,7 @@ public final class Recompute {
                   Locale.ROOT,
                   ", %.2f x kcat reading, %s",
                   run.perSecond(events.records()) / kcatRead.perSecond(events.records()),
-                  Report.mb(size(file))));
+                  BenchReport.mb(size(file))));
     }
     for (int i = 0; i < formats.size(); i++) {
       String format = formats.get(i);
@@ -362,9 +363,9 @@ public final class Recompute {
   }
 
   private static String rate(Timed.Run run, long records) {
-    return Report.perSecond(run.perSecond(records), "events")
+    return BenchReport.perSecond(run.perSecond(records), "events")
         + " ("
-        + Report.seconds(run.elapsedNs())
+        + BenchReport.seconds(run.elapsedNs())
         + ")";
   }
 

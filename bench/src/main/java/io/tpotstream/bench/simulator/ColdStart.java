@@ -1,7 +1,7 @@
 package io.tpotstream.bench.simulator;
 
 import io.tpotstream.bench.BenchEnv;
-import io.tpotstream.bench.Report;
+import io.tpotstream.bench.BenchReport;
 import io.tpotstream.bench.jvm.ChildJvm;
 import io.tpotstream.bench.jvm.ProducerChild;
 import io.tpotstream.bench.workload.BenchTopics;
@@ -50,7 +50,7 @@ public final class ColdStart {
     }
   }
 
-  public static void run(BenchEnv env, Report report) {
+  public static void run(BenchEnv env, BenchReport report) {
     report.section(
         "S1",
         "the simulator from a cold start, driven by two clients ("
@@ -73,7 +73,7 @@ public final class ColdStart {
     print(report, withProducer(env));
   }
 
-  private static void print(Report report, Run run) {
+  private static void print(BenchReport report, Run run) {
     LatencyHistogram gaps = run.truth().gaps();
     LatencyHistogram intended = run.truth().intendedGaps();
     report.headline(
@@ -83,7 +83,7 @@ public final class ColdStart {
             "%.3f / %.3f ms (%s gaps; drawn %.3f / %.3f ms) %s",
             gaps.percentileMicros(50) / 1000.0,
             gaps.percentileMicros(99) / 1000.0,
-            Report.count(gaps.count()),
+            BenchReport.count(gaps.count()),
             intended.percentileMicros(50) / 1000.0,
             intended.percentileMicros(99) / 1000.0,
             run.meetsTheCheck() ? "within 10% / 20%" : "OUTSIDE 10% / 20%"));
@@ -95,13 +95,13 @@ public final class ColdStart {
             + " / "
             + run.pacing().maxMs()
             + " ms ("
-            + Report.count(run.pacing().chunks())
+            + BenchReport.count(run.pacing().chunks())
             + " chunks)");
     report.figure(
         run.client() + ": completed / content chunks",
         run.completed()
             + " requests / "
-            + Report.count(run.chunks().stream().mapToLong(Integer::longValue).sum())
+            + BenchReport.count(run.chunks().stream().mapToLong(Integer::longValue).sum())
             + " chunks received");
   }
 

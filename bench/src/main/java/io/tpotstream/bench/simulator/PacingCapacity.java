@@ -1,7 +1,7 @@
 package io.tpotstream.bench.simulator;
 
 import io.tpotstream.bench.BenchEnv;
-import io.tpotstream.bench.Report;
+import io.tpotstream.bench.BenchReport;
 import io.tpotstream.bench.jvm.ChildJvm;
 import io.tpotstream.common.Json;
 import io.tpotstream.simulator.truth.Pacing;
@@ -55,7 +55,7 @@ public final class PacingCapacity {
   /** A way of running the simulator, compared side by side. */
   private record Variant(String label, List<String> jvmOptions) {}
 
-  public static void run(BenchEnv env, Report report) {
+  public static void run(BenchEnv env, BenchReport report) {
     List<Integer> streams =
         env.pick(List.of(250, 500, 750, 1_000, 1_500, 2_000), List.of(250, 500, 1_000, 1_500));
     Duration settle = env.pick(Duration.ofSeconds(5), Duration.ofSeconds(3));
@@ -84,15 +84,15 @@ public final class PacingCapacity {
                 "sent %s; pacing error p50 / p99 / max %s / %s / %s ms; event loops %.1f µs CPU"
                     + " per chunk, simulator %.2f cores, client %.2f cores; client got %s"
                     + " chunks, sent %s%s",
-                Report.perSecond(step.chunksPerSecond(), "chunks"),
+                BenchReport.perSecond(step.chunksPerSecond(), "chunks"),
                 step.pacing().p50Ms(),
                 step.pacing().p99Ms(),
                 step.pacing().maxMs(),
                 step.loopMicrosPerChunk(),
                 step.simulatorCores(),
                 step.client().cpuNs() / (double) step.client().wallNs(),
-                Report.count(step.client().chunks()),
-                Report.count(step.chunksSent()),
+                BenchReport.count(step.client().chunks()),
+                BenchReport.count(step.chunksSent()),
                 step.loopDemotions() > 0
                     ? "; busy loops lost real-time priority " + step.loopDemotions() + " times"
                     : ""));
@@ -106,7 +106,7 @@ public final class PacingCapacity {
           variant.label() + ": chunks/s paced with p99 error <= 0.2 ms",
           best == null
               ? "none of the steps (from " + streams.get(0) + " streams)"
-              : Report.perSecond(best.chunksPerSecond(), "chunks")
+              : BenchReport.perSecond(best.chunksPerSecond(), "chunks")
                   + " ("
                   + best.streams()
                   + " streams; p99 "

@@ -2,9 +2,9 @@ package io.tpotstream.bench.throughput;
 
 import io.tpotstream.aggregator.Aggregator;
 import io.tpotstream.aggregator.AggregatorConfig;
-import io.tpotstream.aggregator.stage.StageSettings;
+import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.bench.BenchEnv;
-import io.tpotstream.bench.Report;
+import io.tpotstream.bench.BenchReport;
 import io.tpotstream.bench.workload.BenchTopics;
 import io.tpotstream.bench.workload.Preloader;
 import io.tpotstream.bench.workload.SummaryWatcher;
@@ -26,13 +26,14 @@ public final class AggregatorThroughput {
 
   private AggregatorThroughput() {}
 
-  public static void run(BenchEnv env, Report report) {
+  public static void run(BenchEnv env, BenchReport report) {
     run(env, report, env.pick(5_000_000L, 500_000L));
   }
 
   /** B1 with about {@code target} records. */
-  static void run(BenchEnv env, Report report, long target) {
-    report.section("B1", "aggregator throughput (" + Report.count(target) + " preloaded events)");
+  static void run(BenchEnv env, BenchReport report, long target) {
+    report.section(
+        "B1", "aggregator throughput (" + BenchReport.count(target) + " preloaded events)");
     String topic = BenchTopics.unique("bench-b1-events");
     BenchTopics.create(env.bootstrapServers(), topic, PARTITIONS);
     Duration window = StageSettings.DEFAULT_WINDOW;
@@ -46,54 +47,55 @@ public final class AggregatorThroughput {
             "%s records: %s requests over 20 models (64-448 tokens at 50 tokens/s, 256 in flight,"
                 + " 1%% cut short), %s heartbeats, %s s of event time, %d partitions,"
                 + " %.0f bytes/event of JSON",
-            Report.count(w.records()),
-            Report.count(w.requests()),
-            Report.count(w.heartbeats()),
-            Report.count((w.lastTsMs() - w.firstTsMs()) / 1000),
+            BenchReport.count(w.records()),
+            BenchReport.count(w.requests()),
+            BenchReport.count(w.heartbeats()),
+            BenchReport.count((w.lastTsMs() - w.firstTsMs()) / 1000),
             PARTITIONS,
             loaded.bytes() / (double) w.records()));
     report.figure(
         "preload (KafkaProducer, lz4, acks=all)",
-        Report.perSecond(loaded.recordsPerSecond(), "events"));
+        BenchReport.perSecond(loaded.recordsPerSecond(), "events"));
 
     PlainConsumer.Read plain = PlainConsumer.readAll(env.bootstrapServers(), topic, false);
     report.headline(
         "plain KafkaConsumer (bytes only)",
-        Report.perSecond(plain.perSecond(), "events")
+        BenchReport.perSecond(plain.perSecond(), "events")
             + " ("
-            + Report.count(plain.records())
+            + BenchReport.count(plain.records())
             + " in "
-            + Report.seconds(plain.elapsedNs())
+            + BenchReport.seconds(plain.elapsedNs())
             + ")");
     PlainConsumer.Read decoded = PlainConsumer.readAll(env.bootstrapServers(), topic, true);
     report.figure(
         "plain KafkaConsumer + JSON decode",
-        Report.perSecond(decoded.perSecond(), "events")
+        BenchReport.perSecond(decoded.perSecond(), "events")
             + " ("
-            + Report.count(decoded.records())
+            + BenchReport.count(decoded.records())
             + " in "
-            + Report.seconds(decoded.elapsedNs())
+            + BenchReport.seconds(decoded.elapsedNs())
             + ")");
 
     Run eos = aggregate(env, topic, w, window, StreamsConfig.EXACTLY_ONCE_V2, Map.of());
     report.headline(
         "aggregator end to end, exactly_once_v2 (default)",
-        Report.perSecond(eos.endToEnd(w), "events")
+        BenchReport.perSecond(eos.endToEnd(w), "events")
             + " ("
-            + Report.count(w.records())
+            + BenchReport.count(w.records())
             + " from its start to the last window's summaries in "
-            + Report.seconds(eos.totalNs)
+            + BenchReport.seconds(eos.totalNs)
             + ")");
     report.headline(
         "aggregator steady state (first summary to the last)",
-        Report.perSecond(eos.steady(w), "events")
+        BenchReport.perSecond(eos.steady(w), "events")
             + " ("
-            + Report.count(w.recordsFrom(w.firstWindowEndMs()))
+            + BenchReport.count(w.recordsFrom(w.firstWindowEndMs()))
             + " events after the first window in "
-            + Report.seconds(eos.totalNs - eos.firstSummaryNs)
+            + BenchReport.seconds(eos.totalNs - eos.firstSummaryNs)
             + ")");
-    report.figure("  of which start-up (until Streams is RUNNING)", Report.seconds(eos.runningNs));
-    report.figure("  first summary out after", Report.seconds(eos.firstSummaryNs));
+    report.figure(
+        "  of which start-up (until Streams is RUNNING)", BenchReport.seconds(eos.runningNs));
+    report.figure("  first summary out after", BenchReport.seconds(eos.firstSummaryNs));
     report.headline(
         "aggregator / plain consumer: end to end, steady state",
         String.format(
@@ -103,9 +105,9 @@ public final class AggregatorThroughput {
             eos.steady(w) / plain.perSecond()));
     report.figure(
         "summaries out",
-        Report.count(eos.summaries)
+        BenchReport.count(eos.summaries)
             + " ("
-            + Report.count(w.seriesWindows())
+            + BenchReport.count(w.seriesWindows())
             + " series-windows in the input)");
     if (!env.quick() || Boolean.getBoolean("tpot.bench.variants")) {
       // the same JVM again: these runs find Streams' code compiled, so compare them with each other
@@ -154,7 +156,7 @@ public final class AggregatorThroughput {
 
   private static void variant(
       BenchEnv env,
-      Report report,
+      BenchReport report,
       String topic,
       SyntheticWorkload.Summary w,
       Duration window,
@@ -168,11 +170,11 @@ public final class AggregatorThroughput {
     Run run = aggregate(env, topic, w, window, guarantee, rest);
     report.figure(
         label,
-        Report.perSecond(run.endToEnd(w), "events")
+        BenchReport.perSecond(run.endToEnd(w), "events")
             + ", "
-            + Report.perSecond(run.steady(w), "events")
+            + BenchReport.perSecond(run.steady(w), "events")
             + " ("
-            + Report.seconds(run.totalNs)
+            + BenchReport.seconds(run.totalNs)
             + ")");
   }
 

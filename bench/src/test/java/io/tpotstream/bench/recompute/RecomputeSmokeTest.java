@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.bench.BenchEnv;
-import io.tpotstream.bench.Report;
+import io.tpotstream.bench.BenchReport;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
 import java.io.ByteArrayOutputStream;
@@ -29,7 +29,7 @@ class RecomputeSmokeTest {
     Assumptions.assumeTrue(
         Kcat.available(), "kcat is not installed (apt-get install kcat): B5 compares tpot with it");
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    Report report = new Report(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    BenchReport report = new BenchReport(new PrintStream(bytes, true, StandardCharsets.UTF_8));
 
     Recompute.Outcome outcome =
         Recompute.run(

@@ -3,7 +3,7 @@ package io.tpotstream.bench.throughput;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.bench.BenchEnv;
-import io.tpotstream.bench.Report;
+import io.tpotstream.bench.BenchReport;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
 import java.io.ByteArrayOutputStream;
@@ -25,7 +25,7 @@ class AggregatorThroughputSmokeTest {
   @Test
   void smallRunPrintsBothRatesAndEverySeriesWindowComesOut(TestKafka kafka, @TempDir Path dir) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    Report report = new Report(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    BenchReport report = new BenchReport(new PrintStream(bytes, true, StandardCharsets.UTF_8));
 
     AggregatorThroughput.run(
         new BenchEnv(kafka.bootstrapServers(), true, dir, List.of()), report, 20_000);

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.common.event.EventType;
 import io.tpotstream.common.event.TokenEvent;
-import io.tpotstream.producer.report.ModelResult;
-import io.tpotstream.producer.report.ResultTable;
+import io.tpotstream.producer.result.ModelResult;
+import io.tpotstream.producer.result.ResultTable;
 import io.tpotstream.producer.testing.Runs;
 import io.tpotstream.producer.testing.ScriptedServer;
 import io.tpotstream.producer.testing.ScriptedServer.Script;

@@ -1,4 +1,4 @@
-package io.tpotstream.producer.report;
+package io.tpotstream.producer.result;
 
 import io.tpotstream.common.request.RequestRules;
 import io.tpotstream.common.slo.GoodputLimits;

@@ -1,4 +1,4 @@
-package io.tpotstream.aggregator.stage;
+package io.tpotstream.aggregator.stage1;
 
 import io.tpotstream.aggregator.partial.SeriesName;
 import io.tpotstream.aggregator.partial.WindowCounts;

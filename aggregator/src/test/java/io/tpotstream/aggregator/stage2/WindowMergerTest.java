@@ -1,4 +1,4 @@
-package io.tpotstream.aggregator.merge;
+package io.tpotstream.aggregator.stage2;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

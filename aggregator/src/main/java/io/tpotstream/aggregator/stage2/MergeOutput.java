@@ -1,4 +1,4 @@
-package io.tpotstream.aggregator.merge;
+package io.tpotstream.aggregator.stage2;
 
 import io.tpotstream.common.summary.WindowSummary;
 import java.util.List;

@@ -9,14 +9,14 @@ import java.util.Locale;
  * Prints each figure as it is measured, with its unit, and keeps the headline figures for a summary
  * table at the end.
  */
-public final class Report {
+public final class BenchReport {
   private record Headline(String benchmark, String figure, String value) {}
 
   private final PrintStream out;
   private final List<Headline> headlines = new ArrayList<>();
   private String benchmark = "";
 
-  public Report(PrintStream out) {
+  public BenchReport(PrintStream out) {
     this.out = out;
   }
 

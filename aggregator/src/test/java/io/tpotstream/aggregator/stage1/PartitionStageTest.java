@@ -1,4 +1,4 @@
-package io.tpotstream.aggregator.stage;
+package io.tpotstream.aggregator.stage1;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

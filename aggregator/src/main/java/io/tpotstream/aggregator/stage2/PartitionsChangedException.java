@@ -1,4 +1,4 @@
-package io.tpotstream.aggregator.merge;
+package io.tpotstream.aggregator.stage2;
 
 /**
  * The input topic's partition count differs from the one this application id started with: the

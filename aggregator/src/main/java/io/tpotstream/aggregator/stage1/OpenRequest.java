@@ -1,4 +1,4 @@
-package io.tpotstream.aggregator.stage;
+package io.tpotstream.aggregator.stage1;
 
 import io.tpotstream.common.binary.BinaryReader;
 import io.tpotstream.common.binary.BinaryWriter;

@@ -1,0 +1,46 @@
+package io.tpotstream.app;
+
+import java.util.Map;
+import picocli.CommandLine.Option;
+
+/**
+ * The load's shape as flags over the config keys, the same for {@code produce} and {@code run}:
+ * concurrency, requests, tokens, open-loop rate and arrivals, duration, warm-up.
+ */
+final class LoadOptions {
+  @Option(names = "--concurrency", description = "Config key concurrency.")
+  Integer concurrency;
+
+  @Option(names = "--total-requests", description = "Config key total_requests (per model).")
+  Integer totalRequests;
+
+  @Option(names = "--max-tokens", description = "Config key max_tokens.")
+  Integer maxTokens;
+
+  @Option(names = "--rate", description = "Config key rate: open-loop requests per second.")
+  Double rate;
+
+  @Option(names = "--arrival", description = "Config key arrival: constant or poisson.")
+  String arrival;
+
+  @Option(names = "--duration", description = "Config key duration: e.g. 90s, 10m, forever.")
+  String duration;
+
+  @Option(
+      names = "--warmup",
+      description =
+          "Config key warmup: requests run first and left out of every statistic, e.g. 10s"
+              + " (the default), 50req, or 0 for none.")
+  String warmup;
+
+  /** Puts the flags given into {@code flags}, by config key. */
+  void putInto(Map<String, String> flags) {
+    ProducerConfigOptions.put(flags, "concurrency", concurrency);
+    ProducerConfigOptions.put(flags, "total_requests", totalRequests);
+    ProducerConfigOptions.put(flags, "max_tokens", maxTokens);
+    ProducerConfigOptions.put(flags, "rate", rate);
+    ProducerConfigOptions.put(flags, "arrival", arrival);
+    ProducerConfigOptions.put(flags, "duration", duration);
+    ProducerConfigOptions.put(flags, "warmup", warmup);
+  }
+}

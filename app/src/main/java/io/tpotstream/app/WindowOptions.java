@@ -1,0 +1,65 @@
+package io.tpotstream.app;
+
+import io.tpotstream.aggregator.stage1.StageSettings;
+import java.time.Duration;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/**
+ * How events become window summaries, the same for the live aggregator ({@code aggregate}) and the
+ * offline one ({@code stats}): window length and grace, series labels, when a request is abandoned
+ * and a producer stale, the client-lag threshold.
+ */
+final class WindowOptions {
+  @Option(
+      names = "--window",
+      defaultValue = "10s",
+      converter = HumanDuration.class,
+      description = "Window length, aligned to the epoch (default: ${DEFAULT-VALUE}).")
+  Duration window;
+
+  @Option(
+      names = "--grace",
+      defaultValue = "0s",
+      converter = HumanDuration.class,
+      description = "Extra wait after a window's end before it closes (default: ${DEFAULT-VALUE}).")
+  Duration grace;
+
+  @Option(
+      names = "--group-by",
+      split = ",",
+      paramLabel = "LABEL",
+      description = "Labels that split a model into series, e.g. concurrency,target.")
+  List<String> groupBy = List.of();
+
+  @Option(
+      names = "--request-timeout",
+      defaultValue = "10m",
+      converter = HumanDuration.class,
+      description = "A request silent this long is counted abandoned (default: ${DEFAULT-VALUE}).")
+  Duration requestTimeout;
+
+  @Option(
+      names = "--producer-timeout",
+      defaultValue = "60s",
+      converter = HumanDuration.class,
+      description =
+          "A producer whose watermark is this far behind the others no longer holds windows"
+              + " open (default: ${DEFAULT-VALUE}).")
+  Duration producerTimeout;
+
+  @Option(
+      names = "--client-lag-threshold",
+      defaultValue = "1ms",
+      converter = HumanDuration.class,
+      description =
+          "A window is clientSuspect when a producer's own event-loop lag or pause passed this"
+              + " in it (default: ${DEFAULT-VALUE}; e.g. 500us, 5ms).")
+  Duration clientLagThreshold;
+
+  /** The stages' settings these options give. */
+  StageSettings settings() {
+    return new StageSettings(
+        window, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold);
+  }
+}
