@@ -1,7 +1,5 @@
 package io.tpotstream.aggregator;
 
-import io.tpotstream.aggregator.partial.SeriesName;
-import io.tpotstream.aggregator.partial.WindowCounts;
 import io.tpotstream.aggregator.stage1.PartitionStage;
 import io.tpotstream.aggregator.stage1.Stage1Output;
 import io.tpotstream.aggregator.stage1.StageSettings;
@@ -107,23 +105,7 @@ final class JitPrimer {
       WindowMerger merger = new WindowMerger(1, settings.windowMs(), 1_000);
       merger.open("primer");
       MergeOutput merged = (summary, json) -> {};
-      Stage1Output out =
-          new Stage1Output() {
-            @Override
-            public void partial(long windowStartMs, SeriesName series, WindowCounts counts) {
-              merger.partial(0, windowStartMs, series, counts, merged);
-            }
-
-            @Override
-            public void windowHealth(long windowStartMs, long pauseMaxUs, long lagMaxUs) {
-              merger.windowHealth(0, windowStartMs, pauseMaxUs, lagMaxUs);
-            }
-
-            @Override
-            public void closedThrough(long windowEndMs) {
-              merger.closedThrough(0, windowEndMs, merged);
-            }
-          };
+      Stage1Output out = merger.input(0, merged, null);
       MapState state = new MapState();
       for (int i = 0; i < keys.size(); i++) {
         stage.onEvent(decoder.decode(keys.get(i), values.get(i)), out);

@@ -1,7 +1,6 @@
 package io.tpotstream.app;
 
 import io.tpotstream.common.Series;
-import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.slo.SloResult;
@@ -47,24 +46,13 @@ final class ProduceCommand implements Callable<Integer> {
 
   @Mixin KafkaOptions kafkaOptions;
 
+  @Mixin EventsTopicOptions events;
+
   @Mixin LoadOptions load;
 
   @Mixin TrafficOptions traffic;
 
   @Mixin SloOptions sloOptions;
-
-  @Option(
-      names = "--topic",
-      defaultValue = Topics.TOKEN_EVENTS,
-      description = "Token-events topic (default: ${DEFAULT-VALUE}); created if missing.")
-  String topic;
-
-  @Option(
-      names = "--partitions",
-      defaultValue = "" + KafkaSettings.DEFAULT_PARTITIONS,
-      description =
-          "Partitions of the topic when it has to be created (default: ${DEFAULT-VALUE}).")
-  int partitions;
 
   @Option(names = "--run-id", description = "Config key run_id.")
   String runId;
@@ -109,8 +97,8 @@ final class ProduceCommand implements Callable<Integer> {
     KafkaConnection connection = kafkaOptions.connect();
     KafkaSettings kafka =
         KafkaSettings.of(connection)
-            .withTopic(topic)
-            .withPartitions(partitions)
+            .withTopic(events.topic)
+            .withPartitions(events.partitions)
             .withOutageBuffer(outageBuffer);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
@@ -118,8 +106,8 @@ final class ProduceCommand implements Callable<Integer> {
     ProducerRun run =
         KafkaOptions.explained(
             connection,
-            KafkaAccess.writer(topic),
-            "publish to " + topic,
+            KafkaAccess.writer(events.topic),
+            "publish to " + events.topic,
             () ->
                 Producer.start(
                     config, kafka, new Producer.Outputs(traffic.requestsOut, slo.goodput())));

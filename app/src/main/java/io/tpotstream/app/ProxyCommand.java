@@ -1,6 +1,5 @@
 package io.tpotstream.app;
 
-import io.tpotstream.common.Topics;
 import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.proxy.ProxyConfig;
 import io.tpotstream.proxy.TpotProxy;
@@ -43,6 +42,8 @@ final class ProxyCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Mixin KafkaOptions kafka;
+
+  @Mixin EventsTopicOptions events;
 
   @Option(
       names = "--listen",
@@ -99,19 +100,6 @@ final class ProxyCommand implements Callable<Integer> {
               + " to match them with the application's or the server's records); its values must"
               + " be unique. Default: the proxy's own ids.")
   String requestIdHeader;
-
-  @Option(
-      names = "--topic",
-      defaultValue = Topics.TOKEN_EVENTS,
-      description = "Token-events topic (default: ${DEFAULT-VALUE}); created if missing.")
-  String topic;
-
-  @Option(
-      names = "--partitions",
-      defaultValue = "" + KafkaSettings.DEFAULT_PARTITIONS,
-      description =
-          "Partitions of the topic when it has to be created (default: ${DEFAULT-VALUE}).")
-  int partitions;
 
   @Option(
       names = "--metrics-port",
@@ -175,8 +163,8 @@ final class ProxyCommand implements Callable<Integer> {
     // attempt bounded by --kafka-timeout)
     KafkaSettings settings =
         KafkaSettings.of(kafka.resolve())
-            .withTopic(topic)
-            .withPartitions(partitions)
+            .withTopic(events.topic)
+            .withPartitions(events.partitions)
             .withOutageBuffer(outageBuffer);
     TpotProxy proxy = TpotProxy.start(config, settings);
     PrintWriter out = spec.commandLine().getOut();

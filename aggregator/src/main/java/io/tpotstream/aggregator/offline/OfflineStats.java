@@ -1,7 +1,5 @@
 package io.tpotstream.aggregator.offline;
 
-import io.tpotstream.aggregator.partial.SeriesName;
-import io.tpotstream.aggregator.partial.WindowCounts;
 import io.tpotstream.aggregator.stage1.PartitionStage;
 import io.tpotstream.aggregator.stage1.Stage1Output;
 import io.tpotstream.aggregator.stage1.StageSettings;
@@ -176,29 +174,7 @@ public final class OfflineStats {
       Worker(int partition, StageSettings settings) {
         this.partition = partition;
         stage = new PartitionStage(settings, false);
-        output =
-            new Stage1Output() {
-              @Override
-              public void partial(long windowStartMs, SeriesName series, WindowCounts counts) {
-                synchronized (merger) {
-                  merger.partial(partition, windowStartMs, series, counts, merged);
-                }
-              }
-
-              @Override
-              public void windowHealth(long windowStartMs, long pauseMaxUs, long lagMaxUs) {
-                synchronized (merger) {
-                  merger.windowHealth(partition, windowStartMs, pauseMaxUs, lagMaxUs);
-                }
-              }
-
-              @Override
-              public void closedThrough(long windowEndMs) {
-                synchronized (merger) {
-                  merger.closedThrough(partition, windowEndMs, merged);
-                }
-              }
-            };
+        output = merger.input(partition, merged, merger);
         thread = new Thread(this::work, "stats-" + partition);
         thread.setDaemon(true);
       }
@@ -275,23 +251,7 @@ public final class OfflineStats {
           new WindowMerger(1, settings.windowMs(), settings.clientLagThresholdUs(), settings.slo());
       merger.open("the file");
       MergeOutput merged = (summary, json) -> summaries.add(summary);
-      output =
-          new Stage1Output() {
-            @Override
-            public void partial(long windowStartMs, SeriesName series, WindowCounts counts) {
-              merger.partial(0, windowStartMs, series, counts, merged);
-            }
-
-            @Override
-            public void windowHealth(long windowStartMs, long pauseMaxUs, long lagMaxUs) {
-              merger.windowHealth(0, windowStartMs, pauseMaxUs, lagMaxUs);
-            }
-
-            @Override
-            public void closedThrough(long windowEndMs) {
-              merger.closedThrough(0, windowEndMs, merged);
-            }
-          };
+      output = merger.input(0, merged, null);
     }
 
     /** Applies the next event. */

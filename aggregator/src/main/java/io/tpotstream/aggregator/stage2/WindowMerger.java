@@ -2,6 +2,7 @@ package io.tpotstream.aggregator.stage2;
 
 import io.tpotstream.aggregator.partial.SeriesName;
 import io.tpotstream.aggregator.partial.WindowCounts;
+import io.tpotstream.aggregator.stage1.Stage1Output;
 import io.tpotstream.aggregator.state.ByteState;
 import io.tpotstream.common.binary.BinaryReader;
 import io.tpotstream.common.binary.BinaryWriter;
@@ -152,6 +153,49 @@ public final class WindowMerger {
       w.lagMaxUs = lagMaxUs;
       w.healthChanged = true;
     }
+  }
+
+  /**
+   * Stage 1's output for {@code partition} fed straight to this merger, its summaries to {@code
+   * out}: stage 1 and stage 2 in one process (offline stats, the JIT primer, tests), where Kafka
+   * Streams would carry the partials over a topic. With {@code lock} not null every call holds it
+   * (several stage-1 threads, one merger).
+   */
+  public Stage1Output input(int partition, MergeOutput out, Object lock) {
+    return new Stage1Output() {
+      @Override
+      public void partial(long windowStartMs, SeriesName series, WindowCounts counts) {
+        if (lock == null) {
+          WindowMerger.this.partial(partition, windowStartMs, series, counts, out);
+          return;
+        }
+        synchronized (lock) {
+          WindowMerger.this.partial(partition, windowStartMs, series, counts, out);
+        }
+      }
+
+      @Override
+      public void windowHealth(long windowStartMs, long pauseMaxUs, long lagMaxUs) {
+        if (lock == null) {
+          WindowMerger.this.windowHealth(partition, windowStartMs, pauseMaxUs, lagMaxUs);
+          return;
+        }
+        synchronized (lock) {
+          WindowMerger.this.windowHealth(partition, windowStartMs, pauseMaxUs, lagMaxUs);
+        }
+      }
+
+      @Override
+      public void closedThrough(long windowEndMs) {
+        if (lock == null) {
+          WindowMerger.this.closedThrough(partition, windowEndMs, out);
+          return;
+        }
+        synchronized (lock) {
+          WindowMerger.this.closedThrough(partition, windowEndMs, out);
+        }
+      }
+    };
   }
 
   /**

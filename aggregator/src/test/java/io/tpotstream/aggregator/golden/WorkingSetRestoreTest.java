@@ -113,23 +113,7 @@ class WorkingSetRestoreTest {
 
     List<String> withCrashes(List<TokenEvent> events, Random random) {
       MergeOutput merged = (summary, json) -> pending.add(new String(json, StandardCharsets.UTF_8));
-      Stage1Output out =
-          new Stage1Output() {
-            @Override
-            public void partial(long windowStartMs, SeriesName series, WindowCounts counts) {
-              merger.partial(0, windowStartMs, series, counts, merged);
-            }
-
-            @Override
-            public void windowHealth(long windowStartMs, long pauseMaxUs, long lagMaxUs) {
-              merger.windowHealth(0, windowStartMs, pauseMaxUs, lagMaxUs);
-            }
-
-            @Override
-            public void closedThrough(long windowEndMs) {
-              merger.closedThrough(0, windowEndMs, merged);
-            }
-          };
+      Stage1Output out = merger.input(0, merged, null);
       int committedThrough = 0;
       int i = 0;
       long lastTs = Long.MIN_VALUE;

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tpotstream.common.Json;
 import io.tpotstream.common.event.TokenKind;
 import io.tpotstream.producer.config.ProducerConfig;
 import java.io.IOException;
@@ -58,7 +57,7 @@ final class AnthropicDialect implements Dialect {
     return new Reader();
   }
 
-  static final class Reader implements StreamReader {
+  static final class Reader extends JsonChunkReader {
     private Integer promptTokens;
     private Integer completionTokens;
     private String finishReason;
@@ -72,8 +71,6 @@ final class AnthropicDialect implements Dialect {
     private boolean thinking;
     private boolean partialJson;
     private String stopReason;
-    private JsonNode error;
-    private boolean errorSeen;
     private Integer messageInput;
     private Integer messageOutput;
 
@@ -87,33 +84,11 @@ final class AnthropicDialect implements Dialect {
       thinking = false;
       partialJson = false;
       stopReason = null;
-      error = null;
-      errorSeen = false;
       messageInput = null;
       messageOutput = null;
-      boolean object;
-      try {
-        ChunkParser chunks = ChunkParser.get();
-        JsonParser p = chunks.start(data, offset, length);
-        object = p != null && p.currentToken() == JsonToken.START_OBJECT;
-        if (object) {
-          readEvent(p);
-          chunks.end();
-        } else if (p != null) {
-          ChunkParser.skip(p);
-        }
-        if (errorSeen) {
-          error = Json.MAPPER.readTree(data, offset, length).get("error");
-        }
-      } catch (IOException e) {
-        if ("error".equals(event)) {
-          return new Chunk.Failed(
-              "error event in the stream: " + Dialect.preview(data, offset, length));
-        }
-        return new Chunk.Malformed("not JSON: " + Dialect.preview(data, offset, length));
-      }
-      if (!object) {
-        return new Chunk.Malformed("not a JSON object: " + Dialect.preview(data, offset, length));
+      Chunk notAnObject = parse(event, data, offset, length);
+      if (notAnObject != null) {
+        return notAnObject;
       }
       switch (type != null ? type : event) {
         case "message_start" -> {
@@ -145,7 +120,8 @@ final class AnthropicDialect implements Dialect {
       }
     }
 
-    private void readEvent(JsonParser p) throws IOException {
+    @Override
+    void readObject(JsonParser p) throws IOException {
       String kind = null;
       while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
         String field = p.currentName();

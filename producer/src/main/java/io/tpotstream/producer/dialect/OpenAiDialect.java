@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.tpotstream.common.Json;
 import io.tpotstream.common.event.TokenKind;
 import io.tpotstream.producer.config.ProducerConfig;
 import java.io.IOException;
@@ -54,7 +53,7 @@ final class OpenAiDialect implements Dialect {
     return new Reader();
   }
 
-  static final class Reader implements StreamReader {
+  static final class Reader extends JsonChunkReader {
     private Integer promptTokens;
     private Integer completionTokens;
     private int lastCompletionTokens;
@@ -68,8 +67,6 @@ final class OpenAiDialect implements Dialect {
     private boolean sawUsage;
     private Integer usagePrompt;
     private Integer usageCompletion;
-    private JsonNode error;
-    private boolean errorSeen;
 
     @Override
     public Chunk read(String event, byte[] data, int offset, int length) {
@@ -83,32 +80,9 @@ final class OpenAiDialect implements Dialect {
       sawUsage = false;
       usagePrompt = null;
       usageCompletion = null;
-      error = null;
-      errorSeen = false;
-      boolean object;
-      try {
-        ChunkParser chunks = ChunkParser.get();
-        JsonParser p = chunks.start(data, offset, length);
-        object = p != null && p.currentToken() == JsonToken.START_OBJECT;
-        if (object) {
-          readChunk(p);
-          chunks.end();
-        } else if (p != null) {
-          // as a tree would: the whole value must be readable JSON
-          ChunkParser.skip(p);
-        }
-        if (errorSeen) {
-          error = Json.MAPPER.readTree(data, offset, length).get("error");
-        }
-      } catch (IOException e) {
-        if ("error".equals(event)) {
-          return new Chunk.Failed(
-              "error event in the stream: " + Dialect.preview(data, offset, length));
-        }
-        return new Chunk.Malformed("not JSON: " + Dialect.preview(data, offset, length));
-      }
-      if (!object) {
-        return new Chunk.Malformed("not a JSON object: " + Dialect.preview(data, offset, length));
+      Chunk notAnObject = parse(event, data, offset, length);
+      if (notAnObject != null) {
+        return notAnObject;
       }
       if (error != null && !error.isNull()) {
         return new Chunk.Failed("error in the stream: " + errorText(error));
@@ -139,7 +113,8 @@ final class OpenAiDialect implements Dialect {
       return Chunk.token(kind, chunkTokens != null && chunkTokens > 0 ? chunkTokens : 1);
     }
 
-    private void readChunk(JsonParser p) throws IOException {
+    @Override
+    void readObject(JsonParser p) throws IOException {
       while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
         String field = p.currentName();
         JsonToken value = ChunkParser.next(p);

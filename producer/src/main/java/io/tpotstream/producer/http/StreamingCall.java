@@ -1,6 +1,5 @@
 package io.tpotstream.producer.http;
 
-import io.netty.buffer.ByteBuf;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.publish.Handoff;
@@ -16,7 +15,6 @@ import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
-import io.vertx.core.internal.buffer.BufferInternal;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
@@ -59,7 +57,6 @@ public final class StreamingCall {
   private boolean graceArmed;
   private String contentType = "";
   private HttpClientRequest request;
-  private byte[] scratch;
   private long totalTimer = -1;
   private long firstTokenTimer = -1;
   private long idleTimer = -1;
@@ -243,17 +240,7 @@ public final class StreamingCall {
     if (preview.length() < PREVIEW_BYTES) {
       preview.appendBuffer(buffer, 0, Math.min(buffer.length(), PREVIEW_BYTES - preview.length()));
     }
-    ByteBuf bytes = ((BufferInternal) buffer).getByteBuf();
-    int length = bytes.readableBytes();
-    if (bytes.hasArray()) {
-      framer.feed(bytes.array(), bytes.arrayOffset() + bytes.readerIndex(), length);
-    } else {
-      if (scratch == null || scratch.length < length) {
-        scratch = new byte[Math.max(1024, length)];
-      }
-      bytes.getBytes(bytes.readerIndex(), scratch, 0, length);
-      framer.feed(scratch, 0, length);
-    }
+    framer.feed(buffer);
   }
 
   /** An SSE event with data, found by the framer in the current read. */

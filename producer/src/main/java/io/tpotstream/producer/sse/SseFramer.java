@@ -1,5 +1,9 @@
 package io.tpotstream.producer.sse;
 
+import io.netty.buffer.ByteBuf;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
+
 /**
  * The event loop's share of server-sent events: finds where each event ends in a response's bytes
  * as they arrive, without decoding anything. Lines end in LF, CR or CRLF (also when a CRLF is split
@@ -39,9 +43,28 @@ public final class SseFramer {
   private long bytes;
   private long events;
   private long comments;
+  private byte[] scratch;
 
   public SseFramer(Sink sink) {
     this.sink = sink;
+  }
+
+  /**
+   * Feeds one network read as Vert.x delivered it: the buffer's own array when it has one, else a
+   * copy into a scratch array reused for the response.
+   */
+  public void feed(Buffer buffer) {
+    ByteBuf bytes = ((BufferInternal) buffer).getByteBuf();
+    int length = bytes.readableBytes();
+    if (bytes.hasArray()) {
+      feed(bytes.array(), bytes.arrayOffset() + bytes.readerIndex(), length);
+      return;
+    }
+    if (scratch == null || scratch.length < length) {
+      scratch = new byte[Math.max(1024, length)];
+    }
+    bytes.getBytes(bytes.readerIndex(), scratch, 0, length);
+    feed(scratch, 0, length);
   }
 
   /** Feeds {@code length} bytes from {@code offset}, as one network read delivered them. */

@@ -1,6 +1,5 @@
 package io.tpotstream.proxy.measure;
 
-import io.netty.buffer.ByteBuf;
 import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.http.ErrorClass;
 import io.tpotstream.producer.http.RequestFailure;
@@ -10,7 +9,6 @@ import io.tpotstream.producer.sse.SseFramer;
 import io.tpotstream.proxy.http.ExchangeObserver;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.buffer.BufferInternal;
 import java.util.Locale;
 import java.util.SortedMap;
 import java.util.function.IntFunction;
@@ -56,7 +54,6 @@ final class Measurement implements ExchangeObserver {
   private Decompressor decompressor;
   private long readNs;
   private long read;
-  private byte[] scratch;
 
   Measurement(
       Measurements owner,
@@ -210,17 +207,7 @@ final class Measurement implements ExchangeObserver {
       framer.feed(plain, 0, plain.length);
       return;
     }
-    ByteBuf bytes = ((BufferInternal) chunk).getByteBuf();
-    int length = bytes.readableBytes();
-    if (bytes.hasArray()) {
-      framer.feed(bytes.array(), bytes.arrayOffset() + bytes.readerIndex(), length);
-    } else {
-      if (scratch == null || scratch.length < length) {
-        scratch = new byte[Math.max(1024, length)];
-      }
-      bytes.getBytes(bytes.readerIndex(), scratch, 0, length);
-      framer.feed(scratch, 0, length);
-    }
+    framer.feed(chunk);
   }
 
   /** An SSE event with data, found by the framer in the current read. */
