@@ -28,10 +28,10 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -62,6 +62,9 @@ final class CompareCommand implements Callable<Integer> {
 
   @Parameters(index = "1", paramLabel = "B", description = "The second run.")
   Path b;
+
+  /** For exports: how their events become windows, as in stats. */
+  @Mixin WindowOptions windowOptions;
 
   @Option(
       names = "--format",
@@ -97,27 +100,13 @@ final class CompareCommand implements Callable<Integer> {
           "Seed of the resampling, so that a comparison repeats (default: ${DEFAULT-VALUE}).")
   long seed;
 
-  @Option(
-      names = "--window",
-      defaultValue = "10s",
-      converter = HumanDuration.class,
-      description = "For exports: the window length (default: ${DEFAULT-VALUE}).")
-  Duration window;
-
-  @Option(
-      names = "--group-by",
-      split = ",",
-      paramLabel = "LABEL",
-      description = "For exports: labels that split a model into series, e.g. stage.")
-  List<String> groupBy = List.of();
-
   @Override
   public Integer call() throws IOException {
     if (!format.equals("table") && !format.equals("json")) {
       throw new IllegalArgumentException("unknown --format '" + format + "': use table or json");
     }
     Comparison.Settings settings = new Comparison.Settings(resamples, confidence, seed);
-    StageSettings stages = StageSettings.defaults().withWindow(window).withGroupBy(groupBy);
+    StageSettings stages = windowOptions.settings();
     PrintWriter err = spec.commandLine().getErr();
     RunData left = load(a, stages, err);
     RunData right = load(b, stages, err);

@@ -130,6 +130,7 @@ class WorkingSetRestoreTest {
         } else if (random.nextInt(150) == 0) {
           pending.clear(); // the transaction is aborted, the working set lost
           start();
+          out = merger.input(0, merged, null); // the restarted merger
           crashes++;
           i = committedThrough;
           lastTs = Long.MIN_VALUE;

@@ -68,17 +68,11 @@ public final class Handoff {
    */
   public void event(
       RequestRecord request, byte[] bytes, int offset, int length, long arrivalNs, long read) {
-    long seq;
-    try {
-      seq = ring.tryNext();
-    } catch (InsufficientCapacityException e) {
-      full(request);
+    long seq = claim(request);
+    if (seq < 0) {
       return;
     }
-    Slot s = ring.get(seq);
-    s.type = Slot.EVENT;
-    s.request = request;
-    s.ns = arrivalNs;
+    Slot s = fill(seq, Slot.EVENT, request, arrivalNs);
     s.read = read;
     s.copy(bytes, offset, length);
     ring.publish(seq);
@@ -86,18 +80,11 @@ public final class Handoff {
 
   /** The response ended at {@code atNs}; {@code pending} is an event cut off by the end. */
   public void end(RequestRecord request, long atNs, byte[] pending, int pendingLength) {
-    long seq;
-    try {
-      seq = ring.tryNext();
-    } catch (InsufficientCapacityException e) {
-      full(request);
+    long seq = claim(request);
+    if (seq < 0) {
       return;
     }
-    Slot s = ring.get(seq);
-    s.type = Slot.END;
-    s.request = request;
-    s.ns = atNs;
-    s.copy(pending, 0, pendingLength);
+    fill(seq, Slot.END, request, atNs).copy(pending, 0, pendingLength);
     ring.publish(seq);
   }
 
@@ -118,35 +105,41 @@ public final class Handoff {
 
   /** Any other event, published as it is (in order with the rest). */
   public void object(TokenEvent event) {
-    long seq;
-    try {
-      seq = ring.tryNext();
-    } catch (InsufficientCapacityException e) {
-      full(null);
+    long seq = claim(null);
+    if (seq < 0) {
       return;
     }
-    Slot s = ring.get(seq);
-    s.type = Slot.OBJECT;
+    Slot s = fill(seq, Slot.OBJECT, null, 0);
     s.object = event;
-    s.request = null;
     s.length = 0;
     ring.publish(seq);
   }
 
   private void simple(int type, RequestRecord request, long ns) {
-    long seq;
-    try {
-      seq = ring.tryNext();
-    } catch (InsufficientCapacityException e) {
-      full(request);
+    long seq = claim(request);
+    if (seq < 0) {
       return;
     }
+    fill(seq, type, request, ns).length = 0;
+    ring.publish(seq);
+  }
+
+  /** The next free slot's sequence, or -1 when the ring is full (said by {@link #full}). */
+  private long claim(RequestRecord request) {
+    try {
+      return ring.tryNext();
+    } catch (InsufficientCapacityException e) {
+      full(request);
+      return -1;
+    }
+  }
+
+  private Slot fill(long seq, int type, RequestRecord request, long ns) {
     Slot s = ring.get(seq);
     s.type = type;
     s.request = request;
     s.ns = ns;
-    s.length = 0;
-    ring.publish(seq);
+    return s;
   }
 
   private void full(RequestRecord request) {
