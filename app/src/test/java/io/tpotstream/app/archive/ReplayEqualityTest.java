@@ -11,12 +11,15 @@ import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.common.archive.ArchiveReader;
 import io.tpotstream.common.archive.ArchivedRecord;
 import io.tpotstream.common.progress.Progress;
+import io.tpotstream.common.stats.HistogramCodec;
+import io.tpotstream.common.stats.LatencyHistogram;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import io.tpotstream.producer.Producer;
 import io.tpotstream.producer.RunResult;
 import io.tpotstream.producer.config.ConfigLoader;
 import io.tpotstream.producer.publish.KafkaSettings;
+import io.tpotstream.producer.result.ModelResult;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
 import io.tpotstream.testkit.KafkaExtension;
@@ -37,7 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Issue 8's equality: a live run's summaries, the summaries of its exported-then-replayed events in
  * a topic with another partition count, and {@code stats} on the exported file are identical per
- * (series, window), encoded histograms included.
+ * (series, window), encoded histograms included; and the producer's own end-of-run table (TPOT,
+ * TTFT, request TPOT, E2E, request counts) equals its windows merged.
  */
 @ExtendWith(KafkaExtension.class)
 class ReplayEqualityTest {
@@ -104,6 +108,40 @@ class ReplayEqualityTest {
     assertEquals(liveSummaries, replayedSummaries);
     assertEquals(liveSummaries, offlineOne);
     assertEquals(liveSummaries, offlineThree);
+
+    // the producer's own end-of-run table, from its own measurements, says what the windows say
+    // (one set of per-request rules: common RequestRules)
+    List<WindowSummary> windows =
+        OfflineStats.computeArchived(archived, WINDOWS, problems::add, null, 1);
+    for (ModelResult model : run.models()) {
+      LatencyHistogram tpot = new LatencyHistogram();
+      LatencyHistogram ttft = new LatencyHistogram();
+      LatencyHistogram requestTpot = new LatencyHistogram();
+      LatencyHistogram e2e = new LatencyHistogram();
+      long started = 0;
+      long completed = 0;
+      long failed = 0;
+      for (WindowSummary w : windows) {
+        if (w.model().equals(model.model())) {
+          tpot.add(HistogramCodec.decode(w.histograms().tpot()));
+          ttft.add(HistogramCodec.decode(w.histograms().ttft()));
+          requestTpot.add(HistogramCodec.decode(w.histograms().requestTpot()));
+          e2e.add(HistogramCodec.decode(w.histograms().e2e()));
+          started += w.requests().started();
+          completed += w.requests().completed();
+          failed += w.requests().failed();
+        }
+      }
+      String m = model.model();
+      assertTrue(model.tpot().count() > 100, m + ": TPOT samples " + model.tpot().count());
+      assertEquals(model.started(), started, m + " started");
+      assertEquals(model.completed(), completed, m + " completed");
+      assertEquals(model.failed(), failed, m + " failed");
+      assertEquals(model.tpot().summary(), tpot.summary(), m + " TPOT");
+      assertEquals(model.ttft().summary(), ttft.summary(), m + " TTFT");
+      assertEquals(model.requestTpot().summary(), requestTpot.summary(), m + " request TPOT");
+      assertEquals(model.e2e().summary(), e2e.summary(), m + " E2E");
+    }
   }
 
   private static Map<String, String> byKey(List<WindowSummary> summaries) {
