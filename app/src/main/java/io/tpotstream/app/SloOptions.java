@@ -9,7 +9,7 @@ final class SloOptions {
       names = "--slo",
       paramLabel = "OBJECTIVES",
       description =
-          "Objectives, e.g. tpot_p99=50ms,ttft_p99=1s,error_rate=1%,goodput=90% (any of tpot_,"
+          "Objectives, e.g. tpot_p99=50ms,ttft_p99=1s,error_rate=1%%,goodput=90%% (any of tpot_,"
               + " ttft_, request_tpot_, e2e_ with p50, p90, p99, p99.9, max or mean). A bounded run"
               + " that misses one exits with status 3. See docs/slo.md.")
   String slo;
