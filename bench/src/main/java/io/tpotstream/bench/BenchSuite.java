@@ -50,7 +50,7 @@ public final class BenchSuite {
               + jfrDir.toAbsolutePath()
               + "/");
       // JFR's start-up lines go to stdout, where a child's output is read (B5 compares it)
-      childOptions.add("-Xlog:jfr+startup=warning");
+      childOptions.add("-Xlog:jfr+startup=off");
     }
     int failed = 0;
     try (LocalKafka kafka = LocalKafka.create(0, workDir.resolve("kafka"))) {
