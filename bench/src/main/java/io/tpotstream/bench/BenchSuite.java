@@ -49,6 +49,8 @@ public final class BenchSuite {
           "-XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
               + jfrDir.toAbsolutePath()
               + "/");
+      // JFR's start-up lines go to stdout, where a child's output is read (B5 compares it)
+      childOptions.add("-Xlog:jfr+startup=off");
     }
     int failed = 0;
     try (LocalKafka kafka = LocalKafka.create(0, workDir.resolve("kafka"))) {

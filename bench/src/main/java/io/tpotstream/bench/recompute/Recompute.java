@@ -10,6 +10,7 @@ import io.tpotstream.bench.workload.SyntheticWorkload;
 import io.tpotstream.bench.workload.WorkloadShape;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
+import io.tpotstream.common.jvm.JavaLauncher;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import java.io.BufferedOutputStream;
@@ -336,15 +337,8 @@ public final class Recompute {
   }
 
   private static List<String> tpot(BenchEnv env, String... args) {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Djava.awt.headless=true");
-    command.addAll(env.childJvmOptions());
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(Tpot.class.getName());
-    command.addAll(List.of(args));
-    return command;
+    return JavaLauncher.builder(List.of(), Tpot.class, env.childJvmOptions(), List.of(args))
+        .command();
   }
 
   private static long recordsIn(String bootstrap, String topic) {
