@@ -158,40 +158,29 @@ public final class WindowMerger {
   /**
    * Stage 1's output for {@code partition} fed straight to this merger, its summaries to {@code
    * out}: stage 1 and stage 2 in one process (offline stats, the JIT primer, tests), where Kafka
-   * Streams would carry the partials over a topic. With {@code lock} not null every call holds it
-   * (several stage-1 threads, one merger).
+   * Streams would carry the partials over a topic. Every call holds {@code lock} (several stage-1
+   * threads, one merger), or a monitor of its own when it is null.
    */
   public Stage1Output input(int partition, MergeOutput out, Object lock) {
+    Object monitor = lock != null ? lock : new Object();
     return new Stage1Output() {
       @Override
       public void partial(long windowStartMs, SeriesName series, WindowCounts counts) {
-        if (lock == null) {
-          WindowMerger.this.partial(partition, windowStartMs, series, counts, out);
-          return;
-        }
-        synchronized (lock) {
+        synchronized (monitor) {
           WindowMerger.this.partial(partition, windowStartMs, series, counts, out);
         }
       }
 
       @Override
       public void windowHealth(long windowStartMs, long pauseMaxUs, long lagMaxUs) {
-        if (lock == null) {
-          WindowMerger.this.windowHealth(partition, windowStartMs, pauseMaxUs, lagMaxUs);
-          return;
-        }
-        synchronized (lock) {
+        synchronized (monitor) {
           WindowMerger.this.windowHealth(partition, windowStartMs, pauseMaxUs, lagMaxUs);
         }
       }
 
       @Override
       public void closedThrough(long windowEndMs) {
-        if (lock == null) {
-          WindowMerger.this.closedThrough(partition, windowEndMs, out);
-          return;
-        }
-        synchronized (lock) {
+        synchronized (monitor) {
           WindowMerger.this.closedThrough(partition, windowEndMs, out);
         }
       }

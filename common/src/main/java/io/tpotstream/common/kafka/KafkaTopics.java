@@ -30,12 +30,7 @@ public final class KafkaTopics {
   /** The partition count of {@code topic}, or empty when it does not exist. */
   public static Optional<Integer> partitions(Admin admin, KafkaConnection c, String topic) {
     try {
-      TopicDescription d =
-          admin
-              .describeTopics(List.of(topic))
-              .allTopicNames()
-              .get(c.timeout().toMillis(), TimeUnit.MILLISECONDS)
-              .get(topic);
+      TopicDescription d = describe(admin, c, topic);
       return Optional.of(d.partitions().size());
     } catch (ExecutionException e) {
       if (e.getCause() instanceof UnknownTopicOrPartitionException) {
@@ -103,12 +98,7 @@ public final class KafkaTopics {
     long deadline = System.nanoTime() + c.timeout().toNanos();
     while (System.nanoTime() < deadline) {
       try {
-        TopicDescription d =
-            admin
-                .describeTopics(List.of(topic))
-                .allTopicNames()
-                .get(c.timeout().toMillis(), TimeUnit.MILLISECONDS)
-                .get(topic);
+        TopicDescription d = describe(admin, c, topic);
         if (d.partitions().size() == partitions
             && d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
           return;
@@ -119,6 +109,16 @@ public final class KafkaTopics {
       Thread.sleep(20);
     }
     LOG.warn("topic {} was created but not every partition has a leader yet", topic);
+  }
+
+  /** One describe call, bounded by the connection's timeout. */
+  private static TopicDescription describe(Admin admin, KafkaConnection c, String topic)
+      throws ExecutionException, TimeoutException, InterruptedException {
+    return admin
+        .describeTopics(List.of(topic))
+        .allTopicNames()
+        .get(c.timeout().toMillis(), TimeUnit.MILLISECONDS)
+        .get(topic);
   }
 
   /** A topic's partition count and whether it was just created. */
