@@ -1,12 +1,10 @@
 package io.tpotstream.app;
 
 import io.tpotstream.app.run.Pipeline;
-import io.tpotstream.common.Stages;
 import io.tpotstream.common.slo.SloSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,21 +73,12 @@ final class DemoCommand implements Callable<Integer> {
     SloSpec slo = sloOptions.spec();
     // the config is checked now, before the broker starts; the simulator's address comes later
     boolean sweep = ProducerConfigOptions.loadDemo(overrides("http://127.0.0.1:1")).sweep() != null;
-    List<String> groupBy = new ArrayList<>(runOptions.groupBy);
-    if (sweep && !groupBy.contains(Stages.LABEL)) {
-      groupBy.add(Stages.LABEL);
-    }
     Pipeline.Settings settings =
-        new Pipeline.Settings(
+        runOptions.pipeline(
             simulatorUrl -> ProducerConfigOptions.loadDemo(overrides(simulatorUrl)),
-            kafka.connectIfGiven().orElse(null),
-            runOptions.out,
-            runOptions.windowSize(),
-            groupBy,
+            sweep,
             true,
-            runOptions.prometheusPort,
-            System.console() != null,
-            runOptions.drain(),
+            kafka,
             slo,
             traffic.requestsOut);
     Pipeline.Outcome outcome = new Pipeline(settings, System.out).run();

@@ -1,13 +1,10 @@
 package io.tpotstream.app;
 
 import io.tpotstream.app.run.Pipeline;
-import io.tpotstream.common.Stages;
 import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.producer.config.Durations;
 import io.tpotstream.producer.config.ProducerConfig;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -52,23 +49,9 @@ final class RunCommand implements Callable<Integer> {
     traffic.putInto(flags);
     SloSpec slo = sloOptions.spec();
     ProducerConfig config = configOptions.load(flags);
-    List<String> groupBy = new ArrayList<>(runOptions.groupBy);
-    if (config.sweep() != null && !groupBy.contains(Stages.LABEL)) {
-      groupBy.add(Stages.LABEL); // a sweep's stages are its series
-    }
     Pipeline.Settings settings =
-        new Pipeline.Settings(
-            simulatorUrl -> config,
-            kafka.connectIfGiven().orElse(null),
-            runOptions.out,
-            runOptions.windowSize(),
-            groupBy,
-            false,
-            runOptions.prometheusPort,
-            System.console() != null,
-            runOptions.drain(),
-            slo,
-            traffic.requestsOut);
+        runOptions.pipeline(
+            simulatorUrl -> config, config.sweep() != null, false, kafka, slo, traffic.requestsOut);
     Pipeline.Outcome outcome = new Pipeline(settings, System.out).run();
     boolean bounded =
         !outcome.producer().stoppedEarly() && !Durations.FOREVER.equals(config.duration());

@@ -8,8 +8,6 @@ import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.common.Json;
 import io.tpotstream.common.event.TokenEvent;
-import io.tpotstream.common.event.TokenEventCodec;
-import io.tpotstream.common.event.TokenKind;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,18 +33,7 @@ class CompareCommandTest {
       events.add(TokenEvent.start(start, "run", id, "m", labels, null, "p1"));
       long elapsed = 50_000_000L;
       for (int k = 0; k < 20; k++) {
-        events.add(
-            TokenEvent.token(
-                start + elapsed / 1_000_000,
-                "run",
-                id,
-                "m",
-                labels,
-                elapsed,
-                k,
-                1,
-                TokenKind.CONTENT,
-                "p1"));
+        events.add(TestEvents.content(start + elapsed / 1_000_000, id, labels, elapsed, k));
         elapsed += gapUs * 1000 + (k % 3) * 1_000L;
       }
       events.add(
@@ -69,13 +56,7 @@ class CompareCommandTest {
   }
 
   private Path export(String name, List<TokenEvent> events) throws Exception {
-    List<String> lines = new ArrayList<>();
-    for (TokenEvent e : events) {
-      lines.add(TokenEventCodec.encodeToString(e));
-    }
-    Path file = dir.resolve(name);
-    Files.write(file, lines);
-    return file;
+    return TestEvents.write(dir.resolve(name), events);
   }
 
   @Test
@@ -104,20 +85,10 @@ class CompareCommandTest {
         r.out());
     // gaps of 1.000-1.002 ms against 2.000-2.002 ms
     assertTrue(
-        r.out()
-            .lines()
-            .anyMatch(
-                l ->
-                    l.matches(
-                        "m\\s+TPOT\\s+p50\\s+1\\.001\\s+2\\.001\\s+\\+1\\.000\\s+\\+99\\.9%.*yes")),
+        r.outHasLine("m\\s+TPOT\\s+p50\\s+1\\.001\\s+2\\.001\\s+\\+1\\.000\\s+\\+99\\.9%.*yes"),
         r.out());
     assertTrue(
-        r.out()
-            .lines()
-            .anyMatch(
-                l ->
-                    l.matches("m\\s+TTFT\\s+p50\\s+50\\.015\\s+50\\.015\\s+0\\.000\\s+0\\.0%.*no")),
-        r.out());
+        r.outHasLine("m\\s+TTFT\\s+p50\\s+50\\.015\\s+50\\.015\\s+0\\.000\\s+0\\.0%.*no"), r.out());
     assertTrue(Files.readString(html).contains("<table id=\"comparison\">"));
     assertEquals(
         "requests",

@@ -1,5 +1,6 @@
 package io.tpotstream.app;
 
+import static io.tpotstream.app.TpotCli.tpot;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,8 +9,6 @@ import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,7 +22,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code tpot produce} and {@code tpot models} from the command line: output, exit codes, no key.
@@ -33,8 +31,6 @@ class ProduceCommandTest {
   static final String KEY = "sk-cli-SECRET-7";
   static Simulator simulator;
   @TempDir Path dir;
-
-  record Result(int exit, String out, String err) {}
 
   @BeforeAll
   static void start() {
@@ -46,16 +42,6 @@ class ProduceCommandTest {
   @AfterAll
   static void stop() {
     simulator.close();
-  }
-
-  private static Result tpot(String... args) {
-    CommandLine tpot = Tpot.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    tpot.setOut(new PrintWriter(out));
-    tpot.setErr(new PrintWriter(err));
-    int exit = tpot.execute(args);
-    return new Result(exit, out.toString(), err.toString());
   }
 
   private Path seedConfig(String key) throws Exception {
@@ -70,27 +56,25 @@ class ProduceCommandTest {
     return file;
   }
 
+  /** {@code tpot produce} with the seed config and {@code bootstrap}, then {@code more}. */
+  private TpotCli.Result produce(String bootstrap, String... more) throws Exception {
+    return tpot(
+        List.of(
+            "produce", "--config", seedConfig(KEY).toString(), "--bootstrap-servers", bootstrap),
+        more);
+  }
+
   @Test
   void produceWithTheSeedConfigPrintsTheTableAndNeverTheKey(TestKafka kafka) throws Exception {
     String topic = TestKafka.uniqueName("cli");
-    Result r =
-        tpot(
-            "produce",
-            "--config",
-            seedConfig(KEY).toString(),
-            "--bootstrap-servers",
-            kafka.bootstrapServers(),
-            "--topic",
-            topic,
-            "--label",
-            "target=sim");
+    TpotCli.Result r = produce(kafka.bootstrapServers(), "--topic", topic, "--label", "target=sim");
     assertEquals(0, r.exit(), r.err());
     String[] lines = r.out().split("\n");
     assertTrue(lines[0].startsWith("TPOT per model in ms (run "), r.out());
     assertTrue(lines[1].matches("\\s+model-a\\s+model-b"), lines[1]);
     assertTrue(lines[2].matches("samples\\s+117\\s+117"), r.out());
-    assertTrue(r.out().lines().anyMatch(l -> l.matches("requests\\s+3\\s+3")), r.out());
-    assertTrue(r.out().lines().anyMatch(l -> l.matches("error rate\\s+0.00%\\s+0.00%")), r.out());
+    assertTrue(r.outHasLine("requests\\s+3\\s+3"), r.out());
+    assertTrue(r.outHasLine("error rate\\s+0.00%\\s+0.00%"), r.out());
     assertFalse(r.out().contains(KEY));
     assertFalse(r.err().contains(KEY));
 
@@ -117,11 +101,12 @@ class ProduceCommandTest {
   @Test
   void aBadConfigIsOneLineAndExitCode2() {
     Path missing = dir.resolve("missing.json");
-    Result r = tpot("produce", "--config", missing.toString());
+    TpotCli.Result r = tpot("produce", "--config", missing.toString());
     assertEquals(2, r.exit());
     assertEquals(
         "tpot produce: config file " + missing + " not found: check --config", r.err().strip());
-    Result bad = tpot("produce", "--base-url", "http://h", "--models", "m", "--concurrency", "0");
+    TpotCli.Result bad =
+        tpot("produce", "--base-url", "http://h", "--models", "m", "--concurrency", "0");
     assertEquals(2, bad.exit());
     assertEquals(
         "tpot produce: config key 'concurrency': must be a positive integer, got 0",
@@ -134,15 +119,7 @@ class ProduceCommandTest {
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
-    Result r =
-        tpot(
-            "produce",
-            "--config",
-            seedConfig(KEY).toString(),
-            "--bootstrap-servers",
-            "127.0.0.1:" + port,
-            "--kafka-timeout",
-            "2s");
+    TpotCli.Result r = produce("127.0.0.1:" + port, "--kafka-timeout", "2s");
     assertEquals(2, r.exit());
     assertTrue(
         r.err().startsWith("tpot produce: no Kafka broker at 127.0.0.1:" + port + " "), r.err());
@@ -151,11 +128,11 @@ class ProduceCommandTest {
 
   @Test
   void modelsListsTheIdsAndExplainsAWrongKey() throws Exception {
-    Result ok = tpot("models", "--config", seedConfig(KEY).toString());
+    TpotCli.Result ok = tpot("models", "--config", seedConfig(KEY).toString());
     assertEquals(0, ok.exit(), ok.err());
     assertEquals(List.of("model-a", "model-b", "model-c"), ok.out().lines().toList());
 
-    Result wrong =
+    TpotCli.Result wrong =
         tpot("models", "--base-url", simulator.baseUrl(), "--set", "api_key=sk-wrong-SECRET");
     assertEquals(2, wrong.exit());
     assertTrue(

@@ -43,6 +43,30 @@ class ProduceTrafficTest {
     simulator.close();
   }
 
+  /**
+   * {@code tpot produce} of {@code model} on the simulator to {@code topic}, 3 warm-up requests, no
+   * progress lines, then {@code more}.
+   */
+  private static TpotCli.Result produce(
+      TestKafka kafka, String topic, String model, String... more) {
+    return tpot(
+        List.of(
+            "produce",
+            "--base-url",
+            simulator.baseUrl(),
+            "--models",
+            model,
+            "--bootstrap-servers",
+            kafka.bootstrapServers(),
+            "--topic",
+            topic,
+            "--warmup",
+            "3req",
+            "--progress-interval",
+            "0"),
+        more);
+  }
+
   private Path export(TestKafka kafka, String topic) {
     Path file = dir.resolve(topic + ".jsonl");
     TpotCli.Result r =
@@ -64,11 +88,9 @@ class ProduceTrafficTest {
     String topic = TestKafka.uniqueName("sweep");
     Path live = dir.resolve("live-requests.jsonl");
     TpotCli.Result r =
-        tpot(
-            "produce",
-            "--base-url",
-            simulator.baseUrl(),
-            "--models",
+        produce(
+            kafka,
+            topic,
             "model-a",
             "--total-requests",
             "4",
@@ -79,15 +101,7 @@ class ProduceTrafficTest {
             "--slo",
             "tpot_max=1us,error_rate=50%",
             "--requests-out",
-            live.toString(),
-            "--bootstrap-servers",
-            kafka.bootstrapServers(),
-            "--topic",
-            topic,
-            "--warmup",
-            "3req",
-            "--progress-interval",
-            "0");
+            live.toString());
     assertEquals(3, r.exit(), r.out() + r.err());
     List<String> lines = r.out().lines().toList();
     String verdict = lines.get(lines.size() - 1);
@@ -141,11 +155,9 @@ class ProduceTrafficTest {
   void aDatasetRunWithAnEasySloExits0AndLabelsTheInputLength(TestKafka kafka) throws Exception {
     String topic = TestKafka.uniqueName("dataset");
     TpotCli.Result r =
-        tpot(
-            "produce",
-            "--base-url",
-            simulator.baseUrl(),
-            "--models",
+        produce(
+            kafka,
+            topic,
             "model-b",
             "--total-requests",
             "6",
@@ -158,15 +170,7 @@ class ProduceTrafficTest {
             "--slo",
             "tpot_p99=10s,error_rate=100%",
             "--goodput",
-            "ttft=60s",
-            "--bootstrap-servers",
-            kafka.bootstrapServers(),
-            "--topic",
-            topic,
-            "--warmup",
-            "3req",
-            "--progress-interval",
-            "0");
+            "ttft=60s");
     assertEquals(0, r.exit(), r.out() + r.err());
     List<String> lines = r.out().lines().toList();
     assertEquals(

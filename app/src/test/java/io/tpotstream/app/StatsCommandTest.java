@@ -8,7 +8,6 @@ import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.common.Json;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
-import io.tpotstream.common.event.TokenKind;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import io.tpotstream.sink.file.Csv;
@@ -40,18 +39,7 @@ class StatsCommandTest {
       events.add(TokenEvent.start(T0 + 10, "run", id, "m", labels, null, "p1"));
       for (int k = 0; k < 20; k++) {
         long elapsedNs = 100_000_000L + k * 5_000_000L + r * 1_000_000L;
-        events.add(
-            TokenEvent.token(
-                T0 + 110 + k * 5L,
-                "run",
-                id,
-                "m",
-                labels,
-                elapsedNs,
-                k,
-                1,
-                TokenKind.CONTENT,
-                "p1"));
+        events.add(TestEvents.content(T0 + 110 + k * 5L, id, labels, elapsedNs, k));
       }
       events.add(
           TokenEvent.end(
@@ -125,11 +113,8 @@ class StatsCommandTest {
     List<TokenEvent> events = new ArrayList<>();
     events.add(TokenEvent.heartbeat(T0, "run", "p1", T0 - 200, false, null));
     events.add(TokenEvent.start(T0 + 1, "run", "r", "m", Map.of(), null, "p1"));
-    events.add(
-        TokenEvent.token(
-            T0 + 2, "run", "r", "m", Map.of(), 1_000_000L, 0, 1, TokenKind.CONTENT, "p1"));
-    events.add(
-        TokenEvent.token(ts, "run", "r", "m", Map.of(), 2_000_000L, 1, 1, TokenKind.CONTENT, "p1"));
+    events.add(TestEvents.content(T0 + 2, "r", Map.of(), 1_000_000L, 0));
+    events.add(TestEvents.content(ts, "r", Map.of(), 2_000_000L, 1));
     events.add(TokenEvent.heartbeat(ts, "run", "p1", ts, true, null));
     List<String> lines = new ArrayList<>();
     for (int p = 0; p < 3; p++) { // the final heartbeat went to partitions 0..2; the token to 2

@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.common.Json;
 import io.tpotstream.common.event.TokenEvent;
-import io.tpotstream.common.event.TokenEventCodec;
-import io.tpotstream.common.event.TokenKind;
 import io.tpotstream.common.request.RequestRecord;
 import io.tpotstream.common.request.RequestRecords;
 import java.nio.file.Files;
@@ -39,18 +37,7 @@ class StatsSloTest {
       long elapsed = (r + 1) * 100_000_000L;
       int chunks = r == 3 ? 2 : 10;
       for (int k = 0; k < chunks; k++) {
-        events.add(
-            TokenEvent.token(
-                start + elapsed / 1_000_000,
-                "run",
-                id,
-                "m",
-                labels,
-                elapsed,
-                k,
-                1,
-                TokenKind.CONTENT,
-                "p1"));
+        events.add(TestEvents.content(start + elapsed / 1_000_000, id, labels, elapsed, k));
         elapsed += r == 2 && k == 8 ? 40_000_000L : 2_000_000L;
       }
       events.add(
@@ -72,13 +59,7 @@ class StatsSloTest {
                   start + 1_000, "run", id, "m", labels, elapsed, 10, 5, 10, "stop", null, "p1"));
     }
     events.add(TokenEvent.heartbeat(T0 + 5_000, "run", "p1", T0 + 5_000, true, null));
-    List<String> lines = new ArrayList<>();
-    for (TokenEvent e : events) {
-      lines.add(TokenEventCodec.encodeToString(e));
-    }
-    Path file = dir.resolve("events.jsonl");
-    Files.write(file, lines);
-    return file;
+    return TestEvents.write(dir.resolve("events.jsonl"), events);
   }
 
   @Test

@@ -62,33 +62,7 @@ public final class Pipeline {
       boolean liveInPlace,
       Duration drainTimeout,
       SloSpec slo,
-      Path requestsOut) {
-
-    /** Without an SLO and without per-request records. */
-    public Settings(
-        Function<String, ProducerConfig> producerConfig,
-        KafkaConnection kafka,
-        Path out,
-        Duration window,
-        List<String> groupBy,
-        boolean simulate,
-        int prometheusPort,
-        boolean liveInPlace,
-        Duration drainTimeout) {
-      this(
-          producerConfig,
-          kafka,
-          out,
-          window,
-          groupBy,
-          simulate,
-          prometheusPort,
-          liveInPlace,
-          drainTimeout,
-          SloSpec.NONE,
-          null);
-    }
-  }
+      Path requestsOut) {}
 
   /** What a run produced; {@code verdict} is null without an SLO. */
   public record Outcome(

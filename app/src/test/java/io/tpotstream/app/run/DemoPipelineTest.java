@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.producer.config.ConfigLoader;
@@ -42,7 +43,9 @@ class DemoPipelineTest {
             true,
             -1,
             false,
-            Duration.ofMinutes(1));
+            Duration.ofMinutes(1),
+            SloSpec.NONE,
+            null);
     Pipeline.Outcome outcome =
         new Pipeline(settings, new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
     String text = printed.toString(StandardCharsets.UTF_8);

@@ -162,13 +162,7 @@ final class SecuredCluster {
     settings.put("ssl.truststore.password", STORE_PASSWORD);
     settings.put("ssl.truststore.type", "PKCS12");
     settings.put("bootstrap.servers", broker.tlsBootstrapServers());
-    Properties p = new Properties();
-    p.putAll(settings);
-    Path file = dir.resolve(name);
-    try (Writer out = Files.newBufferedWriter(file)) {
-      p.store(out, null);
-    }
-    return file;
+    return store(dir.resolve(name), settings);
   }
 
   static Admin superAdmin(LocalKafka kafka) {
@@ -194,9 +188,12 @@ final class SecuredCluster {
     if (withBootstrap) {
       settings.put("bootstrap.servers", broker.bootstrapServers());
     }
+    return store(dir.resolve(name), settings);
+  }
+
+  private static Path store(Path file, Map<String, String> settings) throws IOException {
     Properties p = new Properties();
     p.putAll(settings);
-    Path file = dir.resolve(name);
     try (Writer out = Files.newBufferedWriter(file)) {
       p.store(out, null);
     }

@@ -1,19 +1,19 @@
 package io.tpotstream.app.secured;
 
+import static io.tpotstream.app.TpotCli.tpot;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.app.Tpot;
+import io.tpotstream.app.TpotCli;
 import io.tpotstream.broker.LocalKafka;
 import io.tpotstream.common.archive.ArchiveReader;
 import io.tpotstream.common.archive.ArchivedRecord;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,7 +42,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * tpot on a cluster secured as users run theirs: SASL/PLAIN, ACLs on, deny by default, and a user
@@ -58,8 +57,6 @@ class SecuredClusterTest {
   static Path client;
   static Path clientWithBootstrap;
   static Path wrongPassword;
-
-  record Result(int exit, String out, String err) {}
 
   @BeforeAll
   static void start() throws Exception {
@@ -81,14 +78,23 @@ class SecuredClusterTest {
     }
   }
 
-  static Result tpot(String... args) {
-    CommandLine tpot = Tpot.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    tpot.setOut(new PrintWriter(out));
-    tpot.setErr(new PrintWriter(err));
-    int exit = tpot.execute(args);
-    return new Result(exit, out.toString(), err.toString());
+  /**
+   * {@code tpot COMMAND --config FILE --bootstrap-server BOOTSTRAP --kafka-config KAFKA_CONFIG
+   * MORE}, FILE a producer config of {@code requests} requests.
+   */
+  static TpotCli.Result withConfig(
+      String command, int requests, String bootstrap, Path kafkaConfig, String... more)
+      throws IOException {
+    return tpot(
+        List.of(
+            command,
+            "--config",
+            producerConfig(requests).toString(),
+            "--bootstrap-server",
+            bootstrap,
+            "--kafka-config",
+            kafkaConfig.toString()),
+        more);
   }
 
   /** {@code tpot ARGS} in a JVM of its own (commands that run until stopped). */
@@ -140,15 +146,7 @@ class SecuredClusterTest {
   @Order(1)
   void theDocumentedAclsAreEnoughToProduceAggregateSinkExportAndReplay() throws Exception {
     String b = kafka.bootstrapServers();
-    Result produced =
-        tpot(
-            "produce",
-            "--config",
-            producerConfig(5).toString(),
-            "--bootstrap-server",
-            b,
-            "--kafka-config",
-            client.toString());
+    TpotCli.Result produced = withConfig("produce", 5, b, client);
     assertEquals(0, produced.exit(), produced.err());
 
     Path csvFile = dir.resolve("pipeline").resolve("summaries.csv");
@@ -198,7 +196,7 @@ class SecuredClusterTest {
     assertEquals(10, sum(csv(csvFile), "requests_completed"));
 
     Path archive = dir.resolve("events.jsonl");
-    Result exported =
+    TpotCli.Result exported =
         tpot(
             "export",
             "--bootstrap-server",
@@ -211,7 +209,7 @@ class SecuredClusterTest {
     List<ArchivedRecord> records = ArchiveReader.readInReplayOrder(archive, (l, r) -> {});
     assertEquals(SecuredCluster.records("tpot.token-events"), records.size());
 
-    Result replayed =
+    TpotCli.Result replayed =
         tpot(
             "replay",
             "--bootstrap-server",
@@ -259,15 +257,12 @@ class SecuredClusterTest {
     List<List<String>> csvs = new ArrayList<>();
     for (int i = 1; i <= 2; i++) {
       Path out = dir.resolve("run-" + i);
-      Result run =
-          tpot(
+      TpotCli.Result run =
+          withConfig(
               "run",
-              "--config",
-              producerConfig(3 + i).toString(),
-              "--bootstrap-server",
+              3 + i,
               kafka.bootstrapServers(),
-              "--kafka-config",
-              client.toString(),
+              client,
               "--out",
               out.toString(),
               "--window",
@@ -308,7 +303,7 @@ class SecuredClusterTest {
     for (String[] command : commands) {
       List<String> args = new ArrayList<>(List.of(command));
       args.addAll(List.of("--bootstrap-server", b, "--kafka-config", file));
-      Result r = tpot(args.toArray(String[]::new));
+      TpotCli.Result r = tpot(args.toArray(String[]::new));
       assertEquals(2, r.exit(), command[0] + ": " + r.err());
       assertTrue(
           r.err().contains("authentication failed for user tpot at " + b)
@@ -323,7 +318,7 @@ class SecuredClusterTest {
   @Test
   void aMissingAclNamesTheResourceAndTheOperation() throws Exception {
     String b = kafka.bootstrapServers();
-    Result sink =
+    TpotCli.Result sink =
         tpot(
             "sink",
             "--bootstrap-server",
@@ -342,34 +337,15 @@ class SecuredClusterTest {
     Path limited =
         SecuredCluster.propertiesFile(
             dir, "limited.properties", SecuredCluster.LIMITED, SecuredCluster.PASSWORD, false);
-    Result run =
-        tpot(
-            "run",
-            "--config",
-            producerConfig(1).toString(),
-            "--bootstrap-server",
-            b,
-            "--kafka-config",
-            limited.toString(),
-            "--out",
-            dir.resolve("limited").toString());
+    TpotCli.Result run =
+        withConfig("run", 1, b, limited, "--out", dir.resolve("limited").toString());
     assertEquals(2, run.exit(), run.err());
     assertTrue(
         run.err().startsWith("tpot run: user limited may not READ, DELETE group tpot-run-")
             && run.err().contains("--resource-pattern-type prefixed --group tpot-run-"),
         run.err());
 
-    Result unknown =
-        tpot(
-            "produce",
-            "--config",
-            producerConfig(1).toString(),
-            "--bootstrap-server",
-            b,
-            "--kafka-config",
-            client.toString(),
-            "--topic",
-            "other.events");
+    TpotCli.Result unknown = withConfig("produce", 1, b, client, "--topic", "other.events");
     assertEquals(2, unknown.exit(), unknown.err());
     assertTrue(
         unknown
@@ -389,17 +365,7 @@ class SecuredClusterTest {
           .all()
           .get(30, TimeUnit.SECONDS);
     }
-    Result create =
-        tpot(
-            "produce",
-            "--config",
-            producerConfig(1).toString(),
-            "--bootstrap-server",
-            b,
-            "--kafka-config",
-            client.toString(),
-            "--topic",
-            "other.events");
+    TpotCli.Result create = withConfig("produce", 1, b, client, "--topic", "other.events");
     assertEquals(2, create.exit(), create.err());
     assertTrue(
         create
