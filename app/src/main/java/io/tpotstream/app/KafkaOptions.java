@@ -38,7 +38,6 @@ final class KafkaOptions {
   @Option(
       names = "--kafka-timeout",
       defaultValue = "15s",
-      converter = HumanDuration.class,
       description =
           "How long each start-up call to Kafka may wait before the command stops with what to"
               + " check (default: ${DEFAULT-VALUE}).")

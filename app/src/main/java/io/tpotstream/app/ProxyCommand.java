@@ -112,7 +112,6 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(
       names = "--connect-timeout",
       defaultValue = "10s",
-      converter = HumanDuration.class,
       description =
           "How long to wait for a connection to the upstream before answering 504"
               + " (default: ${DEFAULT-VALUE}).")
@@ -121,7 +120,6 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(
       names = "--idle-timeout",
       defaultValue = "10m",
-      converter = HumanDuration.class,
       description =
           "How long the upstream may stay silent before answering 504 (or, mid-response, cutting"
               + " the client's connection) (default: ${DEFAULT-VALUE}).")
@@ -130,7 +128,6 @@ final class ProxyCommand implements Callable<Integer> {
   @Option(
       names = "--drain-timeout",
       defaultValue = "30s",
-      converter = HumanDuration.class,
       description =
           "On Ctrl-C or SIGTERM, how long requests in flight may take to finish"
               + " (default: ${DEFAULT-VALUE}).")

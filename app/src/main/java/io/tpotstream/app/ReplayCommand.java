@@ -3,6 +3,7 @@ package io.tpotstream.app;
 import io.tpotstream.app.archive.Replayer;
 import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.producer.publish.KafkaSettings;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -54,7 +55,7 @@ final class ReplayCommand implements Callable<Integer> {
 
   @Option(
       names = "--partitions",
-      defaultValue = "3",
+      defaultValue = "" + KafkaSettings.DEFAULT_PARTITIONS,
       description = "Partitions when the target topic is new (default: ${DEFAULT-VALUE}).")
   int partitions;
 

@@ -1,6 +1,7 @@
 package io.tpotstream.app;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -50,9 +51,14 @@ public final class Tpot implements Runnable {
     System.exit(commandLine().execute(args));
   }
 
-  /** The command line with every subcommand, for main and for tests. */
+  /**
+   * The command line with every subcommand, for main and for tests; every {@link Duration} flag
+   * reads {@link HumanDuration}s.
+   */
   public static CommandLine commandLine() {
-    return new CommandLine(new Tpot()).setExecutionExceptionHandler(new UserErrors());
+    return new CommandLine(new Tpot())
+        .registerConverter(Duration.class, new HumanDuration())
+        .setExecutionExceptionHandler(new UserErrors());
   }
 
   @Override

@@ -14,14 +14,12 @@ final class WindowOptions {
   @Option(
       names = "--window",
       defaultValue = "10s",
-      converter = HumanDuration.class,
       description = "Window length, aligned to the epoch (default: ${DEFAULT-VALUE}).")
   Duration window;
 
   @Option(
       names = "--grace",
       defaultValue = "0s",
-      converter = HumanDuration.class,
       description = "Extra wait after a window's end before it closes (default: ${DEFAULT-VALUE}).")
   Duration grace;
 
@@ -35,14 +33,12 @@ final class WindowOptions {
   @Option(
       names = "--request-timeout",
       defaultValue = "10m",
-      converter = HumanDuration.class,
       description = "A request silent this long is counted abandoned (default: ${DEFAULT-VALUE}).")
   Duration requestTimeout;
 
   @Option(
       names = "--producer-timeout",
       defaultValue = "60s",
-      converter = HumanDuration.class,
       description =
           "A producer whose watermark is this far behind the others no longer holds windows"
               + " open (default: ${DEFAULT-VALUE}).")
@@ -51,7 +47,6 @@ final class WindowOptions {
   @Option(
       names = "--client-lag-threshold",
       defaultValue = "1ms",
-      converter = HumanDuration.class,
       description =
           "A window is clientSuspect when a producer's own event-loop lag or pause passed this"
               + " in it (default: ${DEFAULT-VALUE}; e.g. 500us, 5ms).")

@@ -7,16 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
-import io.tpotstream.producer.config.ConfigLoader;
 import io.tpotstream.producer.result.ModelResult;
 import io.tpotstream.sink.report.Report;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,23 +27,10 @@ class DemoPipelineTest {
   @Test
   void shortenedDemoPrintsTheSeedTableForThreeModelsAndLeavesItsFiles(@TempDir Path out)
       throws Exception {
-    ByteArrayOutputStream printed = new ByteArrayOutputStream();
-    Pipeline.Settings settings =
-        new Pipeline.Settings(
-            simulatorUrl -> ConfigLoader.load(null, overrides(simulatorUrl), Map.of(), w -> {}),
-            null,
-            out,
-            Duration.ofSeconds(2),
-            List.of(),
-            true,
-            -1,
-            false,
-            Duration.ofMinutes(1),
-            SloSpec.NONE,
-            null);
-    Pipeline.Outcome outcome =
-        new Pipeline(settings, new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
-    String text = printed.toString(StandardCharsets.UTF_8);
+    SimulatedRun run =
+        SimulatedRun.of(out, DemoPipelineTest::overrides, List.of(), SloSpec.NONE, null);
+    Pipeline.Outcome outcome = run.outcome();
+    String text = run.printed();
 
     List<WindowSummary> table = outcome.wholeRun();
     assertEquals(

@@ -8,14 +8,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.common.Json;
 import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.summary.WindowSummary;
-import io.tpotstream.producer.config.ConfigLoader;
 import io.tpotstream.sink.report.Report;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -28,35 +23,23 @@ import org.junit.jupiter.api.io.TempDir;
 class SweepPipelineTest {
   @Test
   void aSweepIsSplitByStageAndAnImpossibleSloFailsTheRun(@TempDir Path out) throws Exception {
-    ByteArrayOutputStream printed = new ByteArrayOutputStream();
     Path requests = out.resolve("requests.jsonl");
-    Pipeline.Settings settings =
-        new Pipeline.Settings(
-            simulatorUrl ->
-                ConfigLoader.load(
-                    null,
-                    Map.of(
-                        "base_url", simulatorUrl,
-                        "models", "model-a",
-                        "sweep", "concurrency=1,4",
-                        "total_requests", "4",
-                        "max_tokens", "30",
-                        "api_key", "demo"),
-                    Map.of(),
-                    w -> {}),
-            null,
+    SimulatedRun run =
+        SimulatedRun.of(
             out,
-            Duration.ofSeconds(2),
+            simulatorUrl ->
+                Map.of(
+                    "base_url", simulatorUrl,
+                    "models", "model-a",
+                    "sweep", "concurrency=1,4",
+                    "total_requests", "4",
+                    "max_tokens", "30",
+                    "api_key", "demo"),
             List.of("stage"),
-            true,
-            -1,
-            false,
-            Duration.ofMinutes(1),
             SloSpec.parse("tpot_max=1us,error_rate=50%", "ttft=60s"),
             requests);
-    Pipeline.Outcome outcome =
-        new Pipeline(settings, new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
-    String text = printed.toString(StandardCharsets.UTF_8);
+    Pipeline.Outcome outcome = run.outcome();
+    String text = run.printed();
 
     List<WindowSummary> stages = outcome.wholeRun();
     assertEquals(

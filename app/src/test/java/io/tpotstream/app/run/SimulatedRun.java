@@ -1,0 +1,44 @@
+package io.tpotstream.app.run;
+
+import io.tpotstream.common.slo.SloSpec;
+import io.tpotstream.producer.config.ConfigLoader;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * {@code tpot run} against the simulator on the embedded broker, as the run tests need it: 2 s
+ * windows, no /metrics, no live view in place, a minute to drain.
+ */
+record SimulatedRun(Pipeline.Outcome outcome, String printed) {
+  /** Runs the pipeline on the config keys {@code config} gives for the simulator's base URL. */
+  static SimulatedRun of(
+      Path out,
+      Function<String, Map<String, String>> config,
+      List<String> groupBy,
+      SloSpec slo,
+      Path requestsOut) {
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    Pipeline.Settings settings =
+        new Pipeline.Settings(
+            simulatorUrl -> ConfigLoader.load(null, config.apply(simulatorUrl), Map.of(), w -> {}),
+            null,
+            out,
+            Duration.ofSeconds(2),
+            groupBy,
+            true,
+            -1,
+            false,
+            Duration.ofMinutes(1),
+            slo,
+            requestsOut);
+    Pipeline.Outcome outcome =
+        new Pipeline(settings, new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
+    return new SimulatedRun(outcome, printed.toString(StandardCharsets.UTF_8));
+  }
+}
