@@ -22,7 +22,8 @@ record SimulatedRun(Pipeline.Outcome outcome, String printed) {
       Function<String, Map<String, String>> config,
       List<String> groupBy,
       SloSpec slo,
-      Path requestsOut) {
+      Path requestsOut)
+      throws Exception {
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     Pipeline.Settings settings =
         new Pipeline.Settings(
