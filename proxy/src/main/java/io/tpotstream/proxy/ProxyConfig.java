@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * How to run a {@link TpotProxy}.
@@ -99,200 +100,106 @@ public record ProxyConfig(
   }
 
   public ProxyConfig withHost(String newHost) {
-    return new ProxyConfig(
-        newHost,
-        port,
-        upstream,
-        labelHeaders,
-        labels,
-        sample,
-        runId,
-        requestIdHeader,
-        connectTimeout,
-        idleTimeout,
-        eventLoops,
-        maxConnectionsPerLoop,
-        metricsPort,
-        drainTimeout);
+    return with(c -> c.host = newHost);
   }
 
   public ProxyConfig withLabelHeaders(Map<String, String> headerToLabel) {
-    return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        headerToLabel,
-        labels,
-        sample,
-        runId,
-        requestIdHeader,
-        connectTimeout,
-        idleTimeout,
-        eventLoops,
-        maxConnectionsPerLoop,
-        metricsPort,
-        drainTimeout);
+    return with(c -> c.labelHeaders = headerToLabel);
   }
 
   public ProxyConfig withLabels(Map<String, String> newLabels) {
-    return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        labelHeaders,
-        new TreeMap<>(newLabels),
-        sample,
-        runId,
-        requestIdHeader,
-        connectTimeout,
-        idleTimeout,
-        eventLoops,
-        maxConnectionsPerLoop,
-        metricsPort,
-        drainTimeout);
+    return with(c -> c.labels = new TreeMap<>(newLabels));
   }
 
   public ProxyConfig withSample(double fraction) {
-    return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        labelHeaders,
-        labels,
-        fraction,
-        runId,
-        requestIdHeader,
-        connectTimeout,
-        idleTimeout,
-        eventLoops,
-        maxConnectionsPerLoop,
-        metricsPort,
-        drainTimeout);
+    return with(c -> c.sample = fraction);
   }
 
   public ProxyConfig withRunId(String id) {
-    return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        labelHeaders,
-        labels,
-        sample,
-        id,
-        requestIdHeader,
-        connectTimeout,
-        idleTimeout,
-        eventLoops,
-        maxConnectionsPerLoop,
-        metricsPort,
-        drainTimeout);
+    return with(c -> c.runId = id);
   }
 
   public ProxyConfig withRequestIdHeader(String header) {
-    return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        labelHeaders,
-        labels,
-        sample,
-        runId,
-        header,
-        connectTimeout,
-        idleTimeout,
-        eventLoops,
-        maxConnectionsPerLoop,
-        metricsPort,
-        drainTimeout);
+    return with(c -> c.requestIdHeader = header);
   }
 
   public ProxyConfig withTimeouts(Duration connect, Duration idle) {
-    return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        labelHeaders,
-        labels,
-        sample,
-        runId,
-        requestIdHeader,
-        connect,
-        idle,
-        eventLoops,
-        maxConnectionsPerLoop,
-        metricsPort,
-        drainTimeout);
+    return with(
+        c -> {
+          c.connectTimeout = connect;
+          c.idleTimeout = idle;
+        });
   }
 
   public ProxyConfig withEventLoops(int loops) {
-    return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        labelHeaders,
-        labels,
-        sample,
-        runId,
-        requestIdHeader,
-        connectTimeout,
-        idleTimeout,
-        loops,
-        maxConnectionsPerLoop,
-        metricsPort,
-        drainTimeout);
+    return with(c -> c.eventLoops = loops);
   }
 
   public ProxyConfig withMaxConnectionsPerLoop(int max) {
-    return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        labelHeaders,
-        labels,
-        sample,
-        runId,
-        requestIdHeader,
-        connectTimeout,
-        idleTimeout,
-        eventLoops,
-        max,
-        metricsPort,
-        drainTimeout);
+    return with(c -> c.maxConnectionsPerLoop = max);
   }
 
   public ProxyConfig withMetricsPort(int newPort) {
-    return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        labelHeaders,
-        labels,
-        sample,
-        runId,
-        requestIdHeader,
-        connectTimeout,
-        idleTimeout,
-        eventLoops,
-        maxConnectionsPerLoop,
-        newPort,
-        drainTimeout);
+    return with(c -> c.metricsPort = newPort);
   }
 
   public ProxyConfig withDrainTimeout(Duration timeout) {
+    return with(c -> c.drainTimeout = timeout);
+  }
+
+  /** This config with {@code change} applied: the one place every {@code with...} copies it. */
+  private ProxyConfig with(Consumer<Copy> change) {
+    Copy c = new Copy(this);
+    change.accept(c);
     return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        labelHeaders,
-        labels,
-        sample,
-        runId,
-        requestIdHeader,
-        connectTimeout,
-        idleTimeout,
-        eventLoops,
-        maxConnectionsPerLoop,
-        metricsPort,
-        timeout);
+        c.host,
+        c.port,
+        c.upstream,
+        c.labelHeaders,
+        c.labels,
+        c.sample,
+        c.runId,
+        c.requestIdHeader,
+        c.connectTimeout,
+        c.idleTimeout,
+        c.eventLoops,
+        c.maxConnectionsPerLoop,
+        c.metricsPort,
+        c.drainTimeout);
+  }
+
+  /** The components of a config being copied, each one open to change. */
+  private static final class Copy {
+    String host;
+    int port;
+    Upstream upstream;
+    Map<String, String> labelHeaders;
+    SortedMap<String, String> labels;
+    double sample;
+    String runId;
+    String requestIdHeader;
+    Duration connectTimeout;
+    Duration idleTimeout;
+    int eventLoops;
+    int maxConnectionsPerLoop;
+    int metricsPort;
+    Duration drainTimeout;
+
+    Copy(ProxyConfig from) {
+      host = from.host;
+      port = from.port;
+      upstream = from.upstream;
+      labelHeaders = from.labelHeaders;
+      labels = from.labels;
+      sample = from.sample;
+      runId = from.runId;
+      requestIdHeader = from.requestIdHeader;
+      connectTimeout = from.connectTimeout;
+      idleTimeout = from.idleTimeout;
+      eventLoops = from.eventLoops;
+      maxConnectionsPerLoop = from.maxConnectionsPerLoop;
+      metricsPort = from.metricsPort;
+      drainTimeout = from.drainTimeout;
+    }
   }
 }

@@ -5,6 +5,7 @@ import io.tpotstream.simulator.profile.Profiles;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * How to run a {@link Simulator}.
@@ -76,45 +77,15 @@ public record SimulatorConfig(
   }
 
   public SimulatorConfig withHost(String newHost) {
-    return new SimulatorConfig(
-        newHost,
-        port,
-        profiles,
-        seed,
-        truthFile,
-        apiKey,
-        eventLoops,
-        requestsKept,
-        warmupChunks,
-        realtimeLoops);
+    return with(c -> c.host = newHost);
   }
 
   public SimulatorConfig withPort(int newPort) {
-    return new SimulatorConfig(
-        host,
-        newPort,
-        profiles,
-        seed,
-        truthFile,
-        apiKey,
-        eventLoops,
-        requestsKept,
-        warmupChunks,
-        realtimeLoops);
+    return with(c -> c.port = newPort);
   }
 
   public SimulatorConfig withProfiles(Map<String, ModelProfile> newProfiles) {
-    return new SimulatorConfig(
-        host,
-        port,
-        newProfiles,
-        seed,
-        truthFile,
-        apiKey,
-        eventLoops,
-        requestsKept,
-        warmupChunks,
-        realtimeLoops);
+    return with(c -> c.profiles = newProfiles);
   }
 
   /** The built-ins plus {@code name}. */
@@ -125,101 +96,75 @@ public record SimulatorConfig(
   }
 
   public SimulatorConfig withSeed(Long newSeed) {
-    return new SimulatorConfig(
-        host,
-        port,
-        profiles,
-        newSeed,
-        truthFile,
-        apiKey,
-        eventLoops,
-        requestsKept,
-        warmupChunks,
-        realtimeLoops);
+    return with(c -> c.seed = newSeed);
   }
 
   public SimulatorConfig withTruthFile(Path newTruthFile) {
-    return new SimulatorConfig(
-        host,
-        port,
-        profiles,
-        seed,
-        newTruthFile,
-        apiKey,
-        eventLoops,
-        requestsKept,
-        warmupChunks,
-        realtimeLoops);
+    return with(c -> c.truthFile = newTruthFile);
   }
 
   public SimulatorConfig withApiKey(String newApiKey) {
-    return new SimulatorConfig(
-        host,
-        port,
-        profiles,
-        seed,
-        truthFile,
-        newApiKey,
-        eventLoops,
-        requestsKept,
-        warmupChunks,
-        realtimeLoops);
+    return with(c -> c.apiKey = newApiKey);
   }
 
   public SimulatorConfig withEventLoops(int newEventLoops) {
-    return new SimulatorConfig(
-        host,
-        port,
-        profiles,
-        seed,
-        truthFile,
-        apiKey,
-        newEventLoops,
-        requestsKept,
-        warmupChunks,
-        realtimeLoops);
+    return with(c -> c.eventLoops = newEventLoops);
   }
 
   public SimulatorConfig withRequestsKept(int newRequestsKept) {
-    return new SimulatorConfig(
-        host,
-        port,
-        profiles,
-        seed,
-        truthFile,
-        apiKey,
-        eventLoops,
-        newRequestsKept,
-        warmupChunks,
-        realtimeLoops);
+    return with(c -> c.requestsKept = newRequestsKept);
   }
 
   public SimulatorConfig withWarmupChunks(int newWarmupChunks) {
-    return new SimulatorConfig(
-        host,
-        port,
-        profiles,
-        seed,
-        truthFile,
-        apiKey,
-        eventLoops,
-        requestsKept,
-        newWarmupChunks,
-        realtimeLoops);
+    return with(c -> c.warmupChunks = newWarmupChunks);
   }
 
   public SimulatorConfig withRealtimeLoops(boolean newRealtimeLoops) {
+    return with(c -> c.realtimeLoops = newRealtimeLoops);
+  }
+
+  /** This config with {@code change} applied: the one place every {@code with...} copies it. */
+  private SimulatorConfig with(Consumer<Copy> change) {
+    Copy c = new Copy(this);
+    change.accept(c);
     return new SimulatorConfig(
-        host,
-        port,
-        profiles,
-        seed,
-        truthFile,
-        apiKey,
-        eventLoops,
-        requestsKept,
-        warmupChunks,
-        newRealtimeLoops);
+        c.host,
+        c.port,
+        c.profiles,
+        c.seed,
+        c.truthFile,
+        c.apiKey,
+        c.eventLoops,
+        c.requestsKept,
+        c.warmupChunks,
+        c.realtimeLoops);
+  }
+
+  /** The components of a config being copied, each one open to change. */
+  private static final class Copy {
+    String host;
+    int port;
+    Map<String, ModelProfile> profiles;
+    Long seed;
+    Path truthFile;
+    String apiKey;
+    int eventLoops;
+    int requestsKept;
+    int warmupChunks;
+    boolean realtimeLoops;
+
+    Copy(SimulatorConfig from) {
+      host = from.host;
+      port = from.port;
+      profiles = from.profiles;
+      seed = from.seed;
+      truthFile = from.truthFile;
+      apiKey = from.apiKey;
+      eventLoops = from.eventLoops;
+      requestsKept = from.requestsKept;
+      warmupChunks = from.warmupChunks;
+      realtimeLoops = from.realtimeLoops;
+    }
   }
 
   /** Never shows the API key. */
