@@ -14,10 +14,8 @@ import io.tpotstream.common.event.TokenKind;
 import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.proxy.http.Upstream;
 import io.tpotstream.simulator.Simulator;
-import io.tpotstream.simulator.SimulatorConfig;
-import io.tpotstream.simulator.profile.Distribution;
+import io.tpotstream.simulator.TestSimulators;
 import io.tpotstream.simulator.profile.ErrorRates;
-import io.tpotstream.simulator.profile.ModelProfile;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
 import io.vertx.core.Vertx;
@@ -56,19 +54,14 @@ class EventsTest {
 
   @BeforeAll
   static void start() {
-    Distribution fast = new Distribution.Constant(0.2);
     simulator =
         Simulator.start(
-            SimulatorConfig.defaults()
-                .withWarmupChunks(0)
-                .withPort(0)
-                .withSeed(3L)
+            TestSimulators.config(3L)
                 .withApiKey(KEY)
-                .withProfile("quick", ModelProfile.of(fast, fast))
+                .withProfile("quick", TestSimulators.fast())
                 .withProfile(
                     "limited",
-                    ModelProfile.of(fast, fast)
-                        .withErrors(new ErrorRates(1.0, 2, 0, 0, null, 0, null))));
+                    TestSimulators.fast().withErrors(new ErrorRates(1.0, 2, 0, 0, null, 0, null))));
   }
 
   @AfterAll

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tpotstream.simulator.profile.Distribution;
-import io.tpotstream.simulator.profile.ModelProfile;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -18,14 +16,10 @@ class AnthropicStreamingTest {
 
   @BeforeAll
   static void start() {
-    Distribution fast = new Distribution.Constant(0.2);
     simulator =
         Simulator.start(
-            SimulatorConfig.defaults()
-                .withWarmupChunks(0)
-                .withPort(0)
-                .withSeed(5L)
-                .withProfile("thinker", ModelProfile.of(fast, fast).withReasoningShare(0.2)));
+            TestSimulators.config(5L)
+                .withProfile("thinker", TestSimulators.fast().withReasoningShare(0.2)));
   }
 
   @AfterAll
