@@ -15,7 +15,6 @@ import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.proxy.http.Upstream;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.TestSimulators;
-import io.tpotstream.simulator.profile.ErrorRates;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
 import io.vertx.core.Vertx;
@@ -59,9 +58,7 @@ class EventsTest {
             TestSimulators.config(3L)
                 .withApiKey(KEY)
                 .withProfile("quick", TestSimulators.fast())
-                .withProfile(
-                    "limited",
-                    TestSimulators.fast().withErrors(new ErrorRates(1.0, 2, 0, 0, null, 0, null))));
+                .withProfile("limited", TestSimulators.rateLimited(2)));
   }
 
   @AfterAll
@@ -277,28 +274,10 @@ class EventsTest {
 
   @Test
   void sampleZeroForwardsEverythingAndMeasuresNothing() throws Exception {
-    int closedPort;
-    try (ServerSocket s = new ServerSocket(0)) {
-      closedPort = s.getLocalPort();
-    }
-    TpotProxy proxy =
-        TpotProxy.start(
-            ProxyConfig.of(0, Upstream.parse(simulator.baseUrl()))
-                .withMetricsPort(0)
-                .withEventLoops(1)
-                .withSample(0),
-            KafkaSettings.of("127.0.0.1:" + closedPort)
-                .withSetupTimeout(Duration.ofSeconds(1))
-                .withOutageBuffer(0));
+    TpotProxy proxy = startWithKafkaDown(0);
     try {
       for (int i = 0; i < 2; i++) {
-        RawHttp.Response r =
-            RawHttp.exchange(
-                proxy.port(),
-                RawHttp.post(
-                    "/v1/chat/completions",
-                    openAi("quick", 5, true),
-                    "Authorization: Bearer " + KEY));
+        RawHttp.Response r = streamQuick(proxy, 5);
         assertEquals(200, r.status());
         assertTrue(r.text().endsWith("data: [DONE]\n\n"));
       }
@@ -429,29 +408,10 @@ class EventsTest {
 
   @Test
   void withKafkaDownRequestsFlowAndEveryEventIsCountedAsDropped() throws Exception {
-    int closedPort;
-    try (ServerSocket s = new ServerSocket(0)) {
-      closedPort = s.getLocalPort();
-    }
-    TpotProxy proxy =
-        TpotProxy.start(
-            ProxyConfig.of(0, Upstream.parse(simulator.baseUrl()))
-                .withMetricsPort(0)
-                .withEventLoops(1),
-            KafkaSettings.of("127.0.0.1:" + closedPort)
-                .withTopic("never")
-                .withSetupTimeout(Duration.ofSeconds(1))
-                // nothing held for Kafka: every event is dropped at once
-                .withOutageBuffer(0));
+    TpotProxy proxy = startWithKafkaDown(1.0);
     try {
       for (int i = 0; i < 3; i++) {
-        RawHttp.Response r =
-            RawHttp.exchange(
-                proxy.port(),
-                RawHttp.post(
-                    "/v1/chat/completions",
-                    openAi("quick", 10, true),
-                    "Authorization: Bearer " + KEY));
+        RawHttp.Response r = streamQuick(proxy, 10);
         assertEquals(200, r.status());
         assertTrue(r.complete());
         assertTrue(r.text().endsWith("data: [DONE]\n\n"));
@@ -466,5 +426,37 @@ class EventsTest {
     }
     assertEquals(36, proxy.events().dropped());
     assertEquals(0, proxy.events().published());
+  }
+
+  /**
+   * A proxy in front of the simulator, measuring {@code sample} of the streams, whose Kafka is a
+   * closed port and that holds nothing for it: every event is dropped at once.
+   */
+  private static TpotProxy startWithKafkaDown(double sample) throws IOException {
+    int closedPort;
+    try (ServerSocket s = new ServerSocket(0)) {
+      closedPort = s.getLocalPort();
+    }
+    return TpotProxy.start(
+        ProxyConfig.of(0, Upstream.parse(simulator.baseUrl()))
+            .withMetricsPort(0)
+            .withEventLoops(1)
+            .withSample(sample),
+        KafkaSettings.of("127.0.0.1:" + closedPort)
+            .withTopic("never")
+            .withSetupTimeout(Duration.ofSeconds(1))
+            .withOutageBuffer(0));
+  }
+
+  /**
+   * A streamed chat completion of {@code maxTokens} from the quick model, through {@code proxy}.
+   */
+  private static RawHttp.Response streamQuick(TpotProxy proxy, int maxTokens) {
+    return RawHttp.exchange(
+        proxy.port(),
+        RawHttp.post(
+            "/v1/chat/completions",
+            openAi("quick", maxTokens, true),
+            "Authorization: Bearer " + KEY));
   }
 }

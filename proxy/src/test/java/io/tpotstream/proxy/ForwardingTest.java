@@ -54,9 +54,7 @@ class ForwardingTest {
                 .withProfile(
                     "cutter",
                     TestSimulators.fast().withErrors(new ErrorRates(0, 1, 0, 1.0, 3, 0, null)))
-                .withProfile(
-                    "limited",
-                    TestSimulators.fast().withErrors(new ErrorRates(1.0, 7, 0, 0, null, 0, null))));
+                .withProfile("limited", TestSimulators.rateLimited(7)));
     proxy =
         TpotProxy.start(
             ProxyConfig.of(0, Upstream.parse(simulator.baseUrl()))

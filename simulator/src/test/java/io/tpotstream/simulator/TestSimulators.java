@@ -1,6 +1,7 @@
 package io.tpotstream.simulator;
 
 import io.tpotstream.simulator.profile.Distribution;
+import io.tpotstream.simulator.profile.ErrorRates;
 import io.tpotstream.simulator.profile.ModelProfile;
 
 /**
@@ -19,5 +20,10 @@ public final class TestSimulators {
   public static ModelProfile fast() {
     Distribution fast = new Distribution.Constant(0.2);
     return ModelProfile.of(fast, fast);
+  }
+
+  /** A {@link #fast()} model that answers every request 429 with {@code Retry-After: seconds}. */
+  public static ModelProfile rateLimited(int retryAfterSeconds) {
+    return fast().withErrors(new ErrorRates(1.0, retryAfterSeconds, 0, 0, null, 0, null));
   }
 }
