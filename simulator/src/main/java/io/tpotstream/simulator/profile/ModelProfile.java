@@ -1,6 +1,7 @@
 package io.tpotstream.simulator.profile;
 
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * How one model streams.
@@ -70,100 +71,74 @@ public record ModelProfile(
   }
 
   public ModelProfile withStall(Stall newStall) {
-    return new ModelProfile(
-        ttft,
-        gap,
-        newStall,
-        fixedStalls,
-        tokensPerChunk,
-        outputTokens,
-        defaultMaxTokens,
-        reasoningShare,
-        errors,
-        catchUp);
+    return with(c -> c.stall = newStall);
   }
 
   public ModelProfile withFixedStalls(List<FixedStall> newFixedStalls) {
-    return new ModelProfile(
-        ttft,
-        gap,
-        stall,
-        newFixedStalls,
-        tokensPerChunk,
-        outputTokens,
-        defaultMaxTokens,
-        reasoningShare,
-        errors,
-        catchUp);
+    return with(c -> c.fixedStalls = newFixedStalls);
   }
 
   public ModelProfile withTokensPerChunk(IntRange newTokensPerChunk) {
-    return new ModelProfile(
-        ttft,
-        gap,
-        stall,
-        fixedStalls,
-        newTokensPerChunk,
-        outputTokens,
-        defaultMaxTokens,
-        reasoningShare,
-        errors,
-        catchUp);
+    return with(c -> c.tokensPerChunk = newTokensPerChunk);
   }
 
   public ModelProfile withOutputTokens(IntRange newOutputTokens) {
-    return new ModelProfile(
-        ttft,
-        gap,
-        stall,
-        fixedStalls,
-        tokensPerChunk,
-        newOutputTokens,
-        defaultMaxTokens,
-        reasoningShare,
-        errors,
-        catchUp);
+    return with(c -> c.outputTokens = newOutputTokens);
   }
 
   public ModelProfile withReasoningShare(double newReasoningShare) {
-    return new ModelProfile(
-        ttft,
-        gap,
-        stall,
-        fixedStalls,
-        tokensPerChunk,
-        outputTokens,
-        defaultMaxTokens,
-        newReasoningShare,
-        errors,
-        catchUp);
+    return with(c -> c.reasoningShare = newReasoningShare);
   }
 
   public ModelProfile withErrors(ErrorRates newErrors) {
-    return new ModelProfile(
-        ttft,
-        gap,
-        stall,
-        fixedStalls,
-        tokensPerChunk,
-        outputTokens,
-        defaultMaxTokens,
-        reasoningShare,
-        newErrors,
-        catchUp);
+    return with(c -> c.errors = newErrors);
   }
 
   public ModelProfile withCatchUp(boolean newCatchUp) {
+    return with(c -> c.catchUp = newCatchUp);
+  }
+
+  /** This profile with {@code change} applied: the one place every {@code with...} copies it. */
+  private ModelProfile with(Consumer<Copy> change) {
+    Copy c = new Copy(this);
+    change.accept(c);
     return new ModelProfile(
-        ttft,
-        gap,
-        stall,
-        fixedStalls,
-        tokensPerChunk,
-        outputTokens,
-        defaultMaxTokens,
-        reasoningShare,
-        errors,
-        newCatchUp);
+        c.ttft,
+        c.gap,
+        c.stall,
+        c.fixedStalls,
+        c.tokensPerChunk,
+        c.outputTokens,
+        c.defaultMaxTokens,
+        c.reasoningShare,
+        c.errors,
+        c.catchUp);
+  }
+
+  /** The components of a profile being copied, each one open to change. */
+  private static final class Copy {
+    Distribution ttft;
+    Distribution gap;
+    Stall stall;
+    List<FixedStall> fixedStalls;
+    IntRange tokensPerChunk;
+    IntRange outputTokens;
+    int defaultMaxTokens;
+    double reasoningShare;
+    ErrorRates errors;
+    boolean catchUp;
+
+    Copy(ModelProfile from) {
+      ttft = from.ttft;
+      gap = from.gap;
+      stall = from.stall;
+      fixedStalls = from.fixedStalls;
+      tokensPerChunk = from.tokensPerChunk;
+      outputTokens = from.outputTokens;
+      defaultMaxTokens = from.defaultMaxTokens;
+      reasoningShare = from.reasoningShare;
+      errors = from.errors;
+      catchUp = from.catchUp;
+    }
   }
 }
