@@ -185,10 +185,7 @@ final class ProfileParser {
   private static Stall stall(JsonNode node, String path) {
     requireObject(node, path);
     checkFields(node, Set.of("probability", "duration"), path);
-    if (!node.has("duration")) {
-      throw new IllegalArgumentException(path + ".duration: missing");
-    }
-    Distribution duration = distribution(node.get("duration"), path + ".duration");
+    Distribution duration = distribution(field(node, "duration", path), path + ".duration");
     return wrap(path, () -> new Stall(number(node, "probability", path), duration));
   }
 
@@ -255,9 +252,7 @@ final class ProfileParser {
   }
 
   private static void requireObject(JsonNode node, String path) {
-    if (!node.isObject()) {
-      throw new IllegalArgumentException(path + ": expected an object, got " + node);
-    }
+    expect(node.isObject(), "an object", node, path);
   }
 
   private static void checkFields(JsonNode node, Set<String> known, String path) {
@@ -276,24 +271,17 @@ final class ProfileParser {
   }
 
   private static String text(JsonNode node, String path) {
-    if (!node.isTextual()) {
-      throw new IllegalArgumentException(path + ": expected a string, got " + node);
-    }
+    expect(node.isTextual(), "a string", node, path);
     return node.textValue();
   }
 
   private static boolean bool(JsonNode node, String path) {
-    if (!node.isBoolean()) {
-      throw new IllegalArgumentException(path + ": expected true or false, got " + node);
-    }
+    expect(node.isBoolean(), "true or false", node, path);
     return node.booleanValue();
   }
 
   private static double number(JsonNode parent, String field, String path) {
-    if (!parent.has(field)) {
-      throw new IllegalArgumentException(path + "." + field + ": missing");
-    }
-    return number(parent.get(field), path + "." + field);
+    return number(field(parent, field, path), path + "." + field);
   }
 
   private static double optionalNumber(JsonNode parent, String field, String path, double absent) {
@@ -301,23 +289,31 @@ final class ProfileParser {
   }
 
   private static double number(JsonNode node, String path) {
-    if (!node.isNumber()) {
-      throw new IllegalArgumentException(path + ": expected a number, got " + node);
-    }
+    expect(node.isNumber(), "a number", node, path);
     return node.doubleValue();
   }
 
   private static int integer(JsonNode parent, String field, String path) {
-    if (!parent.has(field)) {
-      throw new IllegalArgumentException(path + "." + field + ": missing");
-    }
-    return integer(parent.get(field), path + "." + field);
+    return integer(field(parent, field, path), path + "." + field);
   }
 
   private static int integer(JsonNode node, String path) {
-    if (!node.isIntegralNumber() || !node.canConvertToInt()) {
-      throw new IllegalArgumentException(path + ": expected a whole number, got " + node);
-    }
+    expect(node.isIntegralNumber() && node.canConvertToInt(), "a whole number", node, path);
     return node.intValue();
+  }
+
+  /** The required {@code field} of {@code parent}; its absence is an error at {@code path}. */
+  private static JsonNode field(JsonNode parent, String field, String path) {
+    if (!parent.has(field)) {
+      throw new IllegalArgumentException(path + "." + field + ": missing");
+    }
+    return parent.get(field);
+  }
+
+  /** The one message for a value of the wrong kind: "path: expected {@code what}, got value". */
+  private static void expect(boolean ok, String what, JsonNode node, String path) {
+    if (!ok) {
+      throw new IllegalArgumentException(path + ": expected " + what + ", got " + node);
+    }
   }
 }
