@@ -27,6 +27,10 @@ class AnthropicStreamingTest {
     simulator.close();
   }
 
+  private static SseClient.Response post(String path, String json) {
+    return SseClient.post(simulator.baseUrl() + path, json);
+  }
+
   /** The event names, with runs of content_block_delta collapsed to "delta×n". */
   private static List<String> shape(SseClient.Response response) {
     List<String> shape = new ArrayList<>();
@@ -49,8 +53,8 @@ class AnthropicStreamingTest {
   @Test
   void maxTokens50GivesTheMessageEventSequenceWithExactly50Deltas() {
     SseClient.Response response =
-        SseClient.post(
-            simulator.baseUrl() + "/v1/messages",
+        post(
+            "/v1/messages",
             "{\"model\":\"model-a\",\"max_tokens\":50,\"stream\":true,"
                 + "\"messages\":[{\"role\":\"user\",\"content\":\"Hello there, simulator\"}]}");
 
@@ -85,8 +89,8 @@ class AnthropicStreamingTest {
   @Test
   void thinkingComesFirstInItsOwnBlockThenText() {
     SseClient.Response response =
-        SseClient.post(
-            simulator.baseUrl() + "/anthropic/v1/messages",
+        post(
+            "/anthropic/v1/messages",
             "{\"model\":\"thinker\",\"max_tokens\":10,\"stream\":true,\"messages\":[]}");
 
     assertEquals(
@@ -130,9 +134,7 @@ class AnthropicStreamingTest {
   @Test
   void nonStreamingAnswersOneMessage() {
     SseClient.Response response =
-        SseClient.post(
-            simulator.baseUrl() + "/v1/messages",
-            "{\"model\":\"model-b\",\"max_tokens\":12,\"messages\":[]}");
+        post("/v1/messages", "{\"model\":\"model-b\",\"max_tokens\":12,\"messages\":[]}");
 
     assertEquals(200, response.status());
     JsonNode body = response.json();
