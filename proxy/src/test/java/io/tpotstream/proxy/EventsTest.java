@@ -103,15 +103,13 @@ class EventsTest {
           String trace = i == 0 ? "X-Trace-Id: trace-42" : "X-Other: 1";
           calls.add(
               () ->
-                  RawHttp.exchange(
-                      proxy.port(),
-                      RawHttp.post(
-                          "/v1/chat/completions",
-                          openAi("quick", 30, true),
-                          "Authorization: Bearer " + KEY,
-                          "X-App: billing",
-                          "X-Tenant: not-a-label",
-                          trace)));
+                  chat(
+                      proxy,
+                      openAi("quick", 30, true),
+                      "Authorization: Bearer " + KEY,
+                      "X-App: billing",
+                      "X-Tenant: not-a-label",
+                      trace));
         }
         for (int i = 0; i < 2; i++) {
           calls.add(
@@ -127,32 +125,16 @@ class EventsTest {
                           "x-api-key: " + KEY,
                           "anthropic-version: 2023-06-01")));
         }
+        calls.add(() -> chat(proxy, openAi("limited", 30, true), "Authorization: Bearer " + KEY));
         calls.add(
             () ->
-                RawHttp.exchange(
-                    proxy.port(),
-                    RawHttp.post(
-                        "/v1/chat/completions",
-                        openAi("limited", 30, true),
-                        "Authorization: Bearer " + KEY)));
-        calls.add(
-            () ->
-                RawHttp.exchange(
-                    proxy.port(),
-                    RawHttp.post(
-                        "/v1/chat/completions",
-                        openAi("quick", 30, true),
-                        "Authorization: Bearer sk-wrong",
-                        "X-App: billing")));
+                chat(
+                    proxy,
+                    openAi("quick", 30, true),
+                    "Authorization: Bearer sk-wrong",
+                    "X-App: billing"));
         // not measured: a whole reply and another path
-        calls.add(
-            () ->
-                RawHttp.exchange(
-                    proxy.port(),
-                    RawHttp.post(
-                        "/v1/chat/completions",
-                        openAi("quick", 10, false),
-                        "Authorization: Bearer " + KEY)));
+        calls.add(() -> chat(proxy, openAi("quick", 10, false), "Authorization: Bearer " + KEY));
         calls.add(
             () ->
                 RawHttp.exchange(
@@ -340,13 +322,7 @@ class EventsTest {
     RawHttp.Response response;
     try {
       await().atMost(Duration.ofSeconds(30)).until(() -> proxy.events().connected());
-      response =
-          RawHttp.exchange(
-              proxy.port(),
-              RawHttp.post(
-                  "/v1/chat/completions",
-                  "{\"model\":\"zipped\",\"stream\":true}",
-                  "Accept-Encoding: gzip"));
+      response = chat(proxy, "{\"model\":\"zipped\",\"stream\":true}", "Accept-Encoding: gzip");
     } finally {
       proxy.close();
       vertx.close();
@@ -452,11 +428,11 @@ class EventsTest {
    * A streamed chat completion of {@code maxTokens} from the quick model, through {@code proxy}.
    */
   private static RawHttp.Response streamQuick(TpotProxy proxy, int maxTokens) {
-    return RawHttp.exchange(
-        proxy.port(),
-        RawHttp.post(
-            "/v1/chat/completions",
-            openAi("quick", maxTokens, true),
-            "Authorization: Bearer " + KEY));
+    return chat(proxy, openAi("quick", maxTokens, true), "Authorization: Bearer " + KEY);
+  }
+
+  /** A POST of {@code json} to /v1/chat/completions through {@code proxy}. */
+  private static RawHttp.Response chat(TpotProxy proxy, String json, String... headers) {
+    return RawHttp.exchange(proxy.port(), RawHttp.post("/v1/chat/completions", json, headers));
   }
 }

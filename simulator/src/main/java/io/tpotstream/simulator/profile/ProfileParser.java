@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiFunction;
 
 /** Reads the profiles JSON, naming the field at fault in every error. */
 final class ProfileParser {
@@ -92,36 +93,31 @@ final class ProfileParser {
       throw new IllegalArgumentException(
           path + ": needs \"ttft\" and \"gap\" (or \"extends\": \"<a known profile>\")");
     }
+    ModelProfile inherited = base(base);
     try {
       return new ModelProfile(
-          node.has("ttft") ? distribution(node.get("ttft"), path + ".ttft") : base.ttft(),
-          node.has("gap") ? distribution(node.get("gap"), path + ".gap") : base.gap(),
-          node.has("stall") ? stall(node.get("stall"), path + ".stall") : base(base).stall(),
-          node.has("fixedStalls")
-              ? fixedStalls(node.get("fixedStalls"), path + ".fixedStalls")
-              : base(base).fixedStalls(),
-          node.has("tokensPerChunk")
-              ? range(node.get("tokensPerChunk"), path + ".tokensPerChunk")
-              : base(base).tokensPerChunk(),
-          node.has("outputTokens")
-              ? range(node.get("outputTokens"), path + ".outputTokens")
-              : base(base).outputTokens(),
-          node.has("defaultMaxTokens")
-              ? integer(node.get("defaultMaxTokens"), path + ".defaultMaxTokens")
-              : base(base).defaultMaxTokens(),
-          node.has("reasoningShare")
-              ? number(node.get("reasoningShare"), path + ".reasoningShare")
-              : base(base).reasoningShare(),
-          node.has("errors") ? errors(node.get("errors"), path + ".errors") : base(base).errors(),
-          node.has("catchUp")
-              ? bool(node.get("catchUp"), path + ".catchUp")
-              : base(base).catchUp());
+          own(node, "ttft", path, ProfileParser::distribution, inherited.ttft()),
+          own(node, "gap", path, ProfileParser::distribution, inherited.gap()),
+          own(node, "stall", path, ProfileParser::stall, inherited.stall()),
+          own(node, "fixedStalls", path, ProfileParser::fixedStalls, inherited.fixedStalls()),
+          own(node, "tokensPerChunk", path, ProfileParser::range, inherited.tokensPerChunk()),
+          own(node, "outputTokens", path, ProfileParser::range, inherited.outputTokens()),
+          own(node, "defaultMaxTokens", path, ProfileParser::integer, inherited.defaultMaxTokens()),
+          own(node, "reasoningShare", path, ProfileParser::number, inherited.reasoningShare()),
+          own(node, "errors", path, ProfileParser::errors, inherited.errors()),
+          own(node, "catchUp", path, ProfileParser::bool, inherited.catchUp()));
     } catch (IllegalArgumentException e) {
       if (e.getMessage() != null && e.getMessage().startsWith(path)) {
         throw e;
       }
       throw new IllegalArgumentException(path + ": " + e.getMessage(), e);
     }
+  }
+
+  /** {@code node}'s own {@code field}, read by {@code read}, else the {@code inherited} value. */
+  private static <T> T own(
+      JsonNode node, String field, String path, BiFunction<JsonNode, String, T> read, T inherited) {
+    return node.has(field) ? read.apply(node.get(field), path + "." + field) : inherited;
   }
 
   private static ModelProfile base(ModelProfile base) {
