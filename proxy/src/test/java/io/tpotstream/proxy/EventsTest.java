@@ -55,9 +55,7 @@ class EventsTest {
   static void start() {
     simulator =
         Simulator.start(
-            TestSimulators.config(3L)
-                .withApiKey(KEY)
-                .withProfile("quick", TestSimulators.fast())
+            TestSimulators.keyedWithQuick(3L, KEY)
                 .withProfile("limited", TestSimulators.rateLimited(2)));
   }
 

@@ -45,9 +45,7 @@ class ForwardingTest {
   static void start() {
     simulator =
         Simulator.start(
-            TestSimulators.config(7L)
-                .withApiKey(KEY)
-                .withProfile("quick", TestSimulators.fast())
+            TestSimulators.keyedWithQuick(7L, KEY)
                 .withProfile(
                     "slow",
                     ModelProfile.of(new Distribution.Constant(5), new Distribution.Constant(20)))

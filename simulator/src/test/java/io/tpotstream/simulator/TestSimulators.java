@@ -16,6 +16,14 @@ public final class TestSimulators {
     return SimulatorConfig.defaults().withWarmupChunks(0).withPort(0).withSeed(seed);
   }
 
+  /**
+   * {@link #config(long)} that wants {@code apiKey} and adds a {@link #fast()} model named "quick":
+   * the upstream of the proxy's tests.
+   */
+  public static SimulatorConfig keyedWithQuick(long seed, String apiKey) {
+    return config(seed).withApiKey(apiKey).withProfile("quick", fast());
+  }
+
   /** A model whose first token and every gap take 0.2 ms. */
   public static ModelProfile fast() {
     Distribution fast = new Distribution.Constant(0.2);
