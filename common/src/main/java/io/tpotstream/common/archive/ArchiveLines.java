@@ -187,42 +187,18 @@ final class ArchiveLines {
     }
     byte first = buf[valueStart];
     int valueLength = valueEnd - valueStart;
+    ValueFacts facts;
     if (first == '"') {
-      table.add(
-          blockIndex,
-          keyStart,
-          keyLength,
-          valueStart,
-          valueLength,
-          (int) partition,
-          offset,
-          timestamp,
-          timestamp,
-          flags | ArchivedRecord.VALUE_TEXT,
-          null,
-          line);
-      return true;
-    }
-    if (first == 'n' && valueLength == 4) {
-      table.add(
-          blockIndex,
-          keyStart,
-          keyLength,
-          -1,
-          0,
-          (int) partition,
-          offset,
-          timestamp,
-          timestamp,
-          flags,
-          null,
-          line);
-      return true;
-    }
-    if (first != '{') {
+      facts = new ValueFacts(timestamp, ArchivedRecord.VALUE_TEXT, null);
+    } else if (first == 'n' && valueLength == 4) {
+      valueStart = -1; // a null value
+      valueLength = 0;
+      facts = new ValueFacts(timestamp, 0, null);
+    } else if (first == '{') {
+      facts = valueFacts(buf, valueStart, valueLength, timestamp);
+    } else {
       return false;
     }
-    ValueFacts facts = valueFacts(buf, valueStart, valueLength, timestamp);
     table.add(
         blockIndex,
         keyStart,
