@@ -1,12 +1,12 @@
 package io.tpotstream.proxy;
 
+import io.tpotstream.common.Records;
 import io.tpotstream.proxy.http.Upstream;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.function.Consumer;
 
 /**
  * How to run a {@link TpotProxy}.
@@ -100,106 +100,46 @@ public record ProxyConfig(
   }
 
   public ProxyConfig withHost(String newHost) {
-    return with(c -> c.host = newHost);
+    return Records.with(this, "host", newHost);
   }
 
   public ProxyConfig withLabelHeaders(Map<String, String> headerToLabel) {
-    return with(c -> c.labelHeaders = headerToLabel);
+    return Records.with(this, "labelHeaders", headerToLabel);
   }
 
   public ProxyConfig withLabels(Map<String, String> newLabels) {
-    return with(c -> c.labels = new TreeMap<>(newLabels));
+    return Records.with(this, "labels", new TreeMap<>(newLabels));
   }
 
   public ProxyConfig withSample(double fraction) {
-    return with(c -> c.sample = fraction);
+    return Records.with(this, "sample", fraction);
   }
 
   public ProxyConfig withRunId(String id) {
-    return with(c -> c.runId = id);
+    return Records.with(this, "runId", id);
   }
 
   public ProxyConfig withRequestIdHeader(String header) {
-    return with(c -> c.requestIdHeader = header);
+    return Records.with(this, "requestIdHeader", header);
   }
 
   public ProxyConfig withTimeouts(Duration connect, Duration idle) {
-    return with(
-        c -> {
-          c.connectTimeout = connect;
-          c.idleTimeout = idle;
-        });
+    return Records.with(Records.with(this, "connectTimeout", connect), "idleTimeout", idle);
   }
 
   public ProxyConfig withEventLoops(int loops) {
-    return with(c -> c.eventLoops = loops);
+    return Records.with(this, "eventLoops", loops);
   }
 
   public ProxyConfig withMaxConnectionsPerLoop(int max) {
-    return with(c -> c.maxConnectionsPerLoop = max);
+    return Records.with(this, "maxConnectionsPerLoop", max);
   }
 
   public ProxyConfig withMetricsPort(int newPort) {
-    return with(c -> c.metricsPort = newPort);
+    return Records.with(this, "metricsPort", newPort);
   }
 
   public ProxyConfig withDrainTimeout(Duration timeout) {
-    return with(c -> c.drainTimeout = timeout);
-  }
-
-  /** This config with {@code change} applied: the one place every {@code with...} copies it. */
-  private ProxyConfig with(Consumer<Copy> change) {
-    Copy c = new Copy(this);
-    change.accept(c);
-    return new ProxyConfig(
-        c.host,
-        c.port,
-        c.upstream,
-        c.labelHeaders,
-        c.labels,
-        c.sample,
-        c.runId,
-        c.requestIdHeader,
-        c.connectTimeout,
-        c.idleTimeout,
-        c.eventLoops,
-        c.maxConnectionsPerLoop,
-        c.metricsPort,
-        c.drainTimeout);
-  }
-
-  /** The components of a config being copied, each one open to change. */
-  private static final class Copy {
-    String host;
-    int port;
-    Upstream upstream;
-    Map<String, String> labelHeaders;
-    SortedMap<String, String> labels;
-    double sample;
-    String runId;
-    String requestIdHeader;
-    Duration connectTimeout;
-    Duration idleTimeout;
-    int eventLoops;
-    int maxConnectionsPerLoop;
-    int metricsPort;
-    Duration drainTimeout;
-
-    Copy(ProxyConfig from) {
-      host = from.host;
-      port = from.port;
-      upstream = from.upstream;
-      labelHeaders = from.labelHeaders;
-      labels = from.labels;
-      sample = from.sample;
-      runId = from.runId;
-      requestIdHeader = from.requestIdHeader;
-      connectTimeout = from.connectTimeout;
-      idleTimeout = from.idleTimeout;
-      eventLoops = from.eventLoops;
-      maxConnectionsPerLoop = from.maxConnectionsPerLoop;
-      metricsPort = from.metricsPort;
-      drainTimeout = from.drainTimeout;
-    }
+    return Records.with(this, "drainTimeout", timeout);
   }
 }

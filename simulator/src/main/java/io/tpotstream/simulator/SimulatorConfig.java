@@ -1,11 +1,11 @@
 package io.tpotstream.simulator;
 
+import io.tpotstream.common.Records;
 import io.tpotstream.simulator.profile.ModelProfile;
 import io.tpotstream.simulator.profile.Profiles;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.Consumer;
 
 /**
  * How to run a {@link Simulator}.
@@ -77,15 +77,15 @@ public record SimulatorConfig(
   }
 
   public SimulatorConfig withHost(String newHost) {
-    return with(c -> c.host = newHost);
+    return Records.with(this, "host", newHost);
   }
 
   public SimulatorConfig withPort(int newPort) {
-    return with(c -> c.port = newPort);
+    return Records.with(this, "port", newPort);
   }
 
   public SimulatorConfig withProfiles(Map<String, ModelProfile> newProfiles) {
-    return with(c -> c.profiles = newProfiles);
+    return Records.with(this, "profiles", newProfiles);
   }
 
   /** The built-ins plus {@code name}. */
@@ -96,75 +96,31 @@ public record SimulatorConfig(
   }
 
   public SimulatorConfig withSeed(Long newSeed) {
-    return with(c -> c.seed = newSeed);
+    return Records.with(this, "seed", newSeed);
   }
 
   public SimulatorConfig withTruthFile(Path newTruthFile) {
-    return with(c -> c.truthFile = newTruthFile);
+    return Records.with(this, "truthFile", newTruthFile);
   }
 
   public SimulatorConfig withApiKey(String newApiKey) {
-    return with(c -> c.apiKey = newApiKey);
+    return Records.with(this, "apiKey", newApiKey);
   }
 
   public SimulatorConfig withEventLoops(int newEventLoops) {
-    return with(c -> c.eventLoops = newEventLoops);
+    return Records.with(this, "eventLoops", newEventLoops);
   }
 
   public SimulatorConfig withRequestsKept(int newRequestsKept) {
-    return with(c -> c.requestsKept = newRequestsKept);
+    return Records.with(this, "requestsKept", newRequestsKept);
   }
 
   public SimulatorConfig withWarmupChunks(int newWarmupChunks) {
-    return with(c -> c.warmupChunks = newWarmupChunks);
+    return Records.with(this, "warmupChunks", newWarmupChunks);
   }
 
   public SimulatorConfig withRealtimeLoops(boolean newRealtimeLoops) {
-    return with(c -> c.realtimeLoops = newRealtimeLoops);
-  }
-
-  /** This config with {@code change} applied: the one place every {@code with...} copies it. */
-  private SimulatorConfig with(Consumer<Copy> change) {
-    Copy c = new Copy(this);
-    change.accept(c);
-    return new SimulatorConfig(
-        c.host,
-        c.port,
-        c.profiles,
-        c.seed,
-        c.truthFile,
-        c.apiKey,
-        c.eventLoops,
-        c.requestsKept,
-        c.warmupChunks,
-        c.realtimeLoops);
-  }
-
-  /** The components of a config being copied, each one open to change. */
-  private static final class Copy {
-    String host;
-    int port;
-    Map<String, ModelProfile> profiles;
-    Long seed;
-    Path truthFile;
-    String apiKey;
-    int eventLoops;
-    int requestsKept;
-    int warmupChunks;
-    boolean realtimeLoops;
-
-    Copy(SimulatorConfig from) {
-      host = from.host;
-      port = from.port;
-      profiles = from.profiles;
-      seed = from.seed;
-      truthFile = from.truthFile;
-      apiKey = from.apiKey;
-      eventLoops = from.eventLoops;
-      requestsKept = from.requestsKept;
-      warmupChunks = from.warmupChunks;
-      realtimeLoops = from.realtimeLoops;
-    }
+    return Records.with(this, "realtimeLoops", newRealtimeLoops);
   }
 
   /** Never shows the API key. */

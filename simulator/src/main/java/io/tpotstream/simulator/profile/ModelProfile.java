@@ -1,7 +1,7 @@
 package io.tpotstream.simulator.profile;
 
+import io.tpotstream.common.Records;
 import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * How one model streams.
@@ -71,74 +71,30 @@ public record ModelProfile(
   }
 
   public ModelProfile withStall(Stall newStall) {
-    return with(c -> c.stall = newStall);
+    return Records.with(this, "stall", newStall);
   }
 
   public ModelProfile withFixedStalls(List<FixedStall> newFixedStalls) {
-    return with(c -> c.fixedStalls = newFixedStalls);
+    return Records.with(this, "fixedStalls", newFixedStalls);
   }
 
   public ModelProfile withTokensPerChunk(IntRange newTokensPerChunk) {
-    return with(c -> c.tokensPerChunk = newTokensPerChunk);
+    return Records.with(this, "tokensPerChunk", newTokensPerChunk);
   }
 
   public ModelProfile withOutputTokens(IntRange newOutputTokens) {
-    return with(c -> c.outputTokens = newOutputTokens);
+    return Records.with(this, "outputTokens", newOutputTokens);
   }
 
   public ModelProfile withReasoningShare(double newReasoningShare) {
-    return with(c -> c.reasoningShare = newReasoningShare);
+    return Records.with(this, "reasoningShare", newReasoningShare);
   }
 
   public ModelProfile withErrors(ErrorRates newErrors) {
-    return with(c -> c.errors = newErrors);
+    return Records.with(this, "errors", newErrors);
   }
 
   public ModelProfile withCatchUp(boolean newCatchUp) {
-    return with(c -> c.catchUp = newCatchUp);
-  }
-
-  /** This profile with {@code change} applied: the one place every {@code with...} copies it. */
-  private ModelProfile with(Consumer<Copy> change) {
-    Copy c = new Copy(this);
-    change.accept(c);
-    return new ModelProfile(
-        c.ttft,
-        c.gap,
-        c.stall,
-        c.fixedStalls,
-        c.tokensPerChunk,
-        c.outputTokens,
-        c.defaultMaxTokens,
-        c.reasoningShare,
-        c.errors,
-        c.catchUp);
-  }
-
-  /** The components of a profile being copied, each one open to change. */
-  private static final class Copy {
-    Distribution ttft;
-    Distribution gap;
-    Stall stall;
-    List<FixedStall> fixedStalls;
-    IntRange tokensPerChunk;
-    IntRange outputTokens;
-    int defaultMaxTokens;
-    double reasoningShare;
-    ErrorRates errors;
-    boolean catchUp;
-
-    Copy(ModelProfile from) {
-      ttft = from.ttft;
-      gap = from.gap;
-      stall = from.stall;
-      fixedStalls = from.fixedStalls;
-      tokensPerChunk = from.tokensPerChunk;
-      outputTokens = from.outputTokens;
-      defaultMaxTokens = from.defaultMaxTokens;
-      reasoningShare = from.reasoningShare;
-      errors = from.errors;
-      catchUp = from.catchUp;
-    }
+    return Records.with(this, "catchUp", newCatchUp);
   }
 }
