@@ -9,7 +9,7 @@ import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.producer.result.ModelResult;
 import io.tpotstream.sink.report.Report;
-import java.lang.reflect.RecordComponent;
+import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -40,9 +40,8 @@ class DemoPipelineTest {
       LatencySummary tpot = s.tpot();
       // every response has MAX_TOKENS single-token chunks: MAX_TOKENS - 1 gaps each, all counted
       assertEquals((long) REQUESTS * (MAX_TOKENS - 1), tpot.count(), s.series());
-      // every statistic is there (they are null only without samples)
-      for (RecordComponent stat : LatencySummary.class.getRecordComponents()) {
-        assertNotNull(stat.getAccessor().invoke(tpot), s.series() + " " + stat.getName());
+      for (BigDecimal stat : tpot.articleMs()) {
+        assertNotNull(stat, s.series());
       }
       assertEquals(REQUESTS, s.requests().completed());
       assertEquals(0, s.requests().failed());
