@@ -56,13 +56,9 @@ class OpenLoopTest {
     Runs.Finished run =
         Runs.run(
             kafka,
-            Runs.config(
-                Map.of(
-                    "base_url", server.baseUrl(),
-                    "models", "slow",
-                    "rate", "20",
-                    "concurrency", "1",
-                    "total_requests", "8")));
+            server.baseUrl(),
+            "slow",
+            Map.of("rate", "20", "concurrency", "1", "total_requests", "8"));
     List<TokenEvent> starts = starts(run);
     assertEquals(8, starts.size(), "no due request is skipped");
     assertEquals(8, run.result().models().get(0).completed());
@@ -82,24 +78,15 @@ class OpenLoopTest {
     Runs.Finished open =
         Runs.run(
             kafka,
-            Runs.config(
-                Map.of(
-                    "base_url", server.baseUrl(),
-                    "models", "fast",
-                    "rate", "50",
-                    "arrival", "poisson",
-                    "seed", "3",
-                    "total_requests", "10")));
+            server.baseUrl(),
+            "fast",
+            Map.of("rate", "50", "arrival", "poisson", "seed", "3", "total_requests", "10"));
     List<TokenEvent> starts = starts(open);
     assertEquals(10, starts.size());
     assertEquals("unbounded", starts.get(0).labels().get("concurrency"));
     starts.forEach(s -> assertTrue(s.scheduleLagNs() != null));
 
-    Runs.Finished closed =
-        Runs.run(
-            kafka,
-            Runs.config(
-                Map.of("base_url", server.baseUrl(), "models", "fast", "total_requests", "3")));
+    Runs.Finished closed = Runs.run(kafka, server.baseUrl(), "fast", Map.of("total_requests", "3"));
     List<TokenEvent> closedStarts = starts(closed);
     assertEquals(3, closedStarts.size());
     closedStarts.forEach(s -> assertNull(s.scheduleLagNs()));
@@ -108,14 +95,7 @@ class OpenLoopTest {
   @Test
   void durationBoundsAClosedLoop(TestKafka kafka) {
     Runs.Finished run =
-        Runs.run(
-            kafka,
-            Runs.config(
-                Map.of(
-                    "base_url", server.baseUrl(),
-                    "models", "slow",
-                    "concurrency", "2",
-                    "duration", "1s")));
+        Runs.run(kafka, server.baseUrl(), "slow", Map.of("concurrency", "2", "duration", "1s"));
     long requests = run.result().models().get(0).started();
     // two workers, ~200 ms per request, 1 s: about 10, never the default 200
     assertTrue(requests >= 2 && requests <= 14, "requests: " + requests);

@@ -32,13 +32,9 @@ class WarmupTest {
       Runs.Finished run =
           Runs.run(
               kafka,
-              Runs.config(
-                  Map.of(
-                      "base_url", server.baseUrl(),
-                      "models", "w",
-                      "warmup", "3req",
-                      "total_requests", "4",
-                      "concurrency", "2")));
+              server.baseUrl(),
+              "w",
+              Map.of("warmup", "3req", "total_requests", "4", "concurrency", "2"));
 
       Map<String, List<TokenEvent>> requests = TopicReader.byRequest(run.records());
       assertEquals(7, requests.size(), "3 warm-up requests, then the 4 asked for");

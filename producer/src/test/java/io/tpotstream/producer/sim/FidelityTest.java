@@ -42,13 +42,9 @@ class FidelityTest {
       Runs.Finished run =
           Runs.run(
               kafka,
-              Runs.config(
-                  Map.of(
-                      "base_url", simulator.baseUrl(),
-                      "models", "steady-5ms",
-                      "total_requests", "2",
-                      "concurrency", "2",
-                      "max_tokens", "200")));
+              simulator.baseUrl(),
+              "steady-5ms",
+              Map.of("total_requests", "2", "concurrency", "2", "max_tokens", "200"));
 
       Map<String, List<TokenEvent>> requests = TopicReader.byRequest(run.records());
       assertEquals(2, requests.size());
