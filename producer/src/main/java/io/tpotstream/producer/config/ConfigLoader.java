@@ -92,10 +92,7 @@ public final class ConfigLoader {
       Map<String, String> overrides,
       Map<String, String> env,
       Consumer<String> warnings) {
-    ObjectNode root = file == null ? JsonNodeFactory.instance.objectNode() : read(file);
-    applyOverrides(root, overrides);
-    Path baseDir = file == null ? Path.of(".") : file.toAbsolutePath().getParent();
-    return bind(root, env, baseDir, warnings);
+    return bind(withOverrides(file, overrides), env, baseDir(file), warnings);
   }
 
   /** As {@link #load}, for commands that need no model list ({@code tpot models}). */
@@ -104,13 +101,23 @@ public final class ConfigLoader {
       Map<String, String> overrides,
       Map<String, String> env,
       Consumer<String> warnings) {
-    ObjectNode root = file == null ? JsonNodeFactory.instance.objectNode() : read(file);
-    applyOverrides(root, overrides);
+    ObjectNode root = withOverrides(file, overrides);
     if (!root.hasNonNull("models")) {
       root.put("models", "(none)");
     }
-    Path baseDir = file == null ? Path.of(".") : file.toAbsolutePath().getParent();
-    return bind(root, env, baseDir, warnings);
+    return bind(root, env, baseDir(file), warnings);
+  }
+
+  /** {@code file}'s object (an empty one when there is no file) with {@code overrides} applied. */
+  private static ObjectNode withOverrides(Path file, Map<String, String> overrides) {
+    ObjectNode root = file == null ? JsonNodeFactory.instance.objectNode() : read(file);
+    applyOverrides(root, overrides);
+    return root;
+  }
+
+  /** Where the config's relative paths start: the file's folder, else the working directory. */
+  private static Path baseDir(Path file) {
+    return file == null ? Path.of(".") : file.toAbsolutePath().getParent();
   }
 
   /** Reads a config file into a JSON object. */
