@@ -50,12 +50,8 @@ class ConnectionErrorsTest {
   @Test
   void refusedConnectionNamesHostAndPort(TestKafka kafka) throws IOException {
     int port = closedPort();
-    Runs.Finished run =
-        Runs.run(
-            kafka,
-            "http://127.0.0.1:" + port,
-            "m",
-            Map.of("total_requests", "2", "concurrency", "1"));
+    Map<String, String> keys = Map.of("total_requests", "2", "concurrency", "1");
+    Runs.Finished run = Runs.run(kafka, "http://127.0.0.1:" + port, "m", keys);
     assertEquals(Map.of("connection", 2L), run.result().models().get(0).errors());
     for (List<TokenEvent> events : requests(run)) {
       assertEquals(List.of("start", "error"), types(events));

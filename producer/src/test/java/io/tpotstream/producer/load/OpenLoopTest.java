@@ -53,12 +53,8 @@ class OpenLoopTest {
   @Test
   void cappedOpenLoopQueuesDueRequestsAndShowsTheWaitAsLag(TestKafka kafka) {
     // 20 requests/s, each takes ~200 ms, one at a time: request k waits about k × 150 ms
-    Runs.Finished run =
-        Runs.run(
-            kafka,
-            server.baseUrl(),
-            "slow",
-            Map.of("rate", "20", "concurrency", "1", "total_requests", "8"));
+    Map<String, String> keys = Map.of("rate", "20", "concurrency", "1", "total_requests", "8");
+    Runs.Finished run = Runs.run(kafka, server.baseUrl(), "slow", keys);
     List<TokenEvent> starts = starts(run);
     assertEquals(8, starts.size(), "no due request is skipped");
     assertEquals(8, run.result().models().get(0).completed());
@@ -75,12 +71,9 @@ class OpenLoopTest {
 
   @Test
   void poissonOpenLoopSendsEveryRequestAndClosedLoopHasNoLag(TestKafka kafka) {
-    Runs.Finished open =
-        Runs.run(
-            kafka,
-            server.baseUrl(),
-            "fast",
-            Map.of("rate", "50", "arrival", "poisson", "seed", "3", "total_requests", "10"));
+    Map<String, String> keys =
+        Map.of("rate", "50", "arrival", "poisson", "seed", "3", "total_requests", "10");
+    Runs.Finished open = Runs.run(kafka, server.baseUrl(), "fast", keys);
     List<TokenEvent> starts = starts(open);
     assertEquals(10, starts.size());
     assertEquals("unbounded", starts.get(0).labels().get("concurrency"));

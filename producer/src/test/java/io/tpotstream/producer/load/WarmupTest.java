@@ -29,12 +29,9 @@ class WarmupTest {
   void warmupRequestsAreMarkedAndLeftOutOfTheTable(TestKafka kafka) {
     try (ScriptedServer server =
         new ScriptedServer().on("w", Script.sse().write(openAiStream(3)))) {
-      Runs.Finished run =
-          Runs.run(
-              kafka,
-              server.baseUrl(),
-              "w",
-              Map.of("warmup", "3req", "total_requests", "4", "concurrency", "2"));
+      Map<String, String> keys =
+          Map.of("warmup", "3req", "total_requests", "4", "concurrency", "2");
+      Runs.Finished run = Runs.run(kafka, server.baseUrl(), "w", keys);
 
       Map<String, List<TokenEvent>> requests = TopicReader.byRequest(run.records());
       assertEquals(7, requests.size(), "3 warm-up requests, then the 4 asked for");
