@@ -8,6 +8,7 @@ import static org.apache.kafka.common.acl.AclOperation.WRITE;
 
 import io.tpotstream.aggregator.stage2.PartitionsChangedException;
 import io.tpotstream.aggregator.topology.AggregatorTopology;
+import io.tpotstream.common.Durations;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.kafka.KafkaFailures;
 import io.tpotstream.common.kafka.KafkaNeeds;
@@ -98,11 +99,11 @@ public final class Aggregator implements AutoCloseable {
         ready.inputTopic(),
         ready.inputPartitions(),
         ready.outputTopic(),
-        words(ready.stage().windowSize()),
-        words(ready.stage().grace()),
+        Durations.format(ready.stage().windowSize()),
+        Durations.format(ready.stage().grace()),
         series,
-        words(ready.stage().requestTimeout()),
-        words(ready.stage().producerTimeout()),
+        Durations.format(ready.stage().requestTimeout()),
+        Durations.format(ready.stage().producerTimeout()),
         ready.applicationId(),
         ready.processingGuarantee(),
         ready.deadLetterTopic());
@@ -367,23 +368,5 @@ public final class Aggregator implements AutoCloseable {
           topic,
           retention.value());
     }
-  }
-
-  /** A duration as a user wrote it: 10s, 1m, 500ms. */
-  static String words(Duration d) {
-    long ms = d.toMillis();
-    if (ms == 0) {
-      return "0s";
-    }
-    if (ms % 3_600_000 == 0) {
-      return ms / 3_600_000 + "h";
-    }
-    if (ms % 60_000 == 0) {
-      return ms / 60_000 + "m";
-    }
-    if (ms % 1000 == 0) {
-      return ms / 1000 + "s";
-    }
-    return ms + "ms";
   }
 }

@@ -1,6 +1,7 @@
 package io.tpotstream.aggregator;
 
 import io.tpotstream.aggregator.stage1.StageSettings;
+import io.tpotstream.common.Records;
 import io.tpotstream.common.Topics;
 import java.util.Map;
 import java.util.TreeMap;
@@ -65,101 +66,34 @@ public record AggregatorConfig(
   }
 
   public AggregatorConfig withTopics(String input, String output, String deadLetter) {
-    return new AggregatorConfig(
-        bootstrapServers,
-        input,
-        output,
-        deadLetter,
-        applicationId,
-        stage,
-        processingGuarantee,
-        kafkaProperties,
-        inputPartitions,
-        runId);
+    return Records.with(
+        Records.with(Records.with(this, "inputTopic", input), "outputTopic", output),
+        "deadLetterTopic",
+        deadLetter);
   }
 
   public AggregatorConfig withApplicationId(String id) {
-    return new AggregatorConfig(
-        bootstrapServers,
-        inputTopic,
-        outputTopic,
-        deadLetterTopic,
-        id,
-        stage,
-        processingGuarantee,
-        kafkaProperties,
-        inputPartitions,
-        runId);
+    return Records.with(this, "applicationId", id);
   }
 
   public AggregatorConfig withStage(StageSettings settings) {
-    return new AggregatorConfig(
-        bootstrapServers,
-        inputTopic,
-        outputTopic,
-        deadLetterTopic,
-        applicationId,
-        settings,
-        processingGuarantee,
-        kafkaProperties,
-        inputPartitions,
-        runId);
+    return Records.with(this, "stage", settings);
   }
 
   public AggregatorConfig withProcessingGuarantee(String guarantee) {
-    return new AggregatorConfig(
-        bootstrapServers,
-        inputTopic,
-        outputTopic,
-        deadLetterTopic,
-        applicationId,
-        stage,
-        guarantee,
-        kafkaProperties,
-        inputPartitions,
-        runId);
+    return Records.with(this, "processingGuarantee", guarantee);
   }
 
   public AggregatorConfig withKafkaProperties(Map<String, String> properties) {
-    return new AggregatorConfig(
-        bootstrapServers,
-        inputTopic,
-        outputTopic,
-        deadLetterTopic,
-        applicationId,
-        stage,
-        processingGuarantee,
-        properties,
-        inputPartitions,
-        runId);
+    return Records.with(this, "kafkaProperties", properties);
   }
 
   public AggregatorConfig withInputPartitions(int partitions) {
-    return new AggregatorConfig(
-        bootstrapServers,
-        inputTopic,
-        outputTopic,
-        deadLetterTopic,
-        applicationId,
-        stage,
-        processingGuarantee,
-        kafkaProperties,
-        partitions,
-        runId);
+    return Records.with(this, "inputPartitions", partitions);
   }
 
   /** Only the events of run {@code id} (null: every event). */
   public AggregatorConfig withRunId(String id) {
-    return new AggregatorConfig(
-        bootstrapServers,
-        inputTopic,
-        outputTopic,
-        deadLetterTopic,
-        applicationId,
-        stage,
-        processingGuarantee,
-        kafkaProperties,
-        inputPartitions,
-        id);
+    return Records.with(this, "runId", id);
   }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tpotstream.common.jvm.JavaLauncher;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import io.tpotstream.sink.record.FlatRecord;
@@ -48,22 +49,19 @@ class SinkCrashTest {
   private Path csv;
 
   private Process child(int haltInBatch, Path stdout) throws IOException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     ProcessBuilder builder =
-        new ProcessBuilder(
-            java,
-            "-Xmx256m",
-            "-XX:TieredStopAtLevel=1",
-            "-cp",
-            System.getProperty("java.class.path"),
-            SinkChild.class.getName(),
-            bootstrap,
-            input,
-            group,
-            csv.toString(),
-            metricsTopic,
-            "2",
-            Integer.toString(haltInBatch));
+        JavaLauncher.builder(
+            List.of(),
+            SinkChild.class,
+            List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"),
+            List.of(
+                bootstrap,
+                input,
+                group,
+                csv.toString(),
+                metricsTopic,
+                "2",
+                Integer.toString(haltInBatch)));
     builder.redirectError(dir.resolve("child-" + haltInBatch + ".err").toFile());
     if (stdout != null) {
       builder.redirectOutput(stdout.toFile());

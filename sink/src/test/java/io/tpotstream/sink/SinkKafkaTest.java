@@ -163,14 +163,7 @@ class SinkKafkaTest {
       producer.send(new ProducerRecord<>(input, "model-a", WindowSummaryCodec.encode(a1)));
     }
     Path csv = dir.resolve("s.csv");
-    SinkConfig config =
-        SinkConfig.builder(kafka.bootstrapServers())
-            .inputTopic(input)
-            .groupId(TestKafka.uniqueName("sink"))
-            .csv(csv)
-            .metricsTopic(metricsTopic)
-            .noPrometheus()
-            .build();
+    SinkConfig config = csvSink(kafka, input, csv, metricsTopic);
 
     try (Sink sink = Sink.start(config)) {
       await().atMost(WAIT).until(() -> sink.latestWindowEndMs() == a1.windowEndMs());
@@ -186,14 +179,7 @@ class SinkKafkaTest {
     String input = TestKafka.uniqueName("summaries");
     kafka.createTopic(input, 1);
     Path csv = dir.resolve("s.csv");
-    SinkConfig config =
-        SinkConfig.builder(kafka.bootstrapServers())
-            .inputTopic(input)
-            .groupId(TestKafka.uniqueName("sink"))
-            .csv(csv)
-            .metricsTopic(null)
-            .noPrometheus()
-            .build();
+    SinkConfig config = csvSink(kafka, input, csv, null);
     List<WindowSummary> first = List.of(TestWindows.summary("m", Map.of(), 0));
     List<WindowSummary> second =
         List.of(TestWindows.summary("m", Map.of(), 1), TestWindows.summary("m", Map.of(), 2));
@@ -221,5 +207,16 @@ class SinkKafkaTest {
             HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
             HttpResponse.BodyHandlers.ofString())
         .body();
+  }
+
+  /** A sink of a fresh group from {@code input} to {@code csv} and {@code metricsTopic}. */
+  private static SinkConfig csvSink(TestKafka kafka, String input, Path csv, String metricsTopic) {
+    return SinkConfig.builder(kafka.bootstrapServers())
+        .inputTopic(input)
+        .groupId(TestKafka.uniqueName("sink"))
+        .csv(csv)
+        .metricsTopic(metricsTopic)
+        .noPrometheus()
+        .build();
   }
 }

@@ -20,25 +20,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * The Kafka a test talks to, with small helpers for topics and client properties. Obtained as a
  * test-method or constructor parameter under {@link KafkaExtension}; one broker serves the whole
  * test JVM.
+ *
+ * @param bootstrapServers the broker's address
+ * @param source where the broker came from: {@code env}, {@code testcontainers} or {@code embedded}
  */
-public final class TestKafka {
-  private final String bootstrapServers;
-  private final String source;
-
-  TestKafka(String bootstrapServers, String source) {
-    this.bootstrapServers = bootstrapServers;
-    this.source = source;
-  }
-
-  public String bootstrapServers() {
-    return bootstrapServers;
-  }
-
-  /** Where the broker came from: {@code env}, {@code testcontainers} or {@code embedded}. */
-  public String source() {
-    return source;
-  }
-
+public record TestKafka(String bootstrapServers, String source) {
   /** A topic name no other test uses: {@code prefix} plus a random suffix. */
   public static String uniqueName(String prefix) {
     return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);

@@ -4,6 +4,7 @@ import io.tpotstream.aggregator.partial.Metric;
 import io.tpotstream.aggregator.partial.SeriesName;
 import io.tpotstream.aggregator.partial.WindowCounts;
 import io.tpotstream.aggregator.state.ByteState;
+import io.tpotstream.aggregator.state.WindowHealth;
 import io.tpotstream.common.Series;
 import io.tpotstream.common.Windows;
 import io.tpotstream.common.binary.BinaryReader;
@@ -157,13 +158,11 @@ public final class PartitionStage {
       long windowStart = startOf(e.ts());
       if (!isClosed(closed, windowStart)) {
         OpenWindow w = window(windowStart);
-        if (e.hasClientPause() && e.clientPauseMaxUs() > w.pauseMaxUs) {
-          w.pauseMaxUs = e.clientPauseMaxUs();
-          w.healthChanged = true;
+        if (e.hasClientPause()) {
+          w.health.pause(e.clientPauseMaxUs());
         }
-        if (e.hasLoopLag() && e.loopLagMaxUs() > w.lagMaxUs) {
-          w.lagMaxUs = e.loopLagMaxUs();
-          w.healthChanged = true;
+        if (e.hasLoopLag()) {
+          w.health.lag(e.loopLagMaxUs());
         }
       }
     }
@@ -195,10 +194,10 @@ public final class PartitionStage {
     Iterator<OpenWindow> closing = windows.headMap(through, false).values().iterator();
     while (closing.hasNext()) {
       OpenWindow w = closing.next();
-      if (w.pauseMaxUs >= 0 || w.lagMaxUs >= 0) {
-        out.windowHealth(w.startMs, w.pauseMaxUs, w.lagMaxUs);
+      if (w.health.known()) {
+        out.windowHealth(w.startMs, w.health.pauseMaxUs(), w.health.lagMaxUs());
       }
-      if (w.healthPersisted) {
+      if (w.health.persisted()) {
         deletions.add(healthKey(w.startMs));
       }
       long clamped = 0;
@@ -324,11 +323,9 @@ public final class PartitionStage {
     }
     changedRequests.clear();
     for (OpenWindow w : windows.values()) {
-      if (w.healthChanged) {
-        writer.reset().writeSigned(w.pauseMaxUs).writeSigned(w.lagMaxUs);
-        store.put(healthKey(w.startMs), writer.toByteArray());
-        w.healthChanged = false;
-        w.healthPersisted = true;
+      byte[] health = w.health.changes(writer);
+      if (health != null) {
+        store.put(healthKey(w.startMs), health);
       }
       for (int id = 0; id < w.slots.length; id++) {
         Slot slot = w.slots[id];
@@ -397,10 +394,7 @@ public final class PartitionStage {
               slot.persisted = true;
             }
             case HEALTH -> {
-              OpenWindow w = window(new BinaryReader(k, 1, 8).readFixedLong());
-              w.pauseMaxUs = in.readSigned();
-              w.lagMaxUs = in.readSigned();
-              w.healthPersisted = true;
+              window(new BinaryReader(k, 1, 8).readFixedLong()).health.restore(in);
             }
             case PRODUCER -> {
               long watermark = in.readSigned();
@@ -482,10 +476,7 @@ public final class PartitionStage {
   private static final class OpenWindow {
     final long startMs;
     Slot[] slots = new Slot[4];
-    long pauseMaxUs = Long.MIN_VALUE;
-    long lagMaxUs = Long.MIN_VALUE;
-    boolean healthChanged;
-    boolean healthPersisted;
+    final WindowHealth health = new WindowHealth();
 
     OpenWindow(long startMs) {
       this.startMs = startMs;

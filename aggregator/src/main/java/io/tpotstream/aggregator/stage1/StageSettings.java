@@ -1,5 +1,6 @@
 package io.tpotstream.aggregator.stage1;
 
+import io.tpotstream.common.Records;
 import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.summary.WindowStats;
 import java.time.Duration;
@@ -103,39 +104,32 @@ public record StageSettings(
   }
 
   public StageSettings withWindow(Duration size) {
-    return new StageSettings(
-        size, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold, slo);
+    return Records.with(this, "windowSize", size);
   }
 
   public StageSettings withGrace(Duration value) {
-    return new StageSettings(
-        windowSize, value, groupBy, requestTimeout, producerTimeout, clientLagThreshold, slo);
+    return Records.with(this, "grace", value);
   }
 
   public StageSettings withGroupBy(List<String> labels) {
-    return new StageSettings(
-        windowSize, grace, labels, requestTimeout, producerTimeout, clientLagThreshold, slo);
+    return Records.with(this, "groupBy", labels);
   }
 
   public StageSettings withRequestTimeout(Duration value) {
-    return new StageSettings(
-        windowSize, grace, groupBy, value, producerTimeout, clientLagThreshold, slo);
+    return Records.with(this, "requestTimeout", value);
   }
 
   public StageSettings withProducerTimeout(Duration value) {
-    return new StageSettings(
-        windowSize, grace, groupBy, requestTimeout, value, clientLagThreshold, slo);
+    return Records.with(this, "producerTimeout", value);
   }
 
   public StageSettings withClientLagThreshold(Duration value) {
-    return new StageSettings(
-        windowSize, grace, groupBy, requestTimeout, producerTimeout, value, slo);
+    return Records.with(this, "clientLagThreshold", value);
   }
 
   /** These settings with {@code value} evaluated on every window. */
   public StageSettings withSlo(SloSpec value) {
-    return new StageSettings(
-        windowSize, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold, value);
+    return Records.with(this, "slo", value);
   }
 
   /** The window length in ms. */

@@ -4,6 +4,7 @@ import io.tpotstream.aggregator.partial.SeriesName;
 import io.tpotstream.aggregator.partial.WindowCounts;
 import io.tpotstream.aggregator.stage1.Stage1Output;
 import io.tpotstream.aggregator.state.ByteState;
+import io.tpotstream.aggregator.state.WindowHealth;
 import io.tpotstream.common.binary.BinaryReader;
 import io.tpotstream.common.binary.BinaryWriter;
 import io.tpotstream.common.slo.SloSpec;
@@ -145,14 +146,8 @@ public final class WindowMerger {
       return; // that window was emitted already
     }
     MergedWindow w = windows.computeIfAbsent(windowStartMs, MergedWindow::new);
-    if (pauseMaxUs > w.pauseMaxUs) {
-      w.pauseMaxUs = pauseMaxUs;
-      w.healthChanged = true;
-    }
-    if (lagMaxUs > w.lagMaxUs) {
-      w.lagMaxUs = lagMaxUs;
-      w.healthChanged = true;
-    }
+    w.health.pause(pauseMaxUs);
+    w.health.lag(lagMaxUs);
   }
 
   /**
@@ -231,12 +226,7 @@ public final class WindowMerger {
       MergedWindow w = done.next();
       for (MergedSeries s : w.series.values()) {
         WindowStats stats = s.counts.toStats();
-        if (w.pauseMaxUs >= 0) {
-          stats.clientPause(w.pauseMaxUs);
-        }
-        if (w.lagMaxUs >= 0) {
-          stats.clientLag(w.lagMaxUs);
-        }
+        w.health.addTo(stats);
         WindowSummary summary =
             stats.toSummary(
                 s.name.series(),
@@ -251,7 +241,7 @@ public final class WindowMerger {
           deletions.add(seriesKey(w.startMs, s.name.series()));
         }
       }
-      if (w.healthPersisted) {
+      if (w.health.persisted()) {
         deletions.add(healthKey(w.startMs));
       }
       done.remove();
@@ -339,11 +329,9 @@ public final class WindowMerger {
       progressChanged = false;
     }
     for (MergedWindow w : windows.values()) {
-      if (w.healthChanged) {
-        writer.reset().writeSigned(w.pauseMaxUs).writeSigned(w.lagMaxUs);
-        store.put(healthKey(w.startMs), writer.toByteArray());
-        w.healthChanged = false;
-        w.healthPersisted = true;
+      byte[] health = w.health.changes(writer);
+      if (health != null) {
+        store.put(healthKey(w.startMs), health);
       }
       for (MergedSeries s : w.series.values()) {
         if (s.changed) {
@@ -389,12 +377,10 @@ public final class WindowMerger {
               }
             }
             case HEALTH -> {
-              MergedWindow w =
-                  windows.computeIfAbsent(
-                      new BinaryReader(k, 1, 8).readFixedLong(), MergedWindow::new);
-              w.pauseMaxUs = in.readSigned();
-              w.lagMaxUs = in.readSigned();
-              w.healthPersisted = true;
+              windows
+                  .computeIfAbsent(new BinaryReader(k, 1, 8).readFixedLong(), MergedWindow::new)
+                  .health
+                  .restore(in);
             }
             case SERIES -> {
               MergedWindow w =
@@ -440,10 +426,7 @@ public final class WindowMerger {
   private static final class MergedWindow {
     final long startMs;
     final Map<String, MergedSeries> series = new TreeMap<>(SERIES_ORDER);
-    long pauseMaxUs = Long.MIN_VALUE;
-    long lagMaxUs = Long.MIN_VALUE;
-    boolean healthChanged;
-    boolean healthPersisted;
+    final WindowHealth health = new WindowHealth();
 
     MergedWindow(long startMs) {
       this.startMs = startMs;

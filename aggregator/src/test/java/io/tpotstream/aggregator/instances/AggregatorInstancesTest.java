@@ -8,6 +8,7 @@ import io.tpotstream.aggregator.fixtures.SyntheticLoad;
 import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.jvm.JavaLauncher;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
@@ -111,23 +112,19 @@ class AggregatorInstancesTest {
 
   private Process start() throws IOException {
     started++;
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     ProcessBuilder builder =
-        new ProcessBuilder(
-            java,
-            "-Xmx256m",
-            "-XX:TieredStopAtLevel=1",
-            "-XX:+UseSerialGC",
-            "-cp",
-            System.getProperty("java.class.path"),
-            AggregatorChild.class.getName(),
-            kafka.bootstrapServers(),
-            input,
-            output,
-            applicationId,
-            dir.resolve("state-" + started).toString(),
-            Long.toString(WINDOW_MS),
-            "concurrency");
+        JavaLauncher.builder(
+            List.of(),
+            AggregatorChild.class,
+            List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
+            List.of(
+                kafka.bootstrapServers(),
+                input,
+                output,
+                applicationId,
+                dir.resolve("state-" + started).toString(),
+                Long.toString(WINDOW_MS),
+                "concurrency"));
     builder.redirectError(dir.resolve("aggregator-" + started + ".log").toFile());
     Process p = builder.start();
     processes.add(p);

@@ -39,14 +39,9 @@ class MergeStageTest {
 
   @Test
   void aWindowWaitsForTheSlowestPartitionsMarker() {
-    try (TopologyTestDriver driver =
-        new TopologyTestDriver(
-            AggregatorTopology.buildTopology(config),
-            AggregatorTopology.streamsProperties(config))) {
+    try (TopologyTestDriver driver = driver()) {
       TestInputTopic<byte[], StageMessage> partials = partialsTopic(driver);
-      TestOutputTopic<String, byte[]> out =
-          driver.createOutputTopic(
-              config.outputTopic(), new StringDeserializer(), new ByteArrayDeserializer());
+      TestOutputTopic<String, byte[]> out = summariesTopic(driver);
 
       partials.pipeInput(new byte[0], partial(0, "model-a", T0, 1_000, 2_000));
       partials.pipeInput(new byte[0], partial(1, "model-a", T0, 3_000));
@@ -83,14 +78,9 @@ class MergeStageTest {
 
   @Test
   void theSecondWindowIsEmittedOnceEveryPartitionPassedIt() {
-    try (TopologyTestDriver driver =
-        new TopologyTestDriver(
-            AggregatorTopology.buildTopology(config),
-            AggregatorTopology.streamsProperties(config))) {
+    try (TopologyTestDriver driver = driver()) {
       TestInputTopic<byte[], StageMessage> partials = partialsTopic(driver);
-      TestOutputTopic<String, byte[]> out =
-          driver.createOutputTopic(
-              config.outputTopic(), new StringDeserializer(), new ByteArrayDeserializer());
+      TestOutputTopic<String, byte[]> out = summariesTopic(driver);
       partials.pipeInput(new byte[0], partial(1, "model-a", T0 + W, 4_000));
       for (int p = 0; p < 3; p++) {
         partials.pipeInput(new byte[0], StageMessage.marker(p, T0 + W));
@@ -111,6 +101,16 @@ class MergeStageTest {
       }
       assertTrue(out.isEmpty());
     }
+  }
+
+  private TopologyTestDriver driver() {
+    return new TopologyTestDriver(
+        AggregatorTopology.buildTopology(config), AggregatorTopology.streamsProperties(config));
+  }
+
+  private TestOutputTopic<String, byte[]> summariesTopic(TopologyTestDriver driver) {
+    return driver.createOutputTopic(
+        config.outputTopic(), new StringDeserializer(), new ByteArrayDeserializer());
   }
 
   private TestInputTopic<byte[], StageMessage> partialsTopic(TopologyTestDriver driver) {

@@ -59,7 +59,7 @@ public class TokenEventCodecBenchmark {
         ("{ " + new String(json, StandardCharsets.UTF_8).substring(1))
             .getBytes(StandardCharsets.UTF_8);
     template =
-        TokenTemplate.family(
+        new TokenTemplate.Family(
                 "run-20260101-120000-ab12",
                 "model-a",
                 Map.of("concurrency", "10", "target", "gateway"),

@@ -65,31 +65,11 @@ final class ArchiveLines {
     if (buf[start] != '{') {
       return false;
     }
-    String type = null;
-    long ts = Long.MIN_VALUE;
-    String requestId = null;
-    String producerId = null;
-    Long watermark = null;
-    boolean isFinal = false;
+    EventFields f = new EventFields();
     try (JsonParser parser = Json.MAPPER.getFactory().createParser(buf, start, end - start)) {
       parser.nextToken();
-      for (JsonToken t = parser.nextToken(); t == JsonToken.FIELD_NAME; t = parser.nextToken()) {
-        String field = parser.currentName();
-        JsonToken value = parser.nextToken();
-        switch (field) {
-          case "value", "partition", "offset" -> {
-            return false; // an exported record in another layout
-          }
-          case "type" -> type = value == JsonToken.VALUE_STRING ? parser.getText() : null;
-          case "ts" -> ts = value == JsonToken.VALUE_NUMBER_INT ? parser.getLongValue() : ts;
-          case "requestId" -> requestId = value == JsonToken.VALUE_STRING ? parser.getText() : null;
-          case "producerId" ->
-              producerId = value == JsonToken.VALUE_STRING ? parser.getText() : null;
-          case "watermark" ->
-              watermark = value == JsonToken.VALUE_NUMBER_INT ? parser.getLongValue() : null;
-          case "final" -> isFinal = value == JsonToken.VALUE_TRUE;
-          default -> parser.skipChildren();
-        }
+      if (!f.read(parser, true)) {
+        return false; // an exported record in another layout
       }
       if (parser.nextToken() != null) {
         throw new CorruptLine("more than one JSON value on the line");
@@ -97,17 +77,13 @@ final class ArchiveLines {
     } catch (IOException e) {
       throw new CorruptLine("not JSON (" + firstLine(e.getMessage()) + ")");
     }
-    if (type == null || ts == Long.MIN_VALUE) {
+    if (f.type == null || f.ts == Long.MIN_VALUE) {
       return false;
     }
-    int flags = 0;
-    ArchivedRecord.Heartbeat heartbeat = null;
-    if ("heartbeat".equals(type)) {
-      flags = ArchivedRecord.HEARTBEAT | (isFinal ? ArchivedRecord.FINAL : 0);
-      if (producerId != null && watermark != null) {
-        heartbeat = new ArchivedRecord.Heartbeat(producerId, watermark, isFinal);
-      }
-    }
+    long ts = f.ts;
+    String requestId = f.requestId;
+    int flags = f.flags();
+    ArchivedRecord.Heartbeat heartbeat = f.heartbeat();
     if (requestId == null) {
       table.add(
           blockIndex, -1, 0, start, end - start, 0, Long.MIN_VALUE, ts, ts, flags, heartbeat, line);
@@ -187,42 +163,18 @@ final class ArchiveLines {
     }
     byte first = buf[valueStart];
     int valueLength = valueEnd - valueStart;
+    ValueFacts facts;
     if (first == '"') {
-      table.add(
-          blockIndex,
-          keyStart,
-          keyLength,
-          valueStart,
-          valueLength,
-          (int) partition,
-          offset,
-          timestamp,
-          timestamp,
-          flags | ArchivedRecord.VALUE_TEXT,
-          null,
-          line);
-      return true;
-    }
-    if (first == 'n' && valueLength == 4) {
-      table.add(
-          blockIndex,
-          keyStart,
-          keyLength,
-          -1,
-          0,
-          (int) partition,
-          offset,
-          timestamp,
-          timestamp,
-          flags,
-          null,
-          line);
-      return true;
-    }
-    if (first != '{') {
+      facts = new ValueFacts(timestamp, ArchivedRecord.VALUE_TEXT, null);
+    } else if (first == 'n' && valueLength == 4) {
+      valueStart = -1; // a null value
+      valueLength = 0;
+      facts = new ValueFacts(timestamp, 0, null);
+    } else if (first == '{') {
+      facts = valueFacts(buf, valueStart, valueLength, timestamp);
+    } else {
       return false;
     }
-    ValueFacts facts = valueFacts(buf, valueStart, valueLength, timestamp);
     table.add(
         blockIndex,
         keyStart,
@@ -273,21 +225,47 @@ final class ArchiveLines {
   }
 
   private static ValueFacts streamed(byte[] buf, int start, int length, long timestampMs) {
-    String type = null;
-    long ts = Long.MIN_VALUE;
-    String producerId = null;
-    Long watermark = null;
-    boolean isFinal = false;
+    EventFields f = new EventFields();
     try (JsonParser parser = Json.MAPPER.getFactory().createParser(buf, start, length)) {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         return new ValueFacts(timestampMs, 0, null);
       }
+      f.read(parser, false);
+    } catch (IOException e) {
+      // not JSON after all: replayed as it is; stats reports it when it cannot decode it
+      return new ValueFacts(timestampMs, 0, null);
+    }
+    return new ValueFacts(f.ts == Long.MIN_VALUE ? timestampMs : f.ts, f.flags(), f.heartbeat());
+  }
+
+  /** The top-level fields of a token event that the replay order and the fan-out need. */
+  private static final class EventFields {
+    String type;
+    long ts = Long.MIN_VALUE;
+    String requestId;
+    String producerId;
+    Long watermark;
+    boolean isFinal;
+
+    /**
+     * Reads the fields of the object whose start the parser just passed; with {@code bareLine},
+     * false (and stops) at a field of the export layout ({@code value}, {@code partition}, {@code
+     * offset}), which an event value may carry as any other unknown field.
+     */
+    boolean read(JsonParser parser, boolean bareLine) throws IOException {
       for (JsonToken t = parser.nextToken(); t == JsonToken.FIELD_NAME; t = parser.nextToken()) {
         String field = parser.currentName();
         JsonToken value = parser.nextToken();
         switch (field) {
+          case "value", "partition", "offset" -> {
+            if (bareLine) {
+              return false;
+            }
+            parser.skipChildren();
+          }
           case "type" -> type = value == JsonToken.VALUE_STRING ? parser.getText() : null;
           case "ts" -> ts = value == JsonToken.VALUE_NUMBER_INT ? parser.getLongValue() : ts;
+          case "requestId" -> requestId = value == JsonToken.VALUE_STRING ? parser.getText() : null;
           case "producerId" ->
               producerId = value == JsonToken.VALUE_STRING ? parser.getText() : null;
           case "watermark" ->
@@ -296,22 +274,23 @@ final class ArchiveLines {
           default -> parser.skipChildren();
         }
       }
-    } catch (IOException e) {
-      // not JSON after all: replayed as it is; stats reports it when it cannot decode it
-      return new ValueFacts(timestampMs, 0, null);
+      return true;
     }
-    int flags = 0;
-    ArchivedRecord.Heartbeat heartbeat = null;
-    if ("heartbeat".equals(type)) {
-      flags |= ArchivedRecord.HEARTBEAT;
-      if (isFinal) {
-        flags |= ArchivedRecord.FINAL;
+
+    /** {@link ArchivedRecord#HEARTBEAT} and {@link ArchivedRecord#FINAL} as they apply. */
+    int flags() {
+      if (!"heartbeat".equals(type)) {
+        return 0;
       }
-      if (producerId != null && watermark != null) {
-        heartbeat = new ArchivedRecord.Heartbeat(producerId, watermark, isFinal);
-      }
+      return ArchivedRecord.HEARTBEAT | (isFinal ? ArchivedRecord.FINAL : 0);
     }
-    return new ValueFacts(ts == Long.MIN_VALUE ? timestampMs : ts, flags, heartbeat);
+
+    /** The heartbeat to fan out, or null. */
+    ArchivedRecord.Heartbeat heartbeat() {
+      return "heartbeat".equals(type) && producerId != null && watermark != null
+          ? new ArchivedRecord.Heartbeat(producerId, watermark, isFinal)
+          : null;
+    }
   }
 
   /** Any layout Jackson reads: an exported record in other order or spacing, or a bare event. */

@@ -1,6 +1,7 @@
 package io.tpotstream.common.archive;
 
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -238,12 +239,7 @@ final class ArchiveTable {
         return rowOfRank;
       }
     }
-    Integer[] rows = new Integer[n];
-    for (int r = 0; r < n; r++) {
-      rows[r] = r;
-    }
-    Arrays.sort(
-        rows,
+    return sortedRows(
         (a, b) -> {
           if (partition[a] != partition[b]) {
             return Integer.compare(partition[a], partition[b]);
@@ -253,10 +249,6 @@ final class ArchiveTable {
           }
           return Long.compare(line[a], line[b]);
         });
-    for (int i = 0; i < n; i++) {
-      rowOfRank[i] = rows[i];
-    }
-    return rowOfRank;
   }
 
   private int[] sortWithComparator(int[] rowOfRank) {
@@ -265,12 +257,7 @@ final class ArchiveTable {
     for (int rank = 0; rank < n; rank++) {
       rankOfRow[rowOfRank[rank]] = rank;
     }
-    Integer[] rows = new Integer[n];
-    for (int r = 0; r < n; r++) {
-      rows[r] = r;
-    }
-    Arrays.sort(
-        rows,
+    return sortedRows(
         (a, b) -> {
           if (ts[a] != ts[b]) {
             return Long.compare(ts[a], ts[b]);
@@ -282,8 +269,17 @@ final class ArchiveTable {
           }
           return Integer.compare(rankOfRow[a], rankOfRow[b]);
         });
-    int[] sorted = new int[n];
-    for (int i = 0; i < n; i++) {
+  }
+
+  /** Every row number, sorted by {@code order}. */
+  private int[] sortedRows(Comparator<Integer> order) {
+    Integer[] rows = new Integer[size];
+    for (int r = 0; r < size; r++) {
+      rows[r] = r;
+    }
+    Arrays.sort(rows, order);
+    int[] sorted = new int[size];
+    for (int i = 0; i < size; i++) {
       sorted[i] = rows[i];
     }
     return sorted;

@@ -77,70 +77,13 @@ public record TokenEvent(
   /** The event format version this code writes. */
   public static final int VERSION = 1;
 
-  public TokenEvent {
-    labels = labels == null ? null : new TreeMap<>(labels);
+  /** The JSON field names in the order producers write them (the {@code @JsonPropertyOrder}). */
+  static String[] fieldNames() {
+    return TokenEvent.class.getAnnotation(JsonPropertyOrder.class).value();
   }
 
-  /** An event without {@code droppedEvents} (every event but a dropping publisher's heartbeat). */
-  public TokenEvent(
-      EventType type,
-      int v,
-      long ts,
-      String runId,
-      String requestId,
-      String model,
-      SortedMap<String, String> labels,
-      Long elapsedNs,
-      Integer seq,
-      Integer tokens,
-      TokenKind kind,
-      Integer promptTokens,
-      Integer completionTokens,
-      String finishReason,
-      String errorClass,
-      Integer httpStatus,
-      String message,
-      Long scheduleLagNs,
-      Integer malformedChunks,
-      String producerId,
-      Long watermark,
-      Boolean isFinal,
-      Long clientPauseMaxUs,
-      Long loopLagMaxUs,
-      Long coalescedChunks,
-      Boolean coalesced,
-      Boolean warmup,
-      String source) {
-    this(
-        type,
-        v,
-        ts,
-        runId,
-        requestId,
-        model,
-        labels,
-        elapsedNs,
-        seq,
-        tokens,
-        kind,
-        promptTokens,
-        completionTokens,
-        finishReason,
-        errorClass,
-        httpStatus,
-        message,
-        scheduleLagNs,
-        malformedChunks,
-        producerId,
-        watermark,
-        isFinal,
-        clientPauseMaxUs,
-        loopLagMaxUs,
-        coalescedChunks,
-        coalesced,
-        warmup,
-        source,
-        null);
+  public TokenEvent {
+    labels = labels == null ? null : new TreeMap<>(labels);
   }
 
   /** A request start; {@code scheduleLagNs} is null in closed-loop runs. */
@@ -180,10 +123,14 @@ public record TokenEvent(
         null,
         null,
         null,
+        null,
         null);
   }
 
-  /** One output-token chunk arrival: chunk {@code seq} (0-based) carrying {@code tokens} tokens. */
+  /**
+   * One output-token chunk arrival: chunk {@code seq} (0-based) carrying {@code tokens} tokens
+   * (null: the API did not say, counted as one).
+   */
   public static TokenEvent token(
       long ts,
       String runId,
@@ -192,7 +139,7 @@ public record TokenEvent(
       Map<String, String> labels,
       long elapsedNs,
       int seq,
-      int tokens,
+      Integer tokens,
       TokenKind kind,
       String producerId) {
     return new TokenEvent(
@@ -216,6 +163,7 @@ public record TokenEvent(
         null,
         null,
         producerId,
+        null,
         null,
         null,
         null,
@@ -268,6 +216,7 @@ public record TokenEvent(
         null,
         null,
         null,
+        null,
         null);
   }
 
@@ -308,6 +257,7 @@ public record TokenEvent(
         null,
         malformedChunks,
         producerId,
+        null,
         null,
         null,
         null,
@@ -370,6 +320,7 @@ public record TokenEvent(
         clientPauseMaxUs,
         loopLagMaxUs,
         coalescedChunks,
+        null,
         null,
         null,
         null);

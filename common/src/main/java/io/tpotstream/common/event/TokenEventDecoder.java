@@ -79,69 +79,16 @@ public final class TokenEventDecoder {
   static final int SOURCE = 27;
   private static final int UNKNOWN = -1;
 
-  /** The field names in the design's order (producers write them so), by field index. */
-  static final String[] FIELD_NAMES = {
-    "type",
-    "v",
-    "ts",
-    "runId",
-    "requestId",
-    "model",
-    "labels",
-    "elapsedNs",
-    "seq",
-    "tokens",
-    "kind",
-    "promptTokens",
-    "completionTokens",
-    "finishReason",
-    "errorClass",
-    "httpStatus",
-    "message",
-    "scheduleLagNs",
-    "malformedChunks",
-    "producerId",
-    "watermark",
-    "final",
-    "clientPauseMaxUs",
-    "loopLagMaxUs",
-    "coalescedChunks",
-    "coalesced",
-    "warmup",
-    "source"
-  };
+  /**
+   * The field names in the design's order (producers write them so), by field index: the first 28
+   * of {@link TokenEvent}'s order ({@code droppedEvents}, which no statistic reads, is skipped as
+   * any other field the decoder does not need).
+   */
+  static final String[] FIELD_NAMES = Arrays.copyOf(TokenEvent.fieldNames(), SOURCE + 1);
 
   /** The same names for Jackson, which matches an expected name as bytes. */
-  private static final SerializedString[] NAMES = {
-    new SerializedString("type"),
-    new SerializedString("v"),
-    new SerializedString("ts"),
-    new SerializedString("runId"),
-    new SerializedString("requestId"),
-    new SerializedString("model"),
-    new SerializedString("labels"),
-    new SerializedString("elapsedNs"),
-    new SerializedString("seq"),
-    new SerializedString("tokens"),
-    new SerializedString("kind"),
-    new SerializedString("promptTokens"),
-    new SerializedString("completionTokens"),
-    new SerializedString("finishReason"),
-    new SerializedString("errorClass"),
-    new SerializedString("httpStatus"),
-    new SerializedString("message"),
-    new SerializedString("scheduleLagNs"),
-    new SerializedString("malformedChunks"),
-    new SerializedString("producerId"),
-    new SerializedString("watermark"),
-    new SerializedString("final"),
-    new SerializedString("clientPauseMaxUs"),
-    new SerializedString("loopLagMaxUs"),
-    new SerializedString("coalescedChunks"),
-    new SerializedString("coalesced"),
-    new SerializedString("warmup"),
-    new SerializedString("source")
-  };
+  private static final SerializedString[] NAMES =
+      Arrays.stream(FIELD_NAMES).map(SerializedString::new).toArray(SerializedString[]::new);
 
   private final DecodedEvent event = new DecodedEvent();
 

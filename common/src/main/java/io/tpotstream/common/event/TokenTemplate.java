@@ -42,7 +42,11 @@ public final class TokenTemplate {
     private byte[] buffer = new byte[512];
     private final byte[] digits = new byte[20];
 
-    private Family(
+    /**
+     * The family of one run's token events for {@code model} and {@code labels}; {@code warmup}
+     * marks them as warm-up, {@code source} is {@code producer} or {@code proxy} (null: omitted).
+     */
+    public Family(
         String runId,
         String model,
         Map<String, String> labels,
@@ -151,20 +155,6 @@ public final class TokenTemplate {
     this.requestId = requestId;
   }
 
-  /**
-   * The family of one run's token events for {@code model} and {@code labels}; {@code warmup} marks
-   * them as warm-up, {@code source} is {@code producer} or {@code proxy} (null: omitted).
-   */
-  public static Family family(
-      String runId,
-      String model,
-      Map<String, String> labels,
-      String producerId,
-      boolean warmup,
-      String source) {
-    return new Family(runId, model, labels, producerId, warmup, source);
-  }
-
   /** A template for the token events of one request (a family of one). */
   public static TokenTemplate of(
       String runId,
@@ -174,7 +164,7 @@ public final class TokenTemplate {
       String producerId,
       boolean warmup,
       String source) {
-    return family(runId, model, labels, producerId, warmup, source).request(requestId);
+    return new Family(runId, model, labels, producerId, warmup, source).request(requestId);
   }
 
   /** The event these numbers describe, as the codec would build it. */

@@ -2,6 +2,8 @@ package io.tpotstream.common.stats;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.math.BigDecimal;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * Count, mean, min, p50, p90, p99, p99.9, p99.99 and max of a latency histogram, in ms with three
@@ -23,4 +25,12 @@ public record LatencySummary(
 
   public static final LatencySummary EMPTY =
       new LatencySummary(0, null, null, null, null, null, null, null, null);
+
+  /**
+   * The article's columns: mean, p50, p90, p99, p99.9, p99.99 and max in ms (nulls when the count
+   * is 0).
+   */
+  public List<BigDecimal> articleMs() {
+    return Arrays.asList(meanMs, p50Ms, p90Ms, p99Ms, p999Ms, p9999Ms, maxMs);
+  }
 }

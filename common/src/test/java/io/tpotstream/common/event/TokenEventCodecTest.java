@@ -12,20 +12,16 @@ import org.junit.jupiter.api.Test;
 class TokenEventCodecTest {
   private static final Map<String, String> LABELS = Map.of("target", "gw-a", "concurrency", "10");
 
+  /** A one-token chunk of req-1 in run-1. */
+  private static TokenEvent token(long ts, long elapsedNs, int seq, TokenKind kind) {
+    return TokenEvent.token(
+        ts, "run-1", "req-1", "model-a", LABELS, elapsedNs, seq, 1, kind, "p-1");
+  }
+
   static List<TokenEvent> oneOfEachType() {
     return List.of(
         TokenEvent.start(1_700_000_000_000L, "run-1", "req-1", "model-a", LABELS, 1_250L, "p-1"),
-        TokenEvent.token(
-            1_700_000_000_100L,
-            "run-1",
-            "req-1",
-            "model-a",
-            LABELS,
-            99_000_000L,
-            0,
-            1,
-            TokenKind.REASONING,
-            "p-1"),
+        token(1_700_000_000_100L, 99_000_000L, 0, TokenKind.REASONING),
         TokenEvent.token(
             1_700_000_000_102L,
             "run-1",
@@ -132,18 +128,7 @@ class TokenEventCodecTest {
 
   @Test
   void encodingIsFlatWithFieldsInFixedOrderAndAbsentFieldsOmitted() {
-    TokenEvent token =
-        TokenEvent.token(
-            1_700_000_000_100L,
-            "run-1",
-            "req-1",
-            "model-a",
-            LABELS,
-            99_000_000L,
-            0,
-            1,
-            TokenKind.CONTENT,
-            "p-1");
+    TokenEvent token = token(1_700_000_000_100L, 99_000_000L, 0, TokenKind.CONTENT);
     assertEquals(
         "{\"type\":\"token\",\"v\":1,\"ts\":1700000000100,\"runId\":\"run-1\",\"requestId\":\"req-1\","
             + "\"model\":\"model-a\",\"labels\":{\"concurrency\":\"10\",\"target\":\"gw-a\"},"

@@ -10,11 +10,13 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,45 +25,20 @@ import org.junit.jupiter.api.Test;
  * reject the same records with the same message.
  */
 class TokenEventDecoderTest {
-  private static final String[] FIELDS = {
-    "type",
-    "v",
-    "ts",
-    "runId",
-    "requestId",
-    "model",
-    "labels",
-    "elapsedNs",
-    "seq",
-    "tokens",
-    "kind",
-    "promptTokens",
-    "completionTokens",
-    "finishReason",
-    "errorClass",
-    "httpStatus",
-    "message",
-    "scheduleLagNs",
-    "malformedChunks",
-    "producerId",
-    "watermark",
-    "final",
-    "clientPauseMaxUs",
-    "loopLagMaxUs",
-    "coalescedChunks",
-    "coalesced",
-    "warmup",
-    "source",
-    // names near the real ones: accessors of the record, other cases
-    "isFinal",
-    "Type",
-    "TS",
-    "tokensOrOne",
-    "inWarmup",
-    "finalHeartbeat",
-    "arrivedCoalesced",
-    "x"
-  };
+  private static final String[] FIELDS =
+      Stream.concat(
+              Arrays.stream(TokenEventDecoder.FIELD_NAMES),
+              // names near the real ones: accessors of the record, other cases
+              Stream.of(
+                  "isFinal",
+                  "Type",
+                  "TS",
+                  "tokensOrOne",
+                  "inWarmup",
+                  "finalHeartbeat",
+                  "arrivedCoalesced",
+                  "x"))
+          .toArray(String[]::new);
 
   private static final String[] VALUES = {
     "null",

@@ -56,7 +56,7 @@ class TokenTemplateTest {
   @Test
   void requestsOfOneFamilyEachGetTheirOwnIdSplicedIn() {
     TokenTemplate.Family family =
-        TokenTemplate.family(
+        new TokenTemplate.Family(
             "run-1", "model-a", Map.of("concurrency", "200"), "p", false, "producer");
     for (String id : new String[] {"run-1-0", "run-1-w12", "quote\"id", "tab\tid", "ünï"}) {
       TokenTemplate t = family.request(id);

@@ -12,7 +12,11 @@ import org.junit.jupiter.api.Test;
 class WindowStatsTest {
 
   private static WindowStats sample() {
-    WindowStats stats = new WindowStats();
+    return addSample(new WindowStats());
+  }
+
+  /** Adds the sample window's values to {@code stats}. */
+  private static WindowStats addSample(WindowStats stats) {
     for (int i = 0; i < 99; i++) {
       stats.tpot.recordMicros(2_000);
     }
@@ -65,20 +69,7 @@ class WindowStatsTest {
   @Test
   void mergedPartialsEqualOneAccumulator() {
     WindowStats merged = sample().add(sample());
-    WindowStats once = sample();
-    for (int i = 0; i < 99; i++) {
-      once.tpot.recordMicros(2_000);
-    }
-    once.tpot.recordMicros(50_000);
-    once.ttft.recordMicros(150_000);
-    once.ttft.recordMicros(250_000);
-    once.requestTpot.recordMicros(2_480);
-    once.e2e.recordMicros(400_000);
-    once.started(3);
-    once.completed(2, false);
-    once.completed(1, true);
-    once.failed("http_429", 1);
-    once.outputTokens(250);
+    WindowStats once = addSample(sample());
     assertEquals(
         WindowSummaryCodec.encodeToString(once.toSummary("m", "m", null, 0, 10_000)),
         WindowSummaryCodec.encodeToString(merged.toSummary("m", "m", null, 0, 10_000)));

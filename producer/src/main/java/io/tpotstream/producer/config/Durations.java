@@ -1,6 +1,7 @@
 package io.tpotstream.producer.config;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 
 /**
@@ -41,21 +42,13 @@ public final class Durations {
     return d;
   }
 
-  /** A short human form: {@code 90s}, {@code 10m}, {@code 250ms}, {@code forever}. */
+  /**
+   * A short human form to the millisecond: {@code 90s}, {@code 10m}, {@code 250ms}, {@code
+   * forever}.
+   */
   public static String format(Duration d) {
-    if (d.equals(FOREVER)) {
-      return "forever";
-    }
-    long ms = d.toMillis();
-    if (ms % 3_600_000 == 0) {
-      return ms / 3_600_000 + "h";
-    }
-    if (ms % 60_000 == 0) {
-      return ms / 60_000 + "m";
-    }
-    if (ms % 1000 == 0) {
-      return ms / 1000 + "s";
-    }
-    return ms + "ms";
+    return d.equals(FOREVER)
+        ? "forever"
+        : io.tpotstream.common.Durations.format(d.truncatedTo(ChronoUnit.MILLIS));
   }
 }

@@ -1,8 +1,10 @@
 package io.tpotstream.sink.prometheus;
 
+import io.tpotstream.common.Durations;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.EncodedHistograms;
 import io.tpotstream.common.summary.WindowSummary;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 
@@ -24,75 +26,18 @@ record LatencyMetric(
    * Per-token gaps: medians of 1-10 ms, tails to a few hundred ms (the seed's P99.99 reach 245 ms),
    * stalls of seconds. Also used for request TPOT, a per-request mean of the same gaps.
    */
-  static final long[] TOKEN_GAP_BOUNDS_MICROS = {
-    500,
-    1_000,
-    1_500,
-    2_000,
-    3_000,
-    4_000,
-    5_000,
-    7_500,
-    10_000,
-    15_000,
-    20_000,
-    30_000,
-    50_000,
-    75_000,
-    100_000,
-    150_000,
-    250_000,
-    500_000,
-    1_000_000,
-    2_500_000,
-    5_000_000,
-    10_000_000
-  };
+  static final long[] TOKEN_GAP_BOUNDS_MICROS =
+      micros(
+          "500us 1ms 1.5ms 2ms 3ms 4ms 5ms 7.5ms 10ms 15ms 20ms 30ms 50ms 75ms 100ms 150ms 250ms"
+              + " 500ms 1s 2.5s 5s 10s");
 
   /** Time to first token: tens of ms on a local server to tens of seconds for a reasoning model. */
-  static final long[] TTFT_BOUNDS_MICROS = {
-    25_000,
-    50_000,
-    100_000,
-    150_000,
-    200_000,
-    300_000,
-    500_000,
-    750_000,
-    1_000_000,
-    1_500_000,
-    2_000_000,
-    3_000_000,
-    5_000_000,
-    7_500_000,
-    10_000_000,
-    15_000_000,
-    30_000_000,
-    60_000_000
-  };
+  static final long[] TTFT_BOUNDS_MICROS =
+      micros("25ms 50ms 100ms 150ms 200ms 300ms 500ms 750ms 1s 1.5s 2s 3s 5s 7.5s 10s 15s 30s 60s");
 
   /** Whole responses: a fraction of a second to the ten minutes of a long generation. */
-  static final long[] E2E_BOUNDS_MICROS = {
-    100_000,
-    250_000,
-    500_000,
-    1_000_000,
-    2_000_000,
-    3_000_000,
-    5_000_000,
-    7_500_000,
-    10_000_000,
-    15_000_000,
-    20_000_000,
-    30_000_000,
-    45_000_000,
-    60_000_000,
-    90_000_000,
-    120_000_000,
-    180_000_000,
-    300_000_000,
-    600_000_000
-  };
+  static final long[] E2E_BOUNDS_MICROS =
+      micros("100ms 250ms 500ms 1s 2s 3s 5s 7.5s 10s 15s 20s 30s 45s 60s 90s 120s 180s 300s 600s");
 
   static final List<LatencyMetric> ALL =
       List.of(
@@ -133,5 +78,12 @@ record LatencyMetric(
   /** The gauge family of the latest window's maximum. */
   String windowMaxName() {
     return "tpot_window_" + key + "_max_seconds";
+  }
+
+  /** Bucket bounds in µs from durations as users write them (one line instead of a column). */
+  private static long[] micros(String durations) {
+    return Arrays.stream(durations.split(" "))
+        .mapToLong(d -> Durations.parse("bucket bound", d).toNanos() / 1000)
+        .toArray();
   }
 }

@@ -13,6 +13,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
+import java.util.Arrays;
 import java.util.List;
 import java.util.TimeZone;
 import java.util.function.Function;
@@ -73,25 +74,38 @@ public final class Charts {
   private record Line(String name, Function<WindowPoint, BigDecimal> value) {}
 
   static byte[] tpot(ReportModel model, boolean logScale) {
-    return png(
+    return latency(
         model,
-        "TPOT per series: p50, p99 and p99.9 per window",
-        logScale ? "TPOT (ms, log scale)" : "TPOT (ms)",
+        "TPOT",
         logScale,
-        List.of(
-            new Line("p50", WindowPoint::tpotP50Ms),
-            new Line("p99", WindowPoint::tpotP99Ms),
-            new Line("p99.9", WindowPoint::tpotP999Ms)),
-        null);
+        new Line("p50", WindowPoint::tpotP50Ms),
+        new Line("p99", WindowPoint::tpotP99Ms),
+        new Line("p99.9", WindowPoint::tpotP999Ms));
   }
 
   static byte[] ttft(ReportModel model, boolean logScale) {
+    return latency(
+        model,
+        "TTFT",
+        logScale,
+        new Line("p50", WindowPoint::ttftP50Ms),
+        new Line("p99", WindowPoint::ttftP99Ms));
+  }
+
+  /** A latency's percentiles per window, e.g. "TPOT per series: p50, p99 and p99.9 per window". */
+  private static byte[] latency(ReportModel model, String what, boolean logScale, Line... lines) {
+    List<String> names = Arrays.stream(lines).map(Line::name).toList();
+    String last = names.get(names.size() - 1);
+    String listed =
+        names.size() == 1
+            ? last
+            : String.join(", ", names.subList(0, names.size() - 1)) + " and " + last;
     return png(
         model,
-        "TTFT per series: p50 and p99 per window",
-        logScale ? "TTFT (ms, log scale)" : "TTFT (ms)",
+        what + " per series: " + listed + " per window",
+        what + (logScale ? " (ms, log scale)" : " (ms)"),
         logScale,
-        List.of(new Line("p50", WindowPoint::ttftP50Ms), new Line("p99", WindowPoint::ttftP99Ms)),
+        List.of(lines),
         null);
   }
 
