@@ -1,5 +1,6 @@
 package io.tpotstream.proxy;
 
+import io.tpotstream.common.Records;
 import io.tpotstream.proxy.http.Upstream;
 import java.time.Duration;
 import java.util.Locale;
@@ -99,200 +100,46 @@ public record ProxyConfig(
   }
 
   public ProxyConfig withHost(String newHost) {
-    return new ProxyConfig(
-        newHost,
-        port,
-        upstream,
-        labelHeaders,
-        labels,
-        sample,
-        runId,
-        requestIdHeader,
-        connectTimeout,
-        idleTimeout,
-        eventLoops,
-        maxConnectionsPerLoop,
-        metricsPort,
-        drainTimeout);
+    return Records.with(this, "host", newHost);
   }
 
   public ProxyConfig withLabelHeaders(Map<String, String> headerToLabel) {
-    return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        headerToLabel,
-        labels,
-        sample,
-        runId,
-        requestIdHeader,
-        connectTimeout,
-        idleTimeout,
-        eventLoops,
-        maxConnectionsPerLoop,
-        metricsPort,
-        drainTimeout);
+    return Records.with(this, "labelHeaders", headerToLabel);
   }
 
   public ProxyConfig withLabels(Map<String, String> newLabels) {
-    return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        labelHeaders,
-        new TreeMap<>(newLabels),
-        sample,
-        runId,
-        requestIdHeader,
-        connectTimeout,
-        idleTimeout,
-        eventLoops,
-        maxConnectionsPerLoop,
-        metricsPort,
-        drainTimeout);
+    return Records.with(this, "labels", new TreeMap<>(newLabels));
   }
 
   public ProxyConfig withSample(double fraction) {
-    return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        labelHeaders,
-        labels,
-        fraction,
-        runId,
-        requestIdHeader,
-        connectTimeout,
-        idleTimeout,
-        eventLoops,
-        maxConnectionsPerLoop,
-        metricsPort,
-        drainTimeout);
+    return Records.with(this, "sample", fraction);
   }
 
   public ProxyConfig withRunId(String id) {
-    return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        labelHeaders,
-        labels,
-        sample,
-        id,
-        requestIdHeader,
-        connectTimeout,
-        idleTimeout,
-        eventLoops,
-        maxConnectionsPerLoop,
-        metricsPort,
-        drainTimeout);
+    return Records.with(this, "runId", id);
   }
 
   public ProxyConfig withRequestIdHeader(String header) {
-    return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        labelHeaders,
-        labels,
-        sample,
-        runId,
-        header,
-        connectTimeout,
-        idleTimeout,
-        eventLoops,
-        maxConnectionsPerLoop,
-        metricsPort,
-        drainTimeout);
+    return Records.with(this, "requestIdHeader", header);
   }
 
   public ProxyConfig withTimeouts(Duration connect, Duration idle) {
-    return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        labelHeaders,
-        labels,
-        sample,
-        runId,
-        requestIdHeader,
-        connect,
-        idle,
-        eventLoops,
-        maxConnectionsPerLoop,
-        metricsPort,
-        drainTimeout);
+    return Records.with(Records.with(this, "connectTimeout", connect), "idleTimeout", idle);
   }
 
   public ProxyConfig withEventLoops(int loops) {
-    return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        labelHeaders,
-        labels,
-        sample,
-        runId,
-        requestIdHeader,
-        connectTimeout,
-        idleTimeout,
-        loops,
-        maxConnectionsPerLoop,
-        metricsPort,
-        drainTimeout);
+    return Records.with(this, "eventLoops", loops);
   }
 
   public ProxyConfig withMaxConnectionsPerLoop(int max) {
-    return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        labelHeaders,
-        labels,
-        sample,
-        runId,
-        requestIdHeader,
-        connectTimeout,
-        idleTimeout,
-        eventLoops,
-        max,
-        metricsPort,
-        drainTimeout);
+    return Records.with(this, "maxConnectionsPerLoop", max);
   }
 
   public ProxyConfig withMetricsPort(int newPort) {
-    return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        labelHeaders,
-        labels,
-        sample,
-        runId,
-        requestIdHeader,
-        connectTimeout,
-        idleTimeout,
-        eventLoops,
-        maxConnectionsPerLoop,
-        newPort,
-        drainTimeout);
+    return Records.with(this, "metricsPort", newPort);
   }
 
   public ProxyConfig withDrainTimeout(Duration timeout) {
-    return new ProxyConfig(
-        host,
-        port,
-        upstream,
-        labelHeaders,
-        labels,
-        sample,
-        runId,
-        requestIdHeader,
-        connectTimeout,
-        idleTimeout,
-        eventLoops,
-        maxConnectionsPerLoop,
-        metricsPort,
-        timeout);
+    return Records.with(this, "drainTimeout", timeout);
   }
 }

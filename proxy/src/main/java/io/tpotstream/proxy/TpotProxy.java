@@ -1,5 +1,6 @@
 package io.tpotstream.proxy;
 
+import io.tpotstream.common.Waits;
 import io.tpotstream.producer.Producer;
 import io.tpotstream.producer.publish.AnchoredClock;
 import io.tpotstream.producer.publish.KafkaSettings;
@@ -15,9 +16,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -209,30 +207,10 @@ public final class TpotProxy implements AutoCloseable {
   }
 
   private static <T> T await(Future<T> future) {
-    try {
-      return future
-          .toCompletionStage()
-          .toCompletableFuture()
-          .get(START_TIMEOUT_S, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      throw new IllegalStateException(
-          cause.getMessage() != null ? cause.getMessage() : cause.toString(), cause);
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("no answer within " + START_TIMEOUT_S + " s", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    }
+    return Waits.await(future.toCompletionStage(), START_TIMEOUT_S, "no answer", "interrupted");
   }
 
   private static void closeQuietly(Vertx vertx) {
-    try {
-      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    } catch (ExecutionException | TimeoutException e) {
-      // closing is best effort
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    Waits.quietly(vertx.close().toCompletionStage(), 10);
   }
 }

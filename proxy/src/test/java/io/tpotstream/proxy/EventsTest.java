@@ -14,10 +14,7 @@ import io.tpotstream.common.event.TokenKind;
 import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.proxy.http.Upstream;
 import io.tpotstream.simulator.Simulator;
-import io.tpotstream.simulator.SimulatorConfig;
-import io.tpotstream.simulator.profile.Distribution;
-import io.tpotstream.simulator.profile.ErrorRates;
-import io.tpotstream.simulator.profile.ModelProfile;
+import io.tpotstream.simulator.TestSimulators;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
 import io.vertx.core.Vertx;
@@ -56,19 +53,10 @@ class EventsTest {
 
   @BeforeAll
   static void start() {
-    Distribution fast = new Distribution.Constant(0.2);
     simulator =
         Simulator.start(
-            SimulatorConfig.defaults()
-                .withWarmupChunks(0)
-                .withPort(0)
-                .withSeed(3L)
-                .withApiKey(KEY)
-                .withProfile("quick", ModelProfile.of(fast, fast))
-                .withProfile(
-                    "limited",
-                    ModelProfile.of(fast, fast)
-                        .withErrors(new ErrorRates(1.0, 2, 0, 0, null, 0, null))));
+            TestSimulators.keyedWithQuick(3L, KEY)
+                .withProfile("limited", TestSimulators.rateLimited(2)));
   }
 
   @AfterAll
@@ -113,15 +101,13 @@ class EventsTest {
           String trace = i == 0 ? "X-Trace-Id: trace-42" : "X-Other: 1";
           calls.add(
               () ->
-                  RawHttp.exchange(
-                      proxy.port(),
-                      RawHttp.post(
-                          "/v1/chat/completions",
-                          openAi("quick", 30, true),
-                          "Authorization: Bearer " + KEY,
-                          "X-App: billing",
-                          "X-Tenant: not-a-label",
-                          trace)));
+                  chat(
+                      proxy,
+                      openAi("quick", 30, true),
+                      "Authorization: Bearer " + KEY,
+                      "X-App: billing",
+                      "X-Tenant: not-a-label",
+                      trace));
         }
         for (int i = 0; i < 2; i++) {
           calls.add(
@@ -137,32 +123,16 @@ class EventsTest {
                           "x-api-key: " + KEY,
                           "anthropic-version: 2023-06-01")));
         }
+        calls.add(() -> chat(proxy, openAi("limited", 30, true), "Authorization: Bearer " + KEY));
         calls.add(
             () ->
-                RawHttp.exchange(
-                    proxy.port(),
-                    RawHttp.post(
-                        "/v1/chat/completions",
-                        openAi("limited", 30, true),
-                        "Authorization: Bearer " + KEY)));
-        calls.add(
-            () ->
-                RawHttp.exchange(
-                    proxy.port(),
-                    RawHttp.post(
-                        "/v1/chat/completions",
-                        openAi("quick", 30, true),
-                        "Authorization: Bearer sk-wrong",
-                        "X-App: billing")));
+                chat(
+                    proxy,
+                    openAi("quick", 30, true),
+                    "Authorization: Bearer sk-wrong",
+                    "X-App: billing"));
         // not measured: a whole reply and another path
-        calls.add(
-            () ->
-                RawHttp.exchange(
-                    proxy.port(),
-                    RawHttp.post(
-                        "/v1/chat/completions",
-                        openAi("quick", 10, false),
-                        "Authorization: Bearer " + KEY)));
+        calls.add(() -> chat(proxy, openAi("quick", 10, false), "Authorization: Bearer " + KEY));
         calls.add(
             () ->
                 RawHttp.exchange(
@@ -284,28 +254,10 @@ class EventsTest {
 
   @Test
   void sampleZeroForwardsEverythingAndMeasuresNothing() throws Exception {
-    int closedPort;
-    try (ServerSocket s = new ServerSocket(0)) {
-      closedPort = s.getLocalPort();
-    }
-    TpotProxy proxy =
-        TpotProxy.start(
-            ProxyConfig.of(0, Upstream.parse(simulator.baseUrl()))
-                .withMetricsPort(0)
-                .withEventLoops(1)
-                .withSample(0),
-            KafkaSettings.of("127.0.0.1:" + closedPort)
-                .withSetupTimeout(Duration.ofSeconds(1))
-                .withOutageBuffer(0));
+    TpotProxy proxy = startWithKafkaDown(0);
     try {
       for (int i = 0; i < 2; i++) {
-        RawHttp.Response r =
-            RawHttp.exchange(
-                proxy.port(),
-                RawHttp.post(
-                    "/v1/chat/completions",
-                    openAi("quick", 5, true),
-                    "Authorization: Bearer " + KEY));
+        RawHttp.Response r = streamQuick(proxy, 5);
         assertEquals(200, r.status());
         assertTrue(r.text().endsWith("data: [DONE]\n\n"));
       }
@@ -368,13 +320,7 @@ class EventsTest {
     RawHttp.Response response;
     try {
       await().atMost(Duration.ofSeconds(30)).until(() -> proxy.events().connected());
-      response =
-          RawHttp.exchange(
-              proxy.port(),
-              RawHttp.post(
-                  "/v1/chat/completions",
-                  "{\"model\":\"zipped\",\"stream\":true}",
-                  "Accept-Encoding: gzip"));
+      response = chat(proxy, "{\"model\":\"zipped\",\"stream\":true}", "Accept-Encoding: gzip");
     } finally {
       proxy.close();
       vertx.close();
@@ -436,29 +382,10 @@ class EventsTest {
 
   @Test
   void withKafkaDownRequestsFlowAndEveryEventIsCountedAsDropped() throws Exception {
-    int closedPort;
-    try (ServerSocket s = new ServerSocket(0)) {
-      closedPort = s.getLocalPort();
-    }
-    TpotProxy proxy =
-        TpotProxy.start(
-            ProxyConfig.of(0, Upstream.parse(simulator.baseUrl()))
-                .withMetricsPort(0)
-                .withEventLoops(1),
-            KafkaSettings.of("127.0.0.1:" + closedPort)
-                .withTopic("never")
-                .withSetupTimeout(Duration.ofSeconds(1))
-                // nothing held for Kafka: every event is dropped at once
-                .withOutageBuffer(0));
+    TpotProxy proxy = startWithKafkaDown(1.0);
     try {
       for (int i = 0; i < 3; i++) {
-        RawHttp.Response r =
-            RawHttp.exchange(
-                proxy.port(),
-                RawHttp.post(
-                    "/v1/chat/completions",
-                    openAi("quick", 10, true),
-                    "Authorization: Bearer " + KEY));
+        RawHttp.Response r = streamQuick(proxy, 10);
         assertEquals(200, r.status());
         assertTrue(r.complete());
         assertTrue(r.text().endsWith("data: [DONE]\n\n"));
@@ -473,5 +400,37 @@ class EventsTest {
     }
     assertEquals(36, proxy.events().dropped());
     assertEquals(0, proxy.events().published());
+  }
+
+  /**
+   * A proxy in front of the simulator, measuring {@code sample} of the streams, whose Kafka is a
+   * closed port and that holds nothing for it: every event is dropped at once.
+   */
+  private static TpotProxy startWithKafkaDown(double sample) throws IOException {
+    int closedPort;
+    try (ServerSocket s = new ServerSocket(0)) {
+      closedPort = s.getLocalPort();
+    }
+    return TpotProxy.start(
+        ProxyConfig.of(0, Upstream.parse(simulator.baseUrl()))
+            .withMetricsPort(0)
+            .withEventLoops(1)
+            .withSample(sample),
+        KafkaSettings.of("127.0.0.1:" + closedPort)
+            .withTopic("never")
+            .withSetupTimeout(Duration.ofSeconds(1))
+            .withOutageBuffer(0));
+  }
+
+  /**
+   * A streamed chat completion of {@code maxTokens} from the quick model, through {@code proxy}.
+   */
+  private static RawHttp.Response streamQuick(TpotProxy proxy, int maxTokens) {
+    return chat(proxy, openAi("quick", maxTokens, true), "Authorization: Bearer " + KEY);
+  }
+
+  /** A POST of {@code json} to /v1/chat/completions through {@code proxy}. */
+  private static RawHttp.Response chat(TpotProxy proxy, String json, String... headers) {
+    return RawHttp.exchange(proxy.port(), RawHttp.post("/v1/chat/completions", json, headers));
   }
 }

@@ -13,7 +13,7 @@ import io.tpotstream.proxy.http.ObserverFactory;
 import io.tpotstream.proxy.http.Upstream;
 import io.tpotstream.proxy.metrics.ProxyMetrics;
 import io.tpotstream.simulator.Simulator;
-import io.tpotstream.simulator.SimulatorConfig;
+import io.tpotstream.simulator.TestSimulators;
 import io.tpotstream.simulator.profile.Distribution;
 import io.tpotstream.simulator.profile.ErrorRates;
 import io.tpotstream.simulator.profile.ModelProfile;
@@ -43,26 +43,16 @@ class ForwardingTest {
 
   @BeforeAll
   static void start() {
-    Distribution fast = new Distribution.Constant(0.2);
     simulator =
         Simulator.start(
-            SimulatorConfig.defaults()
-                .withWarmupChunks(0)
-                .withPort(0)
-                .withSeed(7L)
-                .withApiKey(KEY)
-                .withProfile("quick", ModelProfile.of(fast, fast))
+            TestSimulators.keyedWithQuick(7L, KEY)
                 .withProfile(
                     "slow",
                     ModelProfile.of(new Distribution.Constant(5), new Distribution.Constant(20)))
                 .withProfile(
                     "cutter",
-                    ModelProfile.of(fast, fast)
-                        .withErrors(new ErrorRates(0, 1, 0, 1.0, 3, 0, null)))
-                .withProfile(
-                    "limited",
-                    ModelProfile.of(fast, fast)
-                        .withErrors(new ErrorRates(1.0, 7, 0, 0, null, 0, null))));
+                    TestSimulators.fast().withErrors(new ErrorRates(0, 1, 0, 1.0, 3, 0, null)))
+                .withProfile("limited", TestSimulators.rateLimited(7)));
     proxy =
         TpotProxy.start(
             ProxyConfig.of(0, Upstream.parse(simulator.baseUrl()))

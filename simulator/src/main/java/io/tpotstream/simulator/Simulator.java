@@ -1,5 +1,6 @@
 package io.tpotstream.simulator;
 
+import io.tpotstream.common.Waits;
 import io.tpotstream.simulator.api.Routes;
 import io.tpotstream.simulator.api.SimulatorVerticle;
 import io.tpotstream.simulator.api.Warmup;
@@ -14,9 +15,6 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * A running LLM API simulator: an OpenAI- and Anthropic-compatible streaming HTTP server whose
@@ -177,31 +175,12 @@ public final class Simulator implements AutoCloseable {
   }
 
   private static <T> T await(Future<T> future) {
-    try {
-      return future
-          .toCompletionStage()
-          .toCompletableFuture()
-          .get(START_TIMEOUT_S, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      throw new IllegalStateException(
-          cause.getMessage() != null ? cause.getMessage() : cause.toString(), cause);
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("not started within " + START_TIMEOUT_S + " s", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while starting", e);
-    }
+    return Waits.await(
+        future.toCompletionStage(), START_TIMEOUT_S, "not started", "interrupted while starting");
   }
 
   private static void closeQuietly(Vertx vertx) {
-    try {
-      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    } catch (ExecutionException | TimeoutException e) {
-      // closing is best effort
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    Waits.quietly(vertx.close().toCompletionStage(), 10);
   }
 
   public int port() {

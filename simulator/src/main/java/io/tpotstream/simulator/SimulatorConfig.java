@@ -1,5 +1,6 @@
 package io.tpotstream.simulator;
 
+import io.tpotstream.common.Records;
 import io.tpotstream.simulator.profile.ModelProfile;
 import io.tpotstream.simulator.profile.Profiles;
 import java.nio.file.Path;
@@ -76,45 +77,15 @@ public record SimulatorConfig(
   }
 
   public SimulatorConfig withHost(String newHost) {
-    return new SimulatorConfig(
-        newHost,
-        port,
-        profiles,
-        seed,
-        truthFile,
-        apiKey,
-        eventLoops,
-        requestsKept,
-        warmupChunks,
-        realtimeLoops);
+    return Records.with(this, "host", newHost);
   }
 
   public SimulatorConfig withPort(int newPort) {
-    return new SimulatorConfig(
-        host,
-        newPort,
-        profiles,
-        seed,
-        truthFile,
-        apiKey,
-        eventLoops,
-        requestsKept,
-        warmupChunks,
-        realtimeLoops);
+    return Records.with(this, "port", newPort);
   }
 
   public SimulatorConfig withProfiles(Map<String, ModelProfile> newProfiles) {
-    return new SimulatorConfig(
-        host,
-        port,
-        newProfiles,
-        seed,
-        truthFile,
-        apiKey,
-        eventLoops,
-        requestsKept,
-        warmupChunks,
-        realtimeLoops);
+    return Records.with(this, "profiles", newProfiles);
   }
 
   /** The built-ins plus {@code name}. */
@@ -125,101 +96,31 @@ public record SimulatorConfig(
   }
 
   public SimulatorConfig withSeed(Long newSeed) {
-    return new SimulatorConfig(
-        host,
-        port,
-        profiles,
-        newSeed,
-        truthFile,
-        apiKey,
-        eventLoops,
-        requestsKept,
-        warmupChunks,
-        realtimeLoops);
+    return Records.with(this, "seed", newSeed);
   }
 
   public SimulatorConfig withTruthFile(Path newTruthFile) {
-    return new SimulatorConfig(
-        host,
-        port,
-        profiles,
-        seed,
-        newTruthFile,
-        apiKey,
-        eventLoops,
-        requestsKept,
-        warmupChunks,
-        realtimeLoops);
+    return Records.with(this, "truthFile", newTruthFile);
   }
 
   public SimulatorConfig withApiKey(String newApiKey) {
-    return new SimulatorConfig(
-        host,
-        port,
-        profiles,
-        seed,
-        truthFile,
-        newApiKey,
-        eventLoops,
-        requestsKept,
-        warmupChunks,
-        realtimeLoops);
+    return Records.with(this, "apiKey", newApiKey);
   }
 
   public SimulatorConfig withEventLoops(int newEventLoops) {
-    return new SimulatorConfig(
-        host,
-        port,
-        profiles,
-        seed,
-        truthFile,
-        apiKey,
-        newEventLoops,
-        requestsKept,
-        warmupChunks,
-        realtimeLoops);
+    return Records.with(this, "eventLoops", newEventLoops);
   }
 
   public SimulatorConfig withRequestsKept(int newRequestsKept) {
-    return new SimulatorConfig(
-        host,
-        port,
-        profiles,
-        seed,
-        truthFile,
-        apiKey,
-        eventLoops,
-        newRequestsKept,
-        warmupChunks,
-        realtimeLoops);
+    return Records.with(this, "requestsKept", newRequestsKept);
   }
 
   public SimulatorConfig withWarmupChunks(int newWarmupChunks) {
-    return new SimulatorConfig(
-        host,
-        port,
-        profiles,
-        seed,
-        truthFile,
-        apiKey,
-        eventLoops,
-        requestsKept,
-        newWarmupChunks,
-        realtimeLoops);
+    return Records.with(this, "warmupChunks", newWarmupChunks);
   }
 
   public SimulatorConfig withRealtimeLoops(boolean newRealtimeLoops) {
-    return new SimulatorConfig(
-        host,
-        port,
-        profiles,
-        seed,
-        truthFile,
-        apiKey,
-        eventLoops,
-        requestsKept,
-        warmupChunks,
-        newRealtimeLoops);
+    return Records.with(this, "realtimeLoops", newRealtimeLoops);
   }
 
   /** Never shows the API key. */

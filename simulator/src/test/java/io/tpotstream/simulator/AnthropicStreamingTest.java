@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tpotstream.simulator.profile.Distribution;
-import io.tpotstream.simulator.profile.ModelProfile;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -18,19 +16,19 @@ class AnthropicStreamingTest {
 
   @BeforeAll
   static void start() {
-    Distribution fast = new Distribution.Constant(0.2);
     simulator =
         Simulator.start(
-            SimulatorConfig.defaults()
-                .withWarmupChunks(0)
-                .withPort(0)
-                .withSeed(5L)
-                .withProfile("thinker", ModelProfile.of(fast, fast).withReasoningShare(0.2)));
+            TestSimulators.config(5L)
+                .withProfile("thinker", TestSimulators.fast().withReasoningShare(0.2)));
   }
 
   @AfterAll
   static void stop() {
     simulator.close();
+  }
+
+  private static SseClient.Response post(String path, String json) {
+    return SseClient.post(simulator.baseUrl() + path, json);
   }
 
   /** The event names, with runs of content_block_delta collapsed to "delta×n". */
@@ -55,8 +53,8 @@ class AnthropicStreamingTest {
   @Test
   void maxTokens50GivesTheMessageEventSequenceWithExactly50Deltas() {
     SseClient.Response response =
-        SseClient.post(
-            simulator.baseUrl() + "/v1/messages",
+        post(
+            "/v1/messages",
             "{\"model\":\"model-a\",\"max_tokens\":50,\"stream\":true,"
                 + "\"messages\":[{\"role\":\"user\",\"content\":\"Hello there, simulator\"}]}");
 
@@ -91,8 +89,8 @@ class AnthropicStreamingTest {
   @Test
   void thinkingComesFirstInItsOwnBlockThenText() {
     SseClient.Response response =
-        SseClient.post(
-            simulator.baseUrl() + "/anthropic/v1/messages",
+        post(
+            "/anthropic/v1/messages",
             "{\"model\":\"thinker\",\"max_tokens\":10,\"stream\":true,\"messages\":[]}");
 
     assertEquals(
@@ -136,9 +134,7 @@ class AnthropicStreamingTest {
   @Test
   void nonStreamingAnswersOneMessage() {
     SseClient.Response response =
-        SseClient.post(
-            simulator.baseUrl() + "/v1/messages",
-            "{\"model\":\"model-b\",\"max_tokens\":12,\"messages\":[]}");
+        post("/v1/messages", "{\"model\":\"model-b\",\"max_tokens\":12,\"messages\":[]}");
 
     assertEquals(200, response.status());
     JsonNode body = response.json();

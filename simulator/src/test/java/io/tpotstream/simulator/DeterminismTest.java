@@ -31,8 +31,7 @@ class DeterminismTest {
   }
 
   private static Simulator start(long seed) {
-    return Simulator.start(
-        SimulatorConfig.defaults().withWarmupChunks(0).withPort(0).withSeed(seed));
+    return Simulator.start(TestSimulators.config(seed));
   }
 
   @Test

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tpotstream.simulator.profile.Distribution;
 import io.tpotstream.simulator.profile.ErrorRates;
 import io.tpotstream.simulator.profile.ModelProfile;
 import io.tpotstream.simulator.truth.Outcome;
@@ -22,14 +21,10 @@ class FaultInjectionTest {
 
   @BeforeAll
   static void start() {
-    Distribution fast = new Distribution.Constant(0.2);
-    ModelProfile base = ModelProfile.of(fast, fast);
+    ModelProfile base = TestSimulators.fast();
     simulator =
         Simulator.start(
-            SimulatorConfig.defaults()
-                .withWarmupChunks(0)
-                .withPort(0)
-                .withSeed(3L)
+            TestSimulators.config(3L)
                 .withApiKey(KEY)
                 .withProfile(
                     "limited", base.withErrors(new ErrorRates(1.0, 7, 0, 0, null, 0, null)))

@@ -43,10 +43,7 @@ class GroundTruthTest {
     ModelProfile chunky = FAST.withTokensPerChunk(new IntRange(2, 2));
     try (Simulator simulator =
         Simulator.start(
-            SimulatorConfig.defaults()
-                .withWarmupChunks(0)
-                .withPort(0)
-                .withSeed(1L)
+            TestSimulators.config(1L)
                 .withTruthFile(file)
                 .withProfile("fast", FAST)
                 .withProfile("pairs", chunky))) {
@@ -102,12 +99,7 @@ class GroundTruthTest {
   @Test
   void truthEndpointReportsPerModelHistogramsOfWhatWasSent() {
     try (Simulator simulator =
-        Simulator.start(
-            SimulatorConfig.defaults()
-                .withWarmupChunks(0)
-                .withPort(0)
-                .withSeed(8L)
-                .withProfile("fast", FAST))) {
+        Simulator.start(TestSimulators.config(8L).withProfile("fast", FAST))) {
       stream(simulator, "fast", 30, "endpoint-1");
       stream(simulator, "fast", 10, "endpoint-2");
       SseClient.Response anthropic =

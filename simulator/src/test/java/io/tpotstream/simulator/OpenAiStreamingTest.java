@@ -7,9 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.simulator.pacing.LoopTimer;
-import io.tpotstream.simulator.profile.Distribution;
 import io.tpotstream.simulator.profile.IntRange;
-import io.tpotstream.simulator.profile.ModelProfile;
 import io.tpotstream.simulator.truth.Outcome;
 import io.tpotstream.simulator.truth.RequestTruth;
 import java.util.List;
@@ -23,16 +21,11 @@ class OpenAiStreamingTest {
 
   @BeforeAll
   static void start() {
-    Distribution fast = new Distribution.Constant(0.2);
     simulator =
         Simulator.start(
-            SimulatorConfig.defaults()
-                .withWarmupChunks(0)
-                .withPort(0)
-                .withSeed(11L)
-                .withProfile(
-                    "chunky", ModelProfile.of(fast, fast).withTokensPerChunk(new IntRange(1, 3)))
-                .withProfile("thinker", ModelProfile.of(fast, fast).withReasoningShare(0.25)));
+            TestSimulators.config(11L)
+                .withProfile("chunky", TestSimulators.fast().withTokensPerChunk(new IntRange(1, 3)))
+                .withProfile("thinker", TestSimulators.fast().withReasoningShare(0.25)));
   }
 
   @AfterAll

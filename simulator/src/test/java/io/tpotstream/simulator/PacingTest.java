@@ -42,10 +42,7 @@ class PacingTest {
   static void start() {
     simulator =
         Simulator.start(
-            SimulatorConfig.defaults()
-                .withPort(0)
-                .withSeed(SEED)
-                .withWarmupChunks(0)
+            TestSimulators.config(SEED)
                 .withProfile("stall-at-50", STALL_AT_50)
                 .withProfile("catch-up", CATCH_UP));
   }

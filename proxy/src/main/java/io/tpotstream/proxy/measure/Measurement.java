@@ -135,46 +135,38 @@ final class Measurement implements ExchangeObserver {
     }
     long now = System.nanoTime();
     if (status < 200 || status > 299) {
-      fail(
+      failResponse(
           now,
-          chunks ->
-              new RequestFailure(
-                  ErrorClass.ofStatus(status),
-                  status,
-                  "HTTP " + status + " from the upstream for POST " + path + advice(status)));
+          ErrorClass.ofStatus(status),
+          status,
+          "HTTP " + status + " from the upstream for POST " + path + advice(status));
     } else if (!contentType.startsWith("text/event-stream")) {
-      String type = contentType;
-      fail(
+      failResponse(
           now,
-          chunks ->
-              new RequestFailure(
-                  ErrorClass.PROTOCOL,
-                  status,
-                  "HTTP "
-                      + status
-                      + " from the upstream for POST "
-                      + path
-                      + " is '"
-                      + type
-                      + "', not an event stream, although the request asked for \"stream\":"
-                      + " true"));
+          ErrorClass.PROTOCOL,
+          status,
+          "HTTP "
+              + status
+              + " from the upstream for POST "
+              + path
+              + " is '"
+              + contentType
+              + "', not an event stream, although the request asked for \"stream\": true");
     } else {
       String encoding = lower(headers.get("Content-Encoding"));
       try {
         decompressor = Decompressor.of(encoding);
       } catch (IllegalArgumentException e) {
-        fail(
+        failResponse(
             now,
-            chunks ->
-                new RequestFailure(
-                    ErrorClass.PROTOCOL,
-                    status,
-                    "the event stream for POST "
-                        + path
-                        + " is compressed with "
-                        + encoding
-                        + ": the proxy forwards it unchanged but can time only gzip, deflate or"
-                        + " plain streams"));
+            ErrorClass.PROTOCOL,
+            status,
+            "the event stream for POST "
+                + path
+                + " is compressed with "
+                + encoding
+                + ": the proxy forwards it unchanged but can time only gzip, deflate or plain"
+                + " streams");
       }
     }
   }
@@ -307,6 +299,11 @@ final class Measurement implements ExchangeObserver {
   }
 
   /** The loop saw the request fail: the publisher thread records why, with its chunk count. */
+  /** Fails the request at its response, for a reason that does not depend on the chunks read. */
+  private void failResponse(long atNs, ErrorClass errorClass, int status, String message) {
+    fail(atNs, chunks -> new RequestFailure(errorClass, status, message));
+  }
+
   private void fail(long atNs, IntFunction<RequestFailure> why) {
     state = State.DONE;
     closeDecompressor();

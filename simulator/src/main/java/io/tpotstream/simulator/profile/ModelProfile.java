@@ -1,5 +1,6 @@
 package io.tpotstream.simulator.profile;
 
+import io.tpotstream.common.Records;
 import java.util.List;
 
 /**
@@ -70,100 +71,30 @@ public record ModelProfile(
   }
 
   public ModelProfile withStall(Stall newStall) {
-    return new ModelProfile(
-        ttft,
-        gap,
-        newStall,
-        fixedStalls,
-        tokensPerChunk,
-        outputTokens,
-        defaultMaxTokens,
-        reasoningShare,
-        errors,
-        catchUp);
+    return Records.with(this, "stall", newStall);
   }
 
   public ModelProfile withFixedStalls(List<FixedStall> newFixedStalls) {
-    return new ModelProfile(
-        ttft,
-        gap,
-        stall,
-        newFixedStalls,
-        tokensPerChunk,
-        outputTokens,
-        defaultMaxTokens,
-        reasoningShare,
-        errors,
-        catchUp);
+    return Records.with(this, "fixedStalls", newFixedStalls);
   }
 
   public ModelProfile withTokensPerChunk(IntRange newTokensPerChunk) {
-    return new ModelProfile(
-        ttft,
-        gap,
-        stall,
-        fixedStalls,
-        newTokensPerChunk,
-        outputTokens,
-        defaultMaxTokens,
-        reasoningShare,
-        errors,
-        catchUp);
+    return Records.with(this, "tokensPerChunk", newTokensPerChunk);
   }
 
   public ModelProfile withOutputTokens(IntRange newOutputTokens) {
-    return new ModelProfile(
-        ttft,
-        gap,
-        stall,
-        fixedStalls,
-        tokensPerChunk,
-        newOutputTokens,
-        defaultMaxTokens,
-        reasoningShare,
-        errors,
-        catchUp);
+    return Records.with(this, "outputTokens", newOutputTokens);
   }
 
   public ModelProfile withReasoningShare(double newReasoningShare) {
-    return new ModelProfile(
-        ttft,
-        gap,
-        stall,
-        fixedStalls,
-        tokensPerChunk,
-        outputTokens,
-        defaultMaxTokens,
-        newReasoningShare,
-        errors,
-        catchUp);
+    return Records.with(this, "reasoningShare", newReasoningShare);
   }
 
   public ModelProfile withErrors(ErrorRates newErrors) {
-    return new ModelProfile(
-        ttft,
-        gap,
-        stall,
-        fixedStalls,
-        tokensPerChunk,
-        outputTokens,
-        defaultMaxTokens,
-        reasoningShare,
-        newErrors,
-        catchUp);
+    return Records.with(this, "errors", newErrors);
   }
 
   public ModelProfile withCatchUp(boolean newCatchUp) {
-    return new ModelProfile(
-        ttft,
-        gap,
-        stall,
-        fixedStalls,
-        tokensPerChunk,
-        outputTokens,
-        defaultMaxTokens,
-        reasoningShare,
-        errors,
-        newCatchUp);
+    return Records.with(this, "catchUp", newCatchUp);
   }
 }

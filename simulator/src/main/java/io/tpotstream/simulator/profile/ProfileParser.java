@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiFunction;
 
 /** Reads the profiles JSON, naming the field at fault in every error. */
 final class ProfileParser {
@@ -92,36 +93,31 @@ final class ProfileParser {
       throw new IllegalArgumentException(
           path + ": needs \"ttft\" and \"gap\" (or \"extends\": \"<a known profile>\")");
     }
+    ModelProfile inherited = base(base);
     try {
       return new ModelProfile(
-          node.has("ttft") ? distribution(node.get("ttft"), path + ".ttft") : base.ttft(),
-          node.has("gap") ? distribution(node.get("gap"), path + ".gap") : base.gap(),
-          node.has("stall") ? stall(node.get("stall"), path + ".stall") : base(base).stall(),
-          node.has("fixedStalls")
-              ? fixedStalls(node.get("fixedStalls"), path + ".fixedStalls")
-              : base(base).fixedStalls(),
-          node.has("tokensPerChunk")
-              ? range(node.get("tokensPerChunk"), path + ".tokensPerChunk")
-              : base(base).tokensPerChunk(),
-          node.has("outputTokens")
-              ? range(node.get("outputTokens"), path + ".outputTokens")
-              : base(base).outputTokens(),
-          node.has("defaultMaxTokens")
-              ? integer(node.get("defaultMaxTokens"), path + ".defaultMaxTokens")
-              : base(base).defaultMaxTokens(),
-          node.has("reasoningShare")
-              ? number(node.get("reasoningShare"), path + ".reasoningShare")
-              : base(base).reasoningShare(),
-          node.has("errors") ? errors(node.get("errors"), path + ".errors") : base(base).errors(),
-          node.has("catchUp")
-              ? bool(node.get("catchUp"), path + ".catchUp")
-              : base(base).catchUp());
+          own(node, "ttft", path, ProfileParser::distribution, inherited.ttft()),
+          own(node, "gap", path, ProfileParser::distribution, inherited.gap()),
+          own(node, "stall", path, ProfileParser::stall, inherited.stall()),
+          own(node, "fixedStalls", path, ProfileParser::fixedStalls, inherited.fixedStalls()),
+          own(node, "tokensPerChunk", path, ProfileParser::range, inherited.tokensPerChunk()),
+          own(node, "outputTokens", path, ProfileParser::range, inherited.outputTokens()),
+          own(node, "defaultMaxTokens", path, ProfileParser::integer, inherited.defaultMaxTokens()),
+          own(node, "reasoningShare", path, ProfileParser::number, inherited.reasoningShare()),
+          own(node, "errors", path, ProfileParser::errors, inherited.errors()),
+          own(node, "catchUp", path, ProfileParser::bool, inherited.catchUp()));
     } catch (IllegalArgumentException e) {
       if (e.getMessage() != null && e.getMessage().startsWith(path)) {
         throw e;
       }
       throw new IllegalArgumentException(path + ": " + e.getMessage(), e);
     }
+  }
+
+  /** {@code node}'s own {@code field}, read by {@code read}, else the {@code inherited} value. */
+  private static <T> T own(
+      JsonNode node, String field, String path, BiFunction<JsonNode, String, T> read, T inherited) {
+    return node.has(field) ? read.apply(node.get(field), path + "." + field) : inherited;
   }
 
   private static ModelProfile base(ModelProfile base) {
@@ -185,10 +181,7 @@ final class ProfileParser {
   private static Stall stall(JsonNode node, String path) {
     requireObject(node, path);
     checkFields(node, Set.of("probability", "duration"), path);
-    if (!node.has("duration")) {
-      throw new IllegalArgumentException(path + ".duration: missing");
-    }
-    Distribution duration = distribution(node.get("duration"), path + ".duration");
+    Distribution duration = distribution(field(node, "duration", path), path + ".duration");
     return wrap(path, () -> new Stall(number(node, "probability", path), duration));
   }
 
@@ -255,9 +248,7 @@ final class ProfileParser {
   }
 
   private static void requireObject(JsonNode node, String path) {
-    if (!node.isObject()) {
-      throw new IllegalArgumentException(path + ": expected an object, got " + node);
-    }
+    expect(node.isObject(), "an object", node, path);
   }
 
   private static void checkFields(JsonNode node, Set<String> known, String path) {
@@ -276,24 +267,17 @@ final class ProfileParser {
   }
 
   private static String text(JsonNode node, String path) {
-    if (!node.isTextual()) {
-      throw new IllegalArgumentException(path + ": expected a string, got " + node);
-    }
+    expect(node.isTextual(), "a string", node, path);
     return node.textValue();
   }
 
   private static boolean bool(JsonNode node, String path) {
-    if (!node.isBoolean()) {
-      throw new IllegalArgumentException(path + ": expected true or false, got " + node);
-    }
+    expect(node.isBoolean(), "true or false", node, path);
     return node.booleanValue();
   }
 
   private static double number(JsonNode parent, String field, String path) {
-    if (!parent.has(field)) {
-      throw new IllegalArgumentException(path + "." + field + ": missing");
-    }
-    return number(parent.get(field), path + "." + field);
+    return number(field(parent, field, path), path + "." + field);
   }
 
   private static double optionalNumber(JsonNode parent, String field, String path, double absent) {
@@ -301,23 +285,31 @@ final class ProfileParser {
   }
 
   private static double number(JsonNode node, String path) {
-    if (!node.isNumber()) {
-      throw new IllegalArgumentException(path + ": expected a number, got " + node);
-    }
+    expect(node.isNumber(), "a number", node, path);
     return node.doubleValue();
   }
 
   private static int integer(JsonNode parent, String field, String path) {
-    if (!parent.has(field)) {
-      throw new IllegalArgumentException(path + "." + field + ": missing");
-    }
-    return integer(parent.get(field), path + "." + field);
+    return integer(field(parent, field, path), path + "." + field);
   }
 
   private static int integer(JsonNode node, String path) {
-    if (!node.isIntegralNumber() || !node.canConvertToInt()) {
-      throw new IllegalArgumentException(path + ": expected a whole number, got " + node);
-    }
+    expect(node.isIntegralNumber() && node.canConvertToInt(), "a whole number", node, path);
     return node.intValue();
+  }
+
+  /** The required {@code field} of {@code parent}; its absence is an error at {@code path}. */
+  private static JsonNode field(JsonNode parent, String field, String path) {
+    if (!parent.has(field)) {
+      throw new IllegalArgumentException(path + "." + field + ": missing");
+    }
+    return parent.get(field);
+  }
+
+  /** The one message for a value of the wrong kind: "path: expected {@code what}, got value". */
+  private static void expect(boolean ok, String what, JsonNode node, String path) {
+    if (!ok) {
+      throw new IllegalArgumentException(path + ": expected " + what + ", got " + node);
+    }
   }
 }
