@@ -1,5 +1,6 @@
 package io.tpotstream.bench;
 
+import io.tpotstream.common.stats.LatencyHistogram;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,6 +79,36 @@ public final class BenchReport {
   /** Milliseconds from µs with three decimals: {@code 0.125 ms}. */
   public static String ms(long micros) {
     return String.format(Locale.ROOT, "%.3f ms", micros / 1000.0);
+  }
+
+  /**
+   * The given percentiles and the maximum of {@code h}, in ms: {@code msPercentiles(h, 50, 99)} is
+   * {@code 0.125 ms / 0.480 ms / 2.100 ms} (p50 / p99 / max).
+   */
+  public static String msPercentiles(LatencyHistogram h, double... percentiles) {
+    StringBuilder text = new StringBuilder();
+    for (double p : percentiles) {
+      text.append(ms(h.percentileMicros(p))).append(" / ");
+    }
+    return text.append(ms(h.maxMicros())).toString();
+  }
+
+  /**
+   * The given percentiles and the maximum of {@code h} minus those of {@code base}, signed, in ms:
+   * {@code msDifferences(h, base, 99)} is {@code +0.125 ms / -0.300 ms} (p99 / max).
+   */
+  public static String msDifferences(
+      LatencyHistogram h, LatencyHistogram base, double... percentiles) {
+    StringBuilder text = new StringBuilder();
+    for (double p : percentiles) {
+      text.append(signedMs(h.percentileMicros(p) - base.percentileMicros(p))).append(" ms / ");
+    }
+    return text.append(signedMs(h.maxMicros() - base.maxMicros())).append(" ms").toString();
+  }
+
+  /** A difference of µs as signed ms with three decimals: {@code +0.125}. */
+  public static String signedMs(long micros) {
+    return String.format(Locale.ROOT, "%+.3f", micros / 1000.0);
   }
 
   /** Bytes as MB with one decimal. */

@@ -138,6 +138,7 @@ public final class Producer {
         new Recorder(
             config.runId(),
             producerId,
+            Recorder.SOURCE,
             config.labels(),
             clock,
             config.timeouts().firstToken(),

@@ -12,6 +12,7 @@ import io.tpotstream.common.event.EventType;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenKind;
 import io.tpotstream.producer.publish.KafkaSettings;
+import io.tpotstream.producer.testing.TopicReader;
 import io.tpotstream.proxy.http.Upstream;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.TestSimulators;
@@ -152,8 +153,8 @@ class EventsTest {
         proxy.close();
       }
 
-      List<EventsTopic.Rec> records = EventsTopic.readUntilFinal(kafka, topic, proxy.producerId());
-      Map<String, List<TokenEvent>> requests = EventsTopic.byRequest(records);
+      List<TopicReader.Rec> records = TopicReader.readUntilFinal(kafka, topic, proxy.producerId());
+      Map<String, List<TokenEvent>> requests = TopicReader.byRequest(records);
       assertEquals(8, requests.size(), requests.keySet().toString());
       // one request id from the operator's named header, the others the proxy's own
       assertEquals(32, requests.get("trace-42").size());
@@ -208,7 +209,7 @@ class EventsTest {
 
       // heartbeats: on every partition, watermarks rising, no event below one already sent
       Map<Integer, Long> watermark = new TreeMap<>();
-      for (EventsTopic.Rec r : records) {
+      for (TopicReader.Rec r : records) {
         TokenEvent e = r.event();
         if (e.type() == EventType.HEARTBEAT) {
           assertEquals(proxy.producerId(), e.producerId());
@@ -328,7 +329,7 @@ class EventsTest {
     assertEquals("gzip", response.header("Content-Encoding"));
     assertArrayEquals(sent.toByteArray(), response.body());
     List<TokenEvent> events =
-        EventsTopic.byRequest(EventsTopic.readUntilFinal(kafka, topic, proxy.producerId()))
+        TopicReader.byRequest(TopicReader.readUntilFinal(kafka, topic, proxy.producerId()))
             .values()
             .iterator()
             .next();

@@ -1,11 +1,12 @@
 package io.tpotstream.bench.fidelity;
 
+import io.tpotstream.simulator.SimulatorConfig;
 import io.tpotstream.simulator.profile.Distribution;
 import io.tpotstream.simulator.profile.ModelProfile;
 import io.tpotstream.simulator.profile.Profiles;
 import java.util.Map;
 
-/** Simulator profiles of the benchmarks. */
+/** Simulator profiles of the benchmarks, and the simulator settings they run with. */
 public final class BenchProfiles {
   /** 50 tokens/s, constant 20 ms gaps. */
   public static final String CONSTANT = "bench-constant";
@@ -44,5 +45,18 @@ public final class BenchProfiles {
   public static Map<String, ModelProfile> shortRequests() {
     return Map.of(
         SHORT, ModelProfile.of(new Distribution.Constant(1), new Distribution.Constant(1)));
+  }
+
+  /**
+   * An in-process simulator on a free port with {@code profiles}, drawing from {@code seed},
+   * keeping the ground truth of the last {@code requestsKept} requests (0: none).
+   */
+  public static SimulatorConfig simulator(
+      long seed, Map<String, ModelProfile> profiles, int requestsKept) {
+    return SimulatorConfig.defaults()
+        .withPort(0)
+        .withSeed(seed)
+        .withProfiles(profiles)
+        .withRequestsKept(requestsKept);
   }
 }

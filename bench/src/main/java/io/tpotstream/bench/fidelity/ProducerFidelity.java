@@ -86,11 +86,7 @@ public final class ProducerFidelity {
     report.note("producer JVM: " + String.join(" ", env.producerJvmOptions()));
 
     SimulatorConfig simConfig =
-        SimulatorConfig.defaults()
-            .withPort(0)
-            .withSeed(7L)
-            .withProfiles(BenchProfiles.fiftyTokensPerSecond())
-            .withRequestsKept(1_000_000);
+        BenchProfiles.simulator(7L, BenchProfiles.fiftyTokensPerSecond(), 1_000_000);
     try (Simulator simulator = Simulator.start(simConfig)) {
       // the side-by-side run gets a JVM of its own, started as `tpot produce` starts one (its own
       // warm-up until the JIT settles): a new run in a used JVM deoptimises and recompiles its hot
@@ -169,10 +165,13 @@ public final class ProducerFidelity {
       keys.put("base_url", simulator.baseUrl());
       specs.add(new ProducerChild.RunSpec(p.spec().topic(), keys));
     }
-    List<String> args = List.of(env.bootstrapServers(), "0", Json.MAPPER.writeValueAsString(specs));
     try (ChildJvm child =
-        ChildJvm.start(
-            ProducerChild.class, env.producerJvmOptions(), args, env.workDir().resolve(log))) {
+        ProducerChild.start(
+            env.producerJvmOptions(),
+            env.bootstrapServers(),
+            0,
+            specs,
+            env.workDir().resolve(log))) {
       for (int i = 0; i < plan.size(); i++) {
         Planned p = plan.get(i);
         PythonAnchor.Result py = c.py();
@@ -214,16 +213,12 @@ public final class ProducerFidelity {
 
   private static Planned closed(
       String label, Kind kind, String model, int streams, Duration length) {
-    Map<String, String> keys = new LinkedHashMap<>();
-    keys.put("run_id", "b2-" + label.replace(" ", ""));
-    keys.put("models", model);
-    keys.put("concurrency", Integer.toString(streams));
-    keys.put("duration", length.toSeconds() + "s");
-    keys.put("max_tokens", Integer.toString(MAX_TOKENS));
-    keys.put("stop_grace", "10s");
     // the JVM is warmed by the first run; each run still warms up its own new path (a new Vert.x,
     // new connections, a new Kafka client) until the JIT is quiet, and is measured after that
-    keys.put("warmup", RUN_WARMUP);
+    Map<String, String> keys =
+        ProducerChild.keys("b2-" + label.replace(" ", ""), model, streams, MAX_TOKENS, RUN_WARMUP);
+    keys.put("duration", length.toSeconds() + "s");
+    keys.put("stop_grace", "10s");
     return new Planned(
         label,
         kind,
@@ -245,13 +240,8 @@ public final class ProducerFidelity {
 
   /** Two requests of constant 5 ms gaps with one 150 ms stall: is the stall measured as sent? */
   private static Planned stall() {
-    Map<String, String> keys = new LinkedHashMap<>();
-    keys.put("run_id", "b2-stall");
-    keys.put("models", BenchProfiles.STALL);
-    keys.put("concurrency", "2");
+    Map<String, String> keys = ProducerChild.keys("b2-stall", BenchProfiles.STALL, 2, 200, "0");
     keys.put("total_requests", "2");
-    keys.put("max_tokens", "200");
-    keys.put("warmup", "0");
     return new Planned(
         "stall",
         Kind.STALL,
@@ -262,15 +252,11 @@ public final class ProducerFidelity {
 
   /** The producer's half of the side-by-side comparison with the Python anchor. */
   private static Planned anchor(int requests, int tokens) {
-    Map<String, String> keys = new LinkedHashMap<>();
-    keys.put("run_id", "b2-anchor");
-    keys.put("models", BenchProfiles.LOGNORMAL);
-    keys.put("concurrency", Integer.toString(ANCHOR_STREAMS));
-    keys.put("total_requests", Integer.toString(requests));
-    keys.put("max_tokens", Integer.toString(tokens));
-    keys.put("stop_grace", "10s");
     // a fresh JVM with the producer's default warm-up (10 s, then until the JIT has settled)
-    keys.put("warmup", "10s");
+    Map<String, String> keys =
+        ProducerChild.keys("b2-anchor", BenchProfiles.LOGNORMAL, ANCHOR_STREAMS, tokens, "10s");
+    keys.put("total_requests", Integer.toString(requests));
+    keys.put("stop_grace", "10s");
     // about (TTFT + tokens x 20 ms) per request, requests / streams rounds of them
     Duration length =
         Duration.ofMillis((150 + tokens * 20L) * Math.max(1, requests / ANCHOR_STREAMS));
@@ -283,16 +269,13 @@ public final class ProducerFidelity {
   }
 
   private static Planned open(int rate, Duration length) {
-    Map<String, String> keys = new LinkedHashMap<>();
-    keys.put("run_id", "b2-open-" + rate);
-    keys.put("models", BenchProfiles.CONSTANT);
+    Map<String, String> keys =
+        ProducerChild.keys(
+            "b2-open-" + rate, BenchProfiles.CONSTANT, OPEN_LOOP_CAP, OPEN_LOOP_TOKENS, RUN_WARMUP);
     keys.put("rate", Integer.toString(rate));
     keys.put("arrival", "poisson");
-    keys.put("concurrency", Integer.toString(OPEN_LOOP_CAP));
     keys.put("duration", length.toSeconds() + "s");
-    keys.put("max_tokens", Integer.toString(OPEN_LOOP_TOKENS));
     keys.put("stop_grace", "10s");
-    keys.put("warmup", RUN_WARMUP);
     return new Planned(
         "open loop " + rate + " req/s",
         Kind.OPEN,
@@ -303,18 +286,14 @@ public final class ProducerFidelity {
 
   private static void reportClosedLoop(
       BenchReport report, Planned p, ProducerChild.Result r, EventsTopic events, Distortion d) {
-    LatencyHistogram abs = d.absolute;
     report.headline(
         p.label() + ": |distortion| p50 / p99 / p99.9 / max",
-        String.format(
-            Locale.ROOT,
-            "%s / %s / %s / %s (%s gaps; mean %+.3f ms)",
-            BenchReport.ms(abs.percentileMicros(50)),
-            BenchReport.ms(abs.percentileMicros(99)),
-            BenchReport.ms(abs.percentileMicros(99.9)),
-            BenchReport.ms(abs.maxMicros()),
-            BenchReport.count(d.pairs),
-            d.pairs == 0 ? 0 : d.sumNs / (double) d.pairs / 1e6));
+        BenchReport.msPercentiles(d.absolute, 50, 99, 99.9)
+            + String.format(
+                Locale.ROOT,
+                " (%s gaps; mean %+.3f ms)",
+                BenchReport.count(d.pairs),
+                d.pairs == 0 ? 0 : d.sumNs / (double) d.pairs / 1e6));
     if (d.requestsWithoutTruth > 0) {
       report.note(d.requestsWithoutTruth + " requests had no ground truth kept");
     }
@@ -428,13 +407,10 @@ public final class ProducerFidelity {
     long tokens = events.tokens;
     report.headline(
         label + ": tpot |measured - sent| p99 / p99.9 / max",
-        String.format(
-            Locale.ROOT,
-            "%s / %s / %s (%s gaps, publishing every token to Kafka)",
-            BenchReport.ms(tpot.absolute.percentileMicros(99)),
-            BenchReport.ms(tpot.absolute.percentileMicros(99.9)),
-            BenchReport.ms(tpot.absolute.maxMicros()),
-            BenchReport.count(tpot.pairs)));
+        BenchReport.msPercentiles(tpot.absolute, 99, 99.9)
+            + " ("
+            + BenchReport.count(tpot.pairs)
+            + " gaps, publishing every token to Kafka)");
     long[] cpu = r.cpuNsBetween(r.warmupEndMs(), Long.MAX_VALUE);
     report.headline(
         label + ": tpot CPU per published token",
@@ -452,14 +428,12 @@ public final class ProducerFidelity {
     }
     report.headline(
         label + ": Python aiohttp |measured - sent| p99 / p99.9 / max",
-        String.format(
-            Locale.ROOT,
-            "%s / %s / %s (%s gaps, no Kafka; %d errors)",
-            BenchReport.ms(pyDistortion.absolute.percentileMicros(99)),
-            BenchReport.ms(pyDistortion.absolute.percentileMicros(99.9)),
-            BenchReport.ms(pyDistortion.absolute.maxMicros()),
-            BenchReport.count(pyDistortion.pairs),
-            py.errors()));
+        BenchReport.msPercentiles(pyDistortion.absolute, 99, 99.9)
+            + " ("
+            + BenchReport.count(pyDistortion.pairs)
+            + " gaps, no Kafka; "
+            + py.errors()
+            + " errors)");
     report.headline(
         label + ": Python aiohttp CPU per received chunk",
         String.format(
@@ -480,14 +454,12 @@ public final class ProducerFidelity {
     }
     report.headline(
         p.label() + ": schedule lag p50 / p99 / max",
-        String.format(
-            Locale.ROOT,
-            "%s / %s / %s (%s requests%s)",
-            BenchReport.ms(lag.percentileMicros(50)),
-            BenchReport.ms(lag.percentileMicros(99)),
-            BenchReport.ms(lag.maxMicros()),
-            BenchReport.count(lag.count()),
-            r.notSent() > 0 ? ", " + r.notSent() + " never sent" : ""));
+        BenchReport.msPercentiles(lag, 50, 99)
+            + " ("
+            + BenchReport.count(lag.count())
+            + " requests"
+            + (r.notSent() > 0 ? ", " + r.notSent() + " never sent" : "")
+            + ")");
   }
 
   /** The open-loop runs' setting, for the report's note. */

@@ -72,12 +72,7 @@ public final class ProxyOverhead {
     profiles.putAll(BenchProfiles.shortRequests());
     profiles.put(
         FAST, ModelProfile.of(new Distribution.Constant(1), new Distribution.Constant(0.2)));
-    SimulatorConfig simConfig =
-        SimulatorConfig.defaults()
-            .withPort(0)
-            .withSeed(11L)
-            .withProfiles(profiles)
-            .withRequestsKept(1_000_000);
+    SimulatorConfig simConfig = BenchProfiles.simulator(11L, profiles, 1_000_000);
     String topic = BenchTopics.unique("bench-p1-proxy");
     BenchTopics.create(env.bootstrapServers(), topic, 3);
     try (Simulator simulator = Simulator.start(simConfig);
@@ -109,18 +104,14 @@ public final class ProxyOverhead {
         awaitRecords(env.bootstrapServers(), topic, stats.path("published").asLong());
         Distortion d =
             Distortion.of(EventsTopic.read(env.bootstrapServers(), topic), simulator.truth());
-        LatencyHistogram abs = d.absolute;
         report.headline(
             "proxy's events: |distortion| p50 / p99 / p99.9 / max",
-            String.format(
-                Locale.ROOT,
-                "%s / %s / %s / %s (%s gaps of %s requests, against the simulator's truth)",
-                BenchReport.ms(abs.percentileMicros(50)),
-                BenchReport.ms(abs.percentileMicros(99)),
-                BenchReport.ms(abs.percentileMicros(99.9)),
-                BenchReport.ms(abs.maxMicros()),
-                BenchReport.count(d.pairs),
-                BenchReport.count(d.requestsMatched)));
+            BenchReport.msPercentiles(d.absolute, 50, 99, 99.9)
+                + String.format(
+                    Locale.ROOT,
+                    " (%s gaps of %s requests, against the simulator's truth)",
+                    BenchReport.count(d.pairs),
+                    BenchReport.count(d.requestsMatched)));
         simulator.truth().reset();
         pythonSideBySide(env, report, simulator, proxyBase, streams);
         simulator.truth().reset();
@@ -247,19 +238,11 @@ public final class ProxyOverhead {
     line(report, "|gap - sent gap|, through the proxy", proxied.distortion, true);
     report.headline(
         "|gap - sent gap| proxy minus direct: p99 / max",
-        String.format(
-            Locale.ROOT,
-            "%+.3f ms / %+.3f ms (goal: within 0.5 ms / 2 ms)",
-            (proxied.distortion.percentileMicros(99) - direct.distortion.percentileMicros(99))
-                / 1000.0,
-            (proxied.distortion.maxMicros() - direct.distortion.maxMicros()) / 1000.0));
+        BenchReport.msDifferences(proxied.distortion, direct.distortion, 99)
+            + " (goal: within 0.5 ms / 2 ms)");
     report.headline(
         "client's gaps proxy minus direct: p99 / max",
-        String.format(
-            Locale.ROOT,
-            "%+.3f ms / %+.3f ms",
-            (proxied.gaps.percentileMicros(99) - direct.gaps.percentileMicros(99)) / 1000.0,
-            (proxied.gaps.maxMicros() - direct.gaps.maxMicros()) / 1000.0));
+        BenchReport.msDifferences(proxied.gaps, direct.gaps, 99));
     line(report, "chunk latency (send to read), direct", direct.latency, false);
     line(report, "chunk latency (send to read), through the proxy", proxied.latency, false);
     report.headline(
@@ -354,11 +337,7 @@ public final class ProxyOverhead {
     line(report, "aiohttp: |gap - sent gap|, through the proxy", p.distortion, false);
     report.headline(
         "aiohttp: |gap - sent gap| proxy minus direct: p99 / max",
-        String.format(
-            Locale.ROOT,
-            "%+.3f ms / %+.3f ms",
-            (p.distortion.percentileMicros(99) - d.distortion.percentileMicros(99)) / 1000.0,
-            (p.distortion.maxMicros() - d.distortion.maxMicros()) / 1000.0));
+        BenchReport.msDifferences(p.distortion, d.distortion, 99));
     line(report, "aiohttp: chunk latency, direct", d.latency, false);
     line(report, "aiohttp: chunk latency, through the proxy", p.latency, false);
   }

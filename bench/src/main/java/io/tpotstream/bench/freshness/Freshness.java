@@ -23,9 +23,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -112,11 +110,7 @@ public final class Freshness {
             () -> readMetrics(servers, metrics, arrivals, lastWindowEnd, reading),
             "bench-b3-metrics");
     SimulatorConfig simConfig =
-        SimulatorConfig.defaults()
-            .withPort(0)
-            .withSeed(3L)
-            .withProfiles(BenchProfiles.fiftyTokensPerSecond())
-            .withRequestsKept(0);
+        BenchProfiles.simulator(3L, BenchProfiles.fiftyTokensPerSecond(), 0);
     try (Simulator simulator = Simulator.start(simConfig);
         Aggregator aggregator = Aggregator.start(config);
         Sink sink = Sink.start(sinkConfig)) {
@@ -136,27 +130,18 @@ public final class Freshness {
       }
       long measuredFromMs = System.currentTimeMillis();
       measureFrom.set(measuredFromMs);
-      Map<String, String> keys = new LinkedHashMap<>();
+      String models = "[\"" + BenchProfiles.CONSTANT + "\",\"" + BenchProfiles.LOGNORMAL + "\"]";
+      // freshness from the first window on: the run measures from its first request (no warm-up)
+      Map<String, String> keys = ProducerChild.keys(RUN_ID, models, STREAMS, 256, "0");
       keys.put("base_url", simulator.baseUrl());
-      keys.put("run_id", RUN_ID);
-      keys.put(
-          "models", "[\"" + BenchProfiles.CONSTANT + "\",\"" + BenchProfiles.LOGNORMAL + "\"]");
-      keys.put("concurrency", Integer.toString(STREAMS));
       keys.put("duration", runFor.toSeconds() + "s");
-      keys.put("max_tokens", "256");
-      // freshness from the first window on: the run measures from its first request
-      keys.put("warmup", "0");
-      List<String> args =
-          List.of(
-              servers,
-              "0",
-              Json.MAPPER.writeValueAsString(List.of(new ProducerChild.RunSpec(events, keys))));
       long producerDoneMs;
       try (ChildJvm child =
-          ChildJvm.start(
-              ProducerChild.class,
+          ProducerChild.start(
               env.producerJvmOptions(),
-              args,
+              servers,
+              0,
+              List.of(new ProducerChild.RunSpec(events, keys)),
               env.workDir().resolve("b3-producer.log"))) {
         child.await("result", runFor.plusSeconds(90));
         child.waitFor(Duration.ofSeconds(30));
@@ -171,8 +156,6 @@ public final class Freshness {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted", e);
-    } catch (IOException e) {
-      throw new IllegalStateException(e.getMessage(), e);
     } finally {
       reading.set(false);
       try {
@@ -216,29 +199,16 @@ public final class Freshness {
     }
     report.figure(
         setting + ": window end to the heartbeat that closes it, p50 / p99 / max",
-        String.format(
-            Locale.ROOT,
-            "%s / %s / %s",
-            BenchReport.ms(wait.percentileMicros(50)),
-            BenchReport.ms(wait.percentileMicros(99)),
-            BenchReport.ms(wait.maxMicros())));
+        BenchReport.msPercentiles(wait, 50, 99));
     report.figure(
         setting + ": that heartbeat to the metrics record (aggregator + sink), p50 / p99 / max",
-        String.format(
-            Locale.ROOT,
-            "%s / %s / %s",
-            BenchReport.ms(pipeline.percentileMicros(50)),
-            BenchReport.ms(pipeline.percentileMicros(99)),
-            BenchReport.ms(pipeline.maxMicros())));
+        BenchReport.msPercentiles(pipeline, 50, 99));
     report.headline(
         label + " (after start-up)",
-        String.format(
-            Locale.ROOT,
-            "%s / %s / %s (%s records)",
-            BenchReport.ms(freshness.percentileMicros(50)),
-            BenchReport.ms(freshness.percentileMicros(99)),
-            BenchReport.ms(freshness.maxMicros()),
-            BenchReport.count(freshness.count())));
+        BenchReport.msPercentiles(freshness, 50, 99)
+            + " ("
+            + BenchReport.count(freshness.count())
+            + " records)");
   }
 
   /**

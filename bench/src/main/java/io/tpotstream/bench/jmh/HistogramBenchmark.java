@@ -2,26 +2,11 @@ package io.tpotstream.bench.jmh;
 
 import io.tpotstream.common.stats.LatencyHistogram;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /** Recording one TPOT sample into the statistics core (HdrHistogram, 1 µs to 1 h, 3 digits). */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-public class HistogramBenchmark {
+public class HistogramBenchmark extends JmhDefaults {
   private static final int SAMPLES = 4096;
 
   private final long[] gapsMicros = new long[SAMPLES];

@@ -12,17 +12,10 @@ import io.tpotstream.common.event.TokenEventDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
@@ -31,13 +24,9 @@ import org.openjdk.jmh.infra.Blackhole;
  * per-request state, samples into partial windows, closing windows on heartbeats, all in memory:
  * what each record costs before Kafka Streams' own work (polling, commits, changelogs).
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 3)
 @Measurement(iterations = 5, time = 3)
-@Fork(1)
-public class Stage1Benchmark {
+public class Stage1Benchmark extends JmhDefaults {
   static final int EVENTS = 100_000;
 
   private final TokenEventDecoder decoder = new TokenEventDecoder();

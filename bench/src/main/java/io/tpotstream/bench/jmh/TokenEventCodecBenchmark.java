@@ -7,30 +7,15 @@ import io.tpotstream.common.event.TokenKind;
 import io.tpotstream.common.event.TokenTemplate;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * A token event to JSON bytes and back (data binding, and the aggregator's streaming decoder, once
  * per record), with the labels a producer run puts on every event; and the producer's per-chunk way
  * to the same bytes, its request's template.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-public class TokenEventCodecBenchmark {
+public class TokenEventCodecBenchmark extends JmhDefaults {
   private final TokenEventDecoder decoder = new TokenEventDecoder();
   private TokenEvent event;
   private byte[] json;

@@ -1,5 +1,6 @@
 package io.tpotstream.bench.jvm;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.tpotstream.common.Json;
 import io.tpotstream.producer.Producer;
@@ -12,6 +13,7 @@ import io.tpotstream.producer.result.ModelResult;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -67,24 +69,27 @@ public final class ProducerChild {
      * the span they cover.
      */
     public long[] cpuNsBetween(long fromMs, long toMs) {
-      long[] from = null;
-      long[] to = null;
-      for (long[] point : cpuTimeline) {
-        if (from == null && point[0] >= fromMs) {
-          from = point;
-        }
-        if (point[0] <= toMs) {
-          to = point;
-        }
-      }
-      if (from == null || to == null || to[0] <= from[0]) {
+      long[][] span = span(fromMs, toMs);
+      if (span == null) {
         return new long[] {costs.cpuNs(), costs.wallNs() / 1_000_000};
       }
-      return new long[] {to[1] - from[1], to[0] - from[0]};
+      return new long[] {span[1][1] - span[0][1], span[1][0] - span[0][0]};
     }
 
     /** Cores used on average between {@code fromMs} and {@code toMs} of the run. */
     public double coresBetween(long fromMs, long toMs) {
+      long[][] span = span(fromMs, toMs);
+      if (span == null) {
+        return costs.coresUsed();
+      }
+      return (span[1][1] - span[0][1]) / ((span[1][0] - span[0][0]) * 1e6);
+    }
+
+    /**
+     * The first timeline sample at or after {@code fromMs} and the last at or before {@code toMs};
+     * null when they span no time.
+     */
+    private long[][] span(long fromMs, long toMs) {
       long[] from = null;
       long[] to = null;
       for (long[] point : cpuTimeline) {
@@ -96,10 +101,45 @@ public final class ProducerChild {
         }
       }
       if (from == null || to == null || to[0] <= from[0]) {
-        return costs.coresUsed();
+        return null;
       }
-      return (to[1] - from[1]) / ((to[0] - from[0]) * 1e6);
+      return new long[][] {from, to};
     }
+  }
+
+  /**
+   * The config keys every benchmark run of the producer sets; the caller adds how long it runs
+   * ({@code duration} or {@code total_requests}), {@code base_url} and the rest.
+   */
+  public static Map<String, String> keys(
+      String runId, String models, int concurrency, int maxTokens, String warmup) {
+    Map<String, String> keys = new LinkedHashMap<>();
+    keys.put("run_id", runId);
+    keys.put("models", models);
+    keys.put("concurrency", Integer.toString(concurrency));
+    keys.put("max_tokens", Integer.toString(maxTokens));
+    keys.put("warmup", warmup);
+    return keys;
+  }
+
+  /**
+   * Starts this class in a JVM of its own with {@code jvmOptions}: {@code runs} one after the other
+   * against {@code bootstrap}, a heap sample every {@code heapSampleMs} (0: none), its output also
+   * in {@code log}.
+   */
+  public static ChildJvm start(
+      List<String> jvmOptions, String bootstrap, long heapSampleMs, List<RunSpec> runs, Path log) {
+    String specs;
+    try {
+      specs = Json.MAPPER.writeValueAsString(runs);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    }
+    return ChildJvm.start(
+        ProducerChild.class,
+        jvmOptions,
+        List.of(bootstrap, Long.toString(heapSampleMs), specs),
+        log);
   }
 
   public static void main(String[] args) throws Exception {

@@ -17,7 +17,6 @@ import io.tpotstream.simulator.SimulatorConfig;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -193,38 +192,19 @@ public final class MemoryGrowth {
         "producer: "
             + BenchReport.count(requests)
             + " closed-loop requests of 2 tokens (1 ms apart), 64 at a time, in its own JVM");
-    SimulatorConfig simConfig =
-        SimulatorConfig.defaults()
-            .withPort(0)
-            .withSeed(4L)
-            .withProfiles(BenchProfiles.shortRequests())
-            .withRequestsKept(0);
+    SimulatorConfig simConfig = BenchProfiles.simulator(4L, BenchProfiles.shortRequests(), 0);
     List<ProducerChild.HeapSample> samples = new ArrayList<>();
     ProducerChild.Result result;
     try (Simulator simulator = Simulator.start(simConfig)) {
-      Map<String, String> keys = new LinkedHashMap<>();
+      Map<String, String> keys = ProducerChild.keys("bench-b4", BenchProfiles.SHORT, 64, 2, "0");
       keys.put("base_url", simulator.baseUrl());
-      keys.put("run_id", "bench-b4");
-      keys.put("models", BenchProfiles.SHORT);
-      keys.put("concurrency", "64");
       keys.put("total_requests", Long.toString(requests));
-      keys.put("max_tokens", "2");
-      keys.put("warmup", "0");
-      List<String> args;
-      try {
-        args =
-            List.of(
-                servers,
-                Long.toString(env.pick(5000L, 1000L)),
-                Json.MAPPER.writeValueAsString(List.of(new ProducerChild.RunSpec(topic, keys))));
-      } catch (IOException e) {
-        throw new IllegalStateException(e.getMessage(), e);
-      }
       try (ChildJvm child =
-          ChildJvm.start(
-              ProducerChild.class,
+          ProducerChild.start(
               env.producerJvmOptions(),
-              args,
+              servers,
+              env.pick(5000L, 1000L),
+              List.of(new ProducerChild.RunSpec(topic, keys)),
               env.workDir().resolve("b4-producer.log"))) {
         long deadline = System.nanoTime() + Duration.ofMinutes(60).toNanos();
         ProducerChild.Result done = null;

@@ -188,12 +188,7 @@ public final class Recompute {
       files.add(file);
       report.headline(
           "tpot export -> " + format,
-          rate(run, events.records())
-              + String.format(
-                  Locale.ROOT,
-                  ", %.2f x kcat reading, %s",
-                  run.perSecond(events.records()) / kcatRead.perSecond(events.records()),
-                  BenchReport.mb(size(file))));
+          rate(run, events.records(), kcatRead, "reading") + ", " + BenchReport.mb(size(file)));
     }
     for (int i = 0; i < formats.size(); i++) {
       String format = formats.get(i);
@@ -208,12 +203,9 @@ public final class Recompute {
       equal.put(format, same);
       report.headline(
           "tpot stats <- " + format,
-          rate(run, events.records())
-              + String.format(
-                  Locale.ROOT,
-                  ", %.2f x kcat reading; summaries %s",
-                  run.perSecond(events.records()) / kcatRead.perSecond(events.records()),
-                  same ? "identical to the reference" : "DIFFER from the reference"));
+          rate(run, events.records(), kcatRead, "reading")
+              + "; summaries "
+              + (same ? "identical to the reference" : "DIFFER from the reference"));
     }
     for (int i = 0; i < formats.size(); i++) {
       String format = formats.get(i);
@@ -240,12 +232,7 @@ public final class Recompute {
           onTarget == events.records(),
           "replay" + format + " left " + onTarget + " of " + events.records() + " records");
       report.headline(
-          "tpot replay <- " + format,
-          rate(run, events.records())
-              + String.format(
-                  Locale.ROOT,
-                  ", %.2f x kcat writing",
-                  run.perSecond(events.records()) / kcatWrite.perSecond(events.records())));
+          "tpot replay <- " + format, rate(run, events.records(), kcatWrite, "writing"));
     }
     return new Outcome(
         events.records(),
@@ -361,6 +348,16 @@ public final class Recompute {
         + " ("
         + BenchReport.seconds(run.elapsedNs())
         + ")";
+  }
+
+  /** {@link #rate} and how it compares with kcat's run on the same records. */
+  private static String rate(Timed.Run run, long records, Timed.Run kcat, String kcatDoing) {
+    return rate(run, records)
+        + String.format(
+            Locale.ROOT,
+            ", %.2f x kcat %s",
+            run.perSecond(records) / kcat.perSecond(records),
+            kcatDoing);
   }
 
   private static void check(boolean ok, String what) {

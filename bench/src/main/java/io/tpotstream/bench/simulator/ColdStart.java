@@ -140,13 +140,12 @@ public final class ColdStart {
           // no warm-up requests: the simulator's first request is the run's first, as cold as
           // the Python client's
           keys.put("warmup", "0");
-          List<ProducerChild.RunSpec> runs =
-              List.of(new ProducerChild.RunSpec(BenchTopics.unique("bench-s1"), keys));
           try (ChildJvm producer =
-              ChildJvm.start(
-                  ProducerChild.class,
+              ProducerChild.start(
                   env.childJvmOptions(),
-                  List.of(env.bootstrapServers(), "0", Json.MAPPER.writeValueAsString(runs)),
+                  env.bootstrapServers(),
+                  0,
+                  List.of(new ProducerChild.RunSpec(BenchTopics.unique("bench-s1"), keys)),
                   env.workDir().resolve("s1-producer.log"))) {
             ProducerChild.Result result =
                 Json.MAPPER.treeToValue(

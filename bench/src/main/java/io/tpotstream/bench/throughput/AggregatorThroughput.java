@@ -58,23 +58,9 @@ public final class AggregatorThroughput {
         BenchReport.perSecond(loaded.recordsPerSecond(), "events"));
 
     PlainConsumer.Read plain = PlainConsumer.readAll(env.bootstrapServers(), topic, false);
-    report.headline(
-        "plain KafkaConsumer (bytes only)",
-        BenchReport.perSecond(plain.perSecond(), "events")
-            + " ("
-            + BenchReport.count(plain.records())
-            + " in "
-            + BenchReport.seconds(plain.elapsedNs())
-            + ")");
+    report.headline("plain KafkaConsumer (bytes only)", rate(plain));
     PlainConsumer.Read decoded = PlainConsumer.readAll(env.bootstrapServers(), topic, true);
-    report.figure(
-        "plain KafkaConsumer + JSON decode",
-        BenchReport.perSecond(decoded.perSecond(), "events")
-            + " ("
-            + BenchReport.count(decoded.records())
-            + " in "
-            + BenchReport.seconds(decoded.elapsedNs())
-            + ")");
+    report.figure("plain KafkaConsumer + JSON decode", rate(decoded));
 
     Run eos = aggregate(env, topic, w, window, StreamsConfig.EXACTLY_ONCE_V2, Map.of());
     report.headline(
@@ -235,5 +221,15 @@ public final class AggregatorThroughput {
             seen.summaries());
       }
     }
+  }
+
+  /** {@code 1,234,567 events/s (12,345,678 in 10.00 s)} */
+  private static String rate(PlainConsumer.Read read) {
+    return BenchReport.perSecond(read.perSecond(), "events")
+        + " ("
+        + BenchReport.count(read.records())
+        + " in "
+        + BenchReport.seconds(read.elapsedNs())
+        + ")";
   }
 }

@@ -14,12 +14,8 @@ class DistortionTest {
 
   @Test
   void distortionIsMeasuredGapMinusSentGapForTheSameRequestAndSeq() {
-    GroundTruth truth = new GroundTruth(1, 100, null);
-    RequestRecorder sent = truth.begin("r-1", "m", 0);
-    long[] sentNs = {100 * MS, 120 * MS, 140 * MS, 160 * MS};
-    for (int seq = 0; seq < sentNs.length; seq++) {
-      sent.chunk(seq, 20 * MS, sentNs[seq], sentNs[seq], 1);
-    }
+    // sent at 100, 120, 140 and 160 ms
+    GroundTruth truth = sentEvery20Ms("r-1", 100 * MS, 4);
     EventsTopic events = new EventsTopic();
     // measured gaps 20.1, 19.9 and 20.3 ms against 20 ms sent: +0.1, -0.1, +0.3 ms
     long[] measuredNs = {150 * MS, 170_100_000L, 190_000_000L, 210_300_000L};
@@ -44,11 +40,7 @@ class DistortionTest {
 
   @Test
   void aChunkMissingOnEitherSideGivesNoSample() {
-    GroundTruth truth = new GroundTruth(1, 100, null);
-    RequestRecorder sent = truth.begin("r-2", "m", 0);
-    for (int seq = 0; seq < 4; seq++) {
-      sent.chunk(seq, 20 * MS, seq * 20 * MS, seq * 20 * MS, 1);
-    }
+    GroundTruth truth = sentEvery20Ms("r-2", 0, 4);
     EventsTopic events = new EventsTopic();
     events.add(token("r-2", 0, 0));
     events.add(token("r-2", 1, 20 * MS));
@@ -60,35 +52,38 @@ class DistortionTest {
     assertEquals(0, d.absolute.maxMicros());
   }
 
+  /**
+   * The simulator's truth for one request of {@code chunks} chunks, 20 ms apart from {@code
+   * firstNs}.
+   */
+  private static GroundTruth sentEvery20Ms(String requestId, long firstNs, int chunks) {
+    GroundTruth truth = new GroundTruth(1, 100, null);
+    RequestRecorder sent = truth.begin(requestId, "m", 0);
+    for (int seq = 0; seq < chunks; seq++) {
+      long sentNs = firstNs + seq * 20 * MS;
+      sent.chunk(seq, 20 * MS, sentNs, sentNs, 1);
+    }
+    return truth;
+  }
+
   private static TokenEvent token(String requestId, int seq, long elapsedNs) {
+    return token(1000 + seq, requestId, seq, elapsedNs);
+  }
+
+  private static TokenEvent token(long ts, String requestId, int seq, long elapsedNs) {
     return TokenEvent.token(
-        1000 + seq, "run", requestId, "m", Map.of(), elapsedNs, seq, 1, TokenKind.CONTENT, "p");
+        ts, "run", requestId, "m", Map.of(), elapsedNs, seq, 1, TokenKind.CONTENT, "p");
   }
 
   @Test
   void distortedGapsAreCheckedAgainstTheClientsOwnLagInItsHeartbeats() {
-    GroundTruth truth = new GroundTruth(1, 100, null);
-    RequestRecorder sent = truth.begin("r-3", "m", 0);
-    for (int seq = 0; seq < 4; seq++) {
-      sent.chunk(seq, 20 * MS, seq * 20 * MS, seq * 20 * MS, 1);
-    }
+    GroundTruth truth = sentEvery20Ms("r-3", 0, 4);
     EventsTopic events = new EventsTopic();
     // gaps of 25, 20 and 35 ms against 20 ms sent: +5 ms at ts 2000, 0, +15 ms at ts 5000
     long[] measuredNs = {0, 25 * MS, 45 * MS, 80 * MS};
     long[] ts = {1990, 2000, 2100, 5000};
     for (int seq = 0; seq < 4; seq++) {
-      events.add(
-          TokenEvent.token(
-              ts[seq],
-              "run",
-              "r-3",
-              "m",
-              Map.of(),
-              measuredNs[seq],
-              seq,
-              1,
-              TokenKind.CONTENT,
-              "p"));
+      events.add(token(ts[seq], "r-3", seq, measuredNs[seq]));
     }
     // the heartbeat after ts 2000 says the loops ran 4 ms late; the ones around 5000 say 0.2 ms
     events.add(TokenEvent.heartbeat(3000, "run", "p", 2800, false, 100L, 4000L, 0L));
@@ -106,11 +101,7 @@ class DistortionTest {
 
   @Test
   void anotherClientsArrivalsAreComparedTheSameWay() {
-    GroundTruth truth = new GroundTruth(1, 100, null);
-    RequestRecorder sent = truth.begin("py-0", "m", 0);
-    for (int seq = 0; seq < 3; seq++) {
-      sent.chunk(seq, 20 * MS, seq * 20 * MS, seq * 20 * MS, 1);
-    }
+    GroundTruth truth = sentEvery20Ms("py-0", 0, 3);
     Distortion d =
         Distortion.ofArrivals(
             Map.of("py-0", new long[] {7 * MS, 29 * MS, 47 * MS}, "py-9", new long[] {1}), truth);

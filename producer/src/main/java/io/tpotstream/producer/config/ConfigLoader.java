@@ -1,6 +1,11 @@
 package io.tpotstream.producer.config;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -25,6 +30,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 
@@ -35,38 +41,14 @@ import java.util.function.Consumer;
  */
 public final class ConfigLoader {
   /** Every key the loader understands; any other key is reported and ignored. */
-  public static final Set<String> KEYS =
-      Set.of(
-          "base_url",
-          "api_key",
-          "models",
-          "concurrency",
-          "total_requests",
-          "max_tokens",
-          "prompt",
-          "timeout",
-          "api",
-          "rate",
-          "arrival",
-          "seed",
-          "duration",
-          "prompts_file",
-          "labels",
-          "include_usage",
-          "continuous_usage",
-          "headers",
-          "extra_body",
-          "timeouts",
-          "run_id",
-          "stop_grace",
-          "proxy",
-          "anthropic_version",
-          "dataset",
-          "input_len",
-          "output_len",
-          "schedule",
-          "sweep",
-          "warmup");
+  public static final Set<String> KEYS = ConfigFile.KEYS;
+
+  /** Binds a config object: strict types (no 1.5 read as 1), unknown timeouts keys refused. */
+  private static final ObjectReader READER =
+      Json.MAPPER
+          .readerFor(ConfigFile.class)
+          .with(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .without(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
 
   static final String DEFAULT_PROMPT =
       "Write a long, detailed story about a lighthouse keeper who finds a message in a bottle.";
@@ -92,10 +74,7 @@ public final class ConfigLoader {
       Map<String, String> overrides,
       Map<String, String> env,
       Consumer<String> warnings) {
-    ObjectNode root = file == null ? JsonNodeFactory.instance.objectNode() : read(file);
-    applyOverrides(root, overrides);
-    Path baseDir = file == null ? Path.of(".") : file.toAbsolutePath().getParent();
-    return bind(root, env, baseDir, warnings);
+    return bind(withOverrides(file, overrides), env, baseDir(file), warnings);
   }
 
   /** As {@link #load}, for commands that need no model list ({@code tpot models}). */
@@ -104,13 +83,23 @@ public final class ConfigLoader {
       Map<String, String> overrides,
       Map<String, String> env,
       Consumer<String> warnings) {
-    ObjectNode root = file == null ? JsonNodeFactory.instance.objectNode() : read(file);
-    applyOverrides(root, overrides);
+    ObjectNode root = withOverrides(file, overrides);
     if (!root.hasNonNull("models")) {
       root.put("models", "(none)");
     }
-    Path baseDir = file == null ? Path.of(".") : file.toAbsolutePath().getParent();
-    return bind(root, env, baseDir, warnings);
+    return bind(root, env, baseDir(file), warnings);
+  }
+
+  /** {@code file}'s object (an empty one when there is no file) with {@code overrides} applied. */
+  private static ObjectNode withOverrides(Path file, Map<String, String> overrides) {
+    ObjectNode root = file == null ? JsonNodeFactory.instance.objectNode() : read(file);
+    applyOverrides(root, overrides);
+    return root;
+  }
+
+  /** Where the config's relative paths start: the file's folder, else the working directory. */
+  private static Path baseDir(Path file) {
+    return file == null ? Path.of(".") : file.toAbsolutePath().getParent();
   }
 
   /** Reads a config file into a JSON object. */
@@ -174,65 +163,60 @@ public final class ConfigLoader {
         warnings.accept("config key '" + key + "' is not known and is ignored");
       }
     }
-    ApiKind api = has(root, "api") ? ApiKind.parse(text(root, "api")) : null;
-    URI target = baseUrl(root);
+    ConfigFile f = typed(root);
+    ApiKind api = f.api() != null ? ApiKind.parse(f.api()) : null;
+    URI target = baseUrl(f.baseUrl());
     if (api == null) {
       api =
           target.getHost() != null && target.getHost().endsWith("anthropic.com")
               ? ApiKind.ANTHROPIC
               : ApiKind.OPENAI;
     }
-    ApiKey key = apiKey(root, env, api);
-    List<String> models = models(root);
+    ApiKey key = apiKey(f.apiKey(), env, api);
+    List<String> models = models(f.models());
 
-    long seed = has(root, "seed") ? integer(root, "seed") : ThreadLocalRandom.current().nextLong();
-    if (has(root, "dataset") && has(root, "prompts_file")) {
+    long seed = f.seed() != null ? f.seed() : ThreadLocalRandom.current().nextLong();
+    if (f.dataset() != null && f.promptsFile() != null) {
       throw new ConfigException(
           "config keys 'dataset' and 'prompts_file' are the same thing: keep one");
     }
-    String datasetKey = has(root, "dataset") ? "dataset" : "prompts_file";
     Traffic traffic =
         Traffic.of(
-            datasetKey,
-            optionalText(root, datasetKey),
-            optionalText(root, "input_len"),
-            optionalText(root, "output_len"),
-            optionalText(root, "schedule"),
-            optionalText(root, "sweep"),
-            has(root, "rate"),
+            f.dataset() != null ? "dataset" : "prompts_file",
+            f.dataset() != null ? f.dataset() : f.promptsFile(),
+            f.inputLen(),
+            f.outputLen(),
+            f.schedule(),
+            f.sweep(),
+            f.rate() != null,
             baseDir,
             seed,
-            has(root, "prompt") ? text(root, "prompt") : DEFAULT_PROMPT,
+            f.prompt() != null ? f.prompt() : DEFAULT_PROMPT,
             warnings);
-    Double rate = has(root, "rate") ? positiveDouble(root, "rate") : null;
+    Double rate = f.rate() != null ? positive("rate", f.rate()) : null;
     Integer concurrency;
-    if (has(root, "concurrency")) {
-      concurrency = positiveInt(root, "concurrency");
+    if (f.concurrency() != null) {
+      concurrency = positive("concurrency", f.concurrency());
     } else {
       concurrency = rate == null && !traffic.openLoop() ? DEFAULT_CONCURRENCY : null;
     }
     int totalRequests =
-        has(root, "total_requests") ? positiveInt(root, "total_requests") : DEFAULT_TOTAL_REQUESTS;
-    Integer maxTokens = DEFAULT_MAX_TOKENS;
-    if (root.has("max_tokens")) {
-      maxTokens =
-          root.get("max_tokens").isNull() || root.get("max_tokens").asInt(-1) == 0
-              ? null
-              : positiveInt(root, "max_tokens");
-    }
-    Arrival arrival =
-        has(root, "arrival") ? Arrival.parse(text(root, "arrival")) : Arrival.CONSTANT;
-    Duration duration = has(root, "duration") ? duration(root, "duration", true) : null;
+        f.totalRequests() != null
+            ? positive("total_requests", f.totalRequests())
+            : DEFAULT_TOTAL_REQUESTS;
+    Integer maxTokens = maxTokens(f.maxTokens());
+    Arrival arrival = f.arrival() != null ? Arrival.parse(f.arrival()) : Arrival.CONSTANT;
+    Duration duration = present(f.duration()) ? duration("duration", f.duration(), true) : null;
     if (traffic.schedule() != null && traffic.schedule().end() != null) {
       Duration end = traffic.schedule().end();
       duration = duration == null || end.compareTo(duration) < 0 ? end : duration;
     }
     Prompts prompts = Prompts.of(traffic.conversations());
 
-    SortedMap<String, String> labels = stringMap(root, "labels");
+    SortedMap<String, String> labels = strings("labels", f.labels());
     labels.put("concurrency", concurrency == null ? "unbounded" : Integer.toString(concurrency));
 
-    Map<String, String> headers = new LinkedHashMap<>(stringMap(root, "headers"));
+    Map<String, String> headers = new LinkedHashMap<>(strings("headers", f.headers()));
     for (String h : headers.keySet()) {
       String lower = h.toLowerCase(Locale.ROOT);
       if (lower.equals("authorization") || lower.equals("x-api-key")) {
@@ -240,26 +224,6 @@ public final class ConfigLoader {
         key = key == null ? new ApiKey(stripBearer(headers.get(h)), "headers." + h) : key;
       }
     }
-    ObjectNode extraBody = null;
-    if (has(root, "extra_body")) {
-      if (!(root.get("extra_body") instanceof ObjectNode body)) {
-        throw new ConfigException("config key 'extra_body': must be a JSON object");
-      }
-      extraBody = body.deepCopy();
-    }
-
-    String runId = has(root, "run_id") ? text(root, "run_id") : generatedRunId();
-    Duration stopGrace =
-        has(root, "stop_grace") ? duration(root, "stop_grace", false) : DEFAULT_STOP_GRACE;
-    ProxySettings proxy =
-        ProxySettings.resolve(
-            root.has("proxy") && !root.get("proxy").isNull() ? text(root, "proxy") : null,
-            target,
-            env);
-    String anthropicVersion =
-        has(root, "anthropic_version")
-            ? text(root, "anthropic_version")
-            : DEFAULT_ANTHROPIC_VERSION;
 
     return new ProducerConfig(
         target,
@@ -270,22 +234,86 @@ public final class ConfigLoader {
         totalRequests,
         maxTokens,
         prompts,
-        timeouts(root),
+        timeouts(f.timeout(), f.timeouts()),
         rate,
         arrival,
         seed,
         duration,
         labels,
-        bool(root, "include_usage", true),
-        bool(root, "continuous_usage", false),
+        f.includeUsage() == null || f.includeUsage(),
+        f.continuousUsage() != null && f.continuousUsage(),
         Map.copyOf(headers),
-        extraBody,
-        runId,
-        stopGrace,
-        proxy,
-        anthropicVersion,
+        f.extraBody() == null ? null : f.extraBody().deepCopy(),
+        f.runId() != null ? f.runId() : generatedRunId(),
+        present(f.stopGrace()) ? duration("stop_grace", f.stopGrace(), false) : DEFAULT_STOP_GRACE,
+        ProxySettings.resolve(f.proxy(), target, env),
+        f.anthropicVersion() != null ? f.anthropicVersion() : DEFAULT_ANTHROPIC_VERSION,
         traffic,
-        has(root, "warmup") ? Warmup.parse("warmup", text(root, "warmup")) : Warmup.DEFAULT);
+        f.warmup() != null ? Warmup.parse("warmup", f.warmup()) : Warmup.DEFAULT);
+  }
+
+  /**
+   * The file's object bound to {@link ConfigFile}; a value of the wrong type is reported with its
+   * key (dotted inside objects), what it must be, and what it is.
+   */
+  private static ConfigFile typed(ObjectNode root) {
+    try {
+      return READER.readValue(root);
+    } catch (UnrecognizedPropertyException e) {
+      throw new ConfigException(
+          "config key '"
+              + key(e)
+              + "' is not known (use "
+              + String.join(
+                  ", ",
+                  new TreeSet<>(e.getKnownPropertyIds().stream().map(String::valueOf).toList()))
+              + ")");
+    } catch (JsonMappingException e) {
+      String key = key(e);
+      JsonNode value = root.at("/" + key.replace(".", "/"));
+      Class<?> type = e instanceof MismatchedInputException m ? m.getTargetType() : null;
+      if (type == ConfigFile.TimeoutKeys.class) {
+        throw new ConfigException(
+            "config key '"
+                + key
+                + "': must be an object with connect, first_token, idle and total");
+      }
+      if (type != null && Map.class.isAssignableFrom(type)) {
+        throw new ConfigException(
+            "config key '" + key + "': must be an object of names to values, e.g. {\"a\": \"b\"}");
+      }
+      if (type == ObjectNode.class) {
+        throw new ConfigException("config key '" + key + "': must be a JSON object");
+      }
+      throw new ConfigException(
+          "config key '" + key + "': must be " + expected(type) + ", got " + value);
+    } catch (IOException e) {
+      throw new ConfigException("config: " + firstLine(e.getMessage()));
+    }
+  }
+
+  /** The dotted key a binding failure is about. */
+  private static String key(JsonMappingException e) {
+    StringBuilder key = new StringBuilder();
+    for (JsonMappingException.Reference r : e.getPath()) {
+      if (r.getFieldName() != null) {
+        key.append(key.length() == 0 ? "" : ".").append(r.getFieldName());
+      }
+    }
+    return key.toString();
+  }
+
+  private static String expected(Class<?> type) {
+    if (type == Integer.class || type == int.class || type == Long.class || type == long.class) {
+      return "an integer";
+    }
+    if (type == Double.class || type == double.class) {
+      return "a number";
+    }
+    if (type == Boolean.class || type == boolean.class) {
+      return "true or false";
+    }
+    return "a string";
   }
 
   /**
@@ -294,13 +322,13 @@ public final class ConfigLoader {
    * /chat/completions}, {@code /messages} or {@code /models} dropped); the query string is kept
    * (Azure's {@code ?api-version=...}) and goes after the endpoint's path on every request.
    */
-  static URI baseUrl(ObjectNode root) {
-    if (!has(root, "base_url")) {
+  static URI baseUrl(String baseUrl) {
+    if (baseUrl == null) {
       throw new ConfigException(
           "config key 'base_url' is missing: set it to the API's address, e.g."
               + " https://api.openai.com/v1");
     }
-    String raw = text(root, "base_url").trim();
+    String raw = baseUrl.trim();
     URI uri;
     try {
       uri = new URI(raw);
@@ -334,9 +362,9 @@ public final class ConfigLoader {
     return URI.create(scheme + "://" + uri.getRawAuthority() + path + query);
   }
 
-  private static ApiKey apiKey(ObjectNode root, Map<String, String> env, ApiKind api) {
-    if (has(root, "api_key") && !text(root, "api_key").isBlank()) {
-      return new ApiKey(stripBearer(text(root, "api_key").trim()), "config key 'api_key'");
+  private static ApiKey apiKey(String apiKey, Map<String, String> env, ApiKind api) {
+    if (apiKey != null && !apiKey.isBlank()) {
+      return new ApiKey(stripBearer(apiKey.trim()), "config key 'api_key'");
     }
     String vendor = api == ApiKind.ANTHROPIC ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY";
     for (String name : List.of("TPOT_API_KEY", vendor)) {
@@ -352,9 +380,8 @@ public final class ConfigLoader {
     return value.regionMatches(true, 0, "Bearer ", 0, 7) ? value.substring(7).trim() : value;
   }
 
-  private static List<String> models(ObjectNode root) {
-    JsonNode node = root.get("models");
-    if (node == null || node.isNull()) {
+  private static List<String> models(JsonNode node) {
+    if (!present(node)) {
       throw new ConfigException(
           "config key 'models' is missing: list the model ids, e.g. [\"gpt-4o-mini\"]"
               + " (tpot models --config FILE lists them)");
@@ -383,32 +410,20 @@ public final class ConfigLoader {
     return models;
   }
 
-  private static Timeouts timeouts(ObjectNode root) {
-    Duration total = has(root, "timeout") ? duration(root, "timeout", false) : DEFAULT_TIMEOUT;
-    JsonNode t = root.get("timeouts");
-    if (t != null && !t.isNull() && !(t instanceof ObjectNode)) {
-      throw new ConfigException(
-          "config key 'timeouts': must be an object with connect, first_token, idle and total");
-    }
-    ObjectNode obj =
-        t == null || t.isNull() ? JsonNodeFactory.instance.objectNode() : (ObjectNode) t;
-    for (Iterator<String> it = obj.fieldNames(); it.hasNext(); ) {
-      String k = it.next();
-      if (!Set.of("connect", "first_token", "idle", "total").contains(k)) {
-        throw new ConfigException(
-            "config key 'timeouts." + k + "' is not known (use connect, first_token, idle, total)");
-      }
-    }
-    if (has(obj, "total")) {
-      total = duration(obj, "total", "timeouts.total");
+  private static Timeouts timeouts(JsonNode timeout, ConfigFile.TimeoutKeys keys) {
+    Duration total = present(timeout) ? duration("timeout", timeout, false) : DEFAULT_TIMEOUT;
+    ConfigFile.TimeoutKeys t =
+        keys == null ? new ConfigFile.TimeoutKeys(null, null, null, null) : keys;
+    if (present(t.total())) {
+      total = duration("timeouts.total", t.total(), false);
     }
     Duration connect =
-        has(obj, "connect")
-            ? duration(obj, "connect", "timeouts.connect")
+        present(t.connect())
+            ? duration("timeouts.connect", t.connect(), false)
             : min(DEFAULT_CONNECT_TIMEOUT, total);
     Duration firstToken =
-        has(obj, "first_token") ? duration(obj, "first_token", "timeouts.first_token") : total;
-    Duration idle = has(obj, "idle") ? duration(obj, "idle", "timeouts.idle") : total;
+        present(t.firstToken()) ? duration("timeouts.first_token", t.firstToken(), false) : total;
+    Duration idle = present(t.idle()) ? duration("timeouts.idle", t.idle(), false) : total;
     return new Timeouts(connect, firstToken, idle, total);
   }
 
@@ -422,114 +437,72 @@ public final class ConfigLoader {
     return "run-" + time + "-" + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x10000));
   }
 
-  private static boolean has(ObjectNode root, String key) {
-    JsonNode n = root.get(key);
+  private static boolean present(JsonNode n) {
     return n != null && !n.isNull();
   }
 
-  private static String text(ObjectNode root, String key) {
-    JsonNode n = root.get(key);
-    if (!n.isValueNode()) {
-      throw new ConfigException("config key '" + key + "': must be a string, got " + n);
+  /** {@code max_tokens}: absent gives the default, null or 0 no limit, else a positive integer. */
+  private static Integer maxTokens(JsonNode n) {
+    if (n == null) {
+      return DEFAULT_MAX_TOKENS;
     }
-    return n.asText();
-  }
-
-  private static String optionalText(ObjectNode root, String key) {
-    return has(root, key) ? text(root, key) : null;
-  }
-
-  private static long integer(ObjectNode root, String key) {
-    JsonNode n = root.get(key);
+    if (n.isNull() || n.isIntegralNumber() && n.asLong() == 0) {
+      return null;
+    }
+    long v;
     if (n.isIntegralNumber()) {
-      return n.asLong();
-    }
-    if (n.isTextual()) {
+      v = n.asLong();
+    } else {
       try {
-        return Long.parseLong(n.asText().trim());
+        v = Long.parseLong(n.asText().trim());
       } catch (NumberFormatException e) {
-        // falls through to the message below
+        throw new ConfigException("config key 'max_tokens': must be an integer, got " + n);
       }
     }
-    throw new ConfigException("config key '" + key + "': must be an integer, got " + n);
+    return v == 0 ? null : positive("max_tokens", v);
   }
 
-  private static int positiveInt(ObjectNode root, String key) {
-    long v = integer(root, key);
+  private static int positive(String key, long v) {
     if (v <= 0 || v > Integer.MAX_VALUE) {
       throw new ConfigException("config key '" + key + "': must be a positive integer, got " + v);
     }
     return (int) v;
   }
 
-  private static double positiveDouble(ObjectNode root, String key) {
-    JsonNode n = root.get(key);
-    double v;
-    if (n.isNumber()) {
-      v = n.asDouble();
-    } else {
-      try {
-        v = Double.parseDouble(n.asText().trim());
-      } catch (NumberFormatException e) {
-        throw new ConfigException("config key '" + key + "': must be a number, got " + n);
-      }
-    }
+  private static double positive(String key, double v) {
     if (!(v > 0) || Double.isInfinite(v)) {
-      throw new ConfigException("config key '" + key + "': must be more than 0, got " + n);
+      throw new ConfigException("config key '" + key + "': must be more than 0, got " + v);
     }
     return v;
   }
 
-  private static boolean bool(ObjectNode root, String key, boolean defaultValue) {
-    if (!has(root, key)) {
-      return defaultValue;
-    }
-    JsonNode n = root.get(key);
-    if (n.isBoolean()) {
-      return n.asBoolean();
-    }
-    String t = n.asText().trim().toLowerCase(Locale.ROOT);
-    if (t.equals("true") || t.equals("false")) {
-      return Boolean.parseBoolean(t);
-    }
-    throw new ConfigException("config key '" + key + "': must be true or false, got " + n);
-  }
-
-  private static Duration duration(ObjectNode root, String key, boolean foreverAllowed) {
-    JsonNode n = root.get(key);
+  /** A duration: a number of seconds or text such as 90s ({@link Durations}). */
+  private static Duration duration(String key, JsonNode n, boolean foreverAllowed) {
     if (n.isNumber()) {
       if (!(n.asDouble() > 0)) {
         throw new ConfigException("config key '" + key + "': must be more than 0, got " + n);
       }
       return Duration.ofNanos(Math.round(n.asDouble() * 1e9));
     }
+    if (!n.isValueNode()) {
+      throw new ConfigException("config key '" + key + "': must be a duration, got " + n);
+    }
     return Durations.parse(key, n.asText(), foreverAllowed);
   }
 
-  private static Duration duration(ObjectNode obj, String field, String key) {
-    ObjectNode wrapper = JsonNodeFactory.instance.objectNode();
-    wrapper.set(key, obj.get(field));
-    return duration(wrapper, key, false);
-  }
-
-  private static SortedMap<String, String> stringMap(ObjectNode root, String key) {
+  /** A names-to-values object, sorted; a null value is refused. */
+  private static SortedMap<String, String> strings(String key, Map<String, String> values) {
     SortedMap<String, String> map = new TreeMap<>();
-    if (!has(root, key)) {
+    if (values == null) {
       return map;
     }
-    if (!(root.get(key) instanceof ObjectNode obj)) {
-      throw new ConfigException(
-          "config key '" + key + "': must be an object of names to values, e.g. {\"a\": \"b\"}");
-    }
-    obj.fields()
-        .forEachRemaining(
-            f -> {
-              if (!f.getValue().isValueNode() || f.getValue().isNull()) {
-                throw new ConfigException(
-                    "config key '" + key + "." + f.getKey() + "': must be a string");
-              }
-              map.put(f.getKey(), f.getValue().asText());
-            });
+    values.forEach(
+        (name, value) -> {
+          if (value == null) {
+            throw new ConfigException("config key '" + key + "." + name + "': must be a string");
+          }
+          map.put(name, value);
+        });
     return map;
   }
 

@@ -58,10 +58,6 @@ final class AnthropicDialect implements Dialect {
   }
 
   static final class Reader extends JsonChunkReader {
-    private Integer promptTokens;
-    private Integer completionTokens;
-    private String finishReason;
-
     // one event's findings
     private String type;
     private Integer inputTokens;
@@ -111,8 +107,7 @@ final class AnthropicDialect implements Dialect {
         case "error" -> {
           return new Chunk.Failed(
               "error in the stream: "
-                  + OpenAiDialect.Reader.errorText(
-                      error == null ? MissingNode.getInstance() : error));
+                  + errorText(error == null ? MissingNode.getInstance() : error));
         }
         default -> {
           return Chunk.SKIP;
@@ -146,11 +141,7 @@ final class AnthropicDialect implements Dialect {
             }
           }
           case "usage" -> readUsage(p, value, false);
-          case "error" -> {
-            // rare: read again as a tree once the chunk is known to be whole
-            errorSeen = value != JsonToken.VALUE_NULL;
-            ChunkParser.skip(p);
-          }
+          case "error" -> readError(p, value);
           default -> ChunkParser.skip(p);
         }
       }
@@ -179,7 +170,7 @@ final class AnthropicDialect implements Dialect {
         JsonToken v = ChunkParser.next(p);
         switch (field) {
           case "input_tokens" -> {
-            Integer n = OpenAiDialect.Reader.intValue(p, v);
+            Integer n = intValue(p, v);
             if (inMessage) {
               messageInput = n;
             } else {
@@ -187,7 +178,7 @@ final class AnthropicDialect implements Dialect {
             }
           }
           case "output_tokens" -> {
-            Integer n = OpenAiDialect.Reader.intValue(p, v);
+            Integer n = intValue(p, v);
             if (inMessage) {
               messageOutput = n;
             } else {
@@ -208,9 +199,9 @@ final class AnthropicDialect implements Dialect {
             deltaType = value == JsonToken.VALUE_STRING ? p.getText() : null;
             ChunkParser.skip(p);
           }
-          case "text" -> text = OpenAiDialect.Reader.nonEmptyString(p, value);
-          case "thinking" -> thinking = OpenAiDialect.Reader.nonEmptyString(p, value);
-          case "partial_json" -> partialJson = OpenAiDialect.Reader.nonEmptyString(p, value);
+          case "text" -> text = nonEmptyString(p, value);
+          case "thinking" -> thinking = nonEmptyString(p, value);
+          case "partial_json" -> partialJson = nonEmptyString(p, value);
           case "stop_reason" -> {
             stopReason =
                 value != JsonToken.VALUE_NULL && value.isScalarValue() ? p.getText() : null;
@@ -240,21 +231,6 @@ final class AnthropicDialect implements Dialect {
         case "input_json_delta" -> partialJson ? Chunk.token(TokenKind.TOOL, 1) : Chunk.SKIP;
         default -> Chunk.SKIP;
       };
-    }
-
-    @Override
-    public Integer promptTokens() {
-      return promptTokens;
-    }
-
-    @Override
-    public Integer completionTokens() {
-      return completionTokens;
-    }
-
-    @Override
-    public String finishReason() {
-      return finishReason;
     }
   }
 }

@@ -67,4 +67,26 @@ public interface Dialect {
     String oneLine = text.replace('\n', ' ').replace('\r', ' ');
     return oneLine.length() <= 200 ? oneLine : oneLine.substring(0, 200) + "…";
   }
+
+  /**
+   * True when {@code length} bytes from {@code offset} are {@code [DONE]} (the OpenAI stream's
+   * terminator), whitespace aside.
+   */
+  static boolean isDone(byte[] data, int offset, int length) {
+    int from = offset;
+    int to = offset + length;
+    while (from < to && (data[from] & 0xff) <= ' ') {
+      from++;
+    }
+    while (to > from && (data[to - 1] & 0xff) <= ' ') {
+      to--;
+    }
+    return to - from == 6
+        && data[from] == '['
+        && data[from + 1] == 'D'
+        && data[from + 2] == 'O'
+        && data[from + 3] == 'N'
+        && data[from + 4] == 'E'
+        && data[from + 5] == ']';
+  }
 }

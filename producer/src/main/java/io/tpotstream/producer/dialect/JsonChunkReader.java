@@ -20,6 +20,11 @@ abstract class JsonChunkReader implements StreamReader {
   /** Set by {@link #readObject} when the object has a non-null {@code error} member. */
   boolean errorSeen;
 
+  // what the stream reported so far: the dialect's reader keeps them up to date
+  Integer promptTokens;
+  Integer completionTokens;
+  String finishReason;
+
   /** Reads the fields of one object; the parser is at its {@code START_OBJECT}. */
   abstract void readObject(JsonParser p) throws IOException;
 
@@ -56,5 +61,63 @@ abstract class JsonChunkReader implements StreamReader {
       return new Chunk.Malformed("not a JSON object: " + Dialect.preview(data, offset, length));
     }
     return null;
+  }
+
+  /** Reads the value of an {@code error} member: kept to be read again as a tree, if not null. */
+  void readError(JsonParser p, JsonToken value) throws IOException {
+    // rare: read again as a tree once the chunk is known to be whole
+    errorSeen = value != JsonToken.VALUE_NULL;
+    ChunkParser.skip(p);
+  }
+
+  static boolean nonEmptyString(JsonParser p, JsonToken value) throws IOException {
+    if (value == JsonToken.VALUE_STRING) {
+      return p.getTextLength() > 0;
+    }
+    ChunkParser.skip(p);
+    return false;
+  }
+
+  /** An int value (as a tree's canConvertToInt/asInt would read it), or null. */
+  static Integer intValue(JsonParser p, JsonToken value) throws IOException {
+    if (value == JsonToken.VALUE_NUMBER_INT) {
+      long v = p.getLongValue();
+      return v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE ? (int) v : null;
+    }
+    if (value == JsonToken.VALUE_NUMBER_FLOAT) {
+      double v = p.getDoubleValue();
+      return v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE ? (int) v : null;
+    }
+    ChunkParser.skip(p);
+    return null;
+  }
+
+  static String errorText(JsonNode error) {
+    if (error.isTextual()) {
+      return Dialect.preview(error.asText());
+    }
+    JsonNode message = error.get("message");
+    String text = message != null && message.isTextual() ? message.asText() : error.toString();
+    JsonNode type = error.get("type");
+    if (type == null || !type.isTextual()) {
+      type = error.get("code");
+    }
+    return Dialect.preview(
+        type != null && type.isValueNode() && !type.isNull() ? type.asText() + ": " + text : text);
+  }
+
+  @Override
+  public final Integer promptTokens() {
+    return promptTokens;
+  }
+
+  @Override
+  public final Integer completionTokens() {
+    return completionTokens;
+  }
+
+  @Override
+  public final String finishReason() {
+    return finishReason;
   }
 }

@@ -2,7 +2,6 @@ package io.tpotstream.producer.dialect;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -54,10 +53,7 @@ final class OpenAiDialect implements Dialect {
   }
 
   static final class Reader extends JsonChunkReader {
-    private Integer promptTokens;
-    private Integer completionTokens;
     private int lastCompletionTokens;
-    private String finishReason;
 
     // one chunk's findings, committed to the fields above only when the chunk is valid JSON
     private TokenKind kind;
@@ -70,7 +66,7 @@ final class OpenAiDialect implements Dialect {
 
     @Override
     public Chunk read(String event, byte[] data, int offset, int length) {
-      if (isDone(data, offset, length)) {
+      if (Dialect.isDone(data, offset, length)) {
         return Chunk.DONE;
       }
       kind = null;
@@ -148,11 +144,7 @@ final class OpenAiDialect implements Dialect {
               ChunkParser.skip(p);
             }
           }
-          case "error" -> {
-            // rare: read again as a tree once the chunk is known to be whole
-            errorSeen = value != JsonToken.VALUE_NULL;
-            ChunkParser.skip(p);
-          }
+          case "error" -> readError(p, value);
           default -> ChunkParser.skip(p);
         }
       }
@@ -251,77 +243,6 @@ final class OpenAiDialect implements Dialect {
       lastCompletionTokens = Math.max(lastCompletionTokens, total);
       completionTokens = total;
       return added;
-    }
-
-    static boolean isDone(byte[] data, int offset, int length) {
-      int from = offset;
-      int to = offset + length;
-      while (from < to && (data[from] & 0xff) <= ' ') {
-        from++;
-      }
-      while (to > from && (data[to - 1] & 0xff) <= ' ') {
-        to--;
-      }
-      return to - from == 6
-          && data[from] == '['
-          && data[from + 1] == 'D'
-          && data[from + 2] == 'O'
-          && data[from + 3] == 'N'
-          && data[from + 4] == 'E'
-          && data[from + 5] == ']';
-    }
-
-    static boolean nonEmptyString(JsonParser p, JsonToken value) throws IOException {
-      if (value == JsonToken.VALUE_STRING) {
-        return p.getTextLength() > 0;
-      }
-      ChunkParser.skip(p);
-      return false;
-    }
-
-    /** An int value (as a tree's canConvertToInt/asInt would read it), or null. */
-    static Integer intValue(JsonParser p, JsonToken value) throws IOException {
-      if (value == JsonToken.VALUE_NUMBER_INT) {
-        long v = p.getLongValue();
-        return v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE ? (int) v : null;
-      }
-      if (value == JsonToken.VALUE_NUMBER_FLOAT) {
-        double v = p.getDoubleValue();
-        return v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE ? (int) v : null;
-      }
-      ChunkParser.skip(p);
-      return null;
-    }
-
-    static String errorText(JsonNode error) {
-      if (error.isTextual()) {
-        return Dialect.preview(error.asText());
-      }
-      JsonNode message = error.get("message");
-      String text = message != null && message.isTextual() ? message.asText() : error.toString();
-      JsonNode type = error.get("type");
-      if (type == null || !type.isTextual()) {
-        type = error.get("code");
-      }
-      return Dialect.preview(
-          type != null && type.isValueNode() && !type.isNull()
-              ? type.asText() + ": " + text
-              : text);
-    }
-
-    @Override
-    public Integer promptTokens() {
-      return promptTokens;
-    }
-
-    @Override
-    public Integer completionTokens() {
-      return completionTokens;
-    }
-
-    @Override
-    public String finishReason() {
-      return finishReason;
     }
   }
 }

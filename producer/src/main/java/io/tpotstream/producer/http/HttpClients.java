@@ -9,6 +9,7 @@ import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.net.ProxyOptions;
 import io.vertx.core.net.ProxyType;
+import java.time.Duration;
 
 /**
  * The producer's HTTP clients: HTTP/1.1 keep-alive, no decompression, TLS with the JVM's default
@@ -23,19 +24,26 @@ public final class HttpClients {
 
   private HttpClients() {}
 
+  /**
+   * Options for a client that streams responses as they come: HTTP/1.1 keep-alive without
+   * pipelining, the bytes as sent (no decompression), no Nagle delay, host verification, and {@code
+   * connectTimeout} (capped at {@code Integer.MAX_VALUE} ms).
+   */
+  public static HttpClientOptions streamingOptions(Duration connectTimeout) {
+    return new HttpClientOptions()
+        .setProtocolVersion(HttpVersion.HTTP_1_1)
+        .setKeepAlive(true)
+        .setPipelining(false)
+        .setDecompressionSupported(false)
+        .setTcpNoDelay(true)
+        .setVerifyHost(true)
+        .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()));
+  }
+
   /** A client for {@code config}'s target, with a pool of up to {@code maxConnections}. */
   public static HttpClientAgent create(Vertx vertx, ProducerConfig config, int maxConnections) {
     HttpClientOptions options =
-        new HttpClientOptions()
-            .setProtocolVersion(HttpVersion.HTTP_1_1)
-            .setKeepAlive(true)
-            .setPipelining(false)
-            .setDecompressionSupported(false)
-            .setTcpNoDelay(true)
-            .setVerifyHost(true)
-            .setConnectTimeout(
-                (int) Math.min(Integer.MAX_VALUE, config.timeouts().connect().toMillis()))
-            .setName("tpot-producer");
+        streamingOptions(config.timeouts().connect()).setName("tpot-producer");
     ProxySettings proxy = config.proxy();
     if (proxy.enabled()) {
       ProxyOptions proxyOptions =

@@ -1,5 +1,6 @@
 package io.tpotstream.producer.publish;
 
+import io.tpotstream.common.Records;
 import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaConnection;
 import java.time.Duration;
@@ -55,57 +56,27 @@ public record KafkaSettings(
   }
 
   public KafkaSettings withTopic(String newTopic) {
-    return new KafkaSettings(
-        bootstrapServers,
-        newTopic,
-        clientProperties,
-        partitions,
-        setupTimeout,
-        queueCapacity,
-        outageBuffer);
+    return Records.with(this, "topic", newTopic);
   }
 
   public KafkaSettings withClientProperties(Properties props) {
-    return new KafkaSettings(
-        bootstrapServers, topic, props, partitions, setupTimeout, queueCapacity, outageBuffer);
+    return Records.with(this, "clientProperties", props);
   }
 
   public KafkaSettings withPartitions(int count) {
-    return new KafkaSettings(
-        bootstrapServers,
-        topic,
-        clientProperties,
-        count,
-        setupTimeout,
-        queueCapacity,
-        outageBuffer);
+    return Records.with(this, "partitions", count);
   }
 
   public KafkaSettings withSetupTimeout(Duration timeout) {
-    return new KafkaSettings(
-        bootstrapServers,
-        topic,
-        clientProperties,
-        partitions,
-        timeout,
-        queueCapacity,
-        outageBuffer);
+    return Records.with(this, "setupTimeout", timeout);
   }
 
   public KafkaSettings withQueueCapacity(int capacity) {
-    return new KafkaSettings(
-        bootstrapServers,
-        topic,
-        clientProperties,
-        partitions,
-        setupTimeout,
-        capacity,
-        outageBuffer);
+    return Records.with(this, "queueCapacity", capacity);
   }
 
   /** Events held while Kafka is unreachable; a full outage buffer stops the run. */
   public KafkaSettings withOutageBuffer(long events) {
-    return new KafkaSettings(
-        bootstrapServers, topic, clientProperties, partitions, setupTimeout, queueCapacity, events);
+    return Records.with(this, "outageBuffer", events);
   }
 }

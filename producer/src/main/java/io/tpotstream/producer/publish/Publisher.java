@@ -146,9 +146,7 @@ public final class Publisher {
       LongSupplier loopLag,
       Handoff handoff,
       Recorder recorder,
-      KafkaProducer<byte[], byte[]> kafka,
       List<Integer> partitions,
-      long deliveryTimeoutMs,
       boolean dropping) {
     this.settings = settings;
     this.runId = runId;
@@ -159,13 +157,17 @@ public final class Publisher {
     this.loopLag = loopLag;
     this.handoff = handoff;
     this.recorder = recorder;
-    this.kafka = kafka;
     this.partitions = partitions;
-    this.deliveryTimeoutNs = TimeUnit.MILLISECONDS.toNanos(deliveryTimeoutMs);
     this.dropping = dropping;
     this.held = new HeldEvents(settings.outageBuffer());
     this.thread = new Thread(this::loop, "tpot-publisher");
     this.thread.setDaemon(true);
+    Properties props = producerProperties(settings, producerId);
+    this.deliveryTimeoutNs =
+        TimeUnit.MILLISECONDS.toNanos(
+            Long.parseLong(props.getProperty(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)));
+    // last: nothing that follows can fail and leave the client open
+    this.kafka = new KafkaProducer<>(props);
     if (dropping) {
       handoff.onFull(
           lost -> {
@@ -226,32 +228,23 @@ public final class Publisher {
       LongSupplier loopLag,
       Handoff handoff,
       Recorder recorder) {
-    int partitionCount = ensureTopic(settings);
-    Properties props = producerProperties(settings, producerId);
-    KafkaProducer<byte[], byte[]> kafka = new KafkaProducer<>(props);
-    Publisher publisher;
+    List<Integer> partitions = partitionList(ensureTopic(settings));
+    Publisher publisher =
+        new Publisher(
+            settings,
+            runId,
+            producerId,
+            clock,
+            pauseMeter,
+            loopLag,
+            handoff,
+            recorder,
+            partitions,
+            false);
     try {
-      List<Integer> partitions =
-          java.util.stream.IntStream.range(0, partitionCount).boxed().toList();
-      long deliveryTimeoutMs =
-          Long.parseLong(props.getProperty(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG));
-      publisher =
-          new Publisher(
-              settings,
-              runId,
-              producerId,
-              clock,
-              pauseMeter,
-              loopLag,
-              handoff,
-              recorder,
-              kafka,
-              partitions,
-              deliveryTimeoutMs,
-              false);
       publisher.sendStartHeartbeats();
     } catch (RuntimeException e) {
-      kafka.close(Duration.ZERO);
+      publisher.kafka.close(Duration.ZERO);
       if (e instanceof PublishException p) {
         throw p;
       }
@@ -277,10 +270,6 @@ public final class Publisher {
       LongSupplier loopLag,
       Handoff handoff,
       Recorder recorder) {
-    Properties props = producerProperties(settings, producerId);
-    KafkaProducer<byte[], byte[]> kafka = new KafkaProducer<>(props);
-    long deliveryTimeoutMs =
-        Long.parseLong(props.getProperty(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG));
     Publisher publisher =
         new Publisher(
             settings,
@@ -291,9 +280,7 @@ public final class Publisher {
             loopLag,
             handoff,
             recorder,
-            kafka,
             List.of(),
-            deliveryTimeoutMs,
             true);
     publisher.connected = false;
     publisher.thread.start();
@@ -607,7 +594,7 @@ public final class Publisher {
     }
     try {
       int count = connecting.join();
-      partitions = java.util.stream.IntStream.range(0, count).boxed().toList();
+      partitions = partitionList(count);
       connected = true;
       lastProgressNs = now;
       LOG.info(
@@ -952,9 +939,6 @@ public final class Publisher {
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "tpot-producer-" + producerId);
     // token events are small and repetitive JSON; lz4 is cheap on the sender
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-    p.put(ProducerConfig.CLIENT_ID_CONFIG, "tpot-producer-" + producerId);
-    // token events are small and repetitive JSON; lz4 is cheap on the sender
-    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     // events carry their own timestamps, so batching delay is harmless: 20 ms of linger makes
     // batches of hundreds of events (fewer requests, better lz4 ratios) instead of a few
     p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
@@ -974,6 +958,11 @@ public final class Publisher {
     // and the event waits in the outage buffer instead
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "0");
     return p;
+  }
+
+  /** Partitions 0 to {@code count} - 1. */
+  private static List<Integer> partitionList(int count) {
+    return java.util.stream.IntStream.range(0, count).boxed().toList();
   }
 
   /** Creates the topic when it is missing (main's one reader); returns its partition count. */

@@ -3,6 +3,7 @@ package io.tpotstream.producer.publish;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenTemplate;
 import io.tpotstream.producer.dialect.Chunk;
+import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.http.CallOutcome;
 import io.tpotstream.producer.http.ErrorClass;
 import io.tpotstream.producer.http.RequestFailure;
@@ -47,36 +48,12 @@ public final class Recorder {
   private long warmupRequests;
 
   /**
+   * A recorder whose events carry {@code source} ({@link #SOURCE}, or e.g. {@code proxy}); a
+   * request's own labels ({@link RequestRecord}) win over {@code labels}.
+   *
    * @param url the streaming endpoint, for messages
    * @param redact removes the API key from any text that may quote it
    * @param outcomes receives each finished request that is not a warm-up request
-   */
-  public Recorder(
-      String runId,
-      String producerId,
-      SortedMap<String, String> labels,
-      AnchoredClock clock,
-      Duration firstTokenTimeout,
-      Duration idleTimeout,
-      String url,
-      UnaryOperator<String> redact,
-      Consumer<CallOutcome> outcomes) {
-    this(
-        runId,
-        producerId,
-        SOURCE,
-        labels,
-        clock,
-        firstTokenTimeout,
-        idleTimeout,
-        url,
-        redact,
-        outcomes);
-  }
-
-  /**
-   * A recorder whose events carry {@code source} (e.g. {@code proxy}); a request's own labels
-   * ({@link RequestRecord}) win over {@code labels}.
    */
   public Recorder(
       String runId,
@@ -254,7 +231,7 @@ public final class Recorder {
     boolean doneWithoutBlankLine =
         slot.length > 0
             && pending.read(slot.bytes, 0, slot.length)
-            && isDone(pending.data(), pending.dataOffset(), pending.dataLength());
+            && Dialect.isDone(pending.data(), pending.dataOffset(), pending.dataLength());
     if (doneWithoutBlankLine || r.reader.finished()) {
       succeed(r, slot.ns, out);
     } else if (r.sseEvents == 0) {
@@ -362,17 +339,5 @@ public final class Recorder {
   private TokenEvent mark(TokenEvent e, RequestRecord r) {
     TokenEvent marked = e.withSource(source);
     return r.warmup ? marked.asWarmup() : marked;
-  }
-
-  private static boolean isDone(byte[] data, int offset, int length) {
-    int from = offset;
-    int to = offset + length;
-    while (from < to && (data[from] & 0xff) <= ' ') {
-      from++;
-    }
-    while (to > from && (data[to - 1] & 0xff) <= ' ') {
-      to--;
-    }
-    return new String(data, from, to - from, StandardCharsets.UTF_8).equals("[DONE]");
   }
 }

@@ -54,20 +54,8 @@ public final class RequestRecord {
    * @param reader the dialect's reader for this response (used by the publisher thread only)
    * @param abort stops the HTTP exchange when the stream itself said it failed; the publisher
    *     thread calls it, it must hop to the request's event loop
-   */
-  public RequestRecord(
-      String requestId,
-      String model,
-      boolean warmup,
-      Long intendedNs,
-      StreamReader reader,
-      Runnable abort) {
-    this(requestId, model, warmup, intendedNs, reader, abort, null);
-  }
-
-  /**
-   * A request with labels of its own (a proxy's: the route, the operator's named headers), instead
-   * of the recorder's.
+   * @param labels the request's own labels (a proxy's: the route, the operator's named headers),
+   *     instead of the recorder's; null: the recorder's
    */
   public RequestRecord(
       String requestId,

@@ -25,6 +25,12 @@ class DialectTest {
     return new SseEvent(type, json, 0);
   }
 
+  /** An OpenAI chunk of one choice with {@code delta} reads as one token of {@code kind}. */
+  private static void assertOneToken(StreamReader r, TokenKind kind, String delta) {
+    String chunk = "{\"choices\":[{\"delta\":" + delta + "}]}";
+    assertEquals(new Chunk.Token(kind, 1), r.read(data(chunk)), chunk);
+  }
+
   private static ProducerConfig config(Map<String, String> extra) {
     Map<String, String> o = new LinkedHashMap<>();
     o.put("base_url", "http://h");
@@ -37,23 +43,12 @@ class DialectTest {
   @Test
   void openAiTokensAreContentReasoningAndToolChunks() {
     StreamReader r = Dialect.of(ApiKind.OPENAI).newReader();
-    assertEquals(
-        new Chunk.Token(TokenKind.CONTENT, 1),
-        r.read(data("{\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}")));
-    assertEquals(
-        new Chunk.Token(TokenKind.REASONING, 1),
-        r.read(data("{\"choices\":[{\"delta\":{\"reasoning_content\":\"hm\"}}]}")));
-    assertEquals(
-        new Chunk.Token(TokenKind.REASONING, 1),
-        r.read(data("{\"choices\":[{\"delta\":{\"reasoning\":\"hm\"}}]}")));
-    assertEquals(
-        new Chunk.Token(TokenKind.CONTENT, 1),
-        r.read(data("{\"choices\":[{\"delta\":{\"content\":null,\"refusal\":\"no\"}}]}")));
-    assertEquals(
-        new Chunk.Token(TokenKind.TOOL, 1),
-        r.read(
-            data(
-                "{\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\"}}]}}]}")));
+    assertOneToken(r, TokenKind.CONTENT, "{\"content\":\"Hi\"}");
+    assertOneToken(r, TokenKind.REASONING, "{\"reasoning_content\":\"hm\"}");
+    assertOneToken(r, TokenKind.REASONING, "{\"reasoning\":\"hm\"}");
+    assertOneToken(r, TokenKind.CONTENT, "{\"content\":null,\"refusal\":\"no\"}");
+    assertOneToken(
+        r, TokenKind.TOOL, "{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\"}}]}");
   }
 
   @Test
@@ -95,9 +90,7 @@ class DialectTest {
     StreamReader r = Dialect.of(ApiKind.OPENAI).newReader();
     assertInstanceOf(Chunk.Malformed.class, r.read(data("{\"choices\":[{\"delta\"")));
     assertInstanceOf(Chunk.Malformed.class, r.read(data("42")));
-    assertEquals(
-        new Chunk.Token(TokenKind.CONTENT, 1),
-        r.read(data("{\"choices\":[{\"delta\":{\"content\":\"ok\"}}]}")));
+    assertOneToken(r, TokenKind.CONTENT, "{\"content\":\"ok\"}");
   }
 
   @Test

@@ -46,11 +46,7 @@ class CoalescedChunksTest {
             .pause(300)
             .write("data: " + FINISH + "\n\ndata: [DONE]\n\n");
     try (ScriptedServer server = new ScriptedServer().on("burst", burst)) {
-      Runs.Finished run =
-          Runs.run(
-              kafka,
-              Runs.config(
-                  Map.of("base_url", server.baseUrl(), "models", "burst", "total_requests", "1")));
+      Runs.Finished run = Runs.run(kafka, server.baseUrl(), "burst", Map.of("total_requests", "1"));
 
       List<TokenEvent> tokens =
           TopicReader.onlyRequestOf(run.records(), "burst").stream()

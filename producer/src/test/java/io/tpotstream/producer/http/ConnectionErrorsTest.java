@@ -39,18 +39,19 @@ class ConnectionErrorsTest {
     return List.copyOf(byRequest(run.records()).values());
   }
 
+  /** One request for {@code model} to the scripted server, with {@code env} as the environment. */
+  private static Runs.Finished runOne(TestKafka kafka, String model, Map<String, String> env) {
+    return Runs.run(
+        kafka,
+        Runs.config(
+            Map.of("base_url", server.baseUrl(), "models", model, "total_requests", "1"), env));
+  }
+
   @Test
   void refusedConnectionNamesHostAndPort(TestKafka kafka) throws IOException {
     int port = closedPort();
-    Runs.Finished run =
-        Runs.run(
-            kafka,
-            Runs.config(
-                Map.of(
-                    "base_url", "http://127.0.0.1:" + port,
-                    "models", "m",
-                    "total_requests", "2",
-                    "concurrency", "1")));
+    Map<String, String> keys = Map.of("total_requests", "2", "concurrency", "1");
+    Runs.Finished run = Runs.run(kafka, "http://127.0.0.1:" + port, "m", keys);
     assertEquals(Map.of("connection", 2L), run.result().models().get(0).errors());
     for (List<TokenEvent> events : requests(run)) {
       assertEquals(List.of("start", "error"), types(events));
@@ -67,12 +68,7 @@ class ConnectionErrorsTest {
   void proxyThatRefusesConnectionsIsNamed(TestKafka kafka) throws IOException {
     int proxyPort = closedPort();
     server.on("p", Script.sse().write(openAiStream(2)));
-    Runs.Finished run =
-        Runs.run(
-            kafka,
-            Runs.config(
-                Map.of("base_url", server.baseUrl(), "models", "p", "total_requests", "1"),
-                Map.of("HTTP_PROXY", "http://127.0.0.1:" + proxyPort)));
+    Runs.Finished run = runOne(kafka, "p", Map.of("HTTP_PROXY", "http://127.0.0.1:" + proxyPort));
     assertEquals(Map.of("connection", 1L), run.result().models().get(0).errors());
     TokenEvent error = requests(run).get(0).get(1);
     assertEquals("connection", error.errorClass());
@@ -89,16 +85,9 @@ class ConnectionErrorsTest {
   @Test
   void noProxyBypassesAStaleProxy(TestKafka kafka) throws IOException {
     server.on("np", Script.sse().write(openAiStream(3)));
-    Runs.Finished run =
-        Runs.run(
-            kafka,
-            Runs.config(
-                Map.of("base_url", server.baseUrl(), "models", "np", "total_requests", "1"),
-                Map.of(
-                    "HTTP_PROXY",
-                    "http://127.0.0.1:" + closedPort(),
-                    "NO_PROXY",
-                    "localhost,127.0.0.1")));
+    Map<String, String> env =
+        Map.of("HTTP_PROXY", "http://127.0.0.1:" + closedPort(), "NO_PROXY", "localhost,127.0.0.1");
+    Runs.Finished run = runOne(kafka, "np", env);
     assertEquals(List.of("start", "token", "token", "token", "end"), types(requests(run).get(0)));
   }
 }

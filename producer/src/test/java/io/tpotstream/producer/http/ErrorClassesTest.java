@@ -50,10 +50,7 @@ class ErrorClassesTest {
     // a first run warms both JVM sides (server and client), so that the short timeouts below
     // measure the cases, not class loading
     server.on("warmup", Script.sse().write(openAiStream(2)));
-    Runs.run(
-        kafka,
-        Runs.config(
-            Map.of("base_url", server.baseUrl(), "models", "warmup", "total_requests", "20")));
+    Runs.run(kafka, server.baseUrl(), "warmup", Map.of("total_requests", "20"));
     Map<String, Script> cases = new LinkedHashMap<>();
     cases.put(
         "e401",

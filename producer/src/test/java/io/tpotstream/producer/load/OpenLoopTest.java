@@ -53,16 +53,8 @@ class OpenLoopTest {
   @Test
   void cappedOpenLoopQueuesDueRequestsAndShowsTheWaitAsLag(TestKafka kafka) {
     // 20 requests/s, each takes ~200 ms, one at a time: request k waits about k × 150 ms
-    Runs.Finished run =
-        Runs.run(
-            kafka,
-            Runs.config(
-                Map.of(
-                    "base_url", server.baseUrl(),
-                    "models", "slow",
-                    "rate", "20",
-                    "concurrency", "1",
-                    "total_requests", "8")));
+    Map<String, String> keys = Map.of("rate", "20", "concurrency", "1", "total_requests", "8");
+    Runs.Finished run = Runs.run(kafka, server.baseUrl(), "slow", keys);
     List<TokenEvent> starts = starts(run);
     assertEquals(8, starts.size(), "no due request is skipped");
     assertEquals(8, run.result().models().get(0).completed());
@@ -79,27 +71,15 @@ class OpenLoopTest {
 
   @Test
   void poissonOpenLoopSendsEveryRequestAndClosedLoopHasNoLag(TestKafka kafka) {
-    Runs.Finished open =
-        Runs.run(
-            kafka,
-            Runs.config(
-                Map.of(
-                    "base_url", server.baseUrl(),
-                    "models", "fast",
-                    "rate", "50",
-                    "arrival", "poisson",
-                    "seed", "3",
-                    "total_requests", "10")));
+    Map<String, String> keys =
+        Map.of("rate", "50", "arrival", "poisson", "seed", "3", "total_requests", "10");
+    Runs.Finished open = Runs.run(kafka, server.baseUrl(), "fast", keys);
     List<TokenEvent> starts = starts(open);
     assertEquals(10, starts.size());
     assertEquals("unbounded", starts.get(0).labels().get("concurrency"));
     starts.forEach(s -> assertTrue(s.scheduleLagNs() != null));
 
-    Runs.Finished closed =
-        Runs.run(
-            kafka,
-            Runs.config(
-                Map.of("base_url", server.baseUrl(), "models", "fast", "total_requests", "3")));
+    Runs.Finished closed = Runs.run(kafka, server.baseUrl(), "fast", Map.of("total_requests", "3"));
     List<TokenEvent> closedStarts = starts(closed);
     assertEquals(3, closedStarts.size());
     closedStarts.forEach(s -> assertNull(s.scheduleLagNs()));
@@ -108,14 +88,7 @@ class OpenLoopTest {
   @Test
   void durationBoundsAClosedLoop(TestKafka kafka) {
     Runs.Finished run =
-        Runs.run(
-            kafka,
-            Runs.config(
-                Map.of(
-                    "base_url", server.baseUrl(),
-                    "models", "slow",
-                    "concurrency", "2",
-                    "duration", "1s")));
+        Runs.run(kafka, server.baseUrl(), "slow", Map.of("concurrency", "2", "duration", "1s"));
     long requests = run.result().models().get(0).started();
     // two workers, ~200 ms per request, 1 s: about 10, never the default 200
     assertTrue(requests >= 2 && requests <= 14, "requests: " + requests);

@@ -85,14 +85,7 @@ class HeartbeatTest {
     }
     server.on("hb", slow.write("data: " + ScriptedServer.FINISH + "\n\ndata: [DONE]\n\n"));
     Runs.Finished run =
-        Runs.run(
-            kafka,
-            Runs.config(
-                Map.of(
-                    "base_url", server.baseUrl(),
-                    "models", "hb",
-                    "total_requests", "4",
-                    "concurrency", "4")));
+        Runs.run(kafka, server.baseUrl(), "hb", Map.of("total_requests", "4", "concurrency", "4"));
 
     assertHeartbeatContract(run.records(), Runs.PARTITIONS, run.result().producerId());
     assertEquals(

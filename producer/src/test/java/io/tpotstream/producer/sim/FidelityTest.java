@@ -39,16 +39,9 @@ class FidelityTest {
       config = config.withProfile(e.getKey(), e.getValue());
     }
     try (Simulator simulator = Simulator.start(config)) {
-      Runs.Finished run =
-          Runs.run(
-              kafka,
-              Runs.config(
-                  Map.of(
-                      "base_url", simulator.baseUrl(),
-                      "models", "steady-5ms",
-                      "total_requests", "2",
-                      "concurrency", "2",
-                      "max_tokens", "200")));
+      Map<String, String> keys =
+          Map.of("total_requests", "2", "concurrency", "2", "max_tokens", "200");
+      Runs.Finished run = Runs.run(kafka, simulator.baseUrl(), "steady-5ms", keys);
 
       Map<String, List<TokenEvent>> requests = TopicReader.byRequest(run.records());
       assertEquals(2, requests.size());

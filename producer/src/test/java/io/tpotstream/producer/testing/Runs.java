@@ -36,6 +36,19 @@ public final class Runs {
     return ConfigLoader.load(null, all, env, w -> {});
   }
 
+  /**
+   * Runs {@code models} against {@code baseUrl} with the further config {@code keys} to the end,
+   * and reads the topic until the final heartbeats.
+   */
+  public static Finished run(
+      TestKafka kafka, String baseUrl, String models, Map<String, String> keys) {
+    Map<String, String> all = new LinkedHashMap<>();
+    all.put("base_url", baseUrl);
+    all.put("models", models);
+    all.putAll(keys);
+    return run(kafka, config(all));
+  }
+
   /** Runs to the end and reads the topic until the final heartbeats. */
   public static Finished run(TestKafka kafka, ProducerConfig config) {
     String topic = TestKafka.uniqueName("events");

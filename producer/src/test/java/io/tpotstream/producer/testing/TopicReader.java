@@ -15,6 +15,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -52,11 +53,30 @@ public final class TopicReader {
     return readUntilFinal(p, topic, partitions);
   }
 
+  /**
+   * Reads until every partition holds a final heartbeat of {@code producerId} (or 30 s pass), on a
+   * topic other producers may share (the proxy's tests).
+   */
+  public static List<Rec> readUntilFinal(TestKafka kafka, String topic, String producerId) {
+    return readUntilFinal(
+        kafka.consumerProps(TestKafka.uniqueName("reader")),
+        topic,
+        -1,
+        e -> producerId.equals(e.producerId()));
+  }
+
   private static List<Rec> readUntilFinal(Properties consumerProps, String topic, int partitions) {
+    return readUntilFinal(consumerProps, topic, partitions, e -> true);
+  }
+
+  /** {@code partitions} -1: as many as the topic has. */
+  private static List<Rec> readUntilFinal(
+      Properties consumerProps, String topic, int partitions, Predicate<TokenEvent> ofProducer) {
     List<Rec> all = new ArrayList<>();
     try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(consumerProps)) {
       List<TopicPartition> tps = new ArrayList<>();
-      for (int p = 0; p < partitions; p++) {
+      int count = partitions >= 0 ? partitions : consumer.partitionsFor(topic).size();
+      for (int p = 0; p < count; p++) {
         tps.add(new TopicPartition(topic, p));
       }
       consumer.assign(tps);
@@ -69,11 +89,11 @@ public final class TopicReader {
                 for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                   TokenEvent e = TokenEventCodec.decode(r.value());
                   all.add(new Rec(r.partition(), r.offset(), r.timestamp(), r.key(), r.value(), e));
-                  if (e.finalHeartbeat()) {
+                  if (e.finalHeartbeat() && ofProducer.test(e)) {
                     finals.add(r.partition());
                   }
                 }
-                return finals.size() == partitions;
+                return finals.size() == count;
               });
     }
     return all;

@@ -47,14 +47,13 @@ class DatasetRunTest {
     Runs.Finished run =
         Runs.run(
             kafka,
-            Runs.config(
-                Map.of(
-                    "base_url", server.baseUrl(),
-                    "models", "ds",
-                    "concurrency", "1",
-                    "total_requests", "5",
-                    "max_tokens", "30",
-                    "dataset", dataset.toString())));
+            server.baseUrl(),
+            "ds",
+            Map.of(
+                "dataset", dataset.toString(),
+                "concurrency", "1",
+                "total_requests", "5",
+                "max_tokens", "30"));
     List<JsonObject> bodies = server.received().stream().map(r -> r.body()).toList();
     assertEquals(5, bodies.size());
     List<String> sent = bodies.stream().map(b -> b.getJsonArray("messages").encode()).toList();

@@ -1,5 +1,6 @@
 package io.tpotstream.proxy.http;
 
+import io.tpotstream.producer.http.HttpClients;
 import io.tpotstream.producer.publish.LoopLagMeter;
 import io.tpotstream.proxy.ProxyConfig;
 import io.tpotstream.proxy.measure.Route;
@@ -14,7 +15,6 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.internal.ContextInternal;
 import java.util.ArrayList;
@@ -54,20 +54,13 @@ public final class ProxyVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    // the producer's streaming client (bytes unchanged: a compressed response stays compressed
+    // for the client), with SNI and the largest headers an upstream may send
     HttpClientOptions clientOptions =
-        new HttpClientOptions()
-            .setProtocolVersion(HttpVersion.HTTP_1_1)
-            .setKeepAlive(true)
-            .setPipelining(false)
-            // bytes unchanged: a compressed response stays compressed for the client
-            .setDecompressionSupported(false)
-            .setTcpNoDelay(true)
-            .setVerifyHost(true)
+        HttpClients.streamingOptions(config.connectTimeout())
             .setForceSni(true)
             .setMaxHeaderSize(MAX_HEADER_BYTES)
             .setMaxInitialLineLength(MAX_HEADER_BYTES)
-            .setConnectTimeout(
-                (int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()))
             .setName("tpot-proxy");
     PoolOptions pool =
         new PoolOptions().setHttp1MaxSize(config.maxConnectionsPerLoop()).setMaxWaitQueueSize(-1);

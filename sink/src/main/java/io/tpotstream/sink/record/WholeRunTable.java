@@ -1,0 +1,67 @@
+package io.tpotstream.sink.record;
+
+import io.tpotstream.common.stats.LatencySummary;
+import io.tpotstream.common.summary.WindowSummary;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The seed article's table over a whole run, one row per series, from merged window histograms
+ * (never averaged window percentiles): what {@code tpot run} and {@code tpot demo} print at the end
+ * and {@code tpot report} prints beside its charts.
+ */
+public final class WholeRunTable {
+  private static final String ROW = "%-22s %9s %8s %8s %8s %8s %8s %8s %8s  %9s %9s %8s %10s%n";
+
+  private WholeRunTable() {}
+
+  /** The heading line, the column names and one row per series of {@code wholeRun}. */
+  public static String format(List<WindowSummary> wholeRun) {
+    StringBuilder t = new StringBuilder("Whole run, TPOT in ms (merged window histograms):\n");
+    t.append(
+        String.format(
+            Locale.ROOT,
+            ROW,
+            "series",
+            "samples",
+            "mean",
+            "median",
+            "P90",
+            "P99",
+            "P99.9",
+            "P99.99",
+            "max",
+            "TTFT p50",
+            "TTFT p99",
+            "errors",
+            "error rate"));
+    for (WindowSummary s : wholeRun) {
+      LatencySummary p = s.tpot();
+      t.append(
+          String.format(
+              Locale.ROOT,
+              ROW,
+              s.series(),
+              p.count(),
+              ms(p.meanMs()),
+              ms(p.p50Ms()),
+              ms(p.p90Ms()),
+              ms(p.p99Ms()),
+              ms(p.p999Ms()),
+              ms(p.p9999Ms()),
+              ms(p.maxMs()),
+              ms(s.ttft().p50Ms()),
+              ms(s.ttft().p99Ms()),
+              s.requests().failed(),
+              s.requests().errorRate().toPlainString()));
+    }
+    return t.toString();
+  }
+
+  /** Milliseconds to two decimals, "-" when there were no samples. */
+  public static String ms(BigDecimal value) {
+    return value == null ? "-" : value.setScale(2, RoundingMode.HALF_EVEN).toPlainString();
+  }
+}
