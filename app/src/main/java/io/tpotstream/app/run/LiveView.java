@@ -3,6 +3,7 @@ package io.tpotstream.app.run;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
+import io.tpotstream.sink.record.WholeRunTable;
 import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -198,9 +199,7 @@ final class LiveView implements AutoCloseable {
   }
 
   static String ms(BigDecimal value) {
-    return value == null
-        ? "-"
-        : value.setScale(2, java.math.RoundingMode.HALF_EVEN).toPlainString();
+    return WholeRunTable.ms(value);
   }
 
   @Override

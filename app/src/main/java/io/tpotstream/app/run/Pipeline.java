@@ -6,7 +6,6 @@ import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.slo.SloResult;
 import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.slo.SloVerdict;
-import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.RequestCounts;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.producer.Producer;
@@ -18,6 +17,7 @@ import io.tpotstream.producer.result.ModelResult;
 import io.tpotstream.producer.result.ResultTable;
 import io.tpotstream.sink.Sink;
 import io.tpotstream.sink.SinkConfig;
+import io.tpotstream.sink.record.WholeRunTable;
 import io.tpotstream.sink.report.Report;
 import io.tpotstream.sink.report.ReportModel;
 import java.io.IOException;
@@ -311,46 +311,7 @@ public final class Pipeline {
 
   /** The seed's table, one row per series: TPOT in ms from merged window histograms. */
   static String table(List<WindowSummary> wholeRun, RunResult result) {
-    StringBuilder t = new StringBuilder();
-    t.append("Whole run, TPOT in ms (merged window histograms):\n");
-    String header =
-        String.format(
-            Locale.ROOT,
-            "%-22s %9s %8s %8s %8s %8s %8s %8s %8s  %9s %9s %8s %10s%n",
-            "series",
-            "samples",
-            "mean",
-            "median",
-            "P90",
-            "P99",
-            "P99.9",
-            "P99.99",
-            "max",
-            "TTFT p50",
-            "TTFT p99",
-            "errors",
-            "error rate");
-    t.append(header);
-    for (WindowSummary s : wholeRun) {
-      LatencySummary p = s.tpot();
-      t.append(
-          String.format(
-              Locale.ROOT,
-              "%-22s %9d %8s %8s %8s %8s %8s %8s %8s  %9s %9s %8d %10s%n",
-              s.series(),
-              p.count(),
-              LiveView.ms(p.meanMs()),
-              LiveView.ms(p.p50Ms()),
-              LiveView.ms(p.p90Ms()),
-              LiveView.ms(p.p99Ms()),
-              LiveView.ms(p.p999Ms()),
-              LiveView.ms(p.p9999Ms()),
-              LiveView.ms(p.maxMs()),
-              LiveView.ms(s.ttft().p50Ms()),
-              LiveView.ms(s.ttft().p99Ms()),
-              s.requests().failed(),
-              s.requests().errorRate().toPlainString()));
-    }
+    StringBuilder t = new StringBuilder(WholeRunTable.format(wholeRun));
     t.append(
         String.format(
             Locale.ROOT,
