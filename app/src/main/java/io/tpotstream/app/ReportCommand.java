@@ -3,14 +3,14 @@ package io.tpotstream.app;
 import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.progress.Progress;
-import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.sink.SinkConfig;
 import io.tpotstream.sink.file.JsonlFile;
+import io.tpotstream.sink.record.WholeRunTable;
 import io.tpotstream.sink.report.Report;
 import io.tpotstream.sink.report.ReportModel;
 import io.tpotstream.sink.report.TopicSummaries;
-import java.math.BigDecimal;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -121,27 +121,13 @@ final class ReportCommand implements Callable<Integer> {
               + source
               + ": has the aggregator closed a window yet, and is the sink running?");
     }
+    PrintWriter stdout = spec.commandLine().getOut();
     for (Path file : Report.write(model, out, logScale)) {
-      System.out.println("wrote " + file + " (" + Files.size(file) + " bytes)");
+      stdout.println("wrote " + file + " (" + Files.size(file) + " bytes)");
     }
-    System.out.println("Whole run, from " + model.windows() + " windows of " + source + ":");
-    for (String series : model.seriesNames()) {
-      WindowSummary run = model.wholeRun(series);
-      LatencySummary tpot = run.tpot();
-      System.out.printf(
-          "  %s: TPOT p50 %s, p99 %s, p99.9 %s (%d samples); TTFT p99 %s;" + " error rate %s%n",
-          series,
-          ms(tpot.p50Ms()),
-          ms(tpot.p99Ms()),
-          ms(tpot.p999Ms()),
-          tpot.count(),
-          ms(run.ttft().p99Ms()),
-          run.requests().errorRate().toPlainString());
-    }
+    stdout.println("From " + model.windows() + " windows of " + source + ":");
+    stdout.print(WholeRunTable.format(model.seriesNames().stream().map(model::wholeRun).toList()));
+    stdout.flush();
     return 0;
-  }
-
-  private static String ms(BigDecimal value) {
-    return value == null ? "none" : value.toPlainString() + " ms";
   }
 }

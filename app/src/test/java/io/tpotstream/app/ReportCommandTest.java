@@ -35,16 +35,21 @@ class ReportCommandTest {
       jsonl.sync();
     }
 
-    int exit =
-        Tpot.commandLine()
-            .execute(
-                "report",
-                "--csv",
-                dir.resolve("summaries.csv").toString(),
-                "--out",
-                dir.resolve("out").toString());
+    TpotCli.Result r =
+        TpotCli.tpot(
+            "report",
+            "--csv",
+            dir.resolve("summaries.csv").toString(),
+            "--out",
+            dir.resolve("out").toString());
 
-    assertEquals(0, exit);
+    assertEquals(0, r.exit(), r.err());
+    // the whole run's table: the three windows' histograms merged
+    assertTrue(r.outHasLine("From 3 windows of .*summaries\\.jsonl:"), r.out());
+    assertTrue(
+        r.outHasLine(
+            "m +300 +0\\.50 +0\\.50 +0\\.90 +0\\.99 +1\\.00 +1\\.00 +1\\.00 +- +- +0 +0\\.0000"),
+        r.out());
     for (String file :
         new String[] {
           "tpot.png", "ttft.png", "error-rate.png", "tokens-per-second.png", "report.html"
