@@ -1,9 +1,9 @@
 package io.tpotstream.app.archive;
 
 import io.tpotstream.common.archive.ArchiveWriter;
+import io.tpotstream.common.archive.HandOffThread;
 import io.tpotstream.common.progress.Progress;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,9 +12,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -152,42 +149,26 @@ public final class Exporter {
   }
 
   /**
-   * Turns polled batches into archive lines in a thread of its own, so that the consumer (which
-   * fetches and decompresses in the polling thread), the lines and the file's compression each have
-   * a core.
+   * Turns polled batches into archive lines in a thread of its own ({@link HandOffThread}), so that
+   * the consumer (which fetches and decompresses in the polling thread), the lines and the file's
+   * compression each have a core.
    */
   private static final class Lines implements AutoCloseable {
-    private static final ConsumerRecords<byte[], byte[]> LAST = ConsumerRecords.empty();
-
     private final ArchiveWriter writer;
     private final Long fromMs;
     private final Long toMs;
-    private final BlockingQueue<ConsumerRecords<byte[], byte[]>> batches =
-        new ArrayBlockingQueue<>(4);
-    private final Thread thread;
-    private volatile Throwable failure;
+    private final HandOffThread<ConsumerRecords<byte[], byte[]>> batches;
     private volatile long skipped;
-    private boolean closed;
 
     Lines(ArchiveWriter writer, Long fromMs, Long toMs) {
       this.writer = writer;
       this.fromMs = fromMs;
       this.toMs = toMs;
-      thread = new Thread(this::work, "export-lines");
-      thread.setDaemon(true);
-      thread.start();
+      batches = new HandOffThread<>("export-lines", 4, writer.file(), this::write, null);
     }
 
     void add(ConsumerRecords<byte[], byte[]> records) throws IOException {
-      try {
-        while (!batches.offer(records, 100, TimeUnit.MILLISECONDS)) {
-          check();
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted while exporting");
-      }
-      check();
+      batches.put(records);
     }
 
     long written() {
@@ -198,52 +179,27 @@ public final class Exporter {
       return skipped;
     }
 
-    private void work() {
-      try {
-        for (var records = batches.take(); records != LAST; records = batches.take()) {
-          long outside = 0;
-          for (ConsumerRecord<byte[], byte[]> r : records) {
-            long timestamp = r.timestamp();
-            if ((toMs != null && timestamp >= toMs) || (fromMs != null && timestamp < fromMs)) {
-              outside++;
-              continue;
-            }
-            writer.write(r.key(), r.partition(), r.offset(), timestamp, r.value());
-          }
-          skipped += outside;
+    private void write(ConsumerRecords<byte[], byte[]> records) throws IOException {
+      long outside = 0;
+      for (ConsumerRecord<byte[], byte[]> r : records) {
+        long timestamp = r.timestamp();
+        if ((toMs != null && timestamp >= toMs) || (fromMs != null && timestamp < fromMs)) {
+          outside++;
+          continue;
         }
-      } catch (Throwable e) {
-        failure = e;
-        batches.clear();
+        writer.write(r.key(), r.partition(), r.offset(), timestamp, r.value());
       }
-    }
-
-    private void check() throws IOException {
-      if (failure != null) {
-        throw new IOException(
-            "cannot write " + writer.file() + ": " + failure.getMessage(), failure);
-      }
+      skipped += outside;
     }
 
     /** Writes what is queued and finishes the file. */
     @Override
     public void close() throws IOException {
-      if (closed) {
-        return;
-      }
-      closed = true;
       try {
-        if (failure == null) {
-          batches.put(LAST);
-        }
-        thread.join();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted while finishing " + writer.file());
+        batches.close();
       } finally {
         writer.close();
       }
-      check();
     }
   }
 

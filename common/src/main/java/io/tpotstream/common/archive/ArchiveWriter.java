@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.common.Json;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,7 +19,8 @@ import java.util.concurrent.BlockingQueue;
  * on one line (every token event is), re-encoded on one line when it is a JSON object over several,
  * and kept as a JSON string otherwise, so a record that is not a token event is not lost; {@code
  * null} stays {@code null}. Lines are assembled in the caller's thread and compressed and written
- * by a thread of the writer's own, so that a consumer and the compression use two cores.
+ * by a thread of the writer's own ({@link HandOffThread}), so that a consumer and the compression
+ * use two cores.
  */
 public final class ArchiveWriter implements Closeable {
   private static final int CHUNK = 1 << 20;
@@ -31,15 +31,12 @@ public final class ArchiveWriter implements Closeable {
   private static final byte[] VALUE = ascii(",\"value\":");
   private static final byte[] NULL = ascii("null");
   private static final byte[] END = ascii("}\n");
-  private static final Chunk LAST = new Chunk(new byte[0], 0);
 
   private record Chunk(byte[] bytes, int length) {}
 
   private final Path file;
-  private final Thread thread;
-  private final BlockingQueue<Chunk> full = new ArrayBlockingQueue<>(8);
+  private final HandOffThread<Chunk> full;
   private final BlockingQueue<byte[]> empty = new ArrayBlockingQueue<>(10);
-  private volatile IOException failure;
   private byte[] chunk = new byte[CHUNK];
   private int length;
   private long written;
@@ -64,9 +61,16 @@ public final class ArchiveWriter implements Closeable {
       Files.createDirectories(parent);
     }
     OutputStream out = compression.compress(Files.newOutputStream(file), chosen, 0);
-    thread = new Thread(() -> drain(out), "archive-writer");
-    thread.setDaemon(true);
-    thread.start();
+    full =
+        new HandOffThread<>(
+            "archive-writer",
+            8,
+            file,
+            next -> {
+              out.write(next.bytes(), 0, next.length());
+              empty.offer(next.bytes());
+            },
+            out);
   }
 
   /**
@@ -127,33 +131,11 @@ public final class ArchiveWriter implements Closeable {
     }
     closed = true;
     try {
-      if (failure == null) {
-        if (length > 0) {
-          handOff();
-        }
-        full.put(LAST);
+      if (length > 0) {
+        handOff();
       }
-      thread.join();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while finishing " + file);
-    }
-    if (failure != null) {
-      throw new IOException("cannot write " + file + ": " + failure.getMessage(), failure);
-    }
-  }
-
-  private void drain(OutputStream out) {
-    try (out) {
-      for (Chunk next = full.take(); next != LAST; next = full.take()) {
-        out.write(next.bytes(), 0, next.length());
-        empty.offer(next.bytes());
-      }
-    } catch (IOException e) {
-      failure = e;
-      full.clear();
-    } catch (InterruptedException e) {
-      failure = new InterruptedIOException("archive writer interrupted");
+    } finally {
+      full.close();
     }
   }
 
@@ -171,15 +153,7 @@ public final class ArchiveWriter implements Closeable {
   }
 
   private void handOff() throws IOException {
-    if (failure != null) {
-      throw new IOException("cannot write " + file + ": " + failure.getMessage(), failure);
-    }
-    try {
-      full.put(new Chunk(chunk, length));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("interrupted while writing " + file);
-    }
+    full.put(new Chunk(chunk, length));
     bytes += length;
     length = 0;
     byte[] reuse = empty.poll();
