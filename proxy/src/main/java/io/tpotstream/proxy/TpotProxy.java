@@ -1,6 +1,7 @@
 package io.tpotstream.proxy;
 
 import io.tpotstream.common.Waits;
+import io.tpotstream.common.metrics.MetricsServer;
 import io.tpotstream.producer.Producer;
 import io.tpotstream.producer.publish.AnchoredClock;
 import io.tpotstream.producer.publish.KafkaSettings;
@@ -8,7 +9,6 @@ import io.tpotstream.proxy.events.ProxyEvents;
 import io.tpotstream.proxy.http.ObserverFactory;
 import io.tpotstream.proxy.http.ProxyVerticle;
 import io.tpotstream.proxy.measure.Measurements;
-import io.tpotstream.proxy.metrics.MetricsEndpoint;
 import io.tpotstream.proxy.metrics.ProxyMetrics;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -32,7 +32,7 @@ public final class TpotProxy implements AutoCloseable {
   private final Vertx vertx;
   private final List<ProxyVerticle> instances;
   private final ProxyMetrics metrics;
-  private final MetricsEndpoint endpoint;
+  private final MetricsServer endpoint;
   private final int port;
   private ProxyEvents events;
   private String producerId;
@@ -43,7 +43,7 @@ public final class TpotProxy implements AutoCloseable {
       Vertx vertx,
       List<ProxyVerticle> instances,
       ProxyMetrics metrics,
-      MetricsEndpoint endpoint) {
+      MetricsServer endpoint) {
     this.config = config;
     this.vertx = vertx;
     this.instances = instances;
@@ -114,10 +114,18 @@ public final class TpotProxy implements AutoCloseable {
               + "): is another server using this port? choose another --listen port",
           e);
     }
-    MetricsEndpoint endpoint = null;
+    // the proxy's own /metrics, on a port of its own so that no path of the proxied API is
+    // shadowed; served by the Prometheus client's server threads, never by the event loops
+    MetricsServer endpoint = null;
     if (config.metricsPort() >= 0) {
       try {
-        endpoint = MetricsEndpoint.start(config.host(), config.metricsPort(), metrics);
+        endpoint =
+            MetricsServer.start(
+                config.host(),
+                config.metricsPort(),
+                metrics.registry(),
+                config.host() + ":" + config.metricsPort(),
+                "--metrics-port (-1 for none)");
       } catch (RuntimeException e) {
         closeQuietly(vertx);
         throw new IllegalStateException(e.getMessage(), e);

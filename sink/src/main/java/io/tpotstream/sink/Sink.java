@@ -6,6 +6,7 @@ import static org.apache.kafka.common.acl.AclOperation.READ;
 import static org.apache.kafka.common.acl.AclOperation.WRITE;
 
 import io.tpotstream.common.kafka.KafkaNeeds;
+import io.tpotstream.common.metrics.MetricsServer;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import io.tpotstream.sink.file.CsvFile;
@@ -69,7 +70,7 @@ public final class Sink implements Closeable {
   private MetricsTopic metrics;
   private CsvFile csv;
   private JsonlFile jsonl;
-  private PrometheusEndpoint prometheus;
+  private MetricsServer prometheus;
   private ReportModel report;
   private Thread thread;
   private volatile boolean closing;

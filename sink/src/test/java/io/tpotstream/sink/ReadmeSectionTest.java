@@ -3,6 +3,7 @@ package io.tpotstream.sink;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tpotstream.common.metrics.MetricsServer;
 import io.tpotstream.common.summary.WindowStats;
 import io.tpotstream.sink.prometheus.PrometheusEndpoint;
 import io.tpotstream.sink.prometheus.PrometheusEndpointTest;
@@ -111,7 +112,7 @@ class ReadmeSectionTest {
     PrometheusView view = new PrometheusView();
     view.add(TestWindows.of("m", Map.of(), 0, stats));
     PromText served;
-    try (PrometheusEndpoint endpoint = PrometheusEndpoint.start("127.0.0.1", 0, view)) {
+    try (MetricsServer endpoint = PrometheusEndpoint.start("127.0.0.1", 0, view)) {
       served = PromText.parse(PrometheusEndpointTest.scrape(endpoint.port()));
     }
 

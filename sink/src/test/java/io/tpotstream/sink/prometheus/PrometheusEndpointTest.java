@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.prometheus.metrics.expositionformats.generated.com_google_protobuf_4_36_2.Metrics;
+import io.tpotstream.common.metrics.MetricsServer;
 import io.tpotstream.common.summary.WindowStats;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.sink.TestWindows;
@@ -65,7 +66,7 @@ public class PrometheusEndpointTest {
   }
 
   private static String serve(PrometheusView view) throws Exception {
-    try (PrometheusEndpoint endpoint = PrometheusEndpoint.start("127.0.0.1", 0, view)) {
+    try (MetricsServer endpoint = PrometheusEndpoint.start("127.0.0.1", 0, view)) {
       return scrape(endpoint.port());
     }
   }
@@ -128,7 +129,7 @@ public class PrometheusEndpointTest {
   @Test
   void countersAndBucketsAddUpAcrossWindowsAndNeverGoDown() throws Exception {
     PrometheusView view = new PrometheusView();
-    try (PrometheusEndpoint endpoint = PrometheusEndpoint.start("127.0.0.1", 0, view)) {
+    try (MetricsServer endpoint = PrometheusEndpoint.start("127.0.0.1", 0, view)) {
       view.add(modelA(1));
       view.add(TestWindows.summary("model-b", Map.of(), 1));
       PromText first = PromText.parse(scrape(endpoint.port()));
@@ -201,7 +202,7 @@ public class PrometheusEndpointTest {
   void nativeHistogramWhenTheScraperAsksForProtobuf() throws Exception {
     PrometheusView view = viewOf(List.of(modelA(1)));
     byte[] body;
-    try (PrometheusEndpoint endpoint = PrometheusEndpoint.start("127.0.0.1", 0, view)) {
+    try (MetricsServer endpoint = PrometheusEndpoint.start("127.0.0.1", 0, view)) {
       body = get(endpoint.port(), PROTOBUF);
     }
 

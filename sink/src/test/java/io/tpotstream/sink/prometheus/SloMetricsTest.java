@@ -3,6 +3,7 @@ package io.tpotstream.sink.prometheus;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tpotstream.common.metrics.MetricsServer;
 import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.summary.WindowStats;
 import io.tpotstream.common.summary.WindowSummary;
@@ -30,7 +31,7 @@ class SloMetricsTest {
     for (WindowSummary w : windows) {
       view.add(w);
     }
-    try (PrometheusEndpoint endpoint = PrometheusEndpoint.start("127.0.0.1", 0, view)) {
+    try (MetricsServer endpoint = PrometheusEndpoint.start("127.0.0.1", 0, view)) {
       return PrometheusEndpointTest.scrape(endpoint.port());
     }
   }
