@@ -126,16 +126,13 @@ public final class ArchiveWriter implements Closeable {
   /** Writes what is buffered, finishes the compressed stream and closes the file. */
   @Override
   public void close() throws IOException {
-    if (closed) {
-      return;
-    }
-    closed = true;
     try {
-      if (length > 0) {
+      if (!closed && length > 0) {
         handOff();
       }
     } finally {
-      full.close();
+      closed = true;
+      full.close(); // a second close does nothing
     }
   }
 
