@@ -53,15 +53,7 @@ final class ReportCommand implements Callable<Integer> {
 
   @Mixin KafkaOptions kafka;
 
-  @Mixin SummariesTopicOptions summariesTopic;
-
-  @Option(
-      names = "--input",
-      paramLabel = "TOPIC",
-      description = "Old spelling of --summaries-topic.")
-  void input(String topic) {
-    summariesTopic.topic = topic;
-  }
+  @Mixin SummariesInputOptions summariesTopic;
 
   @Mixin OutDirOptions outDir;
 
@@ -70,7 +62,7 @@ final class ReportCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    String input = summariesTopic.topic;
+    String input = summariesTopic.topic();
     ReportModel model = new ReportModel();
     String source;
     try (Progress progress = progressOptions.start("report", spec.commandLine().getErr())) {

@@ -27,15 +27,7 @@ import picocli.CommandLine.Option;
 final class SinkCommand implements Callable<Integer> {
   @Mixin KafkaOptions kafkaOptions;
 
-  @Mixin SummariesTopicOptions summariesTopic;
-
-  @Option(
-      names = "--input",
-      paramLabel = "TOPIC",
-      description = "Old spelling of --summaries-topic.")
-  void input(String topic) {
-    summariesTopic.topic = topic;
-  }
+  @Mixin SummariesInputOptions summariesTopic;
 
   @Option(
       names = "--group-id",
@@ -111,7 +103,7 @@ final class SinkCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     KafkaConnection connection = kafkaOptions.connect();
-    String input = summariesTopic.topic;
+    String input = summariesTopic.topic();
     Path csv = csvOptions.csv;
     Path csvPath = noCsv ? null : csv;
     Path jsonlPath = noJsonl ? null : jsonl != null ? jsonl : SinkConfig.jsonlBeside(csv);

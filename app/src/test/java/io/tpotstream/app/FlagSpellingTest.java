@@ -30,10 +30,10 @@ class FlagSpellingTest {
     assertEquals(
         "s", ((AggregateCommand) command("aggregate", "--output", "s")).summariesTopic.topic);
     assertEquals(
-        "s", ((SinkCommand) command("sink", "--summaries-topic", "s")).summariesTopic.topic);
-    assertEquals("s", ((SinkCommand) command("sink", "--input", "s")).summariesTopic.topic);
+        "s", ((SinkCommand) command("sink", "--summaries-topic", "s")).summariesTopic.topic());
+    assertEquals("s", ((SinkCommand) command("sink", "--input", "s")).summariesTopic.topic());
     assertEquals(
-        "s", ((ReportCommand) command("report", "--summaries-topic", "s")).summariesTopic.topic);
+        "s", ((ReportCommand) command("report", "--summaries-topic", "s")).summariesTopic.topic());
     assertEquals(
         "d", ((AggregateCommand) command("aggregate", "--dead-letter-topic", "d")).deadLetter);
   }
@@ -68,7 +68,7 @@ class FlagSpellingTest {
     AggregateCommand aggregate = (AggregateCommand) command("aggregate");
     assertEquals("tpot.token-events", aggregate.events.topic);
     assertEquals("tpot.window-summaries", aggregate.summariesTopic.topic);
-    assertEquals("s", ((ReportCommand) command("report", "--input", "s")).summariesTopic.topic);
+    assertEquals("s", ((ReportCommand) command("report", "--input", "s")).summariesTopic.topic());
     assertEquals(
         "b",
         ((AggregateCommand) command("aggregate", "--topic", "a", "--input", "b")).events.topic);
