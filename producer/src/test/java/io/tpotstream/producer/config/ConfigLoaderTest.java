@@ -186,33 +186,31 @@ class ConfigLoaderTest {
 
   @Test
   void valuesOfTheWrongTypeNameTheKeyWhatItMustBeAndWhatItIs() {
-    Map<String, String> cases = new LinkedHashMap<>();
-    cases.put("concurrency=abc", "config key 'concurrency': must be an integer, got \"abc\"");
-    cases.put("concurrency=1.5", "config key 'concurrency': must be an integer, got 1.5");
-    cases.put("rate=fast", "config key 'rate': must be a number, got \"fast\"");
-    cases.put("include_usage=[1]", "config key 'include_usage': must be true or false, got [1]");
-    cases.put("prompt={\"a\":1}", "config key 'prompt': must be a string, got {\"a\":1}");
-    cases.put(
-        "labels=5",
-        "config key 'labels': must be an object of names to values, e.g. {\"a\": \"b\"}");
-    cases.put("labels.a={\"b\":1}", "config key 'labels.a': must be a string, got {\"b\":1}");
-    cases.put("extra_body=[]", "config key 'extra_body': must be a JSON object");
-    cases.put(
-        "timeouts=5",
-        "config key 'timeouts': must be an object with connect, first_token, idle and total");
-    cases.put(
-        "timeouts.soon=5",
-        "config key 'timeouts.soon' is not known (use connect, first_token, idle, total)");
-    cases.put("timeouts.idle=[]", "config key 'timeouts.idle': must be a duration, got []");
-    cases.forEach(
-        (override, message) -> {
-          int eq = override.indexOf('=');
-          Map<String, String> set = Map.of(override.substring(0, eq), override.substring(eq + 1));
-          assertEquals(
-              message,
-              assertThrows(ConfigException.class, () -> load(SEED, set, Map.of())).getMessage(),
-              override);
-        });
+    // override | the message
+    String cases =
+        """
+        concurrency=abc | config key 'concurrency': must be an integer, got "abc"
+        concurrency=1.5 | config key 'concurrency': must be an integer, got 1.5
+        rate=fast | config key 'rate': must be a number, got "fast"
+        include_usage=[1] | config key 'include_usage': must be true or false, got [1]
+        prompt={"a":1} | config key 'prompt': must be a string, got {"a":1}
+        labels=5 | config key 'labels': must be an object of names to values, e.g. {"a": "b"}
+        labels.a={"b":1} | config key 'labels.a': must be a string, got {"b":1}
+        extra_body=[] | config key 'extra_body': must be a JSON object
+        timeouts=5 | config key 'timeouts': must be an object with connect, first_token, idle and total
+        timeouts.soon=5 | config key 'timeouts.soon' is not known (use connect, first_token, idle, total)
+        timeouts.idle=[] | config key 'timeouts.idle': must be a duration, got []
+        """;
+    for (String line : cases.lines().toList()) {
+      String override = line.substring(0, line.indexOf(" | "));
+      String message = line.substring(line.indexOf(" | ") + 3);
+      int eq = override.indexOf('=');
+      Map<String, String> set = Map.of(override.substring(0, eq), override.substring(eq + 1));
+      assertEquals(
+          message,
+          assertThrows(ConfigException.class, () -> load(SEED, set, Map.of())).getMessage(),
+          override);
+    }
   }
 
   @Test

@@ -13,7 +13,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
-import java.util.Arrays;
 import java.util.List;
 import java.util.TimeZone;
 import java.util.function.Function;
@@ -73,28 +72,27 @@ public final class Charts {
   /** One statistic to plot: its legend suffix and how to read it from a window, in plot units. */
   private record Line(String name, Function<WindowPoint, BigDecimal> value) {}
 
+  private static final List<Line> TPOT_LINES =
+      List.of(
+          new Line("p50", WindowPoint::tpotP50Ms),
+          new Line("p99", WindowPoint::tpotP99Ms),
+          new Line("p99.9", WindowPoint::tpotP999Ms));
+
+  private static final List<Line> TTFT_LINES =
+      List.of(new Line("p50", WindowPoint::ttftP50Ms), new Line("p99", WindowPoint::ttftP99Ms));
+
   static byte[] tpot(ReportModel model, boolean logScale) {
-    return latency(
-        model,
-        "TPOT",
-        logScale,
-        new Line("p50", WindowPoint::tpotP50Ms),
-        new Line("p99", WindowPoint::tpotP99Ms),
-        new Line("p99.9", WindowPoint::tpotP999Ms));
+    return latency(model, "TPOT", logScale, TPOT_LINES);
   }
 
   static byte[] ttft(ReportModel model, boolean logScale) {
-    return latency(
-        model,
-        "TTFT",
-        logScale,
-        new Line("p50", WindowPoint::ttftP50Ms),
-        new Line("p99", WindowPoint::ttftP99Ms));
+    return latency(model, "TTFT", logScale, TTFT_LINES);
   }
 
   /** A latency's percentiles per window, e.g. "TPOT per series: p50, p99 and p99.9 per window". */
-  private static byte[] latency(ReportModel model, String what, boolean logScale, Line... lines) {
-    List<String> names = Arrays.stream(lines).map(Line::name).toList();
+  private static byte[] latency(
+      ReportModel model, String what, boolean logScale, List<Line> lines) {
+    List<String> names = lines.stream().map(Line::name).toList();
     String last = names.get(names.size() - 1);
     String listed =
         names.size() == 1
@@ -105,7 +103,7 @@ public final class Charts {
         what + " per series: " + listed + " per window",
         what + (logScale ? " (ms, log scale)" : " (ms)"),
         logScale,
-        List.of(lines),
+        lines,
         null);
   }
 
