@@ -33,21 +33,22 @@ final class AggregateCommand implements Callable<Integer> {
 
   @Mixin SloOptions sloOptions;
 
-  @Option(
-      names = {"--topic", "--input"},
-      defaultValue = Topics.TOKEN_EVENTS,
-      description =
-          "Token events topic, --topic as in produce, export and replay (default:"
-              + " ${DEFAULT-VALUE}).")
-  String input;
+  @Mixin EventsTopicOptions events;
+
+  @Option(names = "--input", paramLabel = "TOPIC", description = "Old spelling of --topic.")
+  void input(String topic) {
+    events.topic = topic;
+  }
+
+  @Mixin SummariesTopicOptions summariesTopic;
 
   @Option(
-      names = {"--summaries-topic", "--output"},
-      defaultValue = Topics.WINDOW_SUMMARIES,
-      description =
-          "Window summaries topic, created when missing, --summaries-topic as in sink and report"
-              + " (default: ${DEFAULT-VALUE}).")
-  String output;
+      names = "--output",
+      paramLabel = "TOPIC",
+      description = "Old spelling of --summaries-topic.")
+  void output(String topic) {
+    summariesTopic.topic = topic;
+  }
 
   @Option(
       names = {"--dead-letter-topic", "--dead-letter"},
@@ -74,6 +75,8 @@ final class AggregateCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     KafkaConnection connection = kafkaOptions.connect();
+    String input = events.topic;
+    String output = summariesTopic.topic;
     StageSettings stage = windowOptions.settings().withSlo(sloOptions.spec());
     AggregatorConfig config =
         AggregatorConfig.defaults(connection.bootstrapServers())

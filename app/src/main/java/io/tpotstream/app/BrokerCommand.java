@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code tpot broker}: a real single-node Kafka broker on 127.0.0.1 until Ctrl-C or SIGTERM. */
@@ -13,11 +14,7 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = "Run a local single-node Kafka 4.4 broker (KRaft) on 127.0.0.1.")
 final class BrokerCommand implements Callable<Integer> {
-  @Option(
-      names = "--port",
-      defaultValue = "9092",
-      description = "Client port (default: ${DEFAULT-VALUE}).")
-  int port;
+  @Mixin ListenPortOptions port = new ListenPortOptions(9092);
 
   @Option(
       names = "--data-dir",
@@ -27,7 +24,7 @@ final class BrokerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    LocalKafka kafka = LocalKafka.create(port, dataDir);
+    LocalKafka kafka = LocalKafka.create(port.port, dataDir);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

@@ -69,7 +69,7 @@ final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    clearOutputs(runOptions.out);
+    clearOutputs(runOptions.outDir.out);
     SloSpec slo = sloOptions.spec();
     // the config is checked now, before the broker starts; the simulator's address comes later
     boolean sweep = ProducerConfigOptions.loadDemo(overrides("http://127.0.0.1:1")).sweep() != null;
@@ -80,7 +80,7 @@ final class DemoCommand implements Callable<Integer> {
             true,
             kafka,
             slo,
-            traffic.requestsOut);
+            traffic.requestsOut.file);
     Pipeline.Outcome outcome = new Pipeline(settings, System.out).run();
     boolean bounded = !outcome.producer().stoppedEarly();
     return outcome.verdict() == null || !bounded ? 0 : outcome.verdict().exitCode();

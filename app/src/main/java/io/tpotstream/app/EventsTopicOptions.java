@@ -1,21 +1,18 @@
 package io.tpotstream.app;
 
 import io.tpotstream.common.Topics;
-import io.tpotstream.producer.publish.KafkaSettings;
 import picocli.CommandLine.Option;
 
-/** Where a producer of token events publishes: {@code produce} and {@code proxy}. */
+/**
+ * {@code --topic}: the token-events topic, the same flag in {@code produce}, {@code proxy}, {@code
+ * aggregate}, {@code export} and {@code replay}. The default is a field initializer, not a picocli
+ * {@code defaultValue}, so that an old spelling a command keeps ({@code aggregate --input}) can set
+ * it.
+ */
 final class EventsTopicOptions {
   @Option(
       names = "--topic",
-      defaultValue = Topics.TOKEN_EVENTS,
-      description = "Token-events topic (default: ${DEFAULT-VALUE}); created if missing.")
-  String topic;
-
-  @Option(
-      names = "--partitions",
-      defaultValue = "" + KafkaSettings.DEFAULT_PARTITIONS,
-      description =
-          "Partitions of the topic when it has to be created (default: ${DEFAULT-VALUE}).")
-  int partitions;
+      paramLabel = "TOPIC",
+      description = "Token-events topic (default: ${DEFAULT-VALUE}).")
+  String topic = Topics.TOKEN_EVENTS;
 }

@@ -1,7 +1,6 @@
 package io.tpotstream.app;
 
 import io.tpotstream.app.archive.Exporter;
-import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaConnection;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -11,7 +10,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code tpot export}: archive token events to a JSONL file. */
@@ -30,22 +28,14 @@ final class ExportCommand implements Callable<Integer> {
 
   @Mixin KafkaOptions kafka;
 
-  @Option(
-      names = "--topic",
-      defaultValue = Topics.TOKEN_EVENTS,
-      description = "Topic to read (default: ${DEFAULT-VALUE}).")
-  String topic;
+  @Mixin EventsTopicOptions events;
 
-  @Option(
-      names = {"-f", "--file", "--out"},
-      paramLabel = "FILE",
-      description =
-          "The archive to write (or give it as the argument); .gz, .zst and .lz4 compress."
-              + " --out is the old spelling.")
-  Path fileOption;
+  @Mixin ArchiveFileOptions archive;
 
-  @Parameters(arity = "0..1", paramLabel = "FILE", description = "The archive to write.")
-  Path filePositional;
+  @Option(names = "--out", paramLabel = "FILE", description = "Old spelling of --file.")
+  void out(Path file) {
+    archive.option = file;
+  }
 
   @Option(
       names = "--compression-level",
@@ -64,7 +54,8 @@ final class ExportCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Path out = ArchiveFile.of("export", fileOption, filePositional);
+    Path out = archive.file("export");
+    String topic = events.topic;
     KafkaConnection connection = kafka.connect();
     Exporter exporter =
         new Exporter(

@@ -48,6 +48,8 @@ final class ProduceCommand implements Callable<Integer> {
 
   @Mixin EventsTopicOptions events;
 
+  @Mixin TopicPartitionsOptions partitions;
+
   @Mixin LoadOptions load;
 
   @Mixin TrafficOptions traffic;
@@ -57,20 +59,10 @@ final class ProduceCommand implements Callable<Integer> {
   @Option(names = "--run-id", description = "Config key run_id.")
   String runId;
 
-  @Option(
-      names = "--outage-buffer",
-      paramLabel = "EVENTS",
-      defaultValue = "" + Publisher.DEFAULT_OUTAGE_BUFFER,
-      description =
-          "Events held while Kafka is unreachable before the run stops (default: ${DEFAULT-VALUE},"
-              + " a one-minute outage at 1,000 streams of 50 tokens/s; about 28 bytes each).")
-  long outageBuffer;
+  @Mixin
+  OutageBufferOptions outageBuffer = new OutageBufferOptions(Publisher.DEFAULT_OUTAGE_BUFFER);
 
-  @Option(
-      names = "--label",
-      paramLabel = "NAME=VALUE",
-      description = "Add a label to every event (repeatable), e.g. --label target=gateway-a.")
-  Map<String, String> labels = new LinkedHashMap<>();
+  @Mixin LabelOptions labelOptions;
 
   @Option(
       names = "--progress-interval",
@@ -80,17 +72,14 @@ final class ProduceCommand implements Callable<Integer> {
               + " it live) (default: ${DEFAULT-VALUE}; 0 = never).")
   String progressInterval;
 
-  @Option(
-      names = {"-q", "--quiet"},
-      description = "No progress line (the table at the end still prints).")
-  boolean quiet;
+  @Mixin ProgressOptions progressOptions;
 
   @Override
   public Integer call() throws Exception {
     Map<String, String> flags = new LinkedHashMap<>();
     load.putInto(flags);
     ProducerConfigOptions.put(flags, "run_id", runId);
-    labels.forEach((k, v) -> flags.put("labels." + k, v));
+    labelOptions.labels.forEach((k, v) -> flags.put("labels." + k, v));
     traffic.putInto(flags);
     SloSpec slo = sloOptions.spec();
     ProducerConfig config = configOptions.load(flags);
@@ -98,8 +87,8 @@ final class ProduceCommand implements Callable<Integer> {
     KafkaSettings kafka =
         KafkaSettings.of(connection)
             .withTopic(events.topic)
-            .withPartitions(events.partitions)
-            .withOutageBuffer(outageBuffer);
+            .withPartitions(partitions.partitions)
+            .withOutageBuffer(outageBuffer.events);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
 
@@ -110,7 +99,7 @@ final class ProduceCommand implements Callable<Integer> {
             "publish to " + events.topic,
             () ->
                 Producer.start(
-                    config, kafka, new Producer.Outputs(traffic.requestsOut, slo.goodput())));
+                    config, kafka, new Producer.Outputs(traffic.requestsOut.file, slo.goodput())));
     AtomicBoolean printed = new AtomicBoolean();
     run.stopOnShutdown(
         Duration.ofSeconds(30),
@@ -128,7 +117,7 @@ final class ProduceCommand implements Callable<Integer> {
     try (Progress progress =
         Progress.start(
             "produce",
-            everyMs == 0 ? Progress.Mode.QUIET : Progress.Mode.auto(quiet),
+            everyMs == 0 ? Progress.Mode.QUIET : Progress.Mode.auto(progressOptions.quiet),
             err,
             Duration.ofMillis(Math.max(1, everyMs)))) {
       io.tpotstream.producer.Progress first = run.progress();
@@ -151,8 +140,8 @@ final class ProduceCommand implements Callable<Integer> {
       out.print(ResultTable.format(result));
       out.flush();
     }
-    if (traffic.requestsOut != null) {
-      out.println("Requests: " + traffic.requestsOut);
+    if (traffic.requestsOut.file != null) {
+      out.println("Requests: " + traffic.requestsOut.file);
     }
     if (slo.isEmpty()) {
       out.flush();

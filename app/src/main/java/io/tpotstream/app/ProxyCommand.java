@@ -45,6 +45,8 @@ final class ProxyCommand implements Callable<Integer> {
 
   @Mixin EventsTopicOptions events;
 
+  @Mixin TopicPartitionsOptions partitions;
+
   @Option(
       names = "--listen",
       required = true,
@@ -71,11 +73,7 @@ final class ProxyCommand implements Callable<Integer> {
               + " (repeatable), e.g. --label-header X-App=app. No other header is ever read.")
   Map<String, String> labelHeaders = new LinkedHashMap<>();
 
-  @Option(
-      names = "--label",
-      paramLabel = "NAME=VALUE",
-      description = "Add a label to every event (repeatable), e.g. --label target=prod-gateway.")
-  Map<String, String> labels = new LinkedHashMap<>();
+  @Mixin LabelOptions labelOptions;
 
   @Option(
       names = "--sample",
@@ -133,17 +131,9 @@ final class ProxyCommand implements Callable<Integer> {
               + " (default: ${DEFAULT-VALUE}).")
   Duration drainTimeout;
 
-  @Option(
-      names = "--outage-buffer",
-      defaultValue = "1000000",
-      paramLabel = "EVENTS",
-      description =
-          "Token events held for Kafka while it is slow or unreachable, in memory; beyond that"
-              + " they are dropped and counted (default: ${DEFAULT-VALUE}).")
-  long outageBuffer;
+  @Mixin OutageBufferOptions outageBuffer = new OutageBufferOptions(1_000_000);
 
-  @Option(names = "--event-loops", description = "Event-loop threads (default: one per core).")
-  Integer eventLoops;
+  @Mixin EventLoopsOptions eventLoops;
 
   @Option(
       names = "--max-connections",
@@ -161,8 +151,8 @@ final class ProxyCommand implements Callable<Integer> {
     KafkaSettings settings =
         KafkaSettings.of(kafka.resolve())
             .withTopic(events.topic)
-            .withPartitions(events.partitions)
-            .withOutageBuffer(outageBuffer);
+            .withPartitions(partitions.partitions)
+            .withOutageBuffer(outageBuffer.events);
     TpotProxy proxy = TpotProxy.start(config, settings);
     PrintWriter out = spec.commandLine().getOut();
     CountDownLatch stopped = new CountDownLatch(1);
@@ -247,7 +237,7 @@ final class ProxyCommand implements Callable<Integer> {
             "--label-header: the label 'route' is the request's path; choose another name");
       }
     }
-    for (String name : labels.keySet()) {
+    for (String name : labelOptions.labels.keySet()) {
       if (!LABEL.matcher(name).matches()) {
         throw new ParameterException(
             spec.commandLine(),
@@ -259,7 +249,7 @@ final class ProxyCommand implements Callable<Integer> {
           ProxyConfig.of(port, target)
               .withHost(host)
               .withLabelHeaders(labelHeaders)
-              .withLabels(labels)
+              .withLabels(labelOptions.labels)
               .withSample(sample)
               .withRunId(runId)
               .withRequestIdHeader(requestIdHeader)
@@ -267,7 +257,7 @@ final class ProxyCommand implements Callable<Integer> {
               .withMaxConnectionsPerLoop(maxConnections)
               .withMetricsPort(metricsPort)
               .withDrainTimeout(drainTimeout);
-      return eventLoops == null ? config : config.withEventLoops(eventLoops);
+      return eventLoops.eventLoops == null ? config : config.withEventLoops(eventLoops.eventLoops);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

@@ -1,16 +1,13 @@
 package io.tpotstream.app;
 
 import io.tpotstream.app.archive.Replayer;
-import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaConnection;
-import io.tpotstream.producer.publish.KafkaSettings;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code tpot replay}: publish archived token events again. */
@@ -30,20 +27,9 @@ final class ReplayCommand implements Callable<Integer> {
 
   @Mixin KafkaOptions kafka;
 
-  @Option(
-      names = {"-f", "--file"},
-      paramLabel = "FILE",
-      description = "The archive written by tpot export (or give it as the argument).")
-  Path fileOption;
+  @Mixin ArchiveFileOptions archive;
 
-  @Parameters(arity = "0..1", paramLabel = "FILE", description = "The archive to replay.")
-  Path filePositional;
-
-  @Option(
-      names = "--topic",
-      defaultValue = Topics.TOKEN_EVENTS,
-      description = "Target topic (default: ${DEFAULT-VALUE}).")
-  String topic;
+  @Mixin EventsTopicOptions events;
 
   @Option(
       names = "--speed",
@@ -53,11 +39,7 @@ final class ReplayCommand implements Callable<Integer> {
               + " (default: ${DEFAULT-VALUE}).")
   String speed;
 
-  @Option(
-      names = "--partitions",
-      defaultValue = "" + KafkaSettings.DEFAULT_PARTITIONS,
-      description = "Partitions when the target topic is new (default: ${DEFAULT-VALUE}).")
-  int partitions;
+  @Mixin TopicPartitionsOptions partitions;
 
   @Mixin TimeRangeOptions range;
 
@@ -65,7 +47,8 @@ final class ReplayCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Path file = ArchiveFile.of("replay", fileOption, filePositional);
+    Path file = archive.file("replay");
+    String topic = events.topic;
     double factor = parseSpeed(speed);
     KafkaConnection connection = kafka.connect();
     StatsCommand.requireReadable(file);
@@ -76,7 +59,7 @@ final class ReplayCommand implements Callable<Integer> {
                 file,
                 topic,
                 factor,
-                partitions,
+                partitions.partitions,
                 range.fromMs(),
                 range.toMs()),
             progress.start("replay", spec.commandLine().getErr()));

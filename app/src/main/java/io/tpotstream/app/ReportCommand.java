@@ -1,6 +1,5 @@
 package io.tpotstream.app;
 
-import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.summary.WindowSummary;
@@ -39,13 +38,7 @@ final class ReportCommand implements Callable<Integer> {
 
   @Mixin ProgressOptions progressOptions;
 
-  @Option(
-      names = "--csv",
-      defaultValue = "out/summaries.csv",
-      description =
-          "The sink's CSV; the summaries are read from the .jsonl beside it (default:"
-              + " ${DEFAULT-VALUE}).")
-  Path csv;
+  @Mixin SummariesCsvOptions csv;
 
   @Option(
       names = "--summaries",
@@ -60,25 +53,16 @@ final class ReportCommand implements Callable<Integer> {
 
   @Mixin KafkaOptions kafka;
 
-  @Option(
-      names = {"--summaries-topic", "--input"},
-      defaultValue = Topics.WINDOW_SUMMARIES,
-      description =
-          "With --from-topic: the summaries topic, --summaries-topic as in aggregate and sink"
-              + " (default: ${DEFAULT-VALUE}).")
-  String input;
+  @Mixin SummariesInputOptions summariesTopic;
 
-  @Option(
-      names = "--out",
-      defaultValue = "out",
-      description = "Directory for the PNGs and report.html (default: ${DEFAULT-VALUE}).")
-  Path out;
+  @Mixin OutDirOptions outDir;
 
   @Option(names = "--log-scale", description = "Latency charts on a log scale.")
   boolean logScale;
 
   @Override
   public Integer call() throws Exception {
+    String input = summariesTopic.topic();
     ReportModel model = new ReportModel();
     String source;
     try (Progress progress = progressOptions.start("report", spec.commandLine().getErr())) {
@@ -100,7 +84,7 @@ final class ReportCommand implements Callable<Integer> {
             });
         source = "topic " + input;
       } else {
-        Path jsonl = summaries != null ? summaries : SinkConfig.jsonlBeside(csv);
+        Path jsonl = summaries != null ? summaries : SinkConfig.jsonlBeside(csv.csv);
         if (!Files.isRegularFile(jsonl)) {
           throw new IllegalArgumentException(
               "no "
@@ -122,7 +106,7 @@ final class ReportCommand implements Callable<Integer> {
               + ": has the aggregator closed a window yet, and is the sink running?");
     }
     PrintWriter stdout = spec.commandLine().getOut();
-    for (Path file : Report.write(model, out, logScale)) {
+    for (Path file : Report.write(model, outDir.out, logScale)) {
       stdout.println("wrote " + file + " (" + Files.size(file) + " bytes)");
     }
     stdout.println("From " + model.windows() + " windows of " + source + ":");

@@ -51,7 +51,12 @@ final class RunCommand implements Callable<Integer> {
     ProducerConfig config = configOptions.load(flags);
     Pipeline.Settings settings =
         runOptions.pipeline(
-            simulatorUrl -> config, config.sweep() != null, false, kafka, slo, traffic.requestsOut);
+            simulatorUrl -> config,
+            config.sweep() != null,
+            false,
+            kafka,
+            slo,
+            traffic.requestsOut.file);
     Pipeline.Outcome outcome = new Pipeline(settings, System.out).run();
     boolean bounded =
         !outcome.producer().stoppedEarly() && !Durations.FOREVER.equals(config.duration());

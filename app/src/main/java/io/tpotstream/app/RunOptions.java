@@ -10,35 +10,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Flags shared by {@code tpot run} and {@code tpot demo}. */
 final class RunOptions {
-  @Option(
-      names = "--out",
-      defaultValue = "out",
-      description =
-          "Directory for the CSV, the HTML report and the PNG charts (default: ${DEFAULT-VALUE}).")
-  Path out;
+  @Mixin OutDirOptions outDir;
 
-  @Option(
-      names = "--window",
-      defaultValue = "10s",
-      description = "Window size of the percentiles (default: ${DEFAULT-VALUE}).")
-  String window;
+  @Mixin SeriesOptions series;
 
-  @Option(
-      names = "--group-by",
-      split = ",",
-      paramLabel = "LABEL",
-      description = "Labels that split series besides the model, e.g. concurrency,target.")
-  List<String> groupBy = new ArrayList<>();
-
-  @Option(
-      names = "--prometheus-port",
-      defaultValue = "0",
-      description = "Port of the sink's /metrics (default: any free port; -1: off).")
-  int prometheusPort;
+  @Mixin PrometheusPortOptions prometheusPort = new PrometheusPortOptions(0);
 
   @Option(
       names = "--drain-timeout",
@@ -58,26 +39,30 @@ final class RunOptions {
       KafkaOptions kafka,
       SloSpec slo,
       Path requestsOut) {
-    List<String> series = new ArrayList<>(groupBy);
-    if (sweep && !series.contains(Stages.LABEL)) {
-      series.add(Stages.LABEL);
+    List<String> labels = new ArrayList<>(series.groupBy);
+    if (sweep && !labels.contains(Stages.LABEL)) {
+      labels.add(Stages.LABEL);
     }
     return new Pipeline.Settings(
         producerConfig,
         kafka.connectIfGiven().orElse(null),
-        out,
+        outDir.out,
         windowSize(),
-        series,
+        labels,
         simulate,
-        prometheusPort,
+        prometheusPort.port,
         System.console() != null,
         drain(),
         slo,
         requestsOut);
   }
 
+  /** The window length; checked here so that a run does not start a broker for nothing. */
   Duration windowSize() {
-    return Durations.parse("--window", window, false);
+    if (series.window.toMillis() < 1) {
+      throw new IllegalArgumentException("--window must be at least 1 ms, e.g. 10s");
+    }
+    return series.window;
   }
 
   Duration drain() {

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code tpot simulate}: the LLM API simulator until Ctrl-C or SIGTERM. */
@@ -21,11 +22,7 @@ import picocli.CommandLine.Option;
           + " path prefix) and GET /truth (what was actually sent)."
     })
 final class SimulateCommand implements Callable<Integer> {
-  @Option(
-      names = "--port",
-      defaultValue = "8000",
-      description = "Port to listen on; 0 picks a free one (default: ${DEFAULT-VALUE}).")
-  int port;
+  @Mixin ListenPortOptions port = new ListenPortOptions(8000);
 
   @Option(
       names = "--host",
@@ -62,8 +59,7 @@ final class SimulateCommand implements Callable<Integer> {
               + " key is accepted).")
   String apiKey;
 
-  @Option(names = "--event-loops", description = "Event-loop threads (default: one per core).")
-  Integer eventLoops;
+  @Mixin EventLoopsOptions eventLoops;
 
   @Option(
       names = "--realtime",
@@ -78,7 +74,7 @@ final class SimulateCommand implements Callable<Integer> {
     SimulatorConfig config =
         SimulatorConfig.defaults()
             .withHost(host)
-            .withPort(port)
+            .withPort(port.port)
             .withSeed(seed)
             .withTruthFile(truthFile)
             .withApiKey(apiKey == null || apiKey.isBlank() ? null : apiKey)
@@ -86,8 +82,8 @@ final class SimulateCommand implements Callable<Integer> {
     if (profiles != null) {
       config = config.withProfiles(Profiles.load(profiles));
     }
-    if (eventLoops != null) {
-      config = config.withEventLoops(eventLoops);
+    if (eventLoops.eventLoops != null) {
+      config = config.withEventLoops(eventLoops.eventLoops);
     }
     Simulator simulator = Simulator.start(config);
     CountDownLatch stopped = new CountDownLatch(1);

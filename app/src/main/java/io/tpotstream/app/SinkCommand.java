@@ -27,13 +27,7 @@ import picocli.CommandLine.Option;
 final class SinkCommand implements Callable<Integer> {
   @Mixin KafkaOptions kafkaOptions;
 
-  @Option(
-      names = {"--summaries-topic", "--input"},
-      defaultValue = Topics.WINDOW_SUMMARIES,
-      description =
-          "Window summaries topic, --summaries-topic as in aggregate and report (default:"
-              + " ${DEFAULT-VALUE}).")
-  String input;
+  @Mixin SummariesInputOptions summariesTopic;
 
   @Option(
       names = "--group-id",
@@ -43,11 +37,7 @@ final class SinkCommand implements Callable<Integer> {
               + " one sink per group.")
   String groupId;
 
-  @Option(
-      names = "--csv",
-      defaultValue = "out/summaries.csv",
-      description = "The summaries CSV (default: ${DEFAULT-VALUE}).")
-  Path csv;
+  @Mixin SummariesCsvOptions csvOptions;
 
   @Option(names = "--no-csv", description = "Write no CSV.")
   boolean noCsv;
@@ -85,11 +75,7 @@ final class SinkCommand implements Callable<Integer> {
       description = "Transactional id of the metrics producer (default: <group-id>-metrics).")
   String transactionalId;
 
-  @Option(
-      names = "--prometheus-port",
-      defaultValue = "9404",
-      description = "Port of GET /metrics (default: ${DEFAULT-VALUE}; 0: any free port).")
-  int prometheusPort;
+  @Mixin PrometheusPortOptions prometheusPort = new PrometheusPortOptions(9404);
 
   @Option(
       names = "--prometheus-host",
@@ -117,6 +103,8 @@ final class SinkCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     KafkaConnection connection = kafkaOptions.connect();
+    String input = summariesTopic.topic();
+    Path csv = csvOptions.csv;
     Path csvPath = noCsv ? null : csv;
     Path jsonlPath = noJsonl ? null : jsonl != null ? jsonl : SinkConfig.jsonlBeside(csv);
     SinkConfig config =
@@ -128,7 +116,8 @@ final class SinkCommand implements Callable<Integer> {
             .jsonl(jsonlPath)
             .metricsTopic(noMetricsTopic ? null : metricsTopic)
             .transactionalId(transactionalId)
-            .prometheus(prometheusHost, noPrometheus ? SinkConfig.PROMETHEUS_OFF : prometheusPort)
+            .prometheus(
+                prometheusHost, noPrometheus ? SinkConfig.PROMETHEUS_OFF : prometheusPort.port)
             .report(reportDir, logScale, Duration.ofSeconds(reportEverySeconds))
             .kafkaProperties(connection.settings())
             .build();

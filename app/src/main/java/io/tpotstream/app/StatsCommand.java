@@ -21,7 +21,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
@@ -40,17 +39,7 @@ import picocli.CommandLine.Spec;
 final class StatsCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(
-      names = {"-f", "--file"},
-      paramLabel = "FILE",
-      description = "The archive (or give it as the argument).")
-  Path fileOption;
-
-  @Parameters(
-      arity = "0..1",
-      paramLabel = "FILE",
-      description = "JSONL file of token events (.gz, .zst, .lz4 accepted).")
-  Path filePositional;
+  @Mixin ArchiveFileOptions archive;
 
   @Option(
       names = "--format",
@@ -60,13 +49,7 @@ final class StatsCommand implements Callable<Integer> {
               + " (default: ${DEFAULT-VALUE}).")
   String format;
 
-  @Option(
-      names = "--requests-out",
-      paramLabel = "FILE",
-      description =
-          "Also write one JSON line per request of the file (the same records as produce"
-              + " --requests-out writes live).")
-  Path requestsOut;
+  @Mixin RequestsOutOptions requestsOutOptions;
 
   @Mixin WindowOptions windowOptions;
 
@@ -78,7 +61,8 @@ final class StatsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    Path file = ArchiveFile.of("stats", fileOption, filePositional);
+    Path file = archive.file("stats");
+    Path requestsOut = requestsOutOptions.file;
     SloSpec slo = sloOptions.spec();
     SummaryFormat output = SummaryFormat.of(format);
     requireReadable(file);

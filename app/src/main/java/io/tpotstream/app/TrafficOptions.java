@@ -1,7 +1,7 @@
 package io.tpotstream.app;
 
-import java.nio.file.Path;
 import java.util.Map;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** What to send and how to shape the load: flags for the config's traffic keys. */
@@ -46,11 +46,7 @@ final class TrafficOptions {
               + " stage).")
   String sweep;
 
-  @Option(
-      names = "--requests-out",
-      paramLabel = "FILE",
-      description = "Write one JSON line per finished request (TTFT, E2E, its own gaps...).")
-  Path requestsOut;
+  @Mixin RequestsOutOptions requestsOut;
 
   /** Puts the given flags as config keys. */
   void putInto(Map<String, String> flags) {

@@ -2,7 +2,7 @@ package io.tpotstream.app;
 
 import io.tpotstream.aggregator.stage1.StageSettings;
 import java.time.Duration;
-import java.util.List;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -11,24 +11,13 @@ import picocli.CommandLine.Option;
  * and a producer stale, the client-lag threshold.
  */
 final class WindowOptions {
-  @Option(
-      names = "--window",
-      defaultValue = "10s",
-      description = "Window length, aligned to the epoch (default: ${DEFAULT-VALUE}).")
-  Duration window;
+  @Mixin SeriesOptions series;
 
   @Option(
       names = "--grace",
       defaultValue = "0s",
       description = "Extra wait after a window's end before it closes (default: ${DEFAULT-VALUE}).")
   Duration grace;
-
-  @Option(
-      names = "--group-by",
-      split = ",",
-      paramLabel = "LABEL",
-      description = "Labels that split a model into series, e.g. concurrency,target.")
-  List<String> groupBy = List.of();
 
   @Option(
       names = "--request-timeout",
@@ -55,6 +44,6 @@ final class WindowOptions {
   /** The stages' settings these options give. */
   StageSettings settings() {
     return new StageSettings(
-        window, grace, groupBy, requestTimeout, producerTimeout, clientLagThreshold);
+        series.window, grace, series.groupBy, requestTimeout, producerTimeout, clientLagThreshold);
   }
 }

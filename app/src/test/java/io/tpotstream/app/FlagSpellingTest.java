@@ -16,19 +16,24 @@ class FlagSpellingTest {
 
   @Test
   void theTokenEventsTopicIsTopicWhereverItIsNamed() {
-    assertEquals("t", ((AggregateCommand) command("aggregate", "--topic", "t")).input);
-    assertEquals("t", ((AggregateCommand) command("aggregate", "--input", "t")).input);
-    assertEquals("t", ((ExportCommand) command("export", "--topic", "t")).topic);
-    assertEquals("t", ((ReplayCommand) command("replay", "--topic", "t")).topic);
+    assertEquals("t", ((AggregateCommand) command("aggregate", "--topic", "t")).events.topic);
+    assertEquals("t", ((AggregateCommand) command("aggregate", "--input", "t")).events.topic);
+    assertEquals("t", ((ExportCommand) command("export", "--topic", "t")).events.topic);
+    assertEquals("t", ((ReplayCommand) command("replay", "--topic", "t")).events.topic);
   }
 
   @Test
   void theSummariesTopicIsSummariesTopicWhereverItIsNamed() {
-    assertEquals("s", ((AggregateCommand) command("aggregate", "--summaries-topic", "s")).output);
-    assertEquals("s", ((AggregateCommand) command("aggregate", "--output", "s")).output);
-    assertEquals("s", ((SinkCommand) command("sink", "--summaries-topic", "s")).input);
-    assertEquals("s", ((SinkCommand) command("sink", "--input", "s")).input);
-    assertEquals("s", ((ReportCommand) command("report", "--summaries-topic", "s")).input);
+    assertEquals(
+        "s",
+        ((AggregateCommand) command("aggregate", "--summaries-topic", "s")).summariesTopic.topic);
+    assertEquals(
+        "s", ((AggregateCommand) command("aggregate", "--output", "s")).summariesTopic.topic);
+    assertEquals(
+        "s", ((SinkCommand) command("sink", "--summaries-topic", "s")).summariesTopic.topic());
+    assertEquals("s", ((SinkCommand) command("sink", "--input", "s")).summariesTopic.topic());
+    assertEquals(
+        "s", ((ReportCommand) command("report", "--summaries-topic", "s")).summariesTopic.topic());
     assertEquals(
         "d", ((AggregateCommand) command("aggregate", "--dead-letter-topic", "d")).deadLetter);
   }
@@ -37,18 +42,46 @@ class FlagSpellingTest {
   void theArchiveAndTheTimeRangeAreSpelledAlikeInExportReplayAndStats() {
     ExportCommand export =
         (ExportCommand) command("export", "--out", "a.gz", "--from", "5", "--to", "9");
-    assertEquals(Path.of("a.gz"), export.fileOption);
+    assertEquals(Path.of("a.gz"), export.archive.option);
     assertEquals(5L, export.range.fromMs());
     assertEquals(9L, export.range.toMs());
-    assertEquals(Path.of("a.gz"), ((ExportCommand) command("export", "-f", "a.gz")).fileOption);
-    assertEquals(Path.of("a.gz"), ((ExportCommand) command("export", "a.gz")).filePositional);
+    assertEquals(Path.of("a.gz"), ((ExportCommand) command("export", "-f", "a.gz")).archive.option);
+    assertEquals(Path.of("a.gz"), ((ExportCommand) command("export", "a.gz")).archive.positional);
     ReplayCommand replay =
         (ReplayCommand) command("replay", "a.gz", "--from", "2026-12-02T10:00:00Z");
-    assertEquals(Path.of("a.gz"), replay.filePositional);
+    assertEquals(Path.of("a.gz"), replay.archive.positional);
     assertEquals(1_796_205_600_000L, replay.range.fromMs());
     StatsCommand stats = (StatsCommand) command("stats", "--file", "a.gz", "--to", "9", "-q");
-    assertEquals(Path.of("a.gz"), stats.fileOption);
+    assertEquals(Path.of("a.gz"), stats.archive.option);
     assertEquals(9L, stats.range.toMs());
+  }
+
+  @Test
+  void aSharedFlagKeepsEachCommandsDefaultAndItsOldSpellings() {
+    assertEquals(9092, ((BrokerCommand) command("broker")).port.port);
+    assertEquals(8000, ((SimulateCommand) command("simulate")).port.port);
+    assertEquals(3_000_000L, ((ProduceCommand) command("produce")).outageBuffer.events);
+    ProxyCommand proxy = (ProxyCommand) command("proxy", "--listen", "0", "--upstream", "http://h");
+    assertEquals(1_000_000L, proxy.outageBuffer.events);
+    assertEquals("tpot.token-events", proxy.events.topic);
+    assertEquals(3, proxy.partitions.partitions);
+    AggregateCommand aggregate = (AggregateCommand) command("aggregate");
+    assertEquals("tpot.token-events", aggregate.events.topic);
+    assertEquals("tpot.window-summaries", aggregate.summariesTopic.topic);
+    assertEquals("s", ((ReportCommand) command("report", "--input", "s")).summariesTopic.topic());
+    assertEquals(
+        "b",
+        ((AggregateCommand) command("aggregate", "--topic", "a", "--input", "b")).events.topic);
+    assertEquals(Path.of("out/summaries.csv"), ((SinkCommand) command("sink")).csvOptions.csv);
+    assertEquals(Path.of("out"), ((ReportCommand) command("report")).outDir.out);
+    assertEquals(9404, ((SinkCommand) command("sink")).prometheusPort.port);
+    RunCommand run = (RunCommand) command("run", "--window", "1m", "--group-by", "a,b");
+    assertEquals(0, run.runOptions.prometheusPort.port);
+    assertEquals(java.time.Duration.ofMinutes(1), run.runOptions.windowSize());
+    assertEquals(java.util.List.of("a", "b"), run.runOptions.series.groupBy);
+    assertEquals(
+        java.time.Duration.ofSeconds(10),
+        ((StatsCommand) command("stats")).windowOptions.settings().windowSize());
   }
 
   @Test

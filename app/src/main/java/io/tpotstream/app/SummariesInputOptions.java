@@ -1,0 +1,25 @@
+package io.tpotstream.app;
+
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * The summaries topic as {@code sink} and {@code report} read it: {@code --summaries-topic}, and
+ * {@code --input}, its old spelling in these two commands ({@code aggregate --input} is the
+ * token-events topic).
+ */
+final class SummariesInputOptions {
+  @Mixin SummariesTopicOptions summariesTopic = new SummariesTopicOptions();
+
+  @Option(
+      names = "--input",
+      paramLabel = "TOPIC",
+      description = "Old spelling of --summaries-topic.")
+  void input(String topic) {
+    summariesTopic.topic = topic;
+  }
+
+  String topic() {
+    return summariesTopic.topic;
+  }
+}
