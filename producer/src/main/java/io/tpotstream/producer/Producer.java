@@ -5,6 +5,7 @@ import io.tpotstream.common.slo.GoodputLimits;
 import io.tpotstream.producer.config.Durations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.dialect.Dialect;
+import io.tpotstream.producer.http.CallContext;
 import io.tpotstream.producer.http.CallOutcome;
 import io.tpotstream.producer.http.HttpClients;
 import io.tpotstream.producer.load.Lanes;
@@ -173,7 +174,8 @@ public final class Producer {
             config,
             (stageConfig, stage) -> {
               stats.stage(stage); // the stage's rows in the order the stages start
-              return new LoadRunner(vertx, stageConfig, dialect, handoff, lanes, sessions);
+              return new LoadRunner(
+                  new CallContext(vertx, stageConfig, dialect, handoff), lanes, sessions);
             });
     CompletableFuture<RunResult> result = new CompletableFuture<>();
     long startNs = System.nanoTime();

@@ -62,18 +62,12 @@ public final class StreamingCall {
   private long idleTimer = -1;
 
   /** Creates the call on the current event-loop context, which then runs all of it. */
-  public StreamingCall(
-      Vertx vertx,
-      HttpClient client,
-      ProducerConfig config,
-      Dialect dialect,
-      Handoff handoff,
-      RequestSpec spec) {
-    this.vertx = vertx;
+  public StreamingCall(CallContext run, HttpClient client, RequestSpec spec) {
+    this.vertx = run.vertx();
     this.client = client;
-    this.config = config;
-    this.dialect = dialect;
-    this.handoff = handoff;
+    this.config = run.config();
+    this.dialect = run.dialect();
+    this.handoff = run.handoff();
     this.spec = spec;
     this.url = config.streamUrl();
     this.context = vertx.getOrCreateContext();

@@ -5,9 +5,9 @@ import io.tpotstream.producer.config.Durations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.config.Warmup;
 import io.tpotstream.producer.dialect.Dialect;
+import io.tpotstream.producer.http.CallContext;
 import io.tpotstream.producer.http.RequestSpec;
 import io.tpotstream.producer.http.StreamingCall;
-import io.tpotstream.producer.publish.Handoff;
 import io.tpotstream.producer.traffic.Arrivals;
 import io.tpotstream.producer.traffic.RateSchedule;
 import io.tpotstream.producer.workload.InputLength;
@@ -40,10 +40,9 @@ import java.util.concurrent.locks.LockSupport;
  * total_requests} per model or {@code duration}) follow. Nothing here blocks an event loop.
  */
 public final class LoadRunner {
+  private final CallContext run;
   private final Vertx vertx;
   private final ProducerConfig config;
-  private final Dialect dialect;
-  private final Handoff handoff;
   private final Lanes lanes;
   private final Tickets tickets;
   private final AtomicLong issued = new AtomicLong();
@@ -70,35 +69,17 @@ public final class LoadRunner {
     }
   }
 
-  /** A runner whose requests come from a fresh {@link Sessions} of the config's prompts. */
-  public LoadRunner(
-      Vertx vertx, ProducerConfig config, Dialect dialect, Handoff handoff, Lanes lanes) {
-    this(
-        vertx,
-        config,
-        dialect,
-        handoff,
-        lanes,
-        new Sessions(config.prompts().conversations(), config.models()));
-  }
-
   /**
+   * @param run what every call shares (the stage's config among it)
    * @param sessions what to send, shared by the stages of a sweep (so that they go on through the
    *     dataset); a warm-up has its own
    */
-  public LoadRunner(
-      Vertx vertx,
-      ProducerConfig config,
-      Dialect dialect,
-      Handoff handoff,
-      Lanes lanes,
-      Sessions sessions) {
-    this.vertx = vertx;
-    this.config = config;
-    this.dialect = dialect;
-    this.handoff = handoff;
+  public LoadRunner(CallContext run, Lanes lanes, Sessions sessions) {
+    this.run = run;
+    this.vertx = run.vertx();
+    this.config = run.config();
     this.lanes = lanes;
-    this.tickets = new Tickets(config, dialect, sessions);
+    this.tickets = new Tickets(config, run.dialect(), sessions);
   }
 
   /** Starts the load; the future completes when every request sent has finished. */
@@ -208,8 +189,7 @@ public final class LoadRunner {
       return;
     }
     issued.incrementAndGet();
-    StreamingCall call =
-        new StreamingCall(vertx, lane.client(), config, dialect, handoff, ticket.spec());
+    StreamingCall call = new StreamingCall(run, lane.client(), ticket.spec());
     inFlight.add(call);
     call.start()
         .onComplete(
@@ -295,8 +275,7 @@ public final class LoadRunner {
 
   private void launch(Due due) {
     Lanes.Lane lane = lanes.lane(due.lane());
-    StreamingCall call =
-        new StreamingCall(vertx, lane.client(), config, dialect, handoff, due.ticket().spec());
+    StreamingCall call = new StreamingCall(run, lane.client(), due.ticket().spec());
     inFlight.add(call);
     call.start()
         .onComplete(
