@@ -289,34 +289,23 @@ class TokenEventDecoderTest {
                   1 + r.nextInt(3),
                   TokenKind.values()[r.nextInt(3)],
                   "p-1");
-          case 3 ->
-              TokenEvent.end(
-                  ts,
-                  "run",
-                  id,
-                  model,
-                  labels,
-                  r.nextInt(900_000_000),
-                  r.nextInt(300),
-                  r.nextBoolean() ? null : 12,
-                  r.nextBoolean() ? null : r.nextInt(400),
-                  "stop",
-                  r.nextBoolean() ? null : 1,
-                  "p-1");
-          case 4 ->
-              TokenEvent.error(
-                  ts,
-                  "run",
-                  id,
-                  model,
-                  labels,
-                  r.nextInt(900_000_000),
-                  r.nextInt(9),
-                  "http_5xx",
-                  r.nextBoolean() ? null : 503,
-                  "HTTP 503: try later",
-                  null,
-                  "p-1");
+          case 3 -> {
+            long at = r.nextInt(900_000_000);
+            Integer usage = r.nextBoolean() ? null : r.nextInt(400);
+            Integer prompt = r.nextBoolean() ? null : 12;
+            Integer bad = r.nextBoolean() ? null : 1;
+            int n = r.nextInt(300);
+            yield TokenEvent.end(
+                ts, "run", id, model, labels, at, n, prompt, usage, "stop", bad, "p-1");
+          }
+          case 4 -> {
+            long at = r.nextInt(900_000_000);
+            Integer status = r.nextBoolean() ? null : 503;
+            String said = "HTTP 503: try later";
+            int n = r.nextInt(9);
+            yield TokenEvent.error(
+                ts, "run", id, model, labels, at, n, "http_5xx", status, said, null, "p-1");
+          }
           default ->
               TokenEvent.heartbeat(
                   ts,
