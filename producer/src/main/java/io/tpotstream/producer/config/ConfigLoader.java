@@ -193,7 +193,7 @@ public final class ConfigLoader {
             seed,
             f.prompt() != null ? f.prompt() : DEFAULT_PROMPT,
             warnings);
-    Double rate = f.rate() != null ? positive("rate", f.rate()) : null;
+    Double rate = f.rate() != null ? positive("rate", f.rate(), root.get("rate")) : null;
     Integer concurrency;
     if (f.concurrency() != null) {
       concurrency = positive("concurrency", f.concurrency());
@@ -446,8 +446,8 @@ public final class ConfigLoader {
     if (n == null) {
       return DEFAULT_MAX_TOKENS;
     }
-    if (n.isNull() || n.isIntegralNumber() && n.asLong() == 0) {
-      return null;
+    if (n.isNull() || n.asInt(-1) == 0) {
+      return null; // no limit
     }
     long v;
     if (n.isIntegralNumber()) {
@@ -459,7 +459,7 @@ public final class ConfigLoader {
         throw new ConfigException("config key 'max_tokens': must be an integer, got " + n);
       }
     }
-    return v == 0 ? null : positive("max_tokens", v);
+    return positive("max_tokens", v);
   }
 
   private static int positive(String key, long v) {
@@ -469,9 +469,10 @@ public final class ConfigLoader {
     return (int) v;
   }
 
-  private static double positive(String key, double v) {
+  /** {@code v} when it is more than 0; {@code written} is the value as the file or flag gave it. */
+  private static double positive(String key, double v, JsonNode written) {
     if (!(v > 0) || Double.isInfinite(v)) {
-      throw new ConfigException("config key '" + key + "': must be more than 0, got " + v);
+      throw new ConfigException("config key '" + key + "': must be more than 0, got " + written);
     }
     return v;
   }

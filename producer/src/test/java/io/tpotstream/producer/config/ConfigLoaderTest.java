@@ -192,6 +192,8 @@ class ConfigLoaderTest {
         concurrency=abc | config key 'concurrency': must be an integer, got "abc"
         concurrency=1.5 | config key 'concurrency': must be an integer, got 1.5
         rate=fast | config key 'rate': must be a number, got "fast"
+        rate=0 | config key 'rate': must be more than 0, got 0
+        max_tokens=-5 | config key 'max_tokens': must be a positive integer, got -5
         include_usage=[1] | config key 'include_usage': must be true or false, got [1]
         prompt={"a":1} | config key 'prompt': must be a string, got {"a":1}
         labels=5 | config key 'labels': must be an object of names to values, e.g. {"a": "b"}
@@ -211,6 +213,14 @@ class ConfigLoaderTest {
           assertThrows(ConfigException.class, () -> load(SEED, set, Map.of())).getMessage(),
           override);
     }
+  }
+
+  @Test
+  void maxTokensNullOrZeroMeansNoLimit() throws IOException {
+    assertEquals(256, load(SEED, Map.of(), Map.of()).maxTokens());
+    assertNull(load(SEED, Map.of("max_tokens", "0"), Map.of()).maxTokens());
+    assertNull(load(SEED, Map.of("max_tokens", "null"), Map.of()).maxTokens());
+    assertEquals(64, load(SEED, Map.of("max_tokens", "64"), Map.of()).maxTokens());
   }
 
   @Test
