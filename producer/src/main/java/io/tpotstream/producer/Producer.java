@@ -153,13 +153,14 @@ public final class Producer {
       publisher =
           Publisher.open(
               kafka,
-              config.runId(),
-              producerId,
-              clock,
-              pauseMeter,
-              lanes::takeLoopLagMicros,
-              handoff,
-              recorder);
+              new Publisher.Wiring(
+                  config.runId(),
+                  producerId,
+                  clock,
+                  pauseMeter,
+                  lanes::takeLoopLagMicros,
+                  handoff,
+                  recorder));
     } catch (RuntimeException e) {
       lanes.close();
       vertx.close();

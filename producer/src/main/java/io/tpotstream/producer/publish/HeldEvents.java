@@ -55,15 +55,16 @@ final class HeldEvents {
     return size == 0;
   }
 
-  /** Holds a token event; false when the buffer is full. */
-  boolean offerToken(
-      RequestRecord request,
-      long ts,
-      long elapsedNs,
-      int seq,
-      int tokens,
-      TokenKind kind,
-      boolean coalesced) {
+  /**
+   * A token chunk's tokens (up to 2^24 - 1), kind and coalesced flag in one int, as the FIFO holds
+   * them ({@link #headTokens}, {@link #headKind}, {@link #headCoalesced} read them back).
+   */
+  static int chunkBits(int tokens, TokenKind kind, boolean coalesced) {
+    return Math.min(tokens, 0xFFFFFF) << 8 | kind.ordinal() << 1 | (coalesced ? 1 : 0);
+  }
+
+  /** Holds a token event ({@code bits} from {@link #chunkBits}); false when the buffer is full. */
+  boolean offerToken(RequestRecord request, long ts, long elapsedNs, int seq, int bits) {
     if (!room()) {
       return false;
     }
@@ -73,7 +74,7 @@ final class HeldEvents {
     s.ts[i] = ts;
     s.elapsedNs[i] = elapsedNs;
     s.seq[i] = seq;
-    s.meta[i] = Math.min(tokens, 0xFFFFFF) << 8 | kind.ordinal() << 1 | (coalesced ? 1 : 0);
+    s.meta[i] = bits;
     advanceTail();
     return true;
   }

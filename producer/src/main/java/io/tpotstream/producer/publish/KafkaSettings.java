@@ -55,6 +55,14 @@ public record KafkaSettings(
         .withSetupTimeout(kafka.timeout());
   }
 
+  /**
+   * The connection these settings name: the bootstrap servers and the client properties, start-up
+   * calls bounded by the setup timeout.
+   */
+  public KafkaConnection connection() {
+    return KafkaConnection.of(bootstrapServers, clientProperties).withTimeout(setupTimeout);
+  }
+
   public KafkaSettings withTopic(String newTopic) {
     return Records.with(this, "topic", newTopic);
   }

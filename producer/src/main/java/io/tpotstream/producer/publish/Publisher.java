@@ -3,7 +3,6 @@ package io.tpotstream.producer.publish;
 import io.tpotstream.common.event.EventType;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
-import io.tpotstream.common.event.TokenKind;
 import io.tpotstream.common.kafka.KafkaAccessException;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.kafka.KafkaTopics;
@@ -82,6 +81,7 @@ public final class Publisher {
   private static final long CONNECT_RETRY_NS = TimeUnit.SECONDS.toNanos(5);
   private static final long DROP_REPORT_NS = TimeUnit.SECONDS.toNanos(60);
   private static final Logger LOG = LoggerFactory.getLogger(Publisher.class);
+  private static final String BYTES = ByteArraySerializer.class.getName();
 
   private final KafkaSettings settings;
   private final String runId;
@@ -138,25 +138,16 @@ public final class Publisher {
   private final Callback heartbeatAck = this::onHeartbeatAck;
 
   private Publisher(
-      KafkaSettings settings,
-      String runId,
-      String producerId,
-      AnchoredClock clock,
-      PauseMeter pauseMeter,
-      LongSupplier loopLag,
-      Handoff handoff,
-      Recorder recorder,
-      List<Integer> partitions,
-      boolean dropping) {
+      KafkaSettings settings, Wiring wiring, List<Integer> partitions, boolean dropping) {
     this.settings = settings;
-    this.runId = runId;
-    this.producerId = producerId;
+    this.runId = wiring.runId();
+    this.producerId = wiring.producerId();
     this.producerKey = producerId.getBytes(StandardCharsets.UTF_8);
-    this.clock = clock;
-    this.pauseMeter = pauseMeter;
-    this.loopLag = loopLag;
-    this.handoff = handoff;
-    this.recorder = recorder;
+    this.clock = wiring.clock();
+    this.pauseMeter = wiring.pauseMeter();
+    this.loopLag = wiring.loopLag();
+    this.handoff = wiring.handoff();
+    this.recorder = wiring.recorder();
     this.partitions = partitions;
     this.dropping = dropping;
     this.held = new HeldEvents(settings.outageBuffer());
@@ -190,8 +181,28 @@ public final class Publisher {
   }
 
   /**
-   * As {@link #open(KafkaSettings, String, String, AnchoredClock, PauseMeter, LongSupplier,
-   * Handoff, Recorder)} for events handed over with {@link #publish} only (no requests).
+   * What a publisher is wired to besides Kafka.
+   *
+   * @param runId the run its heartbeats name
+   * @param producerId the producer its heartbeats name
+   * @param clock the wall clock of its events and watermarks
+   * @param pauseMeter the JVM pauses its heartbeats report
+   * @param loopLag the event loops' worst tick lateness since the last call, in µs
+   * @param handoff where the event loops hand over; the publisher thread polls it
+   * @param recorder reads the requests' events (null when only {@link #publish} is used)
+   */
+  public record Wiring(
+      String runId,
+      String producerId,
+      AnchoredClock clock,
+      PauseMeter pauseMeter,
+      LongSupplier loopLag,
+      Handoff handoff,
+      Recorder recorder) {}
+
+  /**
+   * As {@link #open(KafkaSettings, Wiring)} for events handed over with {@link #publish} only (no
+   * requests).
    */
   public static Publisher open(
       KafkaSettings settings,
@@ -199,48 +210,20 @@ public final class Publisher {
       String producerId,
       AnchoredClock clock,
       PauseMeter pauseMeter) {
+    Handoff handoff = new Handoff(settings.queueCapacity());
     return open(
-        settings,
-        runId,
-        producerId,
-        clock,
-        pauseMeter,
-        () -> 0L,
-        new Handoff(settings.queueCapacity()),
-        null);
+        settings, new Wiring(runId, producerId, clock, pauseMeter, () -> 0L, handoff, null));
   }
 
   /**
    * Creates the topic if it is missing, connects, sends the start heartbeat to every partition (and
    * waits until Kafka acknowledged them), then starts the publisher thread.
    *
-   * @param loopLag the event loops' worst tick lateness since the last call, in µs
-   * @param handoff where the event loops hand over; the publisher thread polls it
-   * @param recorder reads the requests' events (null when only {@link #publish} is used)
    * @throws PublishException when Kafka cannot be reached within the setup timeout
    */
-  public static Publisher open(
-      KafkaSettings settings,
-      String runId,
-      String producerId,
-      AnchoredClock clock,
-      PauseMeter pauseMeter,
-      LongSupplier loopLag,
-      Handoff handoff,
-      Recorder recorder) {
+  public static Publisher open(KafkaSettings settings, Wiring wiring) {
     List<Integer> partitions = partitionList(ensureTopic(settings));
-    Publisher publisher =
-        new Publisher(
-            settings,
-            runId,
-            producerId,
-            clock,
-            pauseMeter,
-            loopLag,
-            handoff,
-            recorder,
-            partitions,
-            false);
+    Publisher publisher = new Publisher(settings, wiring, partitions, false);
     try {
       publisher.sendStartHeartbeats();
     } catch (RuntimeException e) {
@@ -261,27 +244,8 @@ public final class Publisher {
    * request concerned has its remaining events dropped and counted. Kafka errors are logged and
    * counted as drops, never fatal.
    */
-  public static Publisher openDropping(
-      KafkaSettings settings,
-      String runId,
-      String producerId,
-      AnchoredClock clock,
-      PauseMeter pauseMeter,
-      LongSupplier loopLag,
-      Handoff handoff,
-      Recorder recorder) {
-    Publisher publisher =
-        new Publisher(
-            settings,
-            runId,
-            producerId,
-            clock,
-            pauseMeter,
-            loopLag,
-            handoff,
-            recorder,
-            List.of(),
-            true);
+  public static Publisher openDropping(KafkaSettings settings, Wiring wiring) {
+    Publisher publisher = new Publisher(settings, wiring, List.of(), true);
     publisher.connected = false;
     publisher.thread.start();
     return publisher;
@@ -519,15 +483,11 @@ public final class Publisher {
     }
   }
 
-  /** Holds a token event of {@code request}, as numbers. */
-  void appendToken(
-      RequestRecord request,
-      long ts,
-      long elapsedNs,
-      int seq,
-      int tokens,
-      TokenKind kind,
-      boolean coalesced) {
+  /**
+   * Holds a token event of {@code request}, as numbers ({@code bits}: its tokens, kind and
+   * coalesced flag, from {@link HeldEvents#chunkBits}).
+   */
+  void appendToken(RequestRecord request, long ts, long elapsedNs, int seq, int bits) {
     if (dropping && request.dropped) {
       dropped.incrementAndGet();
       return;
@@ -537,7 +497,7 @@ public final class Publisher {
       lateAtSource.incrementAndGet();
       at = watermarkMs;
     }
-    if (!held.offerToken(request, at, elapsedNs, seq, tokens, kind, coalesced)) {
+    if (!held.offerToken(request, at, elapsedNs, seq, bits)) {
       if (dropping) {
         dropFrom(request);
         return;
@@ -934,29 +894,36 @@ public final class Publisher {
         + settings.bootstrapServers();
   }
 
+  /**
+   * The Kafka client's settings in three layers: our defaults, then the user's client properties
+   * (security, tuning) and the bootstrap servers, then what the publisher relies on.
+   */
   static Properties producerProperties(KafkaSettings settings, String producerId) {
     Properties p = new Properties();
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "tpot-producer-" + producerId);
-    // token events are small and repetitive JSON; lz4 is cheap on the sender
-    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-    // events carry their own timestamps, so batching delay is harmless: 20 ms of linger makes
-    // batches of hundreds of events (fewer requests, better lz4 ratios) instead of a few
-    p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-    // a batch closes on linger, not on size, at the rates a producer makes
-    p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
-    // ride out a broker restart: retried batches wait up to 5 minutes (idempotence keeps order)
-    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
-    // the user's settings (security, tuning) override the defaults above, not what follows
-    p.putAll(settings.clientProperties());
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
-    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-    // no duplicates and no reordering on retry: the aggregator relies on per-request order
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    // never block the publisher thread: no metadata or no buffer space refuses the send at once,
-    // and the event waits in the outage buffer instead
-    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "0");
+    p.putAll(
+        Map.ofEntries(
+            // token events are small and repetitive JSON; lz4 is cheap on the sender
+            Map.entry(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"),
+            // events carry their own timestamps, so batching delay is harmless: 20 ms of
+            // linger makes batches of hundreds of events (fewer requests, better lz4 ratios)
+            Map.entry(ProducerConfig.LINGER_MS_CONFIG, "20"),
+            // a batch closes on linger, not on size, at the rates a producer makes
+            Map.entry(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024)),
+            // ride out a broker restart: retried batches wait up to 5 minutes (idempotence
+            // keeps order)
+            Map.entry(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000")));
+    p.putAll(settings.connection().clientProperties());
+    p.putAll(
+        Map.ofEntries(
+            Map.entry(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, BYTES),
+            Map.entry(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, BYTES),
+            // no duplicates and no reordering on retry: the aggregator relies on per-request order
+            Map.entry(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true"),
+            Map.entry(ProducerConfig.ACKS_CONFIG, "all"),
+            // never block the publisher thread: no metadata or no buffer space refuses the send
+            // at once, and the event waits in the outage buffer instead
+            Map.entry(ProducerConfig.MAX_BLOCK_MS_CONFIG, "0")));
     return p;
   }
 
@@ -967,9 +934,7 @@ public final class Publisher {
 
   /** Creates the topic when it is missing (main's one reader); returns its partition count. */
   private static int ensureTopic(KafkaSettings settings) {
-    KafkaConnection kafka =
-        KafkaConnection.of(settings.bootstrapServers(), settings.clientProperties())
-            .withTimeout(settings.setupTimeout());
+    KafkaConnection kafka = settings.connection();
     int timeoutMs = (int) settings.setupTimeout().toMillis();
     try (Admin admin = Admin.create(kafka.adminProperties())) {
       KafkaTopics.Ensured topic =

@@ -219,9 +219,7 @@ public final class Recorder {
         clock.tsMs(arrivalNs),
         arrivalNs - r.startNs,
         seq,
-        token.tokens(),
-        token.kind(),
-        coalesced);
+        HeldEvents.chunkBits(token.tokens(), token.kind(), coalesced));
   }
 
   private void end(RequestRecord r, Slot slot, Publisher out) {

@@ -58,13 +58,8 @@ public final class ProxyEvents implements AutoCloseable {
     publisher =
         Publisher.openDropping(
             settings,
-            runId,
-            producerId,
-            clock,
-            pauseMeter,
-            this::takeLoopLagMicros,
-            handoff,
-            recorder);
+            new Publisher.Wiring(
+                runId, producerId, clock, pauseMeter, this::takeLoopLagMicros, handoff, recorder));
   }
 
   /** Starts publishing (reaching Kafka in the background); returns at once. */
