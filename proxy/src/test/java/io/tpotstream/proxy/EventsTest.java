@@ -54,10 +54,7 @@ class EventsTest {
 
   @BeforeAll
   static void start() {
-    simulator =
-        Simulator.start(
-            TestSimulators.keyedWithQuick(3L, KEY)
-                .withProfile("limited", TestSimulators.rateLimited(2)));
+    simulator = Simulator.start(TestSimulators.proxyUpstream(3L, KEY));
   }
 
   @AfterAll

@@ -45,14 +45,13 @@ class ForwardingTest {
   static void start() {
     simulator =
         Simulator.start(
-            TestSimulators.keyedWithQuick(7L, KEY)
+            TestSimulators.proxyUpstream(7L, KEY)
                 .withProfile(
                     "slow",
                     ModelProfile.of(new Distribution.Constant(5), new Distribution.Constant(20)))
                 .withProfile(
                     "cutter",
-                    TestSimulators.fast().withErrors(new ErrorRates(0, 1, 0, 1.0, 3, 0, null)))
-                .withProfile("limited", TestSimulators.rateLimited(7)));
+                    TestSimulators.fast().withErrors(new ErrorRates(0, 1, 0, 1.0, 3, 0, null))));
     proxy =
         TpotProxy.start(
             ProxyConfig.of(0, Upstream.parse(simulator.baseUrl()))

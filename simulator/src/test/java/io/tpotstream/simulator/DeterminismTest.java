@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import io.tpotstream.simulator.truth.ChunkTruth;
 import io.tpotstream.simulator.truth.RequestTruth;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -30,44 +31,38 @@ class DeterminismTest {
     return new Run(texts, truth.chunks().stream().map(ChunkTruth::intendedNs).toList());
   }
 
-  private static Simulator start(long seed) {
-    return Simulator.start(TestSimulators.config(seed));
+  /**
+   * Starts a simulator with {@code seed}, runs {@code requestIds} one after the other (null: no
+   * {@code X-Request-Id}), and closes it.
+   */
+  private static List<Run> runs(long seed, String... requestIds) {
+    try (Simulator simulator = Simulator.start(TestSimulators.config(seed))) {
+      List<Run> runs = new ArrayList<>();
+      for (String requestId : requestIds) {
+        runs.add(run(simulator, requestId));
+      }
+      return runs;
+    }
   }
 
   @Test
   void sameSeedAndRequestIdGiveTheSameTokenTextsAndIntendedGaps() {
-    Run first;
-    Run unnamedFirst;
-    try (Simulator simulator = start(42)) {
-      first = run(simulator, "determinism-1");
-      unnamedFirst = run(simulator, null);
-    }
-    Run second;
-    Run unnamedSecond;
-    try (Simulator simulator = start(42)) {
-      unnamedSecond = run(simulator, null);
-      second = run(simulator, "determinism-1");
-    }
+    List<Run> first = runs(42, "determinism-1", null);
+    List<Run> second = runs(42, null, "determinism-1");
 
-    assertEquals(60, first.texts().size());
-    assertEquals(60, first.intendedNs().size());
-    assertEquals(first, second);
+    assertEquals(60, first.get(0).texts().size());
+    assertEquals(60, first.get(0).intendedNs().size());
+    assertEquals(first.get(0), second.get(1));
     // unnamed requests are sim-1, sim-2... in arrival order: both runs' first one is sim-1
-    assertEquals(unnamedFirst, unnamedSecond);
+    assertEquals(first.get(1), second.get(0));
   }
 
   @Test
   void anotherSeedOrRequestIdGivesOtherTextsAndGaps() {
-    Run base;
-    Run otherId;
-    try (Simulator simulator = start(42)) {
-      base = run(simulator, "determinism-2");
-      otherId = run(simulator, "determinism-3");
-    }
-    Run otherSeed;
-    try (Simulator simulator = start(43)) {
-      otherSeed = run(simulator, "determinism-2");
-    }
+    List<Run> seed42 = runs(42, "determinism-2", "determinism-3");
+    Run base = seed42.get(0);
+    Run otherId = seed42.get(1);
+    Run otherSeed = runs(43, "determinism-2").get(0);
 
     assertNotEquals(base.texts(), otherId.texts());
     assertNotEquals(base.intendedNs(), otherId.intendedNs());

@@ -103,31 +103,37 @@ class PacingTest {
     }
   }
 
+  /**
+   * Streams one request of {@code model} with {@code max_tokens} 100 and returns its truth, checked
+   * to hold exactly 100 chunks, none sent more than the lead early.
+   */
+  private static RequestTruth streamHundred(String model, String requestId) {
+    RequestTruth truth = streamAll(model, 100, List.of(requestId)).get(0);
+    assertEquals(100, truth.chunks().size());
+    assertNeverMoreThanTheLeadEarly(truth);
+    return truth;
+  }
+
   @Test
   void aCatchUpProfileKeepsEveryChunkOnTheScheduleFixedAtArrival() {
-    RequestTruth truth = streamAll("catch-up", 100, List.of("catch-up-1")).get(0);
+    RequestTruth truth = streamHundred("catch-up", "catch-up-1");
 
     List<ChunkTruth> chunks = truth.chunks();
-    assertEquals(100, chunks.size());
     assertEquals(truth.arrivalNs() + 5_000_000L, chunks.get(0).dueNs());
     for (int seq = 1; seq < 100; seq++) {
       assertEquals(chunks.get(seq - 1).dueNs() + 1_000_000L, chunks.get(seq).dueNs());
     }
-    assertNeverMoreThanTheLeadEarly(truth);
   }
 
   @Test
   void fixedStallOf150MsIsTheIntendedGapBeforeChunk50AndOnlyThere() {
-    RequestTruth truth = streamAll("stall-at-50", 100, List.of("stall-1")).get(0);
+    List<ChunkTruth> chunks = streamHundred("stall-at-50", "stall-1").chunks();
 
-    List<ChunkTruth> chunks = truth.chunks();
-    assertEquals(100, chunks.size());
     for (int seq = 1; seq < 100; seq++) {
       assertEquals(seq == 50 ? 150_000_000L : 2_000_000L, chunks.get(seq).intendedNs());
     }
     // the gap before chunk 50 is at least the stall, less the most a chunk may go out early
     long stallGapNs = chunks.get(50).sentNs() - chunks.get(49).sentNs();
     assertTrue(stallGapNs >= 150_000_000L - LoopTimer.MAX_EARLY_NS, "stall gap " + stallGapNs);
-    assertNeverMoreThanTheLeadEarly(truth);
   }
 }

@@ -17,11 +17,15 @@ public final class TestSimulators {
   }
 
   /**
-   * {@link #config(long)} that wants {@code apiKey} and adds a {@link #fast()} model named "quick":
-   * the upstream of the proxy's tests.
+   * The upstream of the proxy's tests: {@link #config(long)} that wants {@code apiKey}, with a
+   * {@link #fast()} model named "quick" and a model "limited" that answers every request 429 with
+   * {@code Retry-After: 7}.
    */
-  public static SimulatorConfig keyedWithQuick(long seed, String apiKey) {
-    return config(seed).withApiKey(apiKey).withProfile("quick", fast());
+  public static SimulatorConfig proxyUpstream(long seed, String apiKey) {
+    return config(seed)
+        .withApiKey(apiKey)
+        .withProfile("quick", fast())
+        .withProfile("limited", rateLimited(7));
   }
 
   /** A model whose first token and every gap take 0.2 ms. */
