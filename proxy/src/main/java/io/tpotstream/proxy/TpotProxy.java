@@ -66,7 +66,7 @@ public final class TpotProxy implements AutoCloseable {
     metrics.registerEvents(events::published, events::dropped, events::held);
     TpotProxy proxy;
     try {
-      proxy = start(config, metrics, new Measurements(config, producerId, events, metrics));
+      proxy = start(config, metrics, new Measurements(config, events, metrics));
     } catch (RuntimeException e) {
       events.close();
       throw e;

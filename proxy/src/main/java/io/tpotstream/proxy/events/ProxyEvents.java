@@ -30,6 +30,7 @@ public final class ProxyEvents implements AutoCloseable {
   // the proxy judges its timeouts on the event loop: the recorder is never asked about these
   private static final Duration NOT_JUDGED = Duration.ofDays(1);
 
+  private final String producerId;
   private final Handoff handoff;
   private final Publisher publisher;
   private final PauseMeter pauseMeter;
@@ -41,6 +42,7 @@ public final class ProxyEvents implements AutoCloseable {
       String producerId,
       AnchoredClock clock,
       String upstreamUrl) {
+    this.producerId = producerId;
     pauseMeter = PauseMeter.start();
     handoff = new Handoff(settings.queueCapacity());
     Recorder recorder =
@@ -70,6 +72,11 @@ public final class ProxyEvents implements AutoCloseable {
       AnchoredClock clock,
       String upstreamUrl) {
     return new ProxyEvents(settings, runId, producerId, clock, upstreamUrl);
+  }
+
+  /** The producer id of every event the proxy writes. */
+  public String producerId() {
+    return producerId;
   }
 
   /** Where the event loops hand their measured requests' events. */

@@ -25,15 +25,13 @@ public final class Measurements implements ObserverFactory {
   static final int MAX_LABEL_CHARS = 64;
 
   private final ProxyConfig config;
-  private final String producerId;
   private final ProxyEvents events;
   private final ProxyMetrics metrics;
   private final AtomicLong requests = new AtomicLong();
 
-  public Measurements(
-      ProxyConfig config, String producerId, ProxyEvents events, ProxyMetrics metrics) {
+  /** Measures into {@code events}; a request id the client did not give is its producer id-N. */
+  public Measurements(ProxyConfig config, ProxyEvents events, ProxyMetrics metrics) {
     this.config = config;
-    this.producerId = producerId;
     this.events = events;
     this.metrics = metrics;
   }
@@ -54,7 +52,7 @@ public final class Measurements implements ObserverFactory {
       requestId = request.getHeader(config.requestIdHeader());
     }
     if (requestId == null || requestId.isBlank()) {
-      requestId = producerId + "-" + requests.incrementAndGet();
+      requestId = events.producerId() + "-" + requests.incrementAndGet();
     }
     return new Measurement(this, route, request.path(), requestId, labels(request), startNs);
   }
