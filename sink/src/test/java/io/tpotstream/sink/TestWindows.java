@@ -39,6 +39,26 @@ public final class TestWindows {
    * warm-up request.
    */
   public static WindowSummary known(String model, Map<String, String> labels, int window) {
+    WindowStats stats = knownTpotAndTtft();
+    for (long micros : new long[] {500, 600, 700, 800}) {
+      stats.requestTpot.recordMicros(micros);
+    }
+    for (long micros : new long[] {1100, 1500, 1900, 2040}) {
+      stats.e2e.recordMicros(micros);
+    }
+    stats.lateSamples(2);
+    stats.clientLag(250);
+    stats.coalescedGaps(3);
+    stats.warmupRequests(1);
+    return of(model, labels, window, stats);
+  }
+
+  /**
+   * The first part of {@link #known}: TPOT 10, 20, ..., 1000 µs, TTFT 1.0/1.2/1.5/2.0 ms, 5
+   * requests of which one failed (http_429), 104 output tokens; no request TPOT or E2E sample,
+   * nothing from the client.
+   */
+  public static WindowStats knownTpotAndTtft() {
     WindowStats stats = new WindowStats();
     for (int i = 1; i <= 100; i++) {
       stats.tpot.recordMicros(i * 10L);
@@ -46,21 +66,11 @@ public final class TestWindows {
     for (long micros : new long[] {1000, 1200, 1500, 2000}) {
       stats.ttft.recordMicros(micros);
     }
-    for (long micros : new long[] {500, 600, 700, 800}) {
-      stats.requestTpot.recordMicros(micros);
-    }
-    for (long micros : new long[] {1100, 1500, 1900, 2040}) {
-      stats.e2e.recordMicros(micros);
-    }
     stats.started(5);
     stats.completed(4, false);
     stats.failed("http_429", 1);
     stats.outputTokens(104);
-    stats.lateSamples(2);
-    stats.clientLag(250);
-    stats.coalescedGaps(3);
-    stats.warmupRequests(1);
-    return of(model, labels, window, stats);
+    return stats;
   }
 
   /**

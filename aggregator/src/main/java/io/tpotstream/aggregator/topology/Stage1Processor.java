@@ -29,17 +29,17 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
   private static final Logger LOG = LoggerFactory.getLogger(Stage1Processor.class);
   private static final byte[] NO_KEY = new byte[0];
 
-  private final StageSettings settings;
+  private final PartitionStage stage;
   private final String deadLetterTopic;
   private final TokenEventDecoder decoder = new TokenEventDecoder();
   private final Forwarder forwarder = new Forwarder();
   private ProcessorContext<byte[], StageMessage> context;
   private WorkingSetStore store;
-  private PartitionStage stage;
   private int partition;
 
+  /** A stage of one input partition; its working set is loaded in init. */
   Stage1Processor(StageSettings settings, String deadLetterTopic) {
-    this.settings = settings;
+    this.stage = new PartitionStage(settings);
     this.deadLetterTopic = deadLetterTopic;
   }
 
@@ -48,7 +48,6 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
     this.context = context;
     this.partition = context.taskId().partition();
     this.store = context.getStateStore(AggregatorTopology.STAGE1_STORE);
-    this.stage = new PartitionStage(settings);
     StoreState state = new StoreState(store.inner());
     stage.load(state);
     store.beforeCommit(() -> stage.writeChanges(state));

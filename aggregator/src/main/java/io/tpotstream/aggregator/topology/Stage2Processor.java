@@ -24,27 +24,24 @@ import org.slf4j.LoggerFactory;
 final class Stage2Processor implements Processor<byte[], StageMessage, String, byte[]> {
   private static final Logger LOG = LoggerFactory.getLogger(Stage2Processor.class);
 
-  private final int partitions;
   private final String inputTopic;
-  private final StageSettings settings;
+  private final WindowMerger merger;
   private final Output output = new Output();
   private ProcessorContext<String, byte[]> context;
   private WorkingSetStore store;
-  private WindowMerger merger;
 
+  /** A merger of {@code partitions} stage-1 partitions; its working set is loaded in init. */
   Stage2Processor(int partitions, String inputTopic, StageSettings settings) {
-    this.partitions = partitions;
     this.inputTopic = inputTopic;
-    this.settings = settings;
+    this.merger =
+        new WindowMerger(
+            partitions, settings.windowMs(), settings.clientLagThresholdUs(), settings.slo());
   }
 
   @Override
   public void init(ProcessorContext<String, byte[]> context) {
     this.context = context;
     this.store = context.getStateStore(AggregatorTopology.STAGE2_STORE);
-    this.merger =
-        new WindowMerger(
-            partitions, settings.windowMs(), settings.clientLagThresholdUs(), settings.slo());
     StoreState state = new StoreState(store.inner());
     merger.load(state);
     merger.open(inputTopic);

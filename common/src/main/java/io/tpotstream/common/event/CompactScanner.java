@@ -65,10 +65,6 @@ final class CompactScanner {
     }
     long seen = 0;
     int v = 0;
-    boolean hasElapsedNs = false;
-    boolean hasWatermark = false;
-    boolean hasProducerId = false;
-    boolean hasErrorClass = false;
     int producerIdStart = 0;
     int producerIdEnd = 0;
     int requestIdStart = -1;
@@ -142,7 +138,6 @@ final class CompactScanner {
         }
         case TokenEventDecoder.ELAPSED_NS -> {
           i = integer(b, i, 18);
-          hasElapsedNs = true;
           d.elapsedNs = number;
         }
         case TokenEventDecoder.SEQ -> {
@@ -172,7 +167,6 @@ final class CompactScanner {
         }
         case TokenEventDecoder.ERROR_CLASS -> {
           i = string(b, i);
-          hasErrorClass = true;
           if (i != NOT_SURE) {
             d.errorClass = ascii(b, stringStart, stringEnd);
           }
@@ -184,13 +178,11 @@ final class CompactScanner {
         }
         case TokenEventDecoder.PRODUCER_ID -> {
           i = string(b, i);
-          hasProducerId = true;
           producerIdStart = stringStart;
           producerIdEnd = stringEnd;
         }
         case TokenEventDecoder.WATERMARK -> {
           i = integer(b, i, 18);
-          hasWatermark = true;
           d.watermark = number;
         }
         case TokenEventDecoder.FINAL, TokenEventDecoder.COALESCED, TokenEventDecoder.WARMUP -> {
@@ -230,23 +222,7 @@ final class CompactScanner {
         return false;
       }
     }
-    String problem =
-        TokenEventRules.problem(
-            true,
-            d.type,
-            v,
-            d.ts,
-            requestIdStart >= 0,
-            (seen & (1L << TokenEventDecoder.MODEL)) != 0,
-            hasProducerId,
-            hasWatermark,
-            hasElapsedNs,
-            d.elapsedNs,
-            d.hasSeq,
-            d.seq,
-            d.hasTokens,
-            d.tokens,
-            hasErrorClass);
+    String problem = TokenEventRules.problem(d, v, requestIdStart >= 0, seen);
     if (problem != null) {
       return false; // rejected: data binding gives the message
     }

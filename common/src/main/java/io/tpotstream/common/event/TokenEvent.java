@@ -95,36 +95,10 @@ public record TokenEvent(
       Map<String, String> labels,
       Long scheduleLagNs,
       String producerId) {
-    return new TokenEvent(
-        EventType.START,
-        VERSION,
-        ts,
-        runId,
-        requestId,
-        model,
-        sorted(labels),
-        0L,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        scheduleLagNs,
-        null,
-        producerId,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null);
+    Draft start = Draft.request(EventType.START, ts, runId, requestId, model, labels, 0L);
+    start.scheduleLagNs = scheduleLagNs;
+    start.producerId = producerId;
+    return start.build();
   }
 
   /**
@@ -142,36 +116,12 @@ public record TokenEvent(
       Integer tokens,
       TokenKind kind,
       String producerId) {
-    return new TokenEvent(
-        EventType.TOKEN,
-        VERSION,
-        ts,
-        runId,
-        requestId,
-        model,
-        sorted(labels),
-        elapsedNs,
-        seq,
-        tokens,
-        kind,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        producerId,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null);
+    Draft token = Draft.request(EventType.TOKEN, ts, runId, requestId, model, labels, elapsedNs);
+    token.seq = seq;
+    token.tokens = tokens;
+    token.kind = kind;
+    token.producerId = producerId;
+    return token.build();
   }
 
   /** The end of a complete stream, with the usage the API reported (null when it reported none). */
@@ -188,36 +138,11 @@ public record TokenEvent(
       String finishReason,
       Integer malformedChunks,
       String producerId) {
-    return new TokenEvent(
-        EventType.END,
-        VERSION,
-        ts,
-        runId,
-        requestId,
-        model,
-        sorted(labels),
-        elapsedNs,
-        chunks,
-        null,
-        null,
-        promptTokens,
-        completionTokens,
-        finishReason,
-        null,
-        null,
-        null,
-        null,
-        malformedChunks,
-        producerId,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null);
+    Draft end = Draft.request(EventType.END, ts, runId, requestId, model, labels, elapsedNs);
+    end.promptTokens = promptTokens;
+    end.completionTokens = completionTokens;
+    end.finishReason = finishReason;
+    return end.finished(chunks, malformedChunks, producerId);
   }
 
   /**
@@ -236,36 +161,11 @@ public record TokenEvent(
       String message,
       Integer malformedChunks,
       String producerId) {
-    return new TokenEvent(
-        EventType.ERROR,
-        VERSION,
-        ts,
-        runId,
-        requestId,
-        model,
-        sorted(labels),
-        elapsedNs,
-        chunks,
-        null,
-        null,
-        null,
-        null,
-        null,
-        errorClass,
-        httpStatus,
-        message,
-        null,
-        malformedChunks,
-        producerId,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null);
+    Draft error = Draft.request(EventType.ERROR, ts, runId, requestId, model, labels, elapsedNs);
+    error.errorClass = errorClass;
+    error.httpStatus = httpStatus;
+    error.message = message;
+    return error.finished(chunks, malformedChunks, producerId);
   }
 
   /**
@@ -294,36 +194,14 @@ public record TokenEvent(
       Long clientPauseMaxUs,
       Long loopLagMaxUs,
       Long coalescedChunks) {
-    return new TokenEvent(
-        EventType.HEARTBEAT,
-        VERSION,
-        ts,
-        runId,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        producerId,
-        watermark,
-        isFinal ? true : null,
-        clientPauseMaxUs,
-        loopLagMaxUs,
-        coalescedChunks,
-        null,
-        null,
-        null,
-        null);
+    Draft heartbeat = new Draft(EventType.HEARTBEAT, ts, runId);
+    heartbeat.producerId = producerId;
+    heartbeat.watermark = watermark;
+    heartbeat.isFinal = isFinal ? true : null;
+    heartbeat.clientPauseMaxUs = clientPauseMaxUs;
+    heartbeat.loopLagMaxUs = loopLagMaxUs;
+    heartbeat.coalescedChunks = coalescedChunks;
+    return heartbeat.build();
   }
 
   /** This event marked as part of a warm-up request (left out of every statistic). */
@@ -353,7 +231,9 @@ public record TokenEvent(
 
   /** This event with another {@code ts} (epoch ms). */
   public TokenEvent withTs(long ts) {
-    return copy(ts, coalesced, warmup, source, droppedEvents);
+    Draft copy = new Draft(this);
+    copy.ts = ts;
+    return copy.build();
   }
 
   /**
@@ -361,45 +241,17 @@ public record TokenEvent(
    * Kafka).
    */
   public TokenEvent withDroppedEvents(long dropped) {
-    return copy(ts, coalesced, warmup, source, dropped);
+    Draft copy = new Draft(this);
+    copy.droppedEvents = dropped;
+    return copy.build();
   }
 
   private TokenEvent withFlags(Boolean coalesced, Boolean warmup, String source) {
-    return copy(ts, coalesced, warmup, source, droppedEvents);
-  }
-
-  private TokenEvent copy(
-      long ts, Boolean coalesced, Boolean warmup, String source, Long droppedEvents) {
-    return new TokenEvent(
-        type,
-        v,
-        ts,
-        runId,
-        requestId,
-        model,
-        labels,
-        elapsedNs,
-        seq,
-        tokens,
-        kind,
-        promptTokens,
-        completionTokens,
-        finishReason,
-        errorClass,
-        httpStatus,
-        message,
-        scheduleLagNs,
-        malformedChunks,
-        producerId,
-        watermark,
-        isFinal,
-        clientPauseMaxUs,
-        loopLagMaxUs,
-        coalescedChunks,
-        Boolean.TRUE.equals(coalesced) ? true : null,
-        Boolean.TRUE.equals(warmup) ? true : null,
-        source,
-        droppedEvents);
+    Draft copy = new Draft(this);
+    copy.coalesced = coalesced;
+    copy.warmup = warmup;
+    copy.source = source;
+    return copy.build();
   }
 
   /** True for a heartbeat that says its producer has stopped for good. */
@@ -412,7 +264,143 @@ public record TokenEvent(
     return tokens == null ? 1 : tokens;
   }
 
-  private static SortedMap<String, String> sorted(Map<String, String> labels) {
-    return labels == null || labels.isEmpty() ? null : new TreeMap<>(labels);
+  /**
+   * An event being made: the one place that calls the 29-field constructor. Each factory sets only
+   * its own fields; every other field stays null and is left out of the JSON.
+   */
+  private static final class Draft {
+    private final EventType type;
+    private final int v;
+    private long ts;
+    private final String runId;
+    private String requestId;
+    private String model;
+    private SortedMap<String, String> labels;
+    private Long elapsedNs;
+    private Integer seq;
+    private Integer tokens;
+    private TokenKind kind;
+    private Integer promptTokens;
+    private Integer completionTokens;
+    private String finishReason;
+    private String errorClass;
+    private Integer httpStatus;
+    private String message;
+    private Long scheduleLagNs;
+    private Integer malformedChunks;
+    private String producerId;
+    private Long watermark;
+    private Boolean isFinal;
+    private Long clientPauseMaxUs;
+    private Long loopLagMaxUs;
+    private Long coalescedChunks;
+    private Boolean coalesced;
+    private Boolean warmup;
+    private String source;
+    private Long droppedEvents;
+
+    /** A new event of this version: only its type, time and run. */
+    Draft(EventType type, long ts, String runId) {
+      this.type = type;
+      this.v = VERSION;
+      this.ts = ts;
+      this.runId = runId;
+    }
+
+    /** A copy of {@code event}, field for field, to change a few of them. */
+    Draft(TokenEvent event) {
+      type = event.type;
+      v = event.v;
+      ts = event.ts;
+      runId = event.runId;
+      requestId = event.requestId;
+      model = event.model;
+      labels = event.labels;
+      elapsedNs = event.elapsedNs;
+      seq = event.seq;
+      tokens = event.tokens;
+      kind = event.kind;
+      promptTokens = event.promptTokens;
+      completionTokens = event.completionTokens;
+      finishReason = event.finishReason;
+      errorClass = event.errorClass;
+      httpStatus = event.httpStatus;
+      message = event.message;
+      scheduleLagNs = event.scheduleLagNs;
+      malformedChunks = event.malformedChunks;
+      producerId = event.producerId;
+      watermark = event.watermark;
+      isFinal = event.isFinal;
+      clientPauseMaxUs = event.clientPauseMaxUs;
+      loopLagMaxUs = event.loopLagMaxUs;
+      coalescedChunks = event.coalescedChunks;
+      coalesced = event.coalesced;
+      warmup = event.warmup;
+      source = event.source;
+      droppedEvents = event.droppedEvents;
+    }
+
+    /** An event of one request, {@code elapsedNs} after its start (empty labels become none). */
+    static Draft request(
+        EventType type,
+        long ts,
+        String runId,
+        String requestId,
+        String model,
+        Map<String, String> labels,
+        long elapsedNs) {
+      Draft request = new Draft(type, ts, runId);
+      request.requestId = requestId;
+      request.model = model;
+      request.labels = labels == null || labels.isEmpty() ? null : new TreeMap<>(labels);
+      request.elapsedNs = elapsedNs;
+      return request;
+    }
+
+    /** The last event of a request: its chunk count, malformed chunks and producer. */
+    TokenEvent finished(int chunks, Integer malformedChunks, String producerId) {
+      this.seq = chunks;
+      this.malformedChunks = malformedChunks;
+      this.producerId = producerId;
+      return build();
+    }
+
+    private static Boolean trueOrNull(Boolean flag) {
+      return Boolean.TRUE.equals(flag) ? true : null;
+    }
+
+    /** The event; a flag that is not true is left out (null), as the format writes flags. */
+    TokenEvent build() {
+      return new TokenEvent(
+          type,
+          v,
+          ts,
+          runId,
+          requestId,
+          model,
+          labels,
+          elapsedNs,
+          seq,
+          tokens,
+          kind,
+          promptTokens,
+          completionTokens,
+          finishReason,
+          errorClass,
+          httpStatus,
+          message,
+          scheduleLagNs,
+          malformedChunks,
+          producerId,
+          watermark,
+          isFinal,
+          clientPauseMaxUs,
+          loopLagMaxUs,
+          coalescedChunks,
+          trueOrNull(coalesced),
+          trueOrNull(warmup),
+          source,
+          droppedEvents);
+    }
   }
 }

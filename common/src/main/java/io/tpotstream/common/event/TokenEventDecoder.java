@@ -215,10 +215,6 @@ public final class TokenEventDecoder {
     DecodedEvent d = event;
     long seen = 0;
     int v = 0;
-    boolean hasElapsedNs = false;
-    boolean hasWatermark = false;
-    boolean hasProducerId = false;
-    boolean hasErrorClass = false;
     try (JsonParser p = FACTORY.createParser(value)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         return false;
@@ -291,7 +287,6 @@ public final class TokenEventDecoder {
             if (!isLong(p, t)) {
               return false;
             }
-            hasElapsedNs = true;
             d.elapsedNs = p.getLongValue();
           }
           case SEQ -> {
@@ -329,7 +324,6 @@ public final class TokenEventDecoder {
             if (t != JsonToken.VALUE_STRING) {
               return false;
             }
-            hasErrorClass = true;
             d.errorClass = p.getText();
           }
           case SCHEDULE_LAG_NS -> {
@@ -349,13 +343,11 @@ public final class TokenEventDecoder {
             } else if (t != JsonToken.VALUE_STRING) {
               return false;
             }
-            hasProducerId = true;
           }
           case WATERMARK -> {
             if (!isLong(p, t)) {
               return false;
             }
-            hasWatermark = true;
             d.watermark = p.getLongValue();
           }
           case FINAL, COALESCED, WARMUP -> {
@@ -397,26 +389,12 @@ public final class TokenEventDecoder {
         return false;
       }
     }
-    if (d.type == EventType.HEARTBEAT && hasProducerId && d.producerId == null) {
+    if (d.type == EventType.HEARTBEAT
+        && (seen & (1L << PRODUCER_ID)) != 0
+        && d.producerId == null) {
       return false; // the type came after the producer id: let data binding read it
     }
-    String problem =
-        TokenEventRules.problem(
-            true,
-            d.type,
-            v,
-            d.ts,
-            d.requestKey != null,
-            (seen & (1L << MODEL)) != 0,
-            hasProducerId,
-            hasWatermark,
-            hasElapsedNs,
-            d.elapsedNs,
-            d.hasSeq,
-            d.seq,
-            d.hasTokens,
-            d.tokens,
-            hasErrorClass);
+    String problem = TokenEventRules.problem(d, v, d.requestKey != null, seen);
     if (problem != null) {
       return false; // rejected: data binding gives the message
     }

@@ -76,6 +76,33 @@ final class TokenEventRules {
     return null;
   }
 
+  /**
+   * The rule applied to a record a fast reader has read into {@code d}: {@code seen} has the bit
+   * {@code 1L << field} of every field present ({@link TokenEventDecoder}'s field numbers).
+   */
+  static String problem(DecodedEvent d, int v, boolean requestId, long seen) {
+    return problem(
+        true,
+        d.type,
+        v,
+        d.ts,
+        requestId,
+        has(seen, TokenEventDecoder.MODEL),
+        has(seen, TokenEventDecoder.PRODUCER_ID),
+        has(seen, TokenEventDecoder.WATERMARK),
+        has(seen, TokenEventDecoder.ELAPSED_NS),
+        d.elapsedNs,
+        d.hasSeq,
+        d.seq,
+        d.hasTokens,
+        d.tokens,
+        has(seen, TokenEventDecoder.ERROR_CLASS));
+  }
+
+  private static boolean has(long seen, int field) {
+    return (seen & (1L << field)) != 0;
+  }
+
   /** The rule applied to a decoded event (null: not an object). */
   static String problem(TokenEvent e) {
     if (e == null) {

@@ -10,13 +10,12 @@ import java.util.function.Function;
 
 /**
  * One of the four latencies a window summary carries, as {@code /metrics} exports it: a cumulative
- * histogram {@code histogramName} with classic buckets at {@code boundsMicros}, and the latest
+ * histogram {@link #histogramName} with classic buckets at {@code boundsMicros}, and the latest
  * window's percentiles as gauges {@code tpot_window_<key>_seconds} and {@code
  * tpot_window_<key>_max_seconds}.
  */
 record LatencyMetric(
     String key,
-    String histogramName,
     String what,
     Function<WindowSummary, LatencySummary> summary,
     Function<EncodedHistograms, String> encoded,
@@ -43,32 +42,36 @@ record LatencyMetric(
       List.of(
           new LatencyMetric(
               "tpot",
-              "tpot_seconds",
               "TPOT (time between two consecutive output tokens)",
               WindowSummary::tpot,
               EncodedHistograms::tpot,
               TOKEN_GAP_BOUNDS_MICROS),
           new LatencyMetric(
               "ttft",
-              "tpot_ttft_seconds",
               "TTFT (request start to the first output token)",
               WindowSummary::ttft,
               EncodedHistograms::ttft,
               TTFT_BOUNDS_MICROS),
           new LatencyMetric(
               "request_tpot",
-              "tpot_request_tpot_seconds",
               "Request TPOT ((last token - first token) / (output tokens - 1), one per request)",
               WindowSummary::requestTpot,
               EncodedHistograms::requestTpot,
               TOKEN_GAP_BOUNDS_MICROS),
           new LatencyMetric(
               "e2e",
-              "tpot_e2e_seconds",
               "E2E (request start to the end of the stream)",
               WindowSummary::e2e,
               EncodedHistograms::e2e,
               E2E_BOUNDS_MICROS));
+
+  /**
+   * The cumulative histogram family: {@code tpot_<key>_seconds}, and {@code tpot_seconds} for TPOT
+   * itself, the namespace's own latency.
+   */
+  String histogramName() {
+    return key.equals("tpot") ? "tpot_seconds" : "tpot_" + key + "_seconds";
+  }
 
   /** The gauge family of the latest window's percentiles. */
   String windowName() {

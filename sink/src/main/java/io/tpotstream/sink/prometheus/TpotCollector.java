@@ -54,267 +54,228 @@ final class TpotCollector implements MultiCollector {
   }
 
   private static MetricSnapshots snapshots(List<SeriesMetrics> all) {
-    List<MetricSnapshot> metrics = new ArrayList<>();
-    if (all.isEmpty()) {
+    return all.isEmpty() ? new MetricSnapshots() : new Families(all).build();
+  }
+
+  /** The families of one scrape, each with a data point per series of {@code all}. */
+  private static final class Families {
+    private final List<SeriesMetrics> all;
+    private final List<MetricSnapshot> metrics = new ArrayList<>();
+
+    Families(List<SeriesMetrics> all) {
+      this.all = all;
+    }
+
+    private MetricSnapshots build() {
+      for (int i = 0; i < LatencyMetric.ALL.size(); i++) {
+        LatencyMetric latency = LatencyMetric.ALL.get(i);
+        HistogramSnapshot.Builder histogram =
+            HistogramSnapshot.builder()
+                .name(latency.histogramName())
+                .help(latency.what() + ", every window since the sink started")
+                .unit(Unit.SECONDS);
+        for (SeriesMetrics s : all) {
+          histogram.dataPoint(s.histograms[i].snapshot(s.labels));
+        }
+        metrics.add(histogram.build());
+      }
+      requests();
+      counter("tpot_output_tokens", "Output tokens", s -> s.outputTokens);
+      counter(
+          "tpot_late_samples",
+          "Samples dropped as late (a stale producer's, or for a window already closed)",
+          s -> s.lateSamples);
+      counter(
+          "tpot_coalesced_gaps",
+          "TPOT samples whose chunk arrived in the same socket read as the chunk before",
+          s -> s.coalescedGaps);
+      counter(
+          "tpot_warmup_requests",
+          "Warm-up requests, left out of every statistic",
+          s -> s.warmupRequests);
+      counter("tpot_windows", "Closed windows read by the sink", s -> s.windows);
+      counter(
+          "tpot_client_suspect_windows",
+          "Closed windows in which the producers' own lag or pause passed the threshold",
+          s -> s.suspectWindows);
+
+      for (LatencyMetric latency : LatencyMetric.ALL) {
+        windowLatency(latency);
+      }
+      gauge(
+          "tpot_window_error_ratio",
+          "(failed + abandoned) / (completed + failed + abandoned) in the latest closed window",
+          null,
+          w -> w.requests() == null ? Double.NaN : number(w.requests().errorRate()));
+      gauge(
+          "tpot_window_tokens_per_second",
+          "Output tokens per second in the latest closed window",
+          null,
+          w -> number(w.tokensPerSecond()));
+      gauge(
+          "tpot_window_client_pause_max_seconds",
+          "The producers' own longest pause (GC, scheduling) in the latest closed window",
+          Unit.SECONDS,
+          w -> seconds(w.clientPauseMaxMs()));
+      gauge(
+          "tpot_window_client_lag_max_seconds",
+          "The producers' worst event-loop lag in the latest closed window",
+          Unit.SECONDS,
+          w -> seconds(w.clientLagMaxMs()));
+      gauge(
+          "tpot_window_client_suspect",
+          "1 when the producers' own lag or pause passed the threshold in the latest closed window,"
+              + " 0 when not, NaN when they did not report it",
+          null,
+          w -> w.clientSuspect() == null ? Double.NaN : w.clientSuspect() ? 1 : 0);
+      slo();
+      gauge(
+          "tpot_window_end_timestamp_seconds",
+          "End of the latest closed window, Unix time",
+          Unit.SECONDS,
+          w -> w.windowEndMs() / 1000.0);
       return new MetricSnapshots(metrics);
     }
-    for (int i = 0; i < LatencyMetric.ALL.size(); i++) {
-      LatencyMetric latency = LatencyMetric.ALL.get(i);
-      HistogramSnapshot.Builder histogram =
-          HistogramSnapshot.builder()
-              .name(latency.histogramName())
-              .help(latency.what() + ", every window since the sink started")
+
+    /**
+     * The SLO: windows judged and missed, good requests (0 without an SLO), and for the latest
+     * window its verdict and goodput (NaN without) and, when it has objectives, each one's verdict,
+     * value and limit (in the objective's base unit: seconds for a latency, a ratio for {@code
+     * error_rate} and {@code goodput}).
+     */
+    private void slo() {
+      counter(
+          "tpot_slo_windows",
+          "Closed windows judged against the aggregator's --slo",
+          s -> s.sloWindows);
+      counter(
+          "tpot_slo_missed_windows",
+          "Closed windows that missed at least one --slo objective",
+          s -> s.sloMissedWindows);
+      counter(
+          "tpot_good_requests",
+          "Finished requests that met every --goodput limit",
+          s -> s.goodRequests);
+      gauge(
+          "tpot_window_slo_met",
+          "1 when the latest closed window met every --slo objective, 0 when not, NaN without an SLO",
+          null,
+          w -> w.slo() == null ? Double.NaN : w.slo().met() ? 1 : 0);
+      gauge(
+          "tpot_window_goodput_ratio",
+          "Share of the latest closed window's finished requests that met every --goodput limit",
+          null,
+          w -> w.slo() == null ? Double.NaN : number(w.slo().goodput()));
+      if (all.stream().noneMatch(s -> s.latest.slo() != null)) {
+        return;
+      }
+      GaugeSnapshot.Builder met =
+          GaugeSnapshot.builder()
+              .name("tpot_window_slo_objective_met")
+              .help("1 when the latest closed window met this objective, 0 when not");
+      GaugeSnapshot.Builder value =
+          GaugeSnapshot.builder()
+              .name("tpot_window_slo_objective_value")
+              .help(
+                  "The objective's value in the latest closed window: seconds for a latency, a ratio"
+                      + " for error_rate and goodput (NaN when there was nothing to measure)");
+      GaugeSnapshot.Builder limit =
+          GaugeSnapshot.builder()
+              .name("tpot_window_slo_objective_limit")
+              .help("The objective's limit, in the unit of tpot_window_slo_objective_value");
+      for (SeriesMetrics s : all) {
+        if (s.latest.slo() == null) {
+          continue;
+        }
+        for (ObjectiveResult o : s.latest.slo().objectives()) {
+          Labels labels = s.labels.add("objective", o.name());
+          boolean latency = !o.name().equals("error_rate") && !o.name().equals("goodput");
+          met.dataPoint(point(labels, o.met() ? 1 : 0));
+          value.dataPoint(point(labels, latency ? seconds(o.measured()) : number(o.measured())));
+          limit.dataPoint(point(labels, latency ? seconds(o.limit()) : number(o.limit())));
+        }
+      }
+      metrics.add(met.build());
+      metrics.add(value.build());
+      metrics.add(limit.build());
+    }
+
+    private void requests() {
+      CounterSnapshot.Builder requests =
+          CounterSnapshot.builder()
+              .name("tpot_requests")
+              .help(
+                  "Requests by outcome (started, completed, failed, too_short, abandoned);"
+                      + " completed includes too_short");
+      CounterSnapshot.Builder errors =
+          CounterSnapshot.builder()
+              .name("tpot_errors")
+              .help("Failed requests by error class (every known class is shown from 0)");
+      for (SeriesMetrics s : all) {
+        for (int i = 0; i < SeriesMetrics.OUTCOMES.size(); i++) {
+          requests.dataPoint(
+              count(s.labels.add("outcome", SeriesMetrics.OUTCOMES.get(i)), s.requests[i]));
+        }
+        s.errors.forEach(
+            (errorClass, failed) ->
+                errors.dataPoint(count(s.labels.add("error_class", errorClass), failed)));
+      }
+      metrics.add(requests.build());
+      metrics.add(errors.build());
+    }
+
+    private void counter(String name, String help, ToDoubleFunction<SeriesMetrics> value) {
+      CounterSnapshot.Builder counter =
+          CounterSnapshot.builder().name(name).help(help + ", every window since the sink started");
+      for (SeriesMetrics s : all) {
+        counter.dataPoint(count(s.labels, value.applyAsDouble(s)));
+      }
+      metrics.add(counter.build());
+    }
+
+    private void windowLatency(LatencyMetric latency) {
+      GaugeSnapshot.Builder percentiles =
+          GaugeSnapshot.builder()
+              .name(latency.windowName())
+              .help(
+                  latency.what()
+                      + " in the latest closed window: HdrHistogram's value at each percentile")
+              .unit(Unit.SECONDS);
+      GaugeSnapshot.Builder max =
+          GaugeSnapshot.builder()
+              .name(latency.windowMaxName())
+              .help("Largest " + latency.what() + " in the latest closed window")
               .unit(Unit.SECONDS);
       for (SeriesMetrics s : all) {
-        histogram.dataPoint(s.histograms[i].snapshot(s.labels));
+        LatencySummary w = latency.summary().apply(s.latest);
+        LatencySummary stat = w == null ? LatencySummary.EMPTY : w;
+        BigDecimal[] values = {
+          stat.p50Ms(), stat.p90Ms(), stat.p99Ms(), stat.p999Ms(), stat.p9999Ms()
+        };
+        for (int i = 0; i < values.length; i++) {
+          percentiles.dataPoint(
+              point(s.labels.add("percentile", PERCENTILES.get(i)), seconds(values[i])));
+        }
+        max.dataPoint(point(s.labels, seconds(stat.maxMs())));
       }
-      metrics.add(histogram.build());
+      metrics.add(percentiles.build());
+      metrics.add(max.build());
     }
-    requests(metrics, all);
-    counter(metrics, all, "tpot_output_tokens", "Output tokens", s -> s.outputTokens);
-    counter(
-        metrics,
-        all,
-        "tpot_late_samples",
-        "Samples dropped as late (a stale producer's, or for a window already closed)",
-        s -> s.lateSamples);
-    counter(
-        metrics,
-        all,
-        "tpot_coalesced_gaps",
-        "TPOT samples whose chunk arrived in the same socket read as the chunk before",
-        s -> s.coalescedGaps);
-    counter(
-        metrics,
-        all,
-        "tpot_warmup_requests",
-        "Warm-up requests, left out of every statistic",
-        s -> s.warmupRequests);
-    counter(metrics, all, "tpot_windows", "Closed windows read by the sink", s -> s.windows);
-    counter(
-        metrics,
-        all,
-        "tpot_client_suspect_windows",
-        "Closed windows in which the producers' own lag or pause passed the threshold",
-        s -> s.suspectWindows);
 
-    for (LatencyMetric latency : LatencyMetric.ALL) {
-      windowLatency(metrics, all, latency);
+    private void gauge(String name, String help, Unit unit, Function<WindowSummary, Double> value) {
+      GaugeSnapshot.Builder gauge = GaugeSnapshot.builder().name(name).help(help);
+      if (unit != null) {
+        gauge.unit(unit);
+      }
+      for (SeriesMetrics s : all) {
+        gauge.dataPoint(point(s.labels, value.apply(s.latest)));
+      }
+      metrics.add(gauge.build());
     }
-    gauge(
-        metrics,
-        all,
-        "tpot_window_error_ratio",
-        "(failed + abandoned) / (completed + failed + abandoned) in the latest closed window",
-        null,
-        w -> w.requests() == null ? Double.NaN : number(w.requests().errorRate()));
-    gauge(
-        metrics,
-        all,
-        "tpot_window_tokens_per_second",
-        "Output tokens per second in the latest closed window",
-        null,
-        w -> number(w.tokensPerSecond()));
-    gauge(
-        metrics,
-        all,
-        "tpot_window_client_pause_max_seconds",
-        "The producers' own longest pause (GC, scheduling) in the latest closed window",
-        Unit.SECONDS,
-        w -> seconds(w.clientPauseMaxMs()));
-    gauge(
-        metrics,
-        all,
-        "tpot_window_client_lag_max_seconds",
-        "The producers' worst event-loop lag in the latest closed window",
-        Unit.SECONDS,
-        w -> seconds(w.clientLagMaxMs()));
-    gauge(
-        metrics,
-        all,
-        "tpot_window_client_suspect",
-        "1 when the producers' own lag or pause passed the threshold in the latest closed window,"
-            + " 0 when not, NaN when they did not report it",
-        null,
-        w -> w.clientSuspect() == null ? Double.NaN : w.clientSuspect() ? 1 : 0);
-    slo(metrics, all);
-    gauge(
-        metrics,
-        all,
-        "tpot_window_end_timestamp_seconds",
-        "End of the latest closed window, Unix time",
-        Unit.SECONDS,
-        w -> w.windowEndMs() / 1000.0);
-    return new MetricSnapshots(metrics);
   }
 
-  /**
-   * The SLO: windows judged and missed, good requests (0 without an SLO), and for the latest window
-   * its verdict and goodput (NaN without) and, when it has objectives, each one's verdict, value
-   * and limit (in the objective's base unit: seconds for a latency, a ratio for {@code error_rate}
-   * and {@code goodput}).
-   */
-  private static void slo(List<MetricSnapshot> metrics, List<SeriesMetrics> all) {
-    counter(
-        metrics,
-        all,
-        "tpot_slo_windows",
-        "Closed windows judged against the aggregator's --slo",
-        s -> s.sloWindows);
-    counter(
-        metrics,
-        all,
-        "tpot_slo_missed_windows",
-        "Closed windows that missed at least one --slo objective",
-        s -> s.sloMissedWindows);
-    counter(
-        metrics,
-        all,
-        "tpot_good_requests",
-        "Finished requests that met every --goodput limit",
-        s -> s.goodRequests);
-    gauge(
-        metrics,
-        all,
-        "tpot_window_slo_met",
-        "1 when the latest closed window met every --slo objective, 0 when not, NaN without an SLO",
-        null,
-        w -> w.slo() == null ? Double.NaN : w.slo().met() ? 1 : 0);
-    gauge(
-        metrics,
-        all,
-        "tpot_window_goodput_ratio",
-        "Share of the latest closed window's finished requests that met every --goodput limit",
-        null,
-        w -> w.slo() == null ? Double.NaN : number(w.slo().goodput()));
-    if (all.stream().noneMatch(s -> s.latest.slo() != null)) {
-      return;
-    }
-    GaugeSnapshot.Builder met =
-        GaugeSnapshot.builder()
-            .name("tpot_window_slo_objective_met")
-            .help("1 when the latest closed window met this objective, 0 when not");
-    GaugeSnapshot.Builder value =
-        GaugeSnapshot.builder()
-            .name("tpot_window_slo_objective_value")
-            .help(
-                "The objective's value in the latest closed window: seconds for a latency, a ratio"
-                    + " for error_rate and goodput (NaN when there was nothing to measure)");
-    GaugeSnapshot.Builder limit =
-        GaugeSnapshot.builder()
-            .name("tpot_window_slo_objective_limit")
-            .help("The objective's limit, in the unit of tpot_window_slo_objective_value");
-    for (SeriesMetrics s : all) {
-      if (s.latest.slo() == null) {
-        continue;
-      }
-      for (ObjectiveResult o : s.latest.slo().objectives()) {
-        Labels labels = s.labels.add("objective", o.name());
-        boolean latency = !o.name().equals("error_rate") && !o.name().equals("goodput");
-        met.dataPoint(point(labels, o.met() ? 1 : 0));
-        value.dataPoint(point(labels, latency ? seconds(o.measured()) : number(o.measured())));
-        limit.dataPoint(point(labels, latency ? seconds(o.limit()) : number(o.limit())));
-      }
-    }
-    metrics.add(met.build());
-    metrics.add(value.build());
-    metrics.add(limit.build());
-  }
-
-  private static void requests(List<MetricSnapshot> metrics, List<SeriesMetrics> all) {
-    CounterSnapshot.Builder requests =
-        CounterSnapshot.builder()
-            .name("tpot_requests")
-            .help(
-                "Requests by outcome (started, completed, failed, too_short, abandoned);"
-                    + " completed includes too_short");
-    CounterSnapshot.Builder errors =
-        CounterSnapshot.builder()
-            .name("tpot_errors")
-            .help("Failed requests by error class (every known class is shown from 0)");
-    for (SeriesMetrics s : all) {
-      for (int i = 0; i < SeriesMetrics.OUTCOMES.size(); i++) {
-        requests.dataPoint(
-            CounterDataPointSnapshot.builder()
-                .labels(s.labels.add("outcome", SeriesMetrics.OUTCOMES.get(i)))
-                .value(s.requests[i])
-                .build());
-      }
-      s.errors.forEach(
-          (errorClass, count) ->
-              errors.dataPoint(
-                  CounterDataPointSnapshot.builder()
-                      .labels(s.labels.add("error_class", errorClass))
-                      .value(count)
-                      .build()));
-    }
-    metrics.add(requests.build());
-    metrics.add(errors.build());
-  }
-
-  private static void counter(
-      List<MetricSnapshot> metrics,
-      List<SeriesMetrics> all,
-      String name,
-      String help,
-      ToDoubleFunction<SeriesMetrics> value) {
-    CounterSnapshot.Builder counter =
-        CounterSnapshot.builder().name(name).help(help + ", every window since the sink started");
-    for (SeriesMetrics s : all) {
-      counter.dataPoint(
-          CounterDataPointSnapshot.builder()
-              .labels(s.labels)
-              .value(value.applyAsDouble(s))
-              .build());
-    }
-    metrics.add(counter.build());
-  }
-
-  private static void windowLatency(
-      List<MetricSnapshot> metrics, List<SeriesMetrics> all, LatencyMetric latency) {
-    GaugeSnapshot.Builder percentiles =
-        GaugeSnapshot.builder()
-            .name(latency.windowName())
-            .help(
-                latency.what()
-                    + " in the latest closed window: HdrHistogram's value at each percentile")
-            .unit(Unit.SECONDS);
-    GaugeSnapshot.Builder max =
-        GaugeSnapshot.builder()
-            .name(latency.windowMaxName())
-            .help("Largest " + latency.what() + " in the latest closed window")
-            .unit(Unit.SECONDS);
-    for (SeriesMetrics s : all) {
-      LatencySummary w = latency.summary().apply(s.latest);
-      LatencySummary stat = w == null ? LatencySummary.EMPTY : w;
-      BigDecimal[] values = {
-        stat.p50Ms(), stat.p90Ms(), stat.p99Ms(), stat.p999Ms(), stat.p9999Ms()
-      };
-      for (int i = 0; i < values.length; i++) {
-        percentiles.dataPoint(
-            point(s.labels.add("percentile", PERCENTILES.get(i)), seconds(values[i])));
-      }
-      max.dataPoint(point(s.labels, seconds(stat.maxMs())));
-    }
-    metrics.add(percentiles.build());
-    metrics.add(max.build());
-  }
-
-  private static void gauge(
-      List<MetricSnapshot> metrics,
-      List<SeriesMetrics> all,
-      String name,
-      String help,
-      Unit unit,
-      Function<WindowSummary, Double> value) {
-    GaugeSnapshot.Builder gauge = GaugeSnapshot.builder().name(name).help(help);
-    if (unit != null) {
-      gauge.unit(unit);
-    }
-    for (SeriesMetrics s : all) {
-      gauge.dataPoint(point(s.labels, value.apply(s.latest)));
-    }
-    metrics.add(gauge.build());
+  private static CounterDataPointSnapshot count(Labels labels, double value) {
+    return CounterDataPointSnapshot.builder().labels(labels).value(value).build();
   }
 
   private static GaugeDataPointSnapshot point(Labels labels, double value) {

@@ -48,19 +48,12 @@ public class PrometheusEndpointTest {
     return response.body();
   }
 
-  /** TPOT 10..1000 µs, TTFT 1000..2000 µs, 5 requests of which one failed with http_429. */
+  /**
+   * TPOT 10..1000 µs, TTFT 1000..2000 µs, 5 requests of which one failed with http_429, 104 output
+   * tokens; the client's worst loop lag 2.5 ms (suspect).
+   */
   private static WindowSummary modelA(int window) {
-    WindowStats stats = new WindowStats();
-    for (int i = 1; i <= 100; i++) {
-      stats.tpot.recordMicros(i * 10L);
-    }
-    for (long micros : new long[] {1000, 1200, 1500, 2000}) {
-      stats.ttft.recordMicros(micros);
-    }
-    stats.started(5);
-    stats.completed(4, false);
-    stats.failed("http_429", 1);
-    stats.outputTokens(104);
+    WindowStats stats = TestWindows.knownTpotAndTtft();
     stats.clientLag(2_500);
     return TestWindows.of("model-a", Map.of("concurrency", "5"), window, stats);
   }
