@@ -72,9 +72,9 @@ class FlagSpellingTest {
     assertEquals(
         "b",
         ((AggregateCommand) command("aggregate", "--topic", "a", "--input", "b")).events.topic);
-    assertEquals(Path.of("out/summaries.csv"), ((SinkCommand) command("sink")).csvOptions.csv);
+    assertEquals(Path.of("out/summaries.csv"), ((SinkCommand) command("sink")).csv.file.csv);
     assertEquals(Path.of("out"), ((ReportCommand) command("report")).outDir.out);
-    assertEquals(9404, ((SinkCommand) command("sink")).prometheusPort.port);
+    assertEquals(9404, ((SinkCommand) command("sink")).prometheus.port.port);
     RunCommand run = (RunCommand) command("run", "--window", "1m", "--group-by", "a,b");
     assertEquals(0, run.runOptions.prometheusPort.port);
     assertEquals(java.time.Duration.ofMinutes(1), run.runOptions.windowSize());
