@@ -85,6 +85,32 @@ class FlagSpellingTest {
   }
 
   @Test
+  void theLoadAndTrafficFlagsSetTheConfigKeysTheirNamesSpell() {
+    ProduceCommand produce =
+        (ProduceCommand)
+            command(
+                ("produce --concurrency 4 --total-requests 9 --max-tokens 12 --rate 2 --arrival"
+                        + " poisson --duration 90s --warmup 0 --dataset sample --input-len 256"
+                        + " --output-len 128-1024 --schedule 0s:2/s --sweep rate=1,2"
+                        + " --requests-out r.jsonl")
+                    .split(" "));
+    java.util.Map<String, String> keys = new java.util.TreeMap<>();
+    produce.load.putInto(keys);
+    produce.traffic.putInto(keys);
+    assertEquals(
+        "{arrival=poisson, concurrency=4, dataset=sample, duration=90s, input_len=256,"
+            + " max_tokens=12, output_len=128-1024, rate=2.0, schedule=0s:2/s, sweep=rate=1,2,"
+            + " total_requests=9, warmup=0}",
+        keys.toString());
+    assertEquals(Path.of("r.jsonl"), produce.traffic.requestsOut.file);
+    RunCommand run = (RunCommand) command("run", "--max-tokens", "5");
+    keys.clear();
+    run.load.putInto(keys);
+    run.traffic.putInto(keys);
+    assertEquals("{max_tokens=5}", keys.toString());
+  }
+
+  @Test
   void aTimeThatIsNotOneSaysHowToWriteIt() {
     CommandLine.ParseResult parsed = Tpot.commandLine().parseArgs("export", "--from", "yesterday");
     ExportCommand export = (ExportCommand) parsed.subcommand().commandSpec().userObject();
