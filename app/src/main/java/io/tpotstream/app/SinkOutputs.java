@@ -9,8 +9,9 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * The outputs of {@code tpot sink}, one mixin each: an output's flags (where it goes, {@code
- * --no-...} to turn it off, its details) and the part of the {@link SinkConfig} they set.
+ * The outputs of {@code tpot sink}, one mixin each: an output's flags (where it goes and its
+ * details, then the {@code --no-...} that turns it off) and the part of the {@link SinkConfig} they
+ * set.
  */
 final class SinkOutputs {
   private SinkOutputs() {}
@@ -18,9 +19,6 @@ final class SinkOutputs {
   /** The summaries CSV: {@code --csv}, {@code --no-csv} and its label columns. */
   static final class Csv {
     @Mixin SummariesCsvOptions file;
-
-    @Option(names = "--no-csv", description = "Write no CSV.")
-    boolean off;
 
     @Option(
         names = "--labels",
@@ -30,6 +28,9 @@ final class SinkOutputs {
             "The CSV's label_<name> columns, in order (default: the first summary's labels)."
                 + " Absent labels are empty cells.")
     List<String> labels;
+
+    @Option(names = "--no-csv", description = "Write no CSV.")
+    boolean off;
 
     void applyTo(SinkConfig.Builder config) {
       config.csv(off ? null : file.csv).csvLabels(labels);
@@ -62,13 +63,13 @@ final class SinkOutputs {
         description = "Topic of flat records for monitoring stacks (default: ${DEFAULT-VALUE}).")
     String metricsTopic;
 
-    @Option(names = "--no-metrics-topic", description = "Write no flat records to Kafka.")
-    boolean off;
-
     @Option(
         names = "--transactional-id",
         description = "Transactional id of the metrics producer (default: <group-id>-metrics).")
     String transactionalId;
+
+    @Option(names = "--no-metrics-topic", description = "Write no flat records to Kafka.")
+    boolean off;
 
     void applyTo(SinkConfig.Builder config) {
       config.metricsTopic(off ? null : metricsTopic).transactionalId(transactionalId);
@@ -100,8 +101,7 @@ final class SinkOutputs {
         description = "Refresh the charts and report.html here as windows arrive (default: off).")
     Path reportDir;
 
-    @Option(names = "--log-scale", description = "Latency charts on a log scale.")
-    boolean logScale;
+    @Mixin LogScaleOptions scale;
 
     @Option(
         names = "--report-every",
@@ -111,7 +111,7 @@ final class SinkOutputs {
     int everySeconds;
 
     void applyTo(SinkConfig.Builder config) {
-      config.report(reportDir, logScale, Duration.ofSeconds(everySeconds));
+      config.report(reportDir, scale.logScale, Duration.ofSeconds(everySeconds));
     }
   }
 }
