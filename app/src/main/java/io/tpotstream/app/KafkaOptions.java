@@ -53,7 +53,8 @@ final class KafkaOptions {
 
   /**
    * The resolved connection (default localhost:9092), not checked: for {@code proxy}, which serves
-   * while Kafka is away and reaches it in the background.
+   * while Kafka is away and reaches it in the background, and {@code replay}, which checks it while
+   * it reads the archive.
    */
   KafkaConnection resolve() {
     return KafkaConnection.resolveOrDefault(bootstrapServers, configFile, env(), timeout);

@@ -2,6 +2,8 @@ package io.tpotstream.app;
 
 import io.tpotstream.app.archive.Replayer;
 import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.common.kafka.KafkaPreflight;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -50,12 +52,17 @@ final class ReplayCommand implements Callable<Integer> {
     Path file = archive.file("replay");
     String topic = events.topic;
     double factor = parseSpeed(speed);
-    KafkaConnection connection = kafka.connect();
-    StatsCommand.requireReadable(file);
+    // the replay checks the connection while it reads the archive (KafkaPreflight); Kafka's
+    // problems are still said before the file's
+    KafkaConnection connection = kafka.resolve();
+    if (!Files.isReadable(file)) {
+      KafkaPreflight.check(connection);
+      StatsCommand.requireReadable(file);
+    }
     Replayer replayer =
         new Replayer(
             new Replayer.Settings(
-                connection.clientProperties(),
+                connection,
                 file,
                 topic,
                 factor,

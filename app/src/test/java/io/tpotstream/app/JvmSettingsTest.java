@@ -3,6 +3,7 @@ package io.tpotstream.app;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tpotstream.app.archive.ArchiveJvm;
 import io.tpotstream.producer.ProducerJvm;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -15,7 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The launcher and the image start the producer's JVM with exactly the settings the benchmarks
- * measured ({@link ProducerJvm#OPTIONS}); the docs show the same.
+ * measured ({@link ProducerJvm#OPTIONS}); the docs show the same. The launcher starts {@code
+ * replay} and {@code stats} with theirs ({@link ArchiveJvm#OPTIONS}).
  */
 class JvmSettingsTest {
   private static final Path ROOT = Path.of("..");
@@ -27,6 +29,17 @@ class JvmSettingsTest {
     assertTrue(m.find(), "PRODUCER_JVM in ./tpot");
     assertEquals(ProducerJvm.OPTIONS, List.of(m.group(1).split(" ")));
     assertTrue(launcher.contains("produce|run|demo) JVM=\"$PRODUCER_JVM\" ;;"), launcher);
+  }
+
+  @Test
+  void theLauncherGivesReplayAndStatsTheArchiveSettings() throws IOException {
+    String launcher = Files.readString(ROOT.resolve("tpot"));
+    Matcher m = Pattern.compile("ARCHIVE_JVM=\"([^\"]*)\"").matcher(launcher);
+    assertTrue(m.find(), "ARCHIVE_JVM in ./tpot");
+    assertEquals(ArchiveJvm.OPTIONS, List.of(m.group(1).split(" ")));
+    assertTrue(
+        launcher.contains(String.join("|", ArchiveJvm.COMMANDS) + ") JVM=\"$ARCHIVE_JVM\" ;;"),
+        launcher);
   }
 
   @Test

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.RandomAccessFile;
 import java.io.StringWriter;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -26,11 +28,7 @@ class NoBrokerTest {
 
   @Test
   void everyKafkaCommandSaysThatNoBrokerListensAtTheAddress() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
-    String address = "127.0.0.1:" + port;
+    String address = "127.0.0.1:" + freePort();
     Path config = dir.resolve("producer.json");
     Files.writeString(
         config,
@@ -48,33 +46,64 @@ class NoBrokerTest {
             new String[] {"run", "--config", config.toString()},
             new String[] {"demo", "--out", dir.toString()});
     for (String[] command : commands) {
-      List<String> args = new ArrayList<>(List.of(command));
-      args.addAll(List.of("--bootstrap-server", address));
       StringWriter err = new StringWriter();
-      int exit =
-          assertTimeoutPreemptively(
-              Duration.ofSeconds(60),
-              () -> {
-                CommandLine tpot = Tpot.commandLine();
-                tpot.setOut(new PrintWriter(new StringWriter()));
-                tpot.setErr(new PrintWriter(err));
-                return tpot.execute(args.toArray(String[]::new));
-              });
+      int exit = tpot(err, command, address);
       assertEquals(2, exit, command[0] + ": " + err);
-      assertEquals(
-          "tpot "
-              + command[0]
-              + ": no Kafka broker at "
-              + address
-              + " (from --bootstrap-server): "
-              + address
-              + " refused the connection (nothing listens there). Check the address and port"
-              + " (--bootstrap-server, bootstrap.servers in the --kafka-config file or"
-              + " KAFKA_BOOTSTRAP_SERVERS), that the broker is running and that this machine can"
-              + " reach it",
-          err.toString().strip(),
-          command[0]);
+      assertEquals(refused(command[0], address), err.toString().strip(), command[0]);
     }
+  }
+
+  /**
+   * {@code replay} checks the connection while it reads the archive: a refused connection stops the
+   * reading at once, with the same line. The archive is a named pipe nobody writes to, so the
+   * reading alone would never end.
+   */
+  @Test
+  void replayStopsReadingTheArchiveWhenNoBrokerListens() throws Exception {
+    Path pipe = dir.resolve("never-written.jsonl");
+    assertEquals(0, new ProcessBuilder("mkfifo", pipe.toString()).start().waitFor(), "mkfifo");
+    String address = "127.0.0.1:" + freePort();
+    try {
+      StringWriter err = new StringWriter();
+      int exit = tpot(err, new String[] {"replay", "--file", pipe.toString()}, address);
+      assertEquals(2, exit, err.toString());
+      assertEquals(refused("replay", address), err.toString().strip());
+    } finally {
+      // a reader still opening the pipe gets its end of file (opening it read-write never blocks)
+      new RandomAccessFile(pipe.toFile(), "rw").close();
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static int tpot(StringWriter err, String[] command, String address) {
+    List<String> args = new ArrayList<>(List.of(command));
+    args.addAll(List.of("--bootstrap-server", address));
+    return assertTimeoutPreemptively(
+        Duration.ofSeconds(60),
+        () -> {
+          CommandLine tpot = Tpot.commandLine();
+          tpot.setOut(new PrintWriter(new StringWriter()));
+          tpot.setErr(new PrintWriter(err));
+          return tpot.execute(args.toArray(String[]::new));
+        });
+  }
+
+  private static String refused(String command, String address) {
+    return "tpot "
+        + command
+        + ": no Kafka broker at "
+        + address
+        + " (from --bootstrap-server): "
+        + address
+        + " refused the connection (nothing listens there). Check the address and port"
+        + " (--bootstrap-server, bootstrap.servers in the --kafka-config file or"
+        + " KAFKA_BOOTSTRAP_SERVERS), that the broker is running and that this machine can"
+        + " reach it";
   }
 
   @Test

@@ -3,9 +3,11 @@ package io.tpotstream.app.archive;
 import io.tpotstream.common.archive.ArchiveReader;
 import io.tpotstream.common.archive.ArchivedRecord;
 import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.common.kafka.KafkaPreflight;
 import io.tpotstream.common.kafka.KafkaTopics;
 import io.tpotstream.common.progress.Progress;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,6 +21,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.producer.Callback;
@@ -36,9 +39,12 @@ import org.apache.kafka.common.utils.Utils;
  * final) once to every partition of the target. A new target topic gets {@code retention.ms=-1}.
  *
  * <p>The archive is read and sorted first ({@link ArchiveReader}, which parses only what the order
- * needs); then one thread hands the records, as the file's bytes, to a producer set for bulk: large
- * lz4 batches, a long linger, several requests in flight. Order within each target partition is the
- * send order (idempotence keeps it across retries).
+ * needs) while another thread checks the connection ({@link KafkaPreflight}: it costs a second of
+ * class loading and round trips, a fifth of a two-million-event replay), creates the topic and
+ * connects the producer; a failure there stops the reading at once. Then one thread hands the
+ * records, as the file's bytes, to a producer set for bulk: large lz4 batches, a long linger,
+ * several requests in flight. Order within each target partition is the send order (idempotence
+ * keeps it across retries).
  */
 public final class Replayer {
   /**
@@ -50,15 +56,23 @@ public final class Replayer {
    * @param toMs only records with a timestamp before this, or null
    */
   public record Settings(
-      Properties client,
+      KafkaConnection kafka,
       Path file,
       String topic,
       double speed,
       int partitionsIfNew,
       Long fromMs,
       Long toMs) {
+    /** The whole archive, with plain client properties ({@code bootstrap.servers} among them). */
     public Settings(Properties client, Path file, String topic, double speed, int partitionsIfNew) {
-      this(client, file, topic, speed, partitionsIfNew, null, null);
+      this(
+          KafkaConnection.of(client.getProperty("bootstrap.servers"), client),
+          file,
+          topic,
+          speed,
+          partitionsIfNew,
+          null,
+          null);
     }
   }
 
@@ -96,8 +110,16 @@ public final class Replayer {
 
   public Result run() throws IOException, InterruptedException {
     long startNs = System.nanoTime();
-    // the topic and the producer get ready while the archive is read
+    // the connection check, the topic and the producer get ready while the archive is read; a
+    // failure there (no broker, a wrong password, a missing ACL) stops the reading at once
     CompletableFuture<Target> target = new CompletableFuture<>();
+    Thread reader = Thread.currentThread();
+    target.whenComplete(
+        (ready, failed) -> {
+          if (failed != null) {
+            reader.interrupt();
+          }
+        });
     Thread setup =
         new Thread(
             () -> {
@@ -111,16 +133,7 @@ public final class Replayer {
     setup.setDaemon(true);
     setup.start();
     try {
-      ArchiveReader.Archive archive =
-          ArchiveReader.read(
-              settings.file(),
-              new ArchiveReader.Options(
-                  settings.fromMs(),
-                  settings.toMs(),
-                  (line, reason) ->
-                      progress.warn(
-                          "replay: " + settings.file() + " line " + line + " skipped: " + reason),
-                  progress));
+      ArchiveReader.Archive archive = read(target);
       long readNs = System.nanoTime();
       Sent sent;
       int partitions;
@@ -159,13 +172,37 @@ public final class Replayer {
     }
   }
 
+  /**
+   * The archive in replay order; a failed {@code target} is thrown instead of the reading's end.
+   */
+  private ArchiveReader.Archive read(CompletableFuture<Target> target) throws IOException {
+    try {
+      return ArchiveReader.read(
+          settings.file(),
+          new ArchiveReader.Options(
+              settings.fromMs(),
+              settings.toMs(),
+              (line, reason) ->
+                  progress.warn(
+                      "replay: " + settings.file() + " line " + line + " skipped: " + reason),
+              progress));
+    } catch (InterruptedIOException e) {
+      if (target.isCompletedExceptionally()) {
+        Thread.interrupted(); // the interrupt was the setup's failure, thrown here instead
+        await(target);
+      }
+      throw e;
+    }
+  }
+
   /** The target topic's partition count and a producer connected to it. */
   private record Target(KafkaProducer<byte[], byte[]> producer, int partitions) {}
 
   private Target openTarget() throws InterruptedException {
+    KafkaPreflight.check(settings.kafka());
     int partitions = ensureTopic();
     KafkaProducer<byte[], byte[]> producer =
-        new KafkaProducer<>(producerProperties(settings.client()));
+        new KafkaProducer<>(producerProperties(settings.kafka().clientProperties()));
     try {
       producer.partitionsFor(settings.topic()); // metadata fetched before the first send
     } catch (RuntimeException e) {
@@ -175,9 +212,12 @@ public final class Replayer {
     return new Target(producer, partitions);
   }
 
-  private static Target await(CompletableFuture<Target> target) throws InterruptedException {
+  private static Target await(CompletableFuture<Target> target) {
     try {
       return target.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while connecting to Kafka", e);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException r) {
         throw r;
@@ -196,6 +236,9 @@ public final class Replayer {
 
   private static final int SKIP = -2;
 
+  /** While the targets are worked out: a heartbeat or a record without a key. */
+  private static final int UNKEYED = -3;
+
   /**
    * Sends every record, in the replay order, on {@code senders} threads that each own some target
    * partitions (a partition's records keep their order: one thread sends them all). A keyed record
@@ -207,27 +250,32 @@ public final class Replayer {
       throws InterruptedException {
     int n = records.size();
     int[] target = new int[n];
+    // the keys' partitions on every core; heartbeats and keyless records in order after
+    IntStream.range(0, n)
+        .parallel()
+        .forEach(
+            i -> {
+              ArchivedRecord r = records.get(i);
+              byte[] key = r.isHeartbeat() ? null : r.keyBytes();
+              target[i] = key == null ? UNKEYED : Utils.toPositive(Utils.murmur2(key)) % partitions;
+            });
     Set<ArchivedRecord.Heartbeat> seenHeartbeats = new HashSet<>();
     long heartbeats = 0;
     long duplicates = 0;
     int nextUnkeyed = 0;
     for (int i = 0; i < n; i++) {
-      ArchivedRecord r = records.get(i);
-      ArchivedRecord.Heartbeat heartbeat = r.heartbeat();
-      if (heartbeat != null) {
-        if (seenHeartbeats.add(heartbeat)) {
-          target[i] = EVERY;
-          heartbeats++;
-        } else {
-          target[i] = SKIP;
-          duplicates++;
-        }
+      if (target[i] != UNKEYED) {
+        continue;
+      }
+      ArchivedRecord.Heartbeat heartbeat = records.get(i).heartbeat();
+      if (heartbeat == null) {
+        target[i] = nextUnkeyed++ % partitions;
+      } else if (seenHeartbeats.add(heartbeat)) {
+        target[i] = EVERY;
+        heartbeats++;
       } else {
-        byte[] key = r.keyBytes();
-        target[i] =
-            key == null
-                ? nextUnkeyed++ % partitions
-                : Utils.toPositive(Utils.murmur2(key)) % partitions;
+        target[i] = SKIP;
+        duplicates++;
       }
     }
     progress.phase("sending to " + settings.topic(), "records", n - duplicates);
@@ -345,8 +393,7 @@ public final class Replayer {
    * Creates the topic with infinite retention when new; warns when an existing one would delete.
    */
   private int ensureTopic() throws InterruptedException {
-    KafkaConnection kafka =
-        KafkaConnection.of(settings.client().getProperty("bootstrap.servers"), settings.client());
+    KafkaConnection kafka = settings.kafka();
     try (Admin admin = Admin.create(kafka.adminProperties())) {
       KafkaTopics.Ensured topic =
           KafkaTopics.ensure(

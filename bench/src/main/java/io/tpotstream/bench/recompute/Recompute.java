@@ -3,6 +3,7 @@ package io.tpotstream.bench.recompute;
 import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.app.Tpot;
+import io.tpotstream.app.archive.ArchiveJvm;
 import io.tpotstream.bench.BenchEnv;
 import io.tpotstream.bench.BenchReport;
 import io.tpotstream.bench.workload.BenchTopics;
@@ -323,9 +324,14 @@ public final class Recompute {
         .replace("\"producerId\":\"bench-producer-1\"", "\"producerId\":\"" + PRODUCER_ID + "\"");
   }
 
+  /** A {@code tpot} command line with the JVM settings the launcher gives that command. */
   private static List<String> tpot(BenchEnv env, String... args) {
-    return JavaLauncher.builder(List.of(), Tpot.class, env.childJvmOptions(), List.of(args))
-        .command();
+    List<String> jvm = new ArrayList<>();
+    if (ArchiveJvm.COMMANDS.contains(args[0])) {
+      jvm.addAll(ArchiveJvm.OPTIONS);
+    }
+    jvm.addAll(env.childJvmOptions());
+    return JavaLauncher.builder(List.of(), Tpot.class, jvm, List.of(args)).command();
   }
 
   private static long recordsIn(String bootstrap, String topic) {

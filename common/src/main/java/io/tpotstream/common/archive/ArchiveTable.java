@@ -196,7 +196,7 @@ final class ArchiveTable {
       long finalBit = (flags[r] & ArchivedRecord.FINAL) != 0 ? 1 : 0;
       keys[rank] = ((ts[r] - minTs) << (rankBits + 1)) | (finalBit << rankBits) | rank;
     }
-    Arrays.sort(keys);
+    Arrays.parallelSort(keys); // on every core: reading is over, sending not begun
     long mask = (1L << rankBits) - 1;
     order = new int[n];
     for (int i = 0; i < n; i++) {
