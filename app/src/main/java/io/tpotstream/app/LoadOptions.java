@@ -1,11 +1,14 @@
 package io.tpotstream.app;
 
 import java.util.Map;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * The load's shape as flags over the config keys, the same for {@code produce} and {@code run}:
- * concurrency, requests, tokens, open-loop rate and arrivals, duration, warm-up.
+ * concurrency, requests, tokens, open-loop rate and arrivals, duration, warm-up. Each flag sets the
+ * config key its name spells ({@link ProducerConfigOptions#putConfigKeys}).
  */
 final class LoadOptions {
   @Option(names = "--concurrency", description = "Config key concurrency.")
@@ -33,14 +36,10 @@ final class LoadOptions {
               + " (the default), 50req, or 0 for none.")
   String warmup;
 
+  @Spec CommandSpec spec;
+
   /** Puts the flags given into {@code flags}, by config key. */
   void putInto(Map<String, String> flags) {
-    ProducerConfigOptions.put(flags, "concurrency", concurrency);
-    ProducerConfigOptions.put(flags, "total_requests", totalRequests);
-    ProducerConfigOptions.put(flags, "max_tokens", maxTokens);
-    ProducerConfigOptions.put(flags, "rate", rate);
-    ProducerConfigOptions.put(flags, "arrival", arrival);
-    ProducerConfigOptions.put(flags, "duration", duration);
-    ProducerConfigOptions.put(flags, "warmup", warmup);
+    ProducerConfigOptions.putConfigKeys(spec, flags);
   }
 }

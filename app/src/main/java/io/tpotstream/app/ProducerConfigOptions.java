@@ -3,8 +3,12 @@ package io.tpotstream.app;
 import io.tpotstream.producer.config.ConfigLoader;
 import io.tpotstream.producer.config.ProducerConfig;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 
 /** The producer config file and the flags that override its keys, shared by produce and models. */
@@ -68,6 +72,21 @@ final class ProducerConfigOptions {
   static ProducerConfig loadDemo(Map<String, String> overrides) {
     return ConfigLoader.load(
         null, overrides, Map.of(), warning -> System.err.println("tpot: warning: " + warning));
+  }
+
+  /**
+   * Puts every option of {@code mixin} that was given into {@code keys} under the config key its
+   * name spells, the one rule of the flags that stand for a config key: {@code --max-tokens} sets
+   * {@code max_tokens}. The options of a mixin within {@code mixin} are not config keys.
+   */
+  static void putConfigKeys(CommandSpec mixin, Map<String, String> keys) {
+    Set<OptionSpec> nested = new HashSet<>();
+    mixin.mixins().values().forEach(inner -> nested.addAll(inner.options()));
+    for (OptionSpec option : mixin.options()) {
+      if (!nested.contains(option)) {
+        put(keys, option.longestName().substring(2).replace('-', '_'), option.getValue());
+      }
+    }
   }
 
   static void put(Map<String, String> map, String key, Object value) {

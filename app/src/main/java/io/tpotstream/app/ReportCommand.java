@@ -57,8 +57,7 @@ final class ReportCommand implements Callable<Integer> {
 
   @Mixin OutDirOptions outDir;
 
-  @Option(names = "--log-scale", description = "Latency charts on a log scale.")
-  boolean logScale;
+  @Mixin LogScaleOptions scale;
 
   @Override
   public Integer call() throws Exception {
@@ -106,7 +105,7 @@ final class ReportCommand implements Callable<Integer> {
               + ": has the aggregator closed a window yet, and is the sink running?");
     }
     PrintWriter stdout = spec.commandLine().getOut();
-    for (Path file : Report.write(model, outDir.out, logScale)) {
+    for (Path file : Report.write(model, outDir.out, scale.logScale)) {
       stdout.println("wrote " + file + " (" + Files.size(file) + " bytes)");
     }
     stdout.println("From " + model.windows() + " windows of " + source + ":");

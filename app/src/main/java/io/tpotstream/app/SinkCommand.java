@@ -1,13 +1,9 @@
 package io.tpotstream.app;
 
-import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.kafka.KafkaNeeds;
 import io.tpotstream.sink.Sink;
 import io.tpotstream.sink.SinkConfig;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -37,90 +33,31 @@ final class SinkCommand implements Callable<Integer> {
               + " one sink per group.")
   String groupId;
 
-  @Mixin SummariesCsvOptions csvOptions;
+  @Mixin SinkOutputs.Csv csv;
 
-  @Option(names = "--no-csv", description = "Write no CSV.")
-  boolean noCsv;
+  @Mixin SinkOutputs.Jsonl jsonl;
 
-  @Option(
-      names = "--labels",
-      split = ",",
-      paramLabel = "NAME",
-      description =
-          "The CSV's label_<name> columns, in order (default: the first summary's labels)."
-              + " Absent labels are empty cells.")
-  List<String> labels;
+  @Mixin SinkOutputs.MetricsTopic metricsTopic;
 
-  @Option(
-      names = "--jsonl",
-      description =
-          "The summaries with their histograms, one JSON per line, for `tpot report` (default:"
-              + " beside the CSV, e.g. out/summaries.jsonl).")
-  Path jsonl;
+  @Mixin SinkOutputs.Prometheus prometheus;
 
-  @Option(names = "--no-jsonl", description = "Write no JSONL file.")
-  boolean noJsonl;
-
-  @Option(
-      names = "--metrics-topic",
-      defaultValue = Topics.METRICS,
-      description = "Topic of flat records for monitoring stacks (default: ${DEFAULT-VALUE}).")
-  String metricsTopic;
-
-  @Option(names = "--no-metrics-topic", description = "Write no flat records to Kafka.")
-  boolean noMetricsTopic;
-
-  @Option(
-      names = "--transactional-id",
-      description = "Transactional id of the metrics producer (default: <group-id>-metrics).")
-  String transactionalId;
-
-  @Mixin PrometheusPortOptions prometheusPort = new PrometheusPortOptions(9404);
-
-  @Option(
-      names = "--prometheus-host",
-      description = "Address /metrics binds to (default: every interface).")
-  String prometheusHost;
-
-  @Option(names = "--no-prometheus", description = "Serve no /metrics.")
-  boolean noPrometheus;
-
-  @Option(
-      names = "--report-dir",
-      description = "Refresh the charts and report.html here as windows arrive (default: off).")
-  Path reportDir;
-
-  @Option(names = "--log-scale", description = "Latency charts on a log scale.")
-  boolean logScale;
-
-  @Option(
-      names = "--report-every",
-      defaultValue = "10",
-      paramLabel = "SECONDS",
-      description = "Least time between two report refreshes (default: ${DEFAULT-VALUE} s).")
-  int reportEverySeconds;
+  @Mixin SinkOutputs.Charts charts;
 
   @Override
   public Integer call() throws Exception {
     KafkaConnection connection = kafkaOptions.connect();
     String input = summariesTopic.topic();
-    Path csv = csvOptions.csv;
-    Path csvPath = noCsv ? null : csv;
-    Path jsonlPath = noJsonl ? null : jsonl != null ? jsonl : SinkConfig.jsonlBeside(csv);
-    SinkConfig config =
+    SinkConfig.Builder builder =
         SinkConfig.builder(connection.bootstrapServers())
             .inputTopic(input)
             .groupId(groupId)
-            .csv(csvPath)
-            .csvLabels(labels)
-            .jsonl(jsonlPath)
-            .metricsTopic(noMetricsTopic ? null : metricsTopic)
-            .transactionalId(transactionalId)
-            .prometheus(
-                prometheusHost, noPrometheus ? SinkConfig.PROMETHEUS_OFF : prometheusPort.port)
-            .report(reportDir, logScale, Duration.ofSeconds(reportEverySeconds))
-            .kafkaProperties(connection.settings())
-            .build();
+            .kafkaProperties(connection.settings());
+    csv.applyTo(builder);
+    jsonl.applyTo(builder, csv.file.csv);
+    metricsTopic.applyTo(builder);
+    prometheus.applyTo(builder);
+    charts.applyTo(builder);
+    SinkConfig config = builder.build();
     KafkaNeeds needs = KafkaAccess.sink(config);
     String doing = "write the summaries of " + input;
     Sink sink = KafkaOptions.explained(connection, needs, doing, () -> Sink.start(config));

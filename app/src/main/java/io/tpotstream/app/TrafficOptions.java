@@ -2,9 +2,14 @@ package io.tpotstream.app;
 
 import java.util.Map;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** What to send and how to shape the load: flags for the config's traffic keys. */
+/**
+ * What to send and how to shape the load: flags for the config's traffic keys, each the key its
+ * name spells ({@link ProducerConfigOptions#putConfigKeys}), and where the request records go.
+ */
 final class TrafficOptions {
   @Option(
       names = "--dataset",
@@ -48,12 +53,10 @@ final class TrafficOptions {
 
   @Mixin RequestsOutOptions requestsOut;
 
+  @Spec CommandSpec spec;
+
   /** Puts the given flags as config keys. */
   void putInto(Map<String, String> flags) {
-    ProducerConfigOptions.put(flags, "dataset", dataset);
-    ProducerConfigOptions.put(flags, "input_len", inputLen);
-    ProducerConfigOptions.put(flags, "output_len", outputLen);
-    ProducerConfigOptions.put(flags, "schedule", schedule);
-    ProducerConfigOptions.put(flags, "sweep", sweep);
+    ProducerConfigOptions.putConfigKeys(spec, flags);
   }
 }

@@ -72,9 +72,9 @@ class FlagSpellingTest {
     assertEquals(
         "b",
         ((AggregateCommand) command("aggregate", "--topic", "a", "--input", "b")).events.topic);
-    assertEquals(Path.of("out/summaries.csv"), ((SinkCommand) command("sink")).csvOptions.csv);
+    assertEquals(Path.of("out/summaries.csv"), ((SinkCommand) command("sink")).csv.file.csv);
     assertEquals(Path.of("out"), ((ReportCommand) command("report")).outDir.out);
-    assertEquals(9404, ((SinkCommand) command("sink")).prometheusPort.port);
+    assertEquals(9404, ((SinkCommand) command("sink")).prometheus.port.port);
     RunCommand run = (RunCommand) command("run", "--window", "1m", "--group-by", "a,b");
     assertEquals(0, run.runOptions.prometheusPort.port);
     assertEquals(java.time.Duration.ofMinutes(1), run.runOptions.windowSize());
@@ -82,6 +82,32 @@ class FlagSpellingTest {
     assertEquals(
         java.time.Duration.ofSeconds(10),
         ((StatsCommand) command("stats")).windowOptions.settings().windowSize());
+  }
+
+  @Test
+  void theLoadAndTrafficFlagsSetTheConfigKeysTheirNamesSpell() {
+    ProduceCommand produce =
+        (ProduceCommand)
+            command(
+                ("produce --concurrency 4 --total-requests 9 --max-tokens 12 --rate 2 --arrival"
+                        + " poisson --duration 90s --warmup 0 --dataset sample --input-len 256"
+                        + " --output-len 128-1024 --schedule 0s:2/s --sweep rate=1,2"
+                        + " --requests-out r.jsonl")
+                    .split(" "));
+    java.util.Map<String, String> keys = new java.util.TreeMap<>();
+    produce.load.putInto(keys);
+    produce.traffic.putInto(keys);
+    assertEquals(
+        "{arrival=poisson, concurrency=4, dataset=sample, duration=90s, input_len=256,"
+            + " max_tokens=12, output_len=128-1024, rate=2.0, schedule=0s:2/s, sweep=rate=1,2,"
+            + " total_requests=9, warmup=0}",
+        keys.toString());
+    assertEquals(Path.of("r.jsonl"), produce.traffic.requestsOut.file);
+    RunCommand run = (RunCommand) command("run", "--max-tokens", "5");
+    keys.clear();
+    run.load.putInto(keys);
+    run.traffic.putInto(keys);
+    assertEquals("{max_tokens=5}", keys.toString());
   }
 
   @Test

@@ -22,21 +22,24 @@ import org.junit.jupiter.api.Test;
 class JvmSettingsTest {
   private static final Path ROOT = Path.of("..");
 
+  /** The words of the launcher's {@code NAME="..."}. */
+  private static List<String> words(String launcher, String name) {
+    Matcher m = Pattern.compile(name + "=\"([^\"]*)\"").matcher(launcher);
+    assertTrue(m.find(), name + " in ./tpot");
+    return List.of(m.group(1).split(" "));
+  }
+
   @Test
   void theLauncherGivesTheProducersCommandsTheMeasuredSettings() throws IOException {
     String launcher = Files.readString(ROOT.resolve("tpot"));
-    Matcher m = Pattern.compile("PRODUCER_JVM=\"([^\"]*)\"").matcher(launcher);
-    assertTrue(m.find(), "PRODUCER_JVM in ./tpot");
-    assertEquals(ProducerJvm.OPTIONS, List.of(m.group(1).split(" ")));
+    assertEquals(ProducerJvm.OPTIONS, words(launcher, "PRODUCER_JVM"));
     assertTrue(launcher.contains("produce|run|demo) JVM=\"$PRODUCER_JVM\" ;;"), launcher);
   }
 
   @Test
   void theLauncherGivesReplayAndStatsTheArchiveSettings() throws IOException {
     String launcher = Files.readString(ROOT.resolve("tpot"));
-    Matcher m = Pattern.compile("ARCHIVE_JVM=\"([^\"]*)\"").matcher(launcher);
-    assertTrue(m.find(), "ARCHIVE_JVM in ./tpot");
-    assertEquals(ArchiveJvm.OPTIONS, List.of(m.group(1).split(" ")));
+    assertEquals(ArchiveJvm.OPTIONS, words(launcher, "ARCHIVE_JVM"));
     assertTrue(
         launcher.contains(String.join("|", ArchiveJvm.COMMANDS) + ") JVM=\"$ARCHIVE_JVM\" ;;"),
         launcher);

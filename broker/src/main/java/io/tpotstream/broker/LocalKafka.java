@@ -62,21 +62,32 @@ public final class LocalKafka implements AutoCloseable {
   /** The key store (PKCS12) of a SASL_SSL listener and its password. */
   public record Tls(Path keystore, String password) {}
 
+  /** A broker on {@code port} (0: any free port) with its log in {@code dataDir} (null: temp). */
   private LocalKafka(
-      Path dataDir,
-      boolean temporary,
       int port,
+      Path dataDir,
       Map<String, String> overrides,
       Map<String, String> saslUsers,
       Tls tls) {
-    this.dataDir = dataDir;
-    this.temporary = temporary;
+    this.temporary = dataDir == null;
+    this.dataDir = logDirectory(dataDir);
     this.port = port == 0 ? freePort() : port;
     this.controllerPort = freePort();
     this.overrides = Map.copyOf(overrides);
     this.saslUsers = saslUsers == null ? null : new TreeMap<>(saslUsers);
     this.tls = tls;
     this.tlsPort = tls == null ? 0 : freePort();
+  }
+
+  /** {@code dataDir}, created when missing, or a new temporary directory when null. */
+  private static Path logDirectory(Path dataDir) {
+    try {
+      return dataDir == null
+          ? Files.createTempDirectory("tpot-kafka-")
+          : Files.createDirectories(dataDir).toAbsolutePath();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the broker's data directory " + dataDir, e);
+    }
   }
 
   /**
@@ -88,7 +99,7 @@ public final class LocalKafka implements AutoCloseable {
 
   /** As {@link #create(int, Path)}, with broker properties that override the defaults. */
   public static LocalKafka create(int port, Path dataDir, Map<String, String> overrides) {
-    return create(port, dataDir, overrides, null, null);
+    return new LocalKafka(port, dataDir, overrides, null, null);
   }
 
   /**
@@ -108,25 +119,7 @@ public final class LocalKafka implements AutoCloseable {
       int port, Path dataDir, Map<String, String> users, Tls tls) {
     Map<String, String> all = new TreeMap<>(users);
     all.put(SUPER_USER, UUID.randomUUID().toString());
-    return create(port, dataDir, Map.of(), all, tls);
-  }
-
-  private static LocalKafka create(
-      int port,
-      Path dataDir,
-      Map<String, String> overrides,
-      Map<String, String> saslUsers,
-      Tls tls) {
-    try {
-      if (dataDir == null) {
-        return new LocalKafka(
-            Files.createTempDirectory("tpot-kafka-"), true, port, overrides, saslUsers, tls);
-      }
-      Files.createDirectories(dataDir);
-      return new LocalKafka(dataDir.toAbsolutePath(), false, port, overrides, saslUsers, tls);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot create the broker's data directory " + dataDir, e);
-    }
+    return new LocalKafka(port, dataDir, Map.of(), all, tls);
   }
 
   /** True when the broker was created with {@link #createSecured}. */

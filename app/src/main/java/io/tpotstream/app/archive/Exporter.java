@@ -1,5 +1,6 @@
 package io.tpotstream.app.archive;
 
+import io.tpotstream.app.PlainReader;
 import io.tpotstream.common.archive.ArchiveWriter;
 import io.tpotstream.common.archive.HandOffThread;
 import io.tpotstream.common.progress.Progress;
@@ -20,7 +21,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Copies a topic's records, with key, partition, offset and record timestamp, into an archive file
@@ -73,11 +73,7 @@ public final class Exporter {
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
     p.put(ConsumerConfig.RECEIVE_BUFFER_CONFIG, Integer.toString(1 << 20));
     p.putAll(client); // the user's properties win over the bulk defaults
-    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    return p;
+    return PlainReader.settings(p);
   }
 
   /** Exports and returns the number of records written. */

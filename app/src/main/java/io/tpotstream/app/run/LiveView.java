@@ -1,5 +1,6 @@
 package io.tpotstream.app.run;
 
+import io.tpotstream.app.PlainReader;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
@@ -16,12 +17,9 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * Follows the run's summaries topic while it goes on: the latest window per series (p50, p99,
@@ -85,13 +83,8 @@ final class LiveView implements AutoCloseable {
   }
 
   private void follow() {
-    Properties p = new Properties();
-    p.putAll(client);
-    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p)) {
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(PlainReader.settings(client))) {
       List<TopicPartition> partitions = List.of();
       while (!stopped.get() && partitions.isEmpty()) {
         partitions =
@@ -102,7 +95,7 @@ final class LiveView implements AutoCloseable {
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
       while (!stopped.get()) {
-        for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
           WindowSummary s;
           try {
             s = WindowSummaryCodec.decode(r.value());

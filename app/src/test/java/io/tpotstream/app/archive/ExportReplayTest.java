@@ -36,12 +36,17 @@ class ExportReplayTest {
   // (log.message.timestamp.after.max.ms).
   private static final long T0 = 1_700_000_000_000L;
 
+  /** A new topic of one published run, and how many records it holds. */
+  private record Published(String topic, int records) {}
+
   /**
-   * 3 partitions: a heartbeat per partition at T0, 20 requests × 5 tokens, a final heartbeat each.
+   * A new topic named after {@code prefix}, 3 partitions: a heartbeat per partition at T0, 20
+   * requests × 5 tokens, a final heartbeat each.
    */
-  private static int publishRun(TestKafka kafka, String topic) {
+  private static Published publishRun(TestKafka kafka, String prefix) {
+    String topic = TestKafka.uniqueName(prefix);
     kafka.createTopic(topic, 3, java.util.Map.of("retention.ms", "-1"));
-    return publishEvents(kafka, topic);
+    return new Published(topic, publishEvents(kafka, topic));
   }
 
   private static int publishEvents(TestKafka kafka, String topic) {
@@ -132,18 +137,17 @@ class ExportReplayTest {
   @Test
   void exportWritesEveryRecordAndReplayKeepsOrderKeysTimestampsAndFansOutHeartbeats(
       TestKafka kafka, @TempDir Path dir) throws Exception {
-    String source = TestKafka.uniqueName("export-src");
-    int published = publishRun(kafka, source);
+    Published run = publishRun(kafka, "export-src");
     Path file = dir.resolve("run.jsonl.gz");
     ByteArrayOutputStream progress = new ByteArrayOutputStream();
     long exported =
         new Exporter(
-                new Exporter.Settings(client(kafka), source, file, null, null, false),
+                new Exporter.Settings(client(kafka), run.topic(), file, null, null, false),
                 Progress.start(
                     "export", Progress.Mode.PLAIN, new PrintStream(progress, true, UTF_8)))
             .run();
-    assertEquals(published, exported);
-    assertTrue(progress.toString(UTF_8).contains("export: done, " + published + " records"));
+    assertEquals(run.records(), exported);
+    assertTrue(progress.toString(UTF_8).contains("export: done, " + run.records() + " records"));
 
     // replay into a topic with another partition count: 2 instead of 3
     String target = TestKafka.uniqueName("replay-dst");
@@ -153,7 +157,7 @@ class ExportReplayTest {
     // 2 distinct heartbeats (start, final), each seen on 3 source partitions: 4 duplicates dropped
     assertEquals(2, result.heartbeatsSent());
     assertEquals(4, result.duplicateHeartbeats());
-    int tokenEvents = published - 6;
+    int tokenEvents = run.records() - 6;
     int expectedOnTarget = tokenEvents + 2 * 2;
     List<ConsumerRecord<String, byte[]>> replayed = readAll(kafka, target, expectedOnTarget);
     assertEquals(expectedOnTarget, replayed.size());
@@ -201,13 +205,12 @@ class ExportReplayTest {
   @Test
   void followKeepsExportingNewRecordsUntilStoppedAndTheFileHoldsThemAll(
       TestKafka kafka, @TempDir Path dir) throws Exception {
-    String source = TestKafka.uniqueName("export-follow");
-    int first = publishRun(kafka, source);
+    Published run = publishRun(kafka, "export-follow");
     Path file = dir.resolve("follow.jsonl.zst");
     Progress progress = Progress.quiet();
     Exporter exporter =
         new Exporter(
-            new Exporter.Settings(client(kafka), source, file, null, null, true), progress);
+            new Exporter.Settings(client(kafka), run.topic(), file, null, null, true), progress);
     java.util.concurrent.CompletableFuture<Long> exported =
         java.util.concurrent.CompletableFuture.supplyAsync(
             () -> {
@@ -217,25 +220,24 @@ class ExportReplayTest {
                 throw new IllegalStateException(e);
               }
             });
-    await().atMost(Duration.ofSeconds(30)).until(() -> progress.done() == first);
-    int second = publishEvents(kafka, source); // the same run again, appended
-    await().atMost(Duration.ofSeconds(30)).until(() -> progress.done() == first + second);
+    await().atMost(Duration.ofSeconds(30)).until(() -> progress.done() == run.records());
+    int second = publishEvents(kafka, run.topic()); // the same run again, appended
+    await().atMost(Duration.ofSeconds(30)).until(() -> progress.done() == run.records() + second);
     exporter.stop();
-    assertEquals(first + second, exported.get(30, java.util.concurrent.TimeUnit.SECONDS));
+    assertEquals(run.records() + second, exported.get(30, java.util.concurrent.TimeUnit.SECONDS));
     List<ArchivedRecord> records =
         ArchiveReader.readInReplayOrder(
             file,
             (line, reason) -> {
               throw new AssertionError(reason);
             });
-    assertEquals(first + second, records.size());
+    assertEquals(run.records() + second, records.size());
   }
 
   @Test
   void exportOfATimeRangeKeepsOnlyRecordsInsideIt(TestKafka kafka, @TempDir Path dir)
       throws Exception {
-    String source = TestKafka.uniqueName("export-range");
-    publishRun(kafka, source);
+    String source = publishRun(kafka, "export-range").topic();
     Path file = dir.resolve("range.jsonl");
     // requests 5..9 start at T0+5000..T0+9000 and end 20 ms later: [T0+5000, T0+10000)
     new Exporter(

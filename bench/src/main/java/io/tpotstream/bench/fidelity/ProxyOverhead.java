@@ -59,15 +59,14 @@ public final class ProxyOverhead {
     Duration segment = env.pick(Duration.ofSeconds(6), Duration.ofSeconds(3));
     report.section(
         "P1",
-        "proxy overhead ("
-            + streams
-            + " closed-loop streams of "
-            + MAX_TOKENS
-            + " tokens at 50 tokens/s, half direct and half through the proxy, "
-            + measure.toSeconds()
-            + " s after a "
-            + warmup.toSeconds()
-            + " s warm-up)");
+        String.format(
+            Locale.ROOT,
+            "proxy overhead (%d closed-loop streams of %d tokens at 50 tokens/s, half direct and"
+                + " half through the proxy, %d s after a %d s warm-up)",
+            streams,
+            MAX_TOKENS,
+            measure.toSeconds(),
+            warmup.toSeconds()));
     Map<String, ModelProfile> profiles = new HashMap<>(BenchProfiles.fiftyTokensPerSecond());
     profiles.putAll(BenchProfiles.shortRequests());
     profiles.put(

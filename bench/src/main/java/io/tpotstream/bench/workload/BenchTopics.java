@@ -1,5 +1,6 @@
 package io.tpotstream.bench.workload;
 
+import io.tpotstream.app.PlainReader;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.kafka.KafkaTopics;
 import java.time.Duration;
@@ -12,7 +13,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /** Topics and clients of the benchmarks: fresh names, kept forever, read from the start. */
 public final class BenchTopics {
@@ -39,11 +39,7 @@ public final class BenchTopics {
 
   /** A plain byte consumer (no group), read_committed, as the aggregator reads. */
   public static KafkaConsumer<byte[], byte[]> consumer(String bootstrap) {
-    Properties p = KafkaConnection.of(bootstrap).clientProperties();
-    p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    Properties p = PlainReader.settings(KafkaConnection.of(bootstrap).clientProperties());
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     return new KafkaConsumer<>(p);
   }
