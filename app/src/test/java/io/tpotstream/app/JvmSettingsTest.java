@@ -24,22 +24,22 @@ class JvmSettingsTest {
 
   @Test
   void theLauncherGivesTheProducersCommandsTheMeasuredSettings() throws IOException {
-    String launcher = Files.readString(ROOT.resolve("tpot"));
-    Matcher m = Pattern.compile("PRODUCER_JVM=\"([^\"]*)\"").matcher(launcher);
-    assertTrue(m.find(), "PRODUCER_JVM in ./tpot");
-    assertEquals(ProducerJvm.OPTIONS, List.of(m.group(1).split(" ")));
-    assertTrue(launcher.contains("produce|run|demo) JVM=\"$PRODUCER_JVM\" ;;"), launcher);
+    assertLauncherGives("PRODUCER_JVM", ProducerJvm.OPTIONS, "produce|run|demo");
   }
 
   @Test
   void theLauncherGivesReplayAndStatsTheArchiveSettings() throws IOException {
+    assertLauncherGives("ARCHIVE_JVM", ArchiveJvm.OPTIONS, String.join("|", ArchiveJvm.COMMANDS));
+  }
+
+  /** {@code ./tpot} sets {@code variable} to {@code options} and uses it for {@code commands}. */
+  private static void assertLauncherGives(String variable, List<String> options, String commands)
+      throws IOException {
     String launcher = Files.readString(ROOT.resolve("tpot"));
-    Matcher m = Pattern.compile("ARCHIVE_JVM=\"([^\"]*)\"").matcher(launcher);
-    assertTrue(m.find(), "ARCHIVE_JVM in ./tpot");
-    assertEquals(ArchiveJvm.OPTIONS, List.of(m.group(1).split(" ")));
-    assertTrue(
-        launcher.contains(String.join("|", ArchiveJvm.COMMANDS) + ") JVM=\"$ARCHIVE_JVM\" ;;"),
-        launcher);
+    Matcher m = Pattern.compile(variable + "=\"([^\"]*)\"").matcher(launcher);
+    assertTrue(m.find(), variable + " in ./tpot");
+    assertEquals(options, List.of(m.group(1).split(" ")));
+    assertTrue(launcher.contains(commands + ") JVM=\"$" + variable + "\" ;;"), launcher);
   }
 
   @Test
