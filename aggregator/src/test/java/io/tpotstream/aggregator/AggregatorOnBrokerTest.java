@@ -144,14 +144,55 @@ class AggregatorOnBrokerTest {
         e.getMessage());
   }
 
+  /**
+   * Commits come once a second, and a window closed by live traffic asks for its commits at once:
+   * with a commit interval of ten minutes, the summaries of events written just now still arrive.
+   */
+  @Test
+  void windowsClosedByLiveTrafficAreCommittedWithoutWaitingForTheInterval(TestKafka kafka) {
+    List<TokenEvent> live = SyntheticLoad.events(7, System.currentTimeMillis() - 10_000, 20);
+    List<String> expected =
+        OfflineStats.compute(
+                live,
+                SETTINGS,
+                problem -> {
+                  throw new AssertionError(problem);
+                })
+            .stream()
+            .map(WindowSummaryCodec::encodeToString)
+            .toList();
+    String topic = TestKafka.uniqueName("events-live");
+    kafka.createTopic(topic, 3, Map.of("retention.ms", "-1"));
+    SyntheticLoad.publish(kafka.producerProps(), topic, 3, live, -1);
+    AggregatorConfig config =
+        config(
+            kafka,
+            topic,
+            "agg-live",
+            Map.of(
+                StreamsConfig.COMMIT_INTERVAL_MS_CONFIG,
+                Long.toString(10 * 60_000),
+                StreamsConfig.producerPrefix("transaction.timeout.ms"),
+                Long.toString(15 * 60_000)));
+    try (Aggregator aggregator = Aggregator.start(config)) {
+      assertEquals(expected, readSummaries(kafka, config.outputTopic(), expected.size()));
+    }
+  }
+
   private static AggregatorConfig config(TestKafka kafka, String input, String name) {
+    return config(kafka, input, name, Map.of());
+  }
+
+  private static AggregatorConfig config(
+      TestKafka kafka, String input, String name, Map<String, String> streams) {
     String id = TestKafka.uniqueName(name);
+    Map<String, String> properties = new java.util.HashMap<>(streams);
+    properties.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.resolve(id).toString());
     return AggregatorConfig.defaults(kafka.bootstrapServers())
         .withTopics(input, id + "-summaries", id + "-dead-letters")
         .withApplicationId(id)
         .withStage(SETTINGS)
-        .withKafkaProperties(
-            Map.of(StreamsConfig.STATE_DIR_CONFIG, stateDir.resolve(id).toString()));
+        .withKafkaProperties(properties);
   }
 
   private static List<String> readSummaries(TestKafka kafka, String topic, int expected) {

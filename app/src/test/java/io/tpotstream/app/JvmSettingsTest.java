@@ -22,27 +22,24 @@ import org.junit.jupiter.api.Test;
 class JvmSettingsTest {
   private static final Path ROOT = Path.of("..");
 
-  /** The words of the launcher's {@code NAME="..."}. */
-  private static List<String> words(String launcher, String name) {
-    Matcher m = Pattern.compile(name + "=\"([^\"]*)\"").matcher(launcher);
-    assertTrue(m.find(), name + " in ./tpot");
-    return List.of(m.group(1).split(" "));
-  }
-
   @Test
   void theLauncherGivesTheProducersCommandsTheMeasuredSettings() throws IOException {
-    String launcher = Files.readString(ROOT.resolve("tpot"));
-    assertEquals(ProducerJvm.OPTIONS, words(launcher, "PRODUCER_JVM"));
-    assertTrue(launcher.contains("produce|run|demo) JVM=\"$PRODUCER_JVM\" ;;"), launcher);
+    assertLauncherGives("PRODUCER_JVM", ProducerJvm.OPTIONS, "produce|run|demo");
   }
 
   @Test
   void theLauncherGivesReplayAndStatsTheArchiveSettings() throws IOException {
+    assertLauncherGives("ARCHIVE_JVM", ArchiveJvm.OPTIONS, String.join("|", ArchiveJvm.COMMANDS));
+  }
+
+  /** {@code ./tpot} sets {@code variable} to {@code options} and uses it for {@code commands}. */
+  private static void assertLauncherGives(String variable, List<String> options, String commands)
+      throws IOException {
     String launcher = Files.readString(ROOT.resolve("tpot"));
-    assertEquals(ArchiveJvm.OPTIONS, words(launcher, "ARCHIVE_JVM"));
-    assertTrue(
-        launcher.contains(String.join("|", ArchiveJvm.COMMANDS) + ") JVM=\"$ARCHIVE_JVM\" ;;"),
-        launcher);
+    Matcher m = Pattern.compile(variable + "=\"([^\"]*)\"").matcher(launcher);
+    assertTrue(m.find(), variable + " in ./tpot");
+    assertEquals(options, List.of(m.group(1).split(" ")));
+    assertTrue(launcher.contains(commands + ") JVM=\"$" + variable + "\" ;;"), launcher);
   }
 
   @Test

@@ -129,6 +129,7 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
     @Override
     public void closedThrough(long windowEndMs) {
       forward(NO_KEY, StageMessage.marker(partition, windowEndMs));
+      LiveCommit.ifLive(context, timestamp);
       LOG.debug("partition {} closed windows through {}", partition, windowEndMs);
     }
 

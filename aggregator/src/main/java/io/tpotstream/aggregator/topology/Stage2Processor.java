@@ -85,6 +85,7 @@ final class Stage2Processor implements Processor<byte[], StageMessage, String, b
       // The window end, unless a record the broker accepted says that would be in its future.
       long timestamp = Math.min(s.windowEndMs(), causeTimestamp);
       context.forward(new Record<>(s.series(), json, timestamp, new RecordHeaders()));
+      LiveCommit.ifLive(context, causeTimestamp);
       LOG.info(
           "window {} .. {} {}: TPOT {}; TTFT {}; {} requests completed, {} failed, {} abandoned,"
               + " {} late samples",
