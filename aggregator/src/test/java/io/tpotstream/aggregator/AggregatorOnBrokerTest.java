@@ -56,16 +56,7 @@ class AggregatorOnBrokerTest {
   @BeforeAll
   static void publishEvents(TestKafka kafka) {
     events = SyntheticLoad.events(42, T0, 400);
-    offline =
-        OfflineStats.compute(
-                events,
-                SETTINGS,
-                problem -> {
-                  throw new AssertionError(problem);
-                })
-            .stream()
-            .map(WindowSummaryCodec::encodeToString)
-            .toList();
+    offline = offline(events);
     threePartitions = TestKafka.uniqueName("events-3p");
     kafka.createTopic(threePartitions, 3, Map.of("retention.ms", "-1"));
     poison =
@@ -151,16 +142,7 @@ class AggregatorOnBrokerTest {
   @Test
   void windowsClosedByLiveTrafficAreCommittedWithoutWaitingForTheInterval(TestKafka kafka) {
     List<TokenEvent> live = SyntheticLoad.events(7, System.currentTimeMillis() - 10_000, 20);
-    List<String> expected =
-        OfflineStats.compute(
-                live,
-                SETTINGS,
-                problem -> {
-                  throw new AssertionError(problem);
-                })
-            .stream()
-            .map(WindowSummaryCodec::encodeToString)
-            .toList();
+    List<String> expected = offline(live);
     String topic = TestKafka.uniqueName("events-live");
     kafka.createTopic(topic, 3, Map.of("retention.ms", "-1"));
     SyntheticLoad.publish(kafka.producerProps(), topic, 3, live, -1);
@@ -177,6 +159,19 @@ class AggregatorOnBrokerTest {
     try (Aggregator aggregator = Aggregator.start(config)) {
       assertEquals(expected, readSummaries(kafka, config.outputTopic(), expected.size()));
     }
+  }
+
+  /** The offline statistics over {@code events}, as JSON. */
+  private static List<String> offline(List<TokenEvent> events) {
+    return OfflineStats.compute(
+            events,
+            SETTINGS,
+            problem -> {
+              throw new AssertionError(problem);
+            })
+        .stream()
+        .map(WindowSummaryCodec::encodeToString)
+        .toList();
   }
 
   private static AggregatorConfig config(TestKafka kafka, String input, String name) {
