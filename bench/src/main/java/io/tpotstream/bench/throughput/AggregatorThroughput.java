@@ -115,8 +115,8 @@ public final class AggregatorThroughput {
           topic,
           w,
           window,
-          "  commit.interval.ms=1000",
-          Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "1000"));
+          "  commit.interval.ms=100 (the default before live commits)",
+          Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "100"));
       variant(
           env,
           report,
