@@ -141,11 +141,8 @@ class AggregatorOnBrokerTest {
    */
   @Test
   void windowsClosedByLiveTrafficAreCommittedWithoutWaitingForTheInterval(TestKafka kafka) {
-    List<TokenEvent> live = SyntheticLoad.events(7, System.currentTimeMillis() - 10_000, 20);
-    List<String> expected = offline(live);
     String topic = TestKafka.uniqueName("events-live");
     kafka.createTopic(topic, 3, Map.of("retention.ms", "-1"));
-    SyntheticLoad.publish(kafka.producerProps(), topic, 3, live, -1);
     AggregatorConfig config =
         config(
             kafka,
@@ -157,6 +154,11 @@ class AggregatorOnBrokerTest {
                 StreamsConfig.producerPrefix("transaction.timeout.ms"),
                 Long.toString(15 * 60_000)));
     try (Aggregator aggregator = Aggregator.start(config)) {
+      await().atMost(Duration.ofSeconds(60)).until(aggregator::isRunning);
+      // written now, while the aggregator reads: every closing heartbeat is seconds old at most
+      List<TokenEvent> live = SyntheticLoad.events(7, System.currentTimeMillis(), 20);
+      List<String> expected = offline(live);
+      SyntheticLoad.publish(kafka.producerProps(), topic, 3, live, -1);
       assertEquals(expected, readSummaries(kafka, config.outputTopic(), expected.size()));
     }
   }

@@ -52,8 +52,8 @@ final class ReplayCommand implements Callable<Integer> {
     Path file = archive.file("replay");
     String topic = events.topic;
     double factor = parseSpeed(speed);
-    // the replay checks the connection while it reads the archive (KafkaPreflight); Kafka's
-    // problems are still said before the file's
+    // the replay checks the connection while it reads the archive (KafkaPreflight); for a file that
+    // is missing or unreadable, Kafka's problems are still said first
     KafkaConnection connection = kafka.resolve();
     if (!Files.isReadable(file)) {
       KafkaPreflight.check(connection);

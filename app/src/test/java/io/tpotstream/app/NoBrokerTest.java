@@ -1,9 +1,15 @@
 package io.tpotstream.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tpotstream.app.archive.Replayer;
+import io.tpotstream.common.kafka.KafkaAccessException;
+import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.common.progress.Progress;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.RandomAccessFile;
@@ -71,6 +77,31 @@ class NoBrokerTest {
     } finally {
       // a reader still opening the pipe gets its end of file (opening it read-write never blocks)
       new RandomAccessFile(pipe.toFile(), "rw").close();
+    }
+  }
+
+  /**
+   * A connection check that fails once the archive has been read (an empty one; the listener
+   * accepts but never answers, so the check gives up after its timeout) is what the replay throws,
+   * and it leaves the calling thread as it found it: not interrupted.
+   */
+  @Test
+  void aReplayWhoseConnectionFailsAfterTheReadingLeavesItsThreadUninterrupted() throws Exception {
+    Path empty = Files.createFile(dir.resolve("empty.jsonl"));
+    try (ServerSocket silent = new ServerSocket(0)) {
+      String address = "127.0.0.1:" + silent.getLocalPort();
+      KafkaConnection kafka = KafkaConnection.of(address).withTimeout(Duration.ofSeconds(2));
+      Replayer replayer =
+          new Replayer(
+              new Replayer.Settings(kafka, empty, "t", 0, 1, null, null), Progress.quiet());
+      KafkaAccessException e = assertThrows(KafkaAccessException.class, replayer::run);
+      assertTrue(e.getMessage().contains(address), e.getMessage());
+      for (Thread t : Thread.getAllStackTraces().keySet()) {
+        if (t.getName().equals("replay-setup")) {
+          t.join(30_000); // whatever the failed set-up would do to this thread, it has done
+        }
+      }
+      assertFalse(Thread.currentThread().isInterrupted());
     }
   }
 

@@ -41,10 +41,10 @@ import org.apache.kafka.common.utils.Utils;
  * <p>The archive is read and sorted first ({@link ArchiveReader}, which parses only what the order
  * needs) while another thread checks the connection ({@link KafkaPreflight}: it costs a second of
  * class loading and round trips, a fifth of a two-million-event replay), creates the topic and
- * connects the producer; a failure there stops the reading at once. Then one thread hands the
- * records, as the file's bytes, to a producer set for bulk: large lz4 batches, a long linger,
- * several requests in flight. Order within each target partition is the send order (idempotence
- * keeps it across retries).
+ * connects the producer; a failure there stops the reading at once. Then two threads, each owning
+ * some target partitions, hand the records, as the file's bytes, to a producer set for bulk: large
+ * lz4 batches, a long linger, several requests in flight. Order within each target partition is the
+ * send order (idempotence keeps it across retries).
  */
 public final class Replayer {
   /**
@@ -113,13 +113,6 @@ public final class Replayer {
     // the connection check, the topic and the producer get ready while the archive is read; a
     // failure there (no broker, a wrong password, a missing ACL) stops the reading at once
     CompletableFuture<Target> target = new CompletableFuture<>();
-    Thread reader = Thread.currentThread();
-    target.whenComplete(
-        (ready, failed) -> {
-          if (failed != null) {
-            reader.interrupt();
-          }
-        });
     Thread setup =
         new Thread(
             () -> {
@@ -173,9 +166,22 @@ public final class Replayer {
   }
 
   /**
-   * The archive in replay order; a failed {@code target} is thrown instead of the reading's end.
+   * The archive in replay order. A failure of {@code target} while the file is read interrupts the
+   * reading and is thrown instead; the interrupt never outlives the reading (a failure after it, or
+   * after the reading failed on its own, interrupts nothing).
    */
   private ArchiveReader.Archive read(CompletableFuture<Target> target) throws IOException {
+    Thread reader = Thread.currentThread();
+    Object lock = new Object();
+    boolean[] reading = {true};
+    target.whenComplete(
+        (ready, failed) -> {
+          synchronized (lock) {
+            if (failed != null && reading[0]) {
+              reader.interrupt();
+            }
+          }
+        });
     try {
       return ArchiveReader.read(
           settings.file(),
@@ -192,6 +198,13 @@ public final class Replayer {
         await(target);
       }
       throw e;
+    } finally {
+      synchronized (lock) {
+        reading[0] = false;
+      }
+      if (target.isCompletedExceptionally()) {
+        Thread.interrupted(); // it came after the reading's last check (the sort): run() throws it
+      }
     }
   }
 
@@ -256,7 +269,8 @@ public final class Replayer {
         .forEach(
             i -> {
               ArchivedRecord r = records.get(i);
-              byte[] key = r.isHeartbeat() ? null : r.keyBytes();
+              // a heartbeat without its identity (a malformed one) goes by its key, as any record
+              byte[] key = r.heartbeat() != null ? null : r.keyBytes();
               target[i] = key == null ? UNKEYED : Utils.toPositive(Utils.murmur2(key)) % partitions;
             });
     Set<ArchivedRecord.Heartbeat> seenHeartbeats = new HashSet<>();

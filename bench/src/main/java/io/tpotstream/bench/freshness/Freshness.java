@@ -69,7 +69,7 @@ public final class Freshness {
           runFor,
           Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "100"),
           "same, aggregator committing every 100 ms",
-          "commits every 100 ms (the default before live commits)");
+          "commits every 100 ms, live windows at once");
     }
   }
 
