@@ -34,9 +34,31 @@ final class CompactScanner {
   private static final long ONES = 0x0101010101010101L;
   private static final long HIGH_BITS = 0x8080808080808080L;
 
+  /**
+   * Each name with its closing quote as little-endian words of eight bytes (the last one ending at
+   * the quote, overlapping the one before it), and the mask of a name shorter than a word.
+   */
+  private static final long[][] QUOTED_WORDS = new long[NAMES.length][];
+
+  private static final long[] SHORT_MASK = new long[NAMES.length];
+
   static {
     for (int f = 0; f < NAMES.length; f++) {
       NAMES[f] = utf8(TokenEventDecoder.FIELD_NAMES[f]);
+      byte[] quoted = Arrays.copyOf(NAMES[f], NAMES[f].length + 1);
+      quoted[quoted.length - 1] = '"';
+      int n = quoted.length;
+      if (n < 8) {
+        byte[] padded = Arrays.copyOf(quoted, 8);
+        QUOTED_WORDS[f] = new long[] {(long) LONGS.get(padded, 0)};
+        SHORT_MASK[f] = (1L << (8 * n)) - 1;
+      } else {
+        long[] words = new long[(n + 7) / 8];
+        for (int w = 0; w < words.length; w++) {
+          words[w] = (long) LONGS.get(quoted, Math.min(8 * w, n - 8));
+        }
+        QUOTED_WORDS[f] = words;
+      }
     }
   }
 
@@ -79,7 +101,7 @@ final class CompactScanner {
       int nameStart = i + 1;
       int field = follows[previous];
       int nameEnd;
-      if (field < NAMES.length && startsWith(b, nameStart, NAMES[field])) {
+      if (field < NAMES.length && startsWith(b, nameStart, field)) {
         nameEnd = nameStart + NAMES[field].length; // the expected name, then a quote
       } else {
         nameEnd = stringEnd(b, nameStart);
@@ -301,8 +323,29 @@ final class CompactScanner {
     return (zero | control | x) & HIGH_BITS;
   }
 
-  /** Whether {@code b} holds {@code name} at {@code from}, then a quote. */
-  private static boolean startsWith(byte[] b, int from, byte[] name) {
+  /**
+   * Whether {@code b} holds the name of {@code field} at {@code from}, then a quote: a word of
+   * eight bytes at a time (every event has some twenty names to match).
+   */
+  private static boolean startsWith(byte[] b, int from, int field) {
+    long[] words = QUOTED_WORDS[field];
+    int n = NAMES[field].length + 1;
+    if (from + Math.max(n, 8) > b.length) {
+      return startsWithByBytes(b, from, NAMES[field]);
+    }
+    if (n < 8) {
+      return ((long) LONGS.get(b, from) & SHORT_MASK[field]) == words[0];
+    }
+    for (int w = 0; w < words.length; w++) {
+      if ((long) LONGS.get(b, from + Math.min(8 * w, n - 8)) != words[w]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** {@link #startsWith} near the end of the record, where a word would read past it. */
+  private static boolean startsWithByBytes(byte[] b, int from, byte[] name) {
     int end = from + name.length;
     if (end >= b.length || b[end] != '"') {
       return false;

@@ -22,8 +22,17 @@ public final class BucketCounts {
   private long clamped;
 
   public BucketCounts() {
-    keys = new long[MIN_CAPACITY];
-    counts = new long[MIN_CAPACITY];
+    this(MIN_CAPACITY);
+  }
+
+  /** A table that holds {@code buckets} without growing (a power of two, at most 2^17 slots). */
+  private BucketCounts(int buckets) {
+    int capacity = MIN_CAPACITY;
+    while (capacity < 2L * buckets && capacity < 1 << 17) {
+      capacity <<= 1;
+    }
+    keys = new long[capacity];
+    counts = new long[capacity];
   }
 
   /**
@@ -111,9 +120,10 @@ public final class BucketCounts {
 
   /** Reads what {@link #writeTo} wrote. */
   public static BucketCounts readFrom(BinaryReader in) {
-    BucketCounts buckets = new BucketCounts();
-    buckets.clamped = in.readVarLong();
+    long clamped = in.readVarLong();
     int n = in.readVarInt();
+    BucketCounts buckets = new BucketCounts(n); // sized once: partials are read by the thousand
+    buckets.clamped = clamped;
     for (int i = 0; i < n; i++) {
       long bucket = in.readVarLong();
       long count = in.readVarLong();
