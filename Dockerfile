@@ -3,7 +3,7 @@
 FROM eclipse-temurin:17-jdk AS build
 WORKDIR /src
 COPY .mvn .mvn
-COPY mvnw pom.xml ./
+COPY mvnw pom.xml tpot ./
 # Every module of the root pom, as the reactor needs them all (DockerfileTest fails when one is
 # missing here); each module's tests are left out by .dockerignore.
 COPY common common
@@ -30,10 +30,14 @@ RUN apt-get update \
  && mkdir -p /out \
  && chown tpot:tpot /out
 WORKDIR /opt/tpot
-COPY --from=build /src/app/target/tpot.jar tpot.jar
-COPY --from=build /src/app/target/lib lib
+# laid out as in the repository, so that the launcher runs the jar it finds (it builds nothing here)
+COPY --from=build /src/tpot tpot
+COPY --from=build /src/app/target/tpot.jar app/target/tpot.jar
+COPY --from=build /src/app/target/lib app/target/lib
 USER 10001:10001
 ENV JAVA_TOOL_OPTIONS="-Djava.awt.headless=true"
-# JVM settings of the producer (docs/producer.md, "JVM settings"); kept in step with ProducerJvm.OPTIONS
-ENTRYPOINT ["java", "-XX:+UseZGC", "-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch", "-XX:+PerfDisableSharedMem", "-jar", "/opt/tpot/tpot.jar"]
+# The launcher gives each command its JVM settings, as ./tpot does outside the image: the producer's
+# (docs/producer.md, "JVM settings"), replay's and stats' (docs/formats-and-replay.md), the JVM's
+# defaults for the rest; TPOT_JAVA_OPTS adds to them.
+ENTRYPOINT ["/opt/tpot/tpot"]
 CMD ["--help"]
