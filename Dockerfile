@@ -4,7 +4,7 @@ FROM eclipse-temurin:17-jdk AS build
 WORKDIR /src
 COPY .mvn .mvn
 COPY mvnw pom.xml tpot ./
-# Every module of the root pom, as the reactor needs them all (DockerfileTest fails when one is
+# Every module of the root pom, as the reactor needs them all (DeployConfigTest fails when one is
 # missing here); each module's tests are left out by .dockerignore.
 COPY common common
 COPY broker broker
@@ -35,7 +35,6 @@ COPY --from=build /src/tpot tpot
 COPY --from=build /src/app/target/tpot.jar app/target/tpot.jar
 COPY --from=build /src/app/target/lib app/target/lib
 USER 10001:10001
-ENV JAVA_TOOL_OPTIONS="-Djava.awt.headless=true"
 # The launcher gives each command its JVM settings, as ./tpot does outside the image: the producer's
 # (docs/producer.md, "JVM settings"), replay's and stats' (docs/formats-and-replay.md), the JVM's
 # defaults for the rest; TPOT_JAVA_OPTS adds to them.
