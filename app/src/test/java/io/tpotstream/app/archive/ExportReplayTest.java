@@ -26,6 +26,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -200,6 +201,43 @@ class ExportReplayTest {
         assertEquals(e.requestId(), r.key());
       }
     }
+  }
+
+  /**
+   * A heartbeat that does not name its producer is replayed as any record: once, to the partition
+   * its key gives, never fanned out; a keyless record goes to the partitions in turn.
+   */
+  @Test
+  void aMalformedHeartbeatIsReplayedByItsKeyAsAnyRecord(TestKafka kafka, @TempDir Path dir)
+      throws Exception {
+    long ts = System.currentTimeMillis() - 60_000;
+    Path file = dir.resolve("malformed.jsonl");
+    Files.writeString(
+        file,
+        "{\"key\":\"hb-key\",\"partition\":0,\"offset\":0,\"timestamp\":"
+            + ts
+            + ",\"value\":{\"type\":\"heartbeat\",\"v\":1,\"ts\":"
+            + ts
+            + ",\"runId\":\"run\"}}\n"
+            + "{\"key\":null,\"partition\":0,\"offset\":1,\"timestamp\":"
+            + (ts + 1)
+            + ",\"value\":\"not a token event\"}\n");
+    String target = TestKafka.uniqueName("replay-malformed");
+    Replayer.Result result =
+        new Replayer(new Replayer.Settings(client(kafka), file, target, 0, 3), Progress.quiet())
+            .run();
+    assertEquals(2, result.records());
+    assertEquals(0, result.heartbeatsSent());
+    List<ConsumerRecord<String, byte[]>> replayed = readAll(kafka, target, 2);
+    assertEquals(2, replayed.size());
+    ConsumerRecord<String, byte[]> heartbeat =
+        replayed.stream().filter(r -> "hb-key".equals(r.key())).findFirst().orElseThrow();
+    int byKey = Utils.toPositive(Utils.murmur2("hb-key".getBytes(UTF_8))) % 3;
+    assertEquals(byKey, heartbeat.partition());
+    ConsumerRecord<String, byte[]> keyless =
+        replayed.stream().filter(r -> r.key() == null).findFirst().orElseThrow();
+    assertEquals(0, keyless.partition()); // the first keyless record: partition 0
+    assertEquals("not a token event", new String(keyless.value(), UTF_8));
   }
 
   @Test
