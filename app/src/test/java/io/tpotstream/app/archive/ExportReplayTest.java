@@ -129,6 +129,17 @@ class ExportReplayTest {
     return records;
   }
 
+  /**
+   * {@code file} replayed as fast as the broker takes it into {@code target}, new with so many
+   * partitions.
+   */
+  private static Replayer.Result replay(TestKafka kafka, Path file, String target, int partitions)
+      throws Exception {
+    return new Replayer(
+            new Replayer.Settings(client(kafka), file, target, 0, partitions), Progress.quiet())
+        .run();
+  }
+
   private static Properties client(TestKafka kafka) {
     Properties p = new Properties();
     p.put("bootstrap.servers", kafka.bootstrapServers());
@@ -152,9 +163,7 @@ class ExportReplayTest {
 
     // replay into a topic with another partition count: 2 instead of 3
     String target = TestKafka.uniqueName("replay-dst");
-    Replayer.Result result =
-        new Replayer(new Replayer.Settings(client(kafka), file, target, 0, 2), Progress.quiet())
-            .run();
+    Replayer.Result result = replay(kafka, file, target, 2);
     // 2 distinct heartbeats (start, final), each seen on 3 source partitions: 4 duplicates dropped
     assertEquals(2, result.heartbeatsSent());
     assertEquals(4, result.duplicateHeartbeats());
@@ -223,9 +232,7 @@ class ExportReplayTest {
             + (ts + 1)
             + ",\"value\":\"not a token event\"}\n");
     String target = TestKafka.uniqueName("replay-malformed");
-    Replayer.Result result =
-        new Replayer(new Replayer.Settings(client(kafka), file, target, 0, 3), Progress.quiet())
-            .run();
+    Replayer.Result result = replay(kafka, file, target, 3);
     assertEquals(2, result.records());
     assertEquals(0, result.heartbeatsSent());
     List<ConsumerRecord<String, byte[]>> replayed = readAll(kafka, target, 2);
