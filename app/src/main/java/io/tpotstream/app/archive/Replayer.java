@@ -327,14 +327,15 @@ public final class Replayer {
     }
     progress.phase("flushing to " + settings.topic(), "records", -1);
     producer.flush();
-    if (failure.get() != null) {
+    Exception failed = failure.get();
+    if (failed != null) { // a broker that stopped answering is worded by KafkaOptions.explained
       throw new IllegalStateException(
           "Kafka rejected a replayed record ("
-              + failure.get().getMessage()
+              + failed.getMessage()
               + "); the replay stopped. A timestamp more than log.message.timestamp.after.max.ms"
               + " ahead of the broker's clock is rejected: check the broker's and the archive's"
               + " clocks",
-          failure.get());
+          failed);
     }
     return new Sent(Arrays.stream(published).sum(), heartbeats, duplicates);
   }
@@ -365,6 +366,9 @@ public final class Replayer {
       if (p == SKIP || (p != EVERY && p % senders != sender)) {
         continue;
       }
+      if (failure.get() != null) {
+        break; // a send failed (a broker gone fails every later one after max.block.ms): stop
+      }
       ArchivedRecord r = records.get(i);
       if (settings.speed() > 0) {
         pace(r.ts() - firstTs, paceStartNs);
@@ -386,9 +390,6 @@ public final class Replayer {
       }
       if ((++counted & 4095) == 0) {
         progress.add(4096);
-        if (failure.get() != null) {
-          break;
-        }
       }
     }
     progress.add(counted & 4095);
