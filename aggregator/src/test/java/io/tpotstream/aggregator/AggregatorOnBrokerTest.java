@@ -141,13 +141,30 @@ class AggregatorOnBrokerTest {
    */
   @Test
   void windowsClosedByLiveTrafficAreCommittedWithoutWaitingForTheInterval(TestKafka kafka) {
-    String topic = TestKafka.uniqueName("events-live");
+    // written now, while the aggregator reads: every closing heartbeat is seconds old at most
+    summariesArriveWithTenMinuteCommits(kafka, "agg-live", System.currentTimeMillis());
+  }
+
+  @Test
+  void theLastWindowsOfABacklogAreCommittedOnceTheThreadGoesIdle(TestKafka kafka) {
+    // a day old: no window is closed by live traffic, and the backlog's end is what commits
+    summariesArriveWithTenMinuteCommits(
+        kafka, "agg-backlog", System.currentTimeMillis() - 24 * 3_600_000L);
+  }
+
+  /**
+   * Events from {@code startMs} on, published once the aggregator runs, come out as their summaries
+   * although Kafka Streams' own commits are ten minutes apart (a read_committed reader sees nothing
+   * before a commit).
+   */
+  private void summariesArriveWithTenMinuteCommits(TestKafka kafka, String name, long startMs) {
+    String topic = TestKafka.uniqueName(name);
     kafka.createTopic(topic, 3, Map.of("retention.ms", "-1"));
     AggregatorConfig config =
         config(
             kafka,
             topic,
-            "agg-live",
+            name,
             Map.of(
                 StreamsConfig.COMMIT_INTERVAL_MS_CONFIG,
                 Long.toString(10 * 60_000),
@@ -155,10 +172,9 @@ class AggregatorOnBrokerTest {
                 Long.toString(15 * 60_000)));
     try (Aggregator aggregator = Aggregator.start(config)) {
       await().atMost(Duration.ofSeconds(60)).until(aggregator::isRunning);
-      // written now, while the aggregator reads: every closing heartbeat is seconds old at most
-      List<TokenEvent> live = SyntheticLoad.events(7, System.currentTimeMillis(), 20);
-      List<String> expected = offline(live);
-      SyntheticLoad.publish(kafka.producerProps(), topic, 3, live, -1);
+      List<TokenEvent> events = SyntheticLoad.events(7, startMs, 20);
+      List<String> expected = offline(events);
+      SyntheticLoad.publish(kafka.producerProps(), topic, 3, events, -1);
       assertEquals(expected, readSummaries(kafka, config.outputTopic(), expected.size()));
     }
   }

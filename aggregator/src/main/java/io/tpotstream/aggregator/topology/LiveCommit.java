@@ -1,26 +1,87 @@
 package io.tpotstream.aggregator.topology;
 
+import java.time.Duration;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 
 /**
- * When a closed window's output is committed. Kafka Streams commits every second ({@code
+ * When a processor's closed windows are committed. Kafka Streams commits every second ({@code
  * commit.interval.ms}, see {@link AggregatorTopology#streamsProperties}): each commit is a
  * transaction, and fewer of them is what lets a backlog (a replay, a restart behind, a new
- * application id) be read at speed. A window closed by a record written in the last {@value
- * #LIVE_MS} ms, live traffic, asks for a commit at once, so its summary does not wait for the
- * interval (BENCHMARKS.md, B1 and B3). "Recent" is by this machine's clock: producers whose clocks
- * run more than that behind it get their summaries a commit interval or two later.
+ * application id) be read at speed. Two cases ask for a commit at once, so that a summary does not
+ * wait for the interval twice (stage 1's partials, then stage 2's output):
+ *
+ * <ul>
+ *   <li>a window closed by a record written in the last {@value #LIVE_MS} ms, live traffic
+ *       (BENCHMARKS.md, B3). "Recent" is by this machine's clock;
+ *   <li>a window closed by any record, once the stream thread running the task has read no record
+ *       for a check ({@link #IDLE_CHECK}): the end of a backlog, or producers whose clocks run
+ *       behind this machine's. While a backlog is being read the thread is not idle, and commits
+ *       stay once a second (BENCHMARKS.md, B1). Idle is by thread, not by task: a thread busy with
+ *       one task's records leaves its other tasks without any for a while, and a commit commits
+ *       every task of the thread anyway.
+ * </ul>
+ *
+ * One per processor: {@link #record()} on every record, {@link #windowClosed} when it closes a
+ * window, {@link #committed()} from inside the commit.
  */
 final class LiveCommit {
   /** How recent the record that closes a window must be for its output to be committed at once. */
   static final long LIVE_MS = 30_000;
 
-  private LiveCommit() {}
+  /** How often an idle thread with closed windows not yet committed is looked for (wall clock). */
+  static final Duration IDLE_CHECK = Duration.ofMillis(50);
 
-  /** Asks for a commit when {@code causeTimestampMs}, the closing record's time, is recent. */
-  static void ifLive(ProcessorContext<?, ?> context, long causeTimestampMs) {
+  /** Records read by the processors of each stream thread (punctuations run on that thread). */
+  private static final ThreadLocal<long[]> READ_BY_THREAD =
+      ThreadLocal.withInitial(() -> new long[1]);
+
+  private final ProcessorContext<?, ?> context;
+  private boolean closedSinceCommit;
+
+  /** The running thread's count, taken again at every check in case the task moved threads. */
+  private long[] read = READ_BY_THREAD.get();
+
+  private long readAtCheck = -1;
+
+  private LiveCommit(ProcessorContext<?, ?> context) {
+    this.context = context;
+  }
+
+  /** The commit rule of the processor that owns {@code context}, its idle check scheduled. */
+  static LiveCommit schedule(ProcessorContext<?, ?> context) {
+    LiveCommit commit = new LiveCommit(context);
+    context.schedule(IDLE_CHECK, PunctuationType.WALL_CLOCK_TIME, now -> commit.check());
+    return commit;
+  }
+
+  /** The processor read a record. */
+  void record() {
+    read[0]++;
+  }
+
+  /**
+   * The processor closed a window on a record of {@code causeTimestampMs}: a commit at once when
+   * that record is recent, else at the interval or when the thread goes idle.
+   */
+  void windowClosed(long causeTimestampMs) {
+    closedSinceCommit = true;
     if (causeTimestampMs >= context.currentSystemTimeMs() - LIVE_MS) {
       context.commit();
     }
+  }
+
+  /** Inside a commit: what was closed is in it. */
+  void committed() {
+    closedSinceCommit = false;
+  }
+
+  private void check() {
+    read = READ_BY_THREAD.get();
+    long now = read[0];
+    if (closedSinceCommit && now == readAtCheck) {
+      context.commit();
+    }
+    readAtCheck = now;
   }
 }

@@ -35,6 +35,7 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
   private final Forwarder forwarder = new Forwarder();
   private ProcessorContext<byte[], StageMessage> context;
   private WorkingSetStore store;
+  private LiveCommit commit;
   private int partition;
 
   /** A stage of one input partition; its working set is loaded in init. */
@@ -50,11 +51,17 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
     this.store = context.getStateStore(AggregatorTopology.STAGE1_STORE);
     StoreState state = new StoreState(store.inner());
     stage.load(state);
-    store.beforeCommit(() -> stage.writeChanges(state));
+    commit = LiveCommit.schedule(context);
+    store.beforeCommit(
+        () -> {
+          stage.writeChanges(state);
+          commit.committed();
+        });
   }
 
   @Override
   public void process(Record<byte[], byte[]> record) {
+    commit.record();
     DecodedEvent event;
     try {
       event = decoder.decode(record.key(), record.value());
@@ -129,7 +136,7 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
     @Override
     public void closedThrough(long windowEndMs) {
       forward(NO_KEY, StageMessage.marker(partition, windowEndMs));
-      LiveCommit.ifLive(context, timestamp);
+      commit.windowClosed(timestamp);
       LOG.debug("partition {} closed windows through {}", partition, windowEndMs);
     }
 

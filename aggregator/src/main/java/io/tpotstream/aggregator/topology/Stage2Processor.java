@@ -29,6 +29,7 @@ final class Stage2Processor implements Processor<byte[], StageMessage, String, b
   private final Output output = new Output();
   private ProcessorContext<String, byte[]> context;
   private WorkingSetStore store;
+  private LiveCommit commit;
 
   /** A merger of {@code partitions} stage-1 partitions; its working set is loaded in init. */
   Stage2Processor(int partitions, String inputTopic, StageSettings settings) {
@@ -45,11 +46,17 @@ final class Stage2Processor implements Processor<byte[], StageMessage, String, b
     StoreState state = new StoreState(store.inner());
     merger.load(state);
     merger.open(inputTopic);
-    store.beforeCommit(() -> merger.writeChanges(state));
+    commit = LiveCommit.schedule(context);
+    store.beforeCommit(
+        () -> {
+          merger.writeChanges(state);
+          commit.committed();
+        });
   }
 
   @Override
   public void process(Record<byte[], StageMessage> record) {
+    commit.record();
     StageMessage m = record.value();
     if (m == null) {
       return;
@@ -85,7 +92,7 @@ final class Stage2Processor implements Processor<byte[], StageMessage, String, b
       // The window end, unless a record the broker accepted says that would be in its future.
       long timestamp = Math.min(s.windowEndMs(), causeTimestamp);
       context.forward(new Record<>(s.series(), json, timestamp, new RecordHeaders()));
-      LiveCommit.ifLive(context, causeTimestamp);
+      commit.windowClosed(causeTimestamp);
       LOG.info(
           "window {} .. {} {}: TPOT {}; TTFT {}; {} requests completed, {} failed, {} abandoned,"
               + " {} late samples",
