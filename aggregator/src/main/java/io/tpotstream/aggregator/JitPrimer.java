@@ -6,14 +6,18 @@ import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.aggregator.stage2.MergeOutput;
 import io.tpotstream.aggregator.stage2.WindowMerger;
 import io.tpotstream.aggregator.state.MapState;
+import io.tpotstream.common.event.ErrorClasses;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
 import io.tpotstream.common.event.TokenEventDecoder;
 import io.tpotstream.common.event.TokenKind;
+import io.tpotstream.common.event.TokenTemplate;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 
 /**
  * Runs the per-record path (decoder, stage 1, stage 2, the commit writes) over made-up events on a
@@ -26,6 +30,7 @@ final class JitPrimer {
   private static final int REQUESTS = 400;
   private static final int CHUNKS = 40;
   private static final int ROUNDS = 4;
+  private static final String SOURCE = "producer";
 
   private JitPrimer() {}
 
@@ -44,60 +49,13 @@ final class JitPrimer {
   }
 
   static void run() {
-    List<byte[]> keys = new ArrayList<>();
-    List<byte[]> values = new ArrayList<>();
-    Map<String, String> labels = Map.of("concurrency", "10");
-    for (int r = 0; r < REQUESTS; r++) {
-      String id = "primer-" + r;
-      long ts = T0 + r * 10L;
-      add(
-          keys,
-          values,
-          id,
-          TokenEvent.start(ts, "primer", id, "model-" + r % 4, labels, null, "p"));
-      for (int k = 0; k < CHUNKS; k++) {
-        add(
-            keys,
-            values,
-            id,
-            TokenEvent.token(
-                ts + 20 + k,
-                "primer",
-                id,
-                "model-" + r % 4,
-                labels,
-                20_000_000L + k * 1_000_000L,
-                k,
-                1,
-                TokenKind.CONTENT,
-                "p"));
-      }
-      add(
-          keys,
-          values,
-          id,
-          TokenEvent.end(
-              ts + 30 + CHUNKS,
-              "primer",
-              id,
-              "model-" + r % 4,
-              labels,
-              99_000_000L,
-              CHUNKS,
-              10,
-              CHUNKS,
-              "stop",
-              null,
-              "p"));
-      if (r % 50 == 0) {
-        add(keys, values, "p", TokenEvent.heartbeat(ts, "primer", "p", ts - 200, false, 100L));
-      }
+    List<Keyed> events = events();
+    List<byte[]> keys = new ArrayList<>(events.size());
+    List<byte[]> values = new ArrayList<>(events.size());
+    for (Keyed e : events) {
+      keys.add(e.key());
+      values.add(e.value());
     }
-    add(
-        keys,
-        values,
-        "p",
-        TokenEvent.heartbeat(T0 + 60_000, "primer", "p", T0 + 60_000, true, null));
     TokenEventDecoder decoder = new TokenEventDecoder();
     StageSettings settings = StageSettings.defaults();
     for (int round = 0; round < ROUNDS; round++) {
@@ -116,8 +74,111 @@ final class JitPrimer {
     }
   }
 
-  private static void add(List<byte[]> keys, List<byte[]> values, String key, TokenEvent e) {
-    keys.add(key.getBytes(StandardCharsets.UTF_8));
-    values.add(TokenEventCodec.encode(e));
+  /** A key and a value as a producer writes them, at a time. */
+  record Keyed(long ts, byte[] key, byte[] value) {}
+
+  /**
+   * Made-up traffic with every event type and field a producer writes, encoded as it encodes them
+   * (token events through {@link TokenTemplate}), interleaved by time as many requests in flight
+   * are: a primer that only ever showed the JIT one shape of event had its compiled decoder and
+   * stage thrown away at the first real record of another shape (an error, a heartbeat with its
+   * client figures, a label set more), and compiled again while the first windows were read.
+   */
+  static List<Keyed> events() {
+    Random random = new Random(42);
+    String runId = "run-20260101-000000-primer";
+    String producer = "tpot-primer-0000-0000";
+    List<Keyed> events = new ArrayList<>();
+    for (int r = 0; r < REQUESTS; r++) {
+      String id = runId + "-" + r;
+      String model = "primer-model-" + r % 5;
+      Map<String, String> labels =
+          switch (r % 3) {
+            case 0 -> Map.of("concurrency", "256");
+            case 1 -> Map.of("concurrency", "8", "target", "primer");
+            default -> Map.of();
+          };
+      boolean warmup = r % 40 == 0;
+      long ts = T0 + r * 25L;
+      Long scheduleLagNs = r % 2 == 0 ? null : (long) random.nextInt(5_000_000);
+      TokenEvent start =
+          TokenEvent.start(ts, runId, id, model, labels, scheduleLagNs, producer)
+              .withSource(SOURCE);
+      add(events, id, warmup ? start.asWarmup() : start);
+      TokenTemplate template = TokenTemplate.of(runId, id, model, labels, producer, warmup, SOURCE);
+      int chunks = 8 + r % CHUNKS;
+      long elapsedNs = 150_000_000L + random.nextInt(400_000_000);
+      for (int k = 0; k < chunks; k++) {
+        elapsedNs += 2_000_000L + random.nextInt(60_000_000);
+        TokenKind kind = r % 4 == 0 && k < chunks / 5 ? TokenKind.REASONING : TokenKind.CONTENT;
+        int tokens = k % 17 == 16 ? 2 : 1;
+        long at = ts + elapsedNs / 1_000_000;
+        events.add(
+            new Keyed(at, utf8(id), template.encode(at, elapsedNs, k, tokens, kind, tokens > 1)));
+      }
+      elapsedNs += 1_000_000L;
+      long at = ts + elapsedNs / 1_000_000;
+      TokenEvent last =
+          r % 25 == 7
+              ? TokenEvent.error(
+                  at,
+                  runId,
+                  id,
+                  model,
+                  labels,
+                  elapsedNs,
+                  chunks,
+                  ErrorClasses.KNOWN.get(r % ErrorClasses.KNOWN.size()),
+                  r % 2 == 0 ? 503 : null,
+                  "primer",
+                  null,
+                  producer)
+              : TokenEvent.end(
+                  at,
+                  runId,
+                  id,
+                  model,
+                  labels,
+                  elapsedNs,
+                  chunks,
+                  20 + r % 300,
+                  chunks,
+                  r % 10 == 0 ? "length" : "stop",
+                  r % 30 == 0 ? 1 : null,
+                  producer);
+      last = last.withSource(SOURCE);
+      add(events, id, warmup ? last.asWarmup() : last);
+    }
+    long endMs = events.stream().mapToLong(Keyed::ts).max().orElse(T0);
+    for (long at = T0; at < endMs; at += 1_000) {
+      add(
+          events,
+          producer,
+          TokenEvent.heartbeat(
+                  at,
+                  runId,
+                  producer,
+                  at - 200,
+                  false,
+                  (long) random.nextInt(2_000),
+                  (long) random.nextInt(2_000),
+                  at % 3_000 == 0 ? (long) random.nextInt(5) : null)
+              .withSource(SOURCE));
+    }
+    add(
+        events,
+        producer,
+        TokenEvent.heartbeat(endMs + 1, runId, producer, endMs + 1, true, 100L, 100L, null)
+            .withSource(SOURCE));
+    events.sort(Comparator.comparingLong(Keyed::ts));
+    return events;
+  }
+
+  private static void add(List<Keyed> events, String key, TokenEvent e) {
+    events.add(new Keyed(e.ts(), utf8(key), TokenEventCodec.encode(e)));
+  }
+
+  private static byte[] utf8(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
   }
 }

@@ -1,0 +1,85 @@
+package io.tpotstream.aggregator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tpotstream.common.event.DecodedEvent;
+import io.tpotstream.common.event.EventType;
+import io.tpotstream.common.event.TokenEventDecoder;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The primer shows the JIT every shape of event a producer writes, so that what it compiled is not
+ * thrown away at the first real record of another shape.
+ */
+class JitPrimerTest {
+  /** Every field a producer writes (droppedEvents only after a buffer overflowed: left out). */
+  private static final List<String> FIELDS =
+      List.of(
+          "type",
+          "v",
+          "ts",
+          "runId",
+          "requestId",
+          "model",
+          "labels",
+          "elapsedNs",
+          "seq",
+          "tokens",
+          "kind",
+          "promptTokens",
+          "completionTokens",
+          "finishReason",
+          "errorClass",
+          "httpStatus",
+          "message",
+          "scheduleLagNs",
+          "malformedChunks",
+          "producerId",
+          "watermark",
+          "final",
+          "clientPauseMaxUs",
+          "loopLagMaxUs",
+          "coalescedChunks",
+          "coalesced",
+          "warmup",
+          "source");
+
+  @Test
+  void theMadeUpTrafficHasEveryEventTypeAndFieldInTimeOrderAndDecodes() throws Exception {
+    List<JitPrimer.Keyed> events = JitPrimer.events();
+    TokenEventDecoder decoder = new TokenEventDecoder();
+    ObjectMapper json = new ObjectMapper();
+    Set<EventType> types = EnumSet.noneOf(EventType.class);
+    Set<String> fields = new TreeSet<>();
+    Set<String> kinds = new TreeSet<>();
+    long previousTs = Long.MIN_VALUE;
+    for (JitPrimer.Keyed e : events) {
+      DecodedEvent decoded = decoder.decode(e.key(), e.value()); // throws on a problem
+      types.add(decoded.type());
+      assertEquals(e.ts(), decoded.ts());
+      assertTrue(e.ts() >= previousTs, "in time order");
+      previousTs = e.ts();
+      JsonNode node = json.readTree(e.value());
+      node.fieldNames().forEachRemaining(fields::add);
+      if (node.has("kind")) {
+        kinds.add(node.get("kind").asText());
+      }
+    }
+    assertEquals(EnumSet.allOf(EventType.class), types);
+    assertEquals(new TreeSet<>(FIELDS), fields);
+    assertEquals(Set.of("content", "reasoning"), kinds);
+    assertTrue(events.size() > 10_000, "enough records for the JIT: " + events.size());
+  }
+
+  @Test
+  void aRoundOfPrimingRunsThroughWithoutAProblem() {
+    JitPrimer.run();
+  }
+}
