@@ -3,7 +3,6 @@ package io.tpotstream.app;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.tpotstream.app.archive.ArchiveJvm;
 import io.tpotstream.producer.ProducerJvm;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,7 +15,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The launcher starts the producer's JVM with exactly the settings the benchmarks measured ({@link
  * ProducerJvm#OPTIONS}), and the image runs the launcher; the docs show the same. The launcher
- * starts {@code replay} and {@code stats} with theirs ({@link ArchiveJvm#OPTIONS}).
+ * starts {@code aggregate}, {@code replay} and {@code stats} with theirs ({@link
+ * ThroughputJvm#OPTIONS}).
  */
 class JvmSettingsTest {
   private static final Path ROOT = Path.of("..");
@@ -27,8 +27,9 @@ class JvmSettingsTest {
   }
 
   @Test
-  void theLauncherGivesReplayAndStatsTheArchiveSettings() throws IOException {
-    assertLauncherGives("ARCHIVE_JVM", ArchiveJvm.OPTIONS, String.join("|", ArchiveJvm.COMMANDS));
+  void theLauncherGivesTheBacklogReadersTheThroughputSettings() throws IOException {
+    assertLauncherGives(
+        "THROUGHPUT_JVM", ThroughputJvm.OPTIONS, String.join("|", ThroughputJvm.COMMANDS));
   }
 
   /** {@code ./tpot} sets {@code variable} to {@code options} and uses it for {@code commands}. */

@@ -2,8 +2,8 @@ package io.tpotstream.bench.recompute;
 
 import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.stage1.StageSettings;
+import io.tpotstream.app.ThroughputJvm;
 import io.tpotstream.app.Tpot;
-import io.tpotstream.app.archive.ArchiveJvm;
 import io.tpotstream.bench.BenchEnv;
 import io.tpotstream.bench.BenchReport;
 import io.tpotstream.bench.workload.BenchTopics;
@@ -327,8 +327,8 @@ public final class Recompute {
   /** A {@code tpot} command line with the JVM settings the launcher gives that command. */
   private static List<String> tpot(BenchEnv env, String... args) {
     List<String> jvm = new ArrayList<>();
-    if (ArchiveJvm.COMMANDS.contains(args[0])) {
-      jvm.addAll(ArchiveJvm.OPTIONS);
+    if (ThroughputJvm.COMMANDS.contains(args[0])) {
+      jvm.addAll(ThroughputJvm.OPTIONS);
     }
     jvm.addAll(env.childJvmOptions());
     return JavaLauncher.builder(List.of(), Tpot.class, jvm, List.of(args)).command();
