@@ -128,6 +128,20 @@ public final class Aggregator implements AutoCloseable {
     return stopped;
   }
 
+  /**
+   * How many commits its stream threads have made so far (Kafka Streams' thread-level {@code
+   * commit-total}; under exactly-once each is a transaction). Flat while no record arrives.
+   */
+  public long commits() {
+    return streams.metrics().entrySet().stream()
+        .filter(
+            e ->
+                e.getKey().name().equals("commit-total")
+                    && e.getKey().group().equals("stream-thread-metrics"))
+        .mapToLong(e -> ((Number) e.getValue().metricValue()).longValue())
+        .sum();
+  }
+
   /** True once every task is running (after start-up and rebalancing). */
   public boolean isRunning() {
     return streams.state() == KafkaStreams.State.RUNNING;

@@ -24,6 +24,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -150,6 +151,35 @@ class AggregatorOnBrokerTest {
     // a day old: no window is closed by live traffic, and the backlog's end is what commits
     summariesArriveWithTenMinuteCommits(
         kafka, "agg-backlog", System.currentTimeMillis() - 24 * 3_600_000L);
+  }
+
+  /**
+   * Once its backlog is read, an aggregator makes no commit at all: each would be a transaction (an
+   * idle check that kept running would mark every task for a commit each second).
+   */
+  @Test
+  void anIdleAggregatorCommitsNothing(TestKafka kafka) {
+    String topic = TestKafka.uniqueName("events-idle");
+    kafka.createTopic(topic, 3, Map.of("retention.ms", "-1"));
+    List<TokenEvent> events =
+        SyntheticLoad.events(7, System.currentTimeMillis() - 24 * 3_600_000L, 20);
+    List<String> expected = offline(events);
+    SyntheticLoad.publish(kafka.producerProps(), topic, 3, events, -1);
+    AggregatorConfig config = config(kafka, topic, "agg-idle");
+    try (Aggregator aggregator = Aggregator.start(config)) {
+      assertEquals(expected, readSummaries(kafka, config.outputTopic(), expected.size()));
+      assertTrue(aggregator.commits() > 0, "the backlog was committed");
+      // two looks three seconds apart that see the same count: no commit in between
+      AtomicLong seen = new AtomicLong(-1);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofSeconds(3))
+          .until(
+              () -> {
+                long now = aggregator.commits();
+                return seen.getAndSet(now) == now;
+              });
+    }
   }
 
   /**

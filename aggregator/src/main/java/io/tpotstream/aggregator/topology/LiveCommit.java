@@ -1,6 +1,7 @@
 package io.tpotstream.aggregator.topology;
 
 import java.time.Duration;
+import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 
@@ -15,15 +16,18 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
  *   <li>a window closed by a record written in the last {@value #LIVE_MS} ms, live traffic
  *       (BENCHMARKS.md, B3). "Recent" is by this machine's clock;
  *   <li>a window closed by any record, once the stream thread running the task has read no record
- *       for a check ({@link #IDLE_CHECK}): the end of a backlog, or producers whose clocks run
- *       behind this machine's. While a backlog is being read the thread is not idle, and commits
- *       stay once a second (BENCHMARKS.md, B1). Idle is by thread, not by task: a thread busy with
- *       one task's records leaves its other tasks without any for a while, and a commit commits
- *       every task of the thread anyway.
+ *       between two checks ({@link #IDLE_CHECK} apart, each after the thread's poll): the end of a
+ *       backlog, or producers whose clocks run behind this machine's. While a backlog is being read
+ *       a stage-1 thread is not idle, and commits stay once a second (BENCHMARKS.md, B1). Idle is
+ *       by thread, not by task: a thread busy with one task's records leaves its other tasks
+ *       without any for a while, and a commit commits every task of the thread anyway.
  * </ul>
  *
- * One per processor: {@link #record()} on every record, {@link #windowClosed} when it closes a
- * window, {@link #committed()} from inside the commit.
+ * The check is scheduled only while a closed window waits for its commit: a wall-clock punctuation
+ * marks its task as needing a commit whenever it fires, and one that always ran would make an idle
+ * aggregator commit a transaction every second. One per processor: {@link #record()} on every
+ * record, {@link #windowClosed} when it closes a window, {@link #committed()} from inside the
+ * commit, {@link #close()} with the processor.
  */
 final class LiveCommit {
   /** How recent the record that closes a window must be for its output to be committed at once. */
@@ -42,17 +46,14 @@ final class LiveCommit {
   /** The running thread's count, taken again at every check in case the task moved threads. */
   private long[] read = READ_BY_THREAD.get();
 
-  private long readAtCheck = -1;
+  private long readAtCheck;
 
-  private LiveCommit(ProcessorContext<?, ?> context) {
+  /** The idle check while a closed window waits for its commit, else null. */
+  private Cancellable idleCheck;
+
+  /** The commit rule of the processor that owns {@code context}. */
+  LiveCommit(ProcessorContext<?, ?> context) {
     this.context = context;
-  }
-
-  /** The commit rule of the processor that owns {@code context}, its idle check scheduled. */
-  static LiveCommit schedule(ProcessorContext<?, ?> context) {
-    LiveCommit commit = new LiveCommit(context);
-    context.schedule(IDLE_CHECK, PunctuationType.WALL_CLOCK_TIME, now -> commit.check());
-    return commit;
   }
 
   /** The processor read a record. */
@@ -69,11 +70,24 @@ final class LiveCommit {
     if (causeTimestampMs >= context.currentSystemTimeMs() - LIVE_MS) {
       context.commit();
     }
+    if (idleCheck == null) {
+      readAtCheck = read[0];
+      idleCheck = context.schedule(IDLE_CHECK, PunctuationType.WALL_CLOCK_TIME, now -> check());
+    }
   }
 
   /** Inside a commit: what was closed is in it. */
   void committed() {
     closedSinceCommit = false;
+    close();
+  }
+
+  /** No more checks (the processor closes, or nothing waits for a commit). */
+  void close() {
+    if (idleCheck != null) {
+      idleCheck.cancel();
+      idleCheck = null;
+    }
   }
 
   private void check() {

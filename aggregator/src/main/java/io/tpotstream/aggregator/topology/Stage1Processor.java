@@ -51,7 +51,7 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
     this.store = context.getStateStore(AggregatorTopology.STAGE1_STORE);
     StoreState state = new StoreState(store.inner());
     stage.load(state);
-    commit = LiveCommit.schedule(context);
+    commit = new LiveCommit(context);
     store.beforeCommit(
         () -> {
           stage.writeChanges(state);
@@ -83,6 +83,9 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
   public void close() {
     if (store != null) {
       store.beforeCommit(null);
+    }
+    if (commit != null) {
+      commit.close();
     }
   }
 

@@ -46,7 +46,7 @@ final class Stage2Processor implements Processor<byte[], StageMessage, String, b
     StoreState state = new StoreState(store.inner());
     merger.load(state);
     merger.open(inputTopic);
-    commit = LiveCommit.schedule(context);
+    commit = new LiveCommit(context);
     store.beforeCommit(
         () -> {
           merger.writeChanges(state);
@@ -81,6 +81,9 @@ final class Stage2Processor implements Processor<byte[], StageMessage, String, b
   public void close() {
     if (store != null) {
       store.beforeCommit(null);
+    }
+    if (commit != null) {
+      commit.close();
     }
   }
 
