@@ -36,7 +36,8 @@ COPY --from=build /src/app/target/tpot.jar app/target/tpot.jar
 COPY --from=build /src/app/target/lib app/target/lib
 USER 10001:10001
 # The launcher gives each command its JVM settings, as ./tpot does outside the image: the producer's
-# (docs/producer.md, "JVM settings"), replay's and stats' (docs/formats-and-replay.md), the JVM's
-# defaults for the rest; TPOT_JAVA_OPTS adds to them.
+# (docs/producer.md, "JVM settings"), the throughput collector to aggregate, replay and stats
+# (docs/aggregation.md, docs/formats-and-replay.md), the JVM's defaults to the rest; TPOT_JAVA_OPTS
+# adds to them.
 ENTRYPOINT ["/opt/tpot/tpot"]
 CMD ["--help"]
