@@ -40,6 +40,9 @@ class JitPrimerTest {
     Set<EventType> types = EnumSet.noneOf(EventType.class);
     Set<String> fields = new TreeSet<>();
     Set<String> kinds = new TreeSet<>();
+    Set<String> labelSets = new TreeSet<>();
+    Set<String> open = new TreeSet<>();
+    int mostOpen = 0;
     long previousTs = Long.MIN_VALUE;
     for (JitPrimer.Keyed e : events) {
       DecodedEvent decoded = decoder.decode(e.key(), e.value()); // throws on a problem
@@ -52,11 +55,23 @@ class JitPrimerTest {
       if (node.has("kind")) {
         kinds.add(node.get("kind").asText());
       }
+      switch (decoded.type()) {
+        case START -> {
+          labelSets.add(String.valueOf(node.get("labels")));
+          open.add(node.get("requestId").asText());
+          mostOpen = Math.max(mostOpen, open.size());
+        }
+        case END, ERROR -> open.remove(node.get("requestId").asText());
+        default -> {}
+      }
     }
     assertEquals(EnumSet.allOf(EventType.class), types);
     assertEquals(28, FIELDS.size());
     assertEquals(FIELDS, fields);
     assertEquals(Set.of("content", "reasoning"), kinds);
+    assertEquals(3, labelSets.size(), "label sets: " + labelSets);
+    assertTrue(mostOpen >= 50, "requests in flight at once: " + mostOpen);
+    assertTrue(open.isEmpty(), "every request ends");
     assertTrue(events.size() > 10_000, "enough records for the JIT: " + events.size());
   }
 
