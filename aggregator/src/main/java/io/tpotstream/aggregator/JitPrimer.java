@@ -50,12 +50,6 @@ final class JitPrimer {
 
   static void run() {
     List<Keyed> events = events();
-    List<byte[]> keys = new ArrayList<>(events.size());
-    List<byte[]> values = new ArrayList<>(events.size());
-    for (Keyed e : events) {
-      keys.add(e.key());
-      values.add(e.value());
-    }
     TokenEventDecoder decoder = new TokenEventDecoder();
     StageSettings settings = StageSettings.defaults();
     for (int round = 0; round < ROUNDS; round++) {
@@ -65,8 +59,9 @@ final class JitPrimer {
       MergeOutput merged = (summary, json) -> {};
       Stage1Output out = merger.input(0, merged, null);
       MapState state = new MapState();
-      for (int i = 0; i < keys.size(); i++) {
-        stage.onEvent(decoder.decode(keys.get(i), values.get(i)), out);
+      for (int i = 0; i < events.size(); i++) {
+        Keyed e = events.get(i);
+        stage.onEvent(decoder.decode(e.key(), e.value()), out);
         if (i % 2_000 == 0) {
           stage.writeChanges(state);
         }

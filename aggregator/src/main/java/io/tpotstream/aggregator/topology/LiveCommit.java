@@ -41,14 +41,13 @@ final class LiveCommit {
       ThreadLocal.withInitial(() -> new long[1]);
 
   private final ProcessorContext<?, ?> context;
-  private boolean closedSinceCommit;
 
   /** The running thread's count, taken again at every check in case the task moved threads. */
   private long[] read = READ_BY_THREAD.get();
 
   private long readAtCheck;
 
-  /** The idle check while a closed window waits for its commit, else null. */
+  /** The idle check while a closed window waits for its commit (it runs only then), else null. */
   private Cancellable idleCheck;
 
   /** The commit rule of the processor that owns {@code context}. */
@@ -66,7 +65,6 @@ final class LiveCommit {
    * that record is recent, else at the interval or when the thread goes idle.
    */
   void windowClosed(long causeTimestampMs) {
-    closedSinceCommit = true;
     if (causeTimestampMs >= context.currentSystemTimeMs() - LIVE_MS) {
       context.commit();
     }
@@ -78,7 +76,6 @@ final class LiveCommit {
 
   /** Inside a commit: what was closed is in it. */
   void committed() {
-    closedSinceCommit = false;
     close();
   }
 
@@ -93,7 +90,7 @@ final class LiveCommit {
   private void check() {
     read = READ_BY_THREAD.get();
     long now = read[0];
-    if (closedSinceCommit && now == readAtCheck) {
+    if (now == readAtCheck) {
       context.commit();
     }
     readAtCheck = now;
