@@ -107,6 +107,7 @@ public final class Exporter {
       long lastFractionNs = 0;
       while (!stopped.get()) {
         if (!settings.follow() && caughtUp(consumer, end)) {
+          progress.fraction(span, span); // the last look, up to 200 ms old, said less
           break;
         }
         ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(500));

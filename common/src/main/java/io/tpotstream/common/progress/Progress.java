@@ -206,6 +206,11 @@ public final class Progress implements AutoCloseable {
     }
   }
 
+  /** When the current phase began, in {@link System#nanoTime()} terms. */
+  long phaseStartNs() {
+    return phase.startNs();
+  }
+
   /** Elapsed time of the current phase. */
   public Duration phaseElapsed() {
     return Duration.ofNanos(System.nanoTime() - phase.startNs());
@@ -263,17 +268,17 @@ public final class Progress implements AutoCloseable {
     }
   }
 
-  private String lineAt(long nowNs) {
+  /** The line as it would be shown at {@code nowNs} (tests give made-up times). */
+  String lineAt(long nowNs) {
     Phase p = phase;
     long count = done.get();
     double elapsedS = (nowNs - p.startNs()) / 1e9;
-    if (nowNs - rateFromNs >= 2_000_000_000L || Double.isNaN(recentRate)) {
-      double span = (nowNs - rateFromNs) / 1e9;
-      if (span > 0.2) {
-        recentRate = (count - rateFromDone) / span;
-        rateFromNs = nowNs;
-        rateFromDone = count;
-      }
+    // the average since the phase began until a first 2 s span is over: a rate from the first
+    // quarter second (records counted in batches of thousands) would be shown for two seconds
+    if (nowNs - rateFromNs >= 2_000_000_000L) {
+      recentRate = (count - rateFromDone) / ((nowNs - rateFromNs) / 1e9);
+      rateFromNs = nowNs;
+      rateFromDone = count;
     }
     StringBuilder line = new StringBuilder(command).append(':');
     if (!p.name().isEmpty()) {

@@ -48,6 +48,24 @@ class ProgressTest {
   }
 
   @Test
+  void theRateIsTheAverageSinceThePhaseBeganUntilAFirstTwoSecondSpanIsOver() {
+    Progress progress = Progress.start("replay", Progress.Mode.QUIET, out);
+    progress.phase("sending to t", "records", -1);
+    long start = progress.phaseStartNs();
+    assertTrue(progress.lineAt(start + 250_000_000L).contains("  0 records/s"));
+    progress.add(300_000); // a batch counted at once, after the first line
+    String oneSecondIn = progress.lineAt(start + 1_000_000_000L);
+    assertTrue(oneSecondIn.contains("  300,000 records/s"), oneSecondIn);
+    progress.add(100_000);
+    String twoSecondsIn = progress.lineAt(start + 2_000_000_000L);
+    assertTrue(twoSecondsIn.contains("  200,000 records/s"), twoSecondsIn);
+    progress.add(50_000); // from then on, the rate over the last span
+    String fourSecondsIn = progress.lineAt(start + 4_000_000_000L);
+    assertTrue(fourSecondsIn.contains("  25,000 records/s"), fourSecondsIn);
+    progress.finish(null);
+  }
+
+  @Test
   void liveModeRedrawsOneLineAndClearsItBeforeOtherOutput() {
     Progress progress = Progress.start("export", Progress.Mode.LIVE, out);
     progress.phase("reading t", "records", -1);
