@@ -3,9 +3,12 @@ package io.tpotstream.app;
 import io.tpotstream.common.archive.ArchivedRecord;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventFormatException;
+import io.tpotstream.common.progress.Progress;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 
 /**
  * The archive file of {@code export}, {@code replay} and {@code stats}: {@code --file} or a
@@ -43,15 +46,63 @@ final class ArchiveFile {
   static List<TokenEvent> tokenEvents(List<ArchivedRecord> records) {
     List<TokenEvent> events = new ArrayList<>(records.size());
     for (ArchivedRecord r : records) {
-      if (r.isHeartbeat()) {
-        continue;
-      }
-      try {
-        events.add(r.event());
-      } catch (TokenEventFormatException e) {
-        // reported with its line by the statistics pass
+      TokenEvent e = tokenEvent(r);
+      if (e != null) {
+        events.add(e);
       }
     }
     return events;
+  }
+
+  /**
+   * The same events, decoded as they are iterated (one pass, none held), each record counted on
+   * {@code progress}.
+   */
+  static Iterable<TokenEvent> tokenEvents(List<ArchivedRecord> records, Progress progress) {
+    return () ->
+        new Iterator<>() {
+          private int i;
+          private TokenEvent next = advance();
+
+          private TokenEvent advance() {
+            while (i < records.size()) {
+              TokenEvent e = tokenEvent(records.get(i++));
+              if ((i & 4095) == 0 || i == records.size()) {
+                progress.set(i);
+              }
+              if (e != null) {
+                return e;
+              }
+            }
+            return null;
+          }
+
+          @Override
+          public boolean hasNext() {
+            return next != null;
+          }
+
+          @Override
+          public TokenEvent next() {
+            if (next == null) {
+              throw new NoSuchElementException();
+            }
+            TokenEvent e = next;
+            next = advance();
+            return e;
+          }
+        };
+  }
+
+  /** The token event of a record, or null for a heartbeat or a record that is not one. */
+  private static TokenEvent tokenEvent(ArchivedRecord r) {
+    if (r.isHeartbeat()) {
+      return null;
+    }
+    try {
+      return r.event();
+    } catch (TokenEventFormatException e) {
+      return null; // reported with its line by the statistics pass
+    }
   }
 }

@@ -1,13 +1,12 @@
 package io.tpotstream.app;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.common.Json;
 import io.tpotstream.common.Series;
-import io.tpotstream.common.archive.ArchiveCompression;
 import io.tpotstream.common.archive.ArchiveReader;
 import io.tpotstream.common.archive.ArchivedRecord;
+import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.request.RequestRecords;
 import io.tpotstream.common.slo.GoodputLimits;
 import io.tpotstream.common.stats.BucketCounts;
@@ -20,15 +19,13 @@ import io.tpotstream.sink.compare.Comparison;
 import io.tpotstream.sink.compare.RunData;
 import io.tpotstream.sink.file.CsvFile;
 import io.tpotstream.sink.file.JsonlFile;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -52,7 +49,10 @@ import picocli.CommandLine.Spec;
           + " merged window histograms), B - A, and a bootstrap interval of B - A: over requests"
           + " when both sides are exports, else over windows. 'beyond noise' when the interval"
           + " leaves out 0. A CSV alone has no histograms: then the median over windows of each"
-          + " window's percentile is compared (the .jsonl beside the CSV is used when present)."
+          + " window's percentile is compared (the .jsonl beside the CSV is used when present).",
+      "--from/--to apply to both sides, as in stats: only the events of an export in the range;"
+          + " of a summaries file only the windows wholly inside it (a window cannot be cut).",
+      "Progress on stderr (reading and computing each side, then resampling); -q for none."
     })
 final class CompareCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -65,6 +65,11 @@ final class CompareCommand implements Callable<Integer> {
 
   /** For exports: how their events become windows, as in stats. */
   @Mixin WindowOptions windowOptions;
+
+  /** Both sides: only the events (or the whole windows) in this range, as in stats. */
+  @Mixin TimeRangeOptions range;
+
+  @Mixin ProgressOptions progressOptions;
 
   @Option(
       names = "--format",
@@ -107,97 +112,189 @@ final class CompareCommand implements Callable<Integer> {
     }
     Comparison.Settings settings = new Comparison.Settings(resamples, confidence, seed);
     StageSettings stages = windowOptions.settings();
+    Long fromMs = range.fromMs();
+    Long toMs = range.toMs();
     PrintWriter err = spec.commandLine().getErr();
-    RunData left = load(a, stages, err);
-    RunData right = load(b, stages, err);
-    CompareResult result = Comparison.compare(left, right, settings);
-    String jsonText = Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(result);
-    PrintWriter out = spec.commandLine().getOut();
-    out.print(format.equals("json") ? jsonText + "\n" : CompareTable.format(result));
-    out.flush();
-    if (json != null) {
-      Files.writeString(json, jsonText + "\n");
-      err.println("tpot compare: wrote " + json);
-    }
-    if (html != null) {
-      CompareHtml.write(result, html);
-      err.println("tpot compare: wrote " + html);
+    long startNs = System.nanoTime();
+    try (Progress progress = progressOptions.start("compare", err)) {
+      Sides sides = new Sides(stages, fromMs, toMs, progress);
+      RunData left = sides.load(a);
+      RunData right = sides.load(b);
+      CompareResult result = Comparison.compare(left, right, settings, progress);
+      String jsonText = Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(result);
+      PrintWriter out = spec.commandLine().getOut();
+      out.print(format.equals("json") ? jsonText + "\n" : CompareTable.format(result));
+      out.flush();
+      StringBuilder wrote = new StringBuilder();
+      if (json != null) {
+        Files.writeString(json, jsonText + "\n");
+        wrote.append("; wrote ").append(json);
+      }
+      if (html != null) {
+        CompareHtml.write(result, html);
+        wrote.append(wrote.length() == 0 ? "; wrote " : " and ").append(html);
+      }
+      progress.finish(
+          String.format(
+              Locale.ROOT,
+              "compare: %s and %s compared in %.1f s%s%s",
+              sides.read(left),
+              sides.read(right),
+              (System.nanoTime() - startNs) / 1e9,
+              sides.outsideRange > 0
+                  ? String.format(Locale.ROOT, " (%,d outside --from/--to)", sides.outsideRange)
+                  : "",
+              wrote));
     }
     err.flush();
     return 0;
   }
 
-  /** Reads one side, whichever of the accepted files it is. */
-  static RunData load(Path path, StageSettings stages, PrintWriter err) throws IOException {
-    if (Files.isDirectory(path)) {
-      Path jsonl = path.resolve("summaries.jsonl");
-      if (!Files.isRegularFile(jsonl)) {
-        throw new IllegalArgumentException(
-            path
-                + " is a directory without summaries.jsonl: give the --out directory of a run,"
-                + " a summaries file or an export");
-      }
-      return summaries(jsonl, jsonl.toString());
+  /** Reads the sides, whichever of the accepted files each is, counting on one progress. */
+  static final class Sides {
+    private final StageSettings stages;
+    private final Long fromMs;
+    private final Long toMs;
+    private final Progress progress;
+    private final java.util.Map<RunData, Long> records = new java.util.IdentityHashMap<>();
+    long outsideRange;
+
+    Sides(StageSettings stages, Long fromMs, Long toMs, Progress progress) {
+      this.stages = stages;
+      this.fromMs = fromMs;
+      this.toMs = toMs;
+      this.progress = progress;
     }
-    if (!Files.isReadable(path)) {
-      throw new IllegalArgumentException("cannot read " + path + ": check the path");
+
+    /** What was read of {@code run}, for the result line. */
+    String read(RunData run) {
+      Long n = records.get(run);
+      return n == null
+          ? String.format(Locale.ROOT, "%s (%,d windows)", run.source(), run.windows())
+          : String.format(Locale.ROOT, "%s (%,d events)", run.source(), n);
     }
-    String name = path.getFileName().toString();
-    if (name.endsWith(".csv")) {
-      Path beside = SinkConfig.jsonlBeside(path);
-      if (Files.isRegularFile(beside)) {
-        return summaries(beside, path + " (histograms from " + beside.getFileName() + ")");
+
+    /** Reads one side. */
+    RunData load(Path path) throws IOException {
+      if (Files.isDirectory(path)) {
+        Path jsonl = path.resolve("summaries.jsonl");
+        if (!Files.isRegularFile(jsonl)) {
+          throw new IllegalArgumentException(
+              path
+                  + " is a directory without summaries.jsonl: give the --out directory of a run,"
+                  + " a summaries file or an export");
+        }
+        return summaries(jsonl, jsonl.toString());
       }
-      RunData run = new RunData(path.toString(), RunData.Kind.CSV);
-      CsvFile.readRows(path, run::addCsvRow);
+      if (!Files.isReadable(path)) {
+        throw new IllegalArgumentException("cannot read " + path + ": check the path");
+      }
+      switch (RunFile.of(path)) {
+        case SUMMARIES_CSV -> {
+          Path beside = SinkConfig.jsonlBeside(path);
+          if (Files.isRegularFile(beside)) {
+            return summaries(beside, path + " (histograms from " + beside.getFileName() + ")");
+          }
+          RunData run = new RunData(path.toString(), RunData.Kind.CSV);
+          progress.phase("reading " + path.getFileName(), "windows", -1);
+          CsvFile.readRows(
+              path,
+              row -> {
+                progress.add(1);
+                if (csvRowInRange(row)) {
+                  run.addCsvRow(row);
+                } else {
+                  outsideRange++;
+                }
+              });
+          return nonEmpty(run);
+        }
+        case SUMMARIES -> {
+          return summaries(path, path.toString());
+        }
+        case EVENTS -> {
+          return export(path);
+        }
+        default ->
+            throw new IllegalArgumentException(
+                path
+                    + " is neither window summaries (the sink's .jsonl or .csv) nor token events"
+                    + " (tpot export): check the file");
+      }
+    }
+
+    /**
+     * Whether a window lies wholly inside --from/--to: a summary cannot be cut, so a window the
+     * range cuts is left out.
+     */
+    private boolean windowInRange(long startMs, long endMs) {
+      return (fromMs == null || startMs >= fromMs) && (toMs == null || endMs <= toMs);
+    }
+
+    private boolean csvRowInRange(java.util.Map<String, String> row) {
+      if (fromMs == null && toMs == null) {
+        return true;
+      }
+      String start = row.get("window_start");
+      String end = row.get("ts");
+      if (start == null || end == null) {
+        return true; // RunData says what is missing
+      }
+      return windowInRange(Instant.parse(start).toEpochMilli(), Long.parseLong(end));
+    }
+
+    private RunData summaries(Path jsonl, String source) {
+      RunData run = new RunData(source, RunData.Kind.SUMMARIES);
+      progress.phase("reading " + jsonl.getFileName(), "windows", -1);
+      JsonlFile.read(
+          jsonl,
+          s -> {
+            progress.add(1);
+            if (windowInRange(s.windowStartMs(), s.windowEndMs())) {
+              run.addWindow(s);
+            } else {
+              outsideRange++;
+            }
+          });
       return nonEmpty(run);
     }
-    JsonNode first = firstRecord(path);
-    if (first != null && first.has("windowStartMs") && first.has("series")) {
-      return summaries(path, path.toString());
-    }
-    if (first != null && (first.has("type") || first.has("value"))) {
-      return export(path, stages, err);
-    }
-    throw new IllegalArgumentException(
-        path
-            + " is neither window summaries (the sink's .jsonl or .csv) nor token events (tpot"
-            + " export): check the file");
-  }
 
-  private static RunData summaries(Path jsonl, String source) {
-    RunData run = new RunData(source, RunData.Kind.SUMMARIES);
-    JsonlFile.read(jsonl, run::addWindow);
-    return nonEmpty(run);
-  }
-
-  private static RunData export(Path file, StageSettings stages, PrintWriter err)
-      throws IOException {
-    RunData run = new RunData(file.toString(), RunData.Kind.EXPORT);
-    List<ArchivedRecord> records =
-        ArchiveReader.readInReplayOrder(
-            file,
-            (line, reason) ->
-                err.println(
-                    "tpot compare: " + file.getFileName() + " line " + line + ": " + reason));
-    OfflineStats.computeArchived(
-            records,
-            stages,
-            problem -> err.println("tpot compare: " + file.getFileName() + " " + problem),
-            null)
-        .forEach(run::addWindow);
-    LatencyHistogram gaps = new LatencyHistogram();
-    RequestRecords.follow(
-        ArchiveFile.tokenEvents(records),
-        GoodputLimits.NONE,
-        (trace, record) -> {
-          gaps.reset();
-          trace.recordGaps(gaps);
-          String series =
-              Series.name(trace.model(), Series.select(trace.labels(), stages.groupBy()));
-          run.addRequest(series, BucketCounts.of(gaps), trace.ttftMicros());
-        });
-    return nonEmpty(run);
+    private RunData export(Path file) throws IOException {
+      RunData run = new RunData(file.toString(), RunData.Kind.EXPORT);
+      String name = file.getFileName().toString();
+      ArchiveReader.Archive archive =
+          ArchiveReader.read(
+              file,
+              new ArchiveReader.Options(
+                  fromMs,
+                  toMs,
+                  (line, reason) ->
+                      progress.warn("tpot compare: " + name + " line " + line + ": " + reason),
+                  progress));
+      List<ArchivedRecord> records = archive.records();
+      outsideRange += archive.outsideRange();
+      progress.phase("computing " + name, "events", records.size());
+      OfflineStats.computeArchived(
+              records,
+              stages,
+              problem -> progress.warn("tpot compare: " + name + " " + problem),
+              progress)
+          .forEach(run::addWindow);
+      progress.phase("requests of " + name, "events", records.size());
+      LatencyHistogram gaps = new LatencyHistogram();
+      RequestRecords.follow(
+          ArchiveFile.tokenEvents(records, progress),
+          GoodputLimits.NONE,
+          (trace, record) -> {
+            gaps.reset();
+            trace.recordGaps(gaps);
+            String series =
+                Series.name(trace.model(), Series.select(trace.labels(), stages.groupBy()));
+            run.addRequest(series, BucketCounts.of(gaps), trace.ttftMicros());
+          });
+      this.records.put(run, (long) records.size());
+      return nonEmpty(run);
+    }
   }
 
   private static RunData nonEmpty(RunData run) {
@@ -206,22 +303,5 @@ final class CompareCommand implements Callable<Integer> {
           run.source() + " holds no window and no request: nothing to compare");
     }
     return run;
-  }
-
-  private static JsonNode firstRecord(Path file) throws IOException {
-    InputStream in = ArchiveCompression.of(file).decompress(Files.newInputStream(file));
-    try (BufferedReader reader =
-        new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-      for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-        if (!line.isBlank()) {
-          try {
-            return Json.MAPPER.readTree(line);
-          } catch (IOException e) {
-            return null;
-          }
-        }
-      }
-    }
-    return null;
   }
 }

@@ -66,6 +66,7 @@ final class StatsCommand implements Callable<Integer> {
     SloSpec slo = sloOptions.spec();
     SummaryFormat output = SummaryFormat.of(format);
     requireReadable(file);
+    RunFile.requireEvents("stats", file);
     StageSettings settings = windowOptions.settings().withSlo(slo);
     PrintWriter err = spec.commandLine().getErr();
     long[] problems = {0};

@@ -1,5 +1,6 @@
 package io.tpotstream.sink.compare;
 
+import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.stats.BucketCounts;
 import io.tpotstream.common.stats.LatencyHistogram;
 import java.util.Arrays;
@@ -24,11 +25,17 @@ final class Bootstrap {
   private final double confidence;
   private final SplittableRandom random;
   private final LatencyHistogram scratch = new LatencyHistogram();
+  private final Progress progress;
 
-  Bootstrap(int resamples, double confidence, long seed) {
+  /**
+   * {@code progress}, when not null, counts every resample ({@link #intervals} adds {@code
+   * resamples}).
+   */
+  Bootstrap(int resamples, double confidence, long seed, Progress progress) {
     this.resamples = resamples;
     this.confidence = confidence;
     this.random = new SplittableRandom(seed);
+    this.progress = progress;
   }
 
   /**
@@ -37,6 +44,7 @@ final class Bootstrap {
    */
   Interval[] intervals(List<BucketCounts> a, List<BucketCounts> b, double[] percentiles) {
     if (a.size() < 2 || b.size() < 2) {
+      count(resamples); // nothing to resample: these are done
       return null;
     }
     long[][] diffs = new long[percentiles.length][resamples];
@@ -47,12 +55,14 @@ final class Bootstrap {
       boolean okA = resample(a, percentiles, pa);
       boolean okB = resample(b, percentiles, pb);
       if (!okA || !okB) {
+        count(1);
         continue; // a resample of empty units only: no value to compare
       }
       for (int k = 0; k < percentiles.length; k++) {
         diffs[k][kept] = pb[k] - pa[k];
       }
       kept++;
+      count(1);
     }
     if (kept < 2) {
       return null;
@@ -67,6 +77,12 @@ final class Bootstrap {
       intervals[k] = new Interval(sorted[low], sorted[high]);
     }
     return intervals;
+  }
+
+  private void count(long n) {
+    if (progress != null) {
+      progress.add(n);
+    }
   }
 
   private boolean resample(List<BucketCounts> units, double[] percentiles, long[] out) {

@@ -1,5 +1,6 @@
 package io.tpotstream.sink.compare;
 
+import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.stats.BucketCounts;
 import io.tpotstream.common.stats.LatencyHistogram;
 import java.math.BigDecimal;
@@ -43,14 +44,33 @@ public final class Comparison {
   private Comparison() {}
 
   public static CompareResult compare(RunData a, RunData b, Settings settings) {
+    return compare(a, b, settings, null);
+  }
+
+  /**
+   * Same, counting the resamples on {@code progress} (phase "resampling", its total the resamples
+   * of every interval estimated); null for none.
+   */
+  public static CompareResult compare(RunData a, RunData b, Settings settings, Progress progress) {
     boolean windowValues = a.kind() == RunData.Kind.CSV || b.kind() == RunData.Kind.CSV;
     boolean requests = a.kind() == RunData.Kind.EXPORT && b.kind() == RunData.Kind.EXPORT;
     String unit = windowValues ? "window values" : requests ? "requests" : "windows";
     Bootstrap bootstrap =
-        new Bootstrap(settings.resamples(), settings.confidence(), settings.seed());
+        new Bootstrap(settings.resamples(), settings.confidence(), settings.seed(), progress);
     List<CompareResult.SeriesComparison> series = new ArrayList<>();
     TreeSet<String> names = new TreeSet<>(a.seriesNames());
     names.addAll(b.seriesNames());
+    if (progress != null) {
+      long intervals = 0;
+      for (String name : names) {
+        if (a.series(name) != null && b.series(name) != null) {
+          for (String metric : CompareStat.METRICS) {
+            intervals += windowValues ? CompareStat.of(metric).size() : 1;
+          }
+        }
+      }
+      progress.phase("resampling", "resamples", intervals * settings.resamples());
+    }
     for (String name : names) {
       RunData.SeriesData da = a.series(name);
       RunData.SeriesData db = b.series(name);
