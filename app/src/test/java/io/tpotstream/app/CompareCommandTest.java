@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -127,5 +128,146 @@ class CompareCommandTest {
             + " is neither window summaries (the sink's .jsonl or .csv) nor"
             + " token events (tpot export): check the file",
         r.err().strip());
+  }
+
+  /** The summaries of {@code run(gapUs)}, one JSON line each, as the sink's JSONL. */
+  private Path summaries(String name, long gapUs) throws Exception {
+    List<String> lines = new ArrayList<>();
+    OfflineStats.compute(run(gapUs), StageSettings.defaults(), x -> {})
+        .forEach(s -> lines.add(WindowSummaryCodec.encodeToString(s)));
+    return Files.write(dir.resolve(name), lines);
+  }
+
+  @Test
+  void fromAndToKeepOnlyTheEventsInTheRangeOnBothSides() throws Exception {
+    Path a = export("a.jsonl", run(1_000));
+    Path b = export("b.jsonl", run(2_000));
+    // requests 10 to 19 start at T0 + 10 s ... 19 s and end within 71 ms: 10 whole requests of
+    // 22 events each, in the one window [10 s, 20 s); 881 - 220 records of each side are outside
+    TpotCli.Result r =
+        tpot(
+            "compare",
+            a.toString(),
+            b.toString(),
+            "--from",
+            Long.toString(T0 + 10_000),
+            "--to",
+            "2023-11-14T22:13:40Z", // T0 + 20 s
+            "--resamples",
+            "100");
+    assertEquals(0, r.exit(), r.err());
+    assertEquals(
+        List.of(
+            "A: " + a + " (export, 1 windows, 10 requests, 1 series)",
+            "B: " + b + " (export, 1 windows, 10 requests, 1 series)"),
+        r.out().lines().limit(2).toList());
+    assertTrue(
+        lastLine(r.err())
+            .matches(
+                "compare: "
+                    + Pattern.quote(a + " (220 events) and " + b + " (220 events)")
+                    + " compared in \\d+\\.\\d s \\(1,322 outside --from/--to\\)"),
+        r.err());
+  }
+
+  @Test
+  void fromAndToKeepTheWindowsOfASummariesFileWhollyInsideTheRange() throws Exception {
+    Path a = summaries("a-summaries.jsonl", 1_000);
+    Path b = summaries("b-summaries.jsonl", 1_500);
+    // four windows of 10 s from T0; [T0 + 5 s, T0 + 30 s) holds two whole ones and cuts the first
+    TpotCli.Result r =
+        tpot(
+            "compare",
+            a.toString(),
+            b.toString(),
+            "--from",
+            Long.toString(T0 + 5_000),
+            "--to",
+            Long.toString(T0 + 30_000),
+            "--format",
+            "json",
+            "-q");
+    assertEquals(0, r.exit(), r.err());
+    var root = Json.MAPPER.readTree(r.out());
+    assertEquals(2, root.path("a").path("windows").asInt(), r.out());
+    assertEquals(2, root.path("b").path("windows").asInt(), r.out());
+    assertEquals("", r.err());
+    TpotCli.Result all = tpot("compare", a.toString(), b.toString(), "--format", "json", "-q");
+    assertEquals(4, Json.MAPPER.readTree(all.out()).path("a").path("windows").asInt());
+  }
+
+  @Test
+  void quietShowsNoProgressAndWithoutItTheResultLineEndsTheProgress() throws Exception {
+    Path a = export("a.jsonl", run(1_000));
+    Path b = export("b.jsonl", run(2_000));
+    Path json = dir.resolve("compare.json");
+    TpotCli.Result quiet =
+        tpot(
+            "compare",
+            a.toString(),
+            b.toString(),
+            "-q",
+            "--json",
+            json.toString(),
+            "--resamples",
+            "100");
+    assertEquals(0, quiet.exit(), quiet.err());
+    assertEquals("", quiet.err());
+    assertTrue(quiet.outHasLine("m\\s+TPOT\\s+p50\\s+1\\.001\\s+2\\.001.*yes"), quiet.out());
+    assertTrue(Files.size(json) > 0);
+
+    TpotCli.Result longSpelling =
+        tpot("compare", a.toString(), b.toString(), "--quiet", "--resamples", "100");
+    assertEquals(0, longSpelling.exit(), longSpelling.err());
+    assertEquals("", longSpelling.err());
+    // the tests' stderr is no terminal: plain lines, each phase's every few seconds (too few for
+    // these small files to reach one, unless the machine stalls), then the result line
+    TpotCli.Result plain =
+        tpot(
+            "compare", a.toString(), b.toString(), "--json", json.toString(), "--resamples", "100");
+    assertEquals(0, plain.exit(), plain.err());
+    assertEquals(quiet.out(), plain.out());
+    List<String> lines = plain.err().lines().toList();
+    for (String line : lines.subList(0, lines.size() - 1)) {
+      assertTrue(
+          line.matches(
+              "compare: (reading|sorting|computing|requests of) [ab]\\.jsonl .*elapsed"
+                  + "|compare: resampling .* resamples .*elapsed"),
+          plain.err());
+    }
+    assertTrue(
+        lastLine(plain.err())
+            .matches(
+                "compare: "
+                    + Pattern.quote(a + " (881 events) and " + b + " (881 events)")
+                    + " compared in \\d+\\.\\d s; wrote "
+                    + Pattern.quote(json.toString())),
+        plain.err());
+  }
+
+  @Test
+  void statsOnASummariesFileSaysWhatToUseInstead() throws Exception {
+    Path summaries = summaries("summaries.jsonl", 1_000);
+    TpotCli.Result r = tpot("stats", summaries.toString());
+    assertEquals(2, r.exit(), r.err());
+    assertEquals("", r.out());
+    assertEquals(
+        "tpot stats: "
+            + summaries
+            + " holds window summaries (written by tpot sink), not token events: stats computes"
+            + " summaries from token events (a tpot export file). To chart these summaries use"
+            + " tpot report --summaries FILE (the .jsonl); to compare two runs' summaries use"
+            + " tpot compare A B",
+        r.err().strip());
+    Path csv = dir.resolve("summaries.csv");
+    Files.writeString(csv, "window_start,window_end,ts,series,model\n");
+    TpotCli.Result onCsv = tpot("stats", "--file", csv.toString(), "-q");
+    assertEquals(2, onCsv.exit(), onCsv.err());
+    assertTrue(onCsv.err().contains(csv + " holds window summaries"), onCsv.err());
+  }
+
+  private static String lastLine(String text) {
+    List<String> lines = text.lines().toList();
+    return lines.isEmpty() ? "" : lines.get(lines.size() - 1);
   }
 }

@@ -39,7 +39,7 @@ class FlagSpellingTest {
   }
 
   @Test
-  void theArchiveAndTheTimeRangeAreSpelledAlikeInExportReplayAndStats() {
+  void theArchiveAndTheTimeRangeAreSpelledAlikeInExportReplayStatsAndCompare() {
     ExportCommand export =
         (ExportCommand) command("export", "--out", "a.gz", "--from", "5", "--to", "9");
     assertEquals(Path.of("a.gz"), export.archive.option);
@@ -54,6 +54,11 @@ class FlagSpellingTest {
     StatsCommand stats = (StatsCommand) command("stats", "--file", "a.gz", "--to", "9", "-q");
     assertEquals(Path.of("a.gz"), stats.archive.option);
     assertEquals(9L, stats.range.toMs());
+    CompareCommand compare =
+        (CompareCommand) command("compare", "a.gz", "b.gz", "--from", "5", "--to", "9", "-q");
+    assertEquals(5L, compare.range.fromMs());
+    assertEquals(9L, compare.range.toMs());
+    assertEquals(true, compare.progressOptions.quiet);
   }
 
   @Test
