@@ -192,7 +192,7 @@ final class CompareCommand implements Callable<Integer> {
       switch (RunFile.of(path)) {
         case SUMMARIES_CSV -> {
           Path beside = SinkConfig.jsonlBeside(path);
-          if (Files.isRegularFile(beside)) {
+          if (Files.isRegularFile(beside) && RunFile.of(beside) == RunFile.Kind.SUMMARIES) {
             return summaries(beside, path + " (histograms from " + beside.getFileName() + ")");
           }
           RunData run = new RunData(path.toString(), RunData.Kind.CSV);
@@ -201,7 +201,7 @@ final class CompareCommand implements Callable<Integer> {
               path,
               row -> {
                 progress.add(1);
-                if (csvRowInRange(row)) {
+                if (csvRowInRange(path, row)) {
                   run.addCsvRow(row);
                 } else {
                   outsideRange++;
@@ -231,7 +231,7 @@ final class CompareCommand implements Callable<Integer> {
       return (fromMs == null || startMs >= fromMs) && (toMs == null || endMs <= toMs);
     }
 
-    private boolean csvRowInRange(java.util.Map<String, String> row) {
+    private boolean csvRowInRange(Path csv, java.util.Map<String, String> row) {
       if (fromMs == null && toMs == null) {
         return true;
       }
@@ -240,7 +240,17 @@ final class CompareCommand implements Callable<Integer> {
       if (start == null || end == null) {
         return true; // RunData says what is missing
       }
-      return windowInRange(Instant.parse(start).toEpochMilli(), Long.parseLong(end));
+      try {
+        return windowInRange(Instant.parse(start).toEpochMilli(), Long.parseLong(end));
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(
+            csv
+                + ": a row's window_start '"
+                + start
+                + "' (ISO-8601) or ts '"
+                + end
+                + "' (epoch ms) is not a time: is it a tpot summaries CSV?");
+      }
     }
 
     private RunData summaries(Path jsonl, String source) {
