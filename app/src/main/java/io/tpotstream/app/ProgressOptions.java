@@ -14,13 +14,18 @@ public final class ProgressOptions {
       description = "No progress on stderr (warnings and errors still show).")
   boolean quiet;
 
+  /** How progress shows: QUIET with --quiet, LIVE when stderr is a terminal, else PLAIN. */
+  public Progress.Mode mode() {
+    return Progress.Mode.auto(quiet);
+  }
+
   /** The progress of {@code command} on stderr, shown as the terminal and {@code --quiet} say. */
   public Progress start(String command) {
-    return Progress.start(command, Progress.Mode.auto(quiet), System.err);
+    return Progress.start(command, mode(), System.err);
   }
 
   /** Same, on {@code err} (a command's error writer). */
   public Progress start(String command, PrintWriter err) {
-    return Progress.start(command, Progress.Mode.auto(quiet), err);
+    return Progress.start(command, mode(), err);
   }
 }

@@ -57,7 +57,7 @@ final class RunCommand implements Callable<Integer> {
             kafka,
             slo,
             traffic.requestsOut.file);
-    Pipeline.Outcome outcome = new Pipeline(settings, System.out).run();
+    Pipeline.Outcome outcome = new Pipeline(settings, System.out, System.err).run();
     boolean bounded =
         !outcome.producer().stoppedEarly() && !Durations.FOREVER.equals(config.duration());
     return outcome.verdict() == null || !bounded ? 0 : outcome.verdict().exitCode();

@@ -122,4 +122,21 @@ class FlagSpellingTest {
             + " ms",
         e.getMessage());
   }
+
+  @Test
+  void quietIsTheSameFlagInRunDemoAndAggregate() {
+    assertEquals(
+        io.tpotstream.common.progress.Progress.Mode.QUIET,
+        ((RunCommand) command("run", "--quiet")).runOptions.progress.mode());
+    assertEquals(
+        io.tpotstream.common.progress.Progress.Mode.QUIET,
+        ((DemoCommand) command("demo", "-q")).runOptions.progress.mode());
+    assertEquals(
+        io.tpotstream.common.progress.Progress.Mode.QUIET,
+        ((AggregateCommand) command("aggregate", "-q")).progress.mode());
+    // without it, one rule decides: stderr a terminal or not (never QUIET)
+    assertEquals(
+        io.tpotstream.common.progress.Progress.Mode.auto(false),
+        ((DemoCommand) command("demo")).runOptions.progress.mode());
+  }
 }
