@@ -10,7 +10,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code tpot aggregate}: token events in, windowed TPOT summaries out, until Ctrl-C. */
 @Command(
@@ -27,6 +29,8 @@ import picocli.CommandLine.Option;
           + " --window or --group-by."
     })
 final class AggregateCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
   @Mixin KafkaOptions kafkaOptions;
 
   @Mixin WindowOptions windowOptions;
@@ -74,6 +78,8 @@ final class AggregateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    OldSpelling.notBoth(spec, "--topic", "--input");
+    OldSpelling.notBoth(spec, "--summaries-topic", "--output");
     KafkaConnection connection = kafkaOptions.connect();
     String input = events.topic;
     String output = summariesTopic.topic;
