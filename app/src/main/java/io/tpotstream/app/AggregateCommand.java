@@ -11,7 +11,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code tpot aggregate}: token events in, windowed TPOT summaries out, until Ctrl-C. */
 @Command(
@@ -31,6 +33,8 @@ import picocli.CommandLine.Option;
           + " it."
     })
 final class AggregateCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
   @Mixin KafkaOptions kafkaOptions;
 
   @Mixin WindowOptions windowOptions;
@@ -80,6 +84,10 @@ final class AggregateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    OldSpelling.notBoth(spec, "--topic", "--input");
+    OldSpelling.notBoth(spec, "--summaries-topic", "--output");
+    // first: with --quiet it also turns the aggregator's INFO lines off
+    Progress.Mode shown = progress.mode();
     KafkaConnection connection = kafkaOptions.connect();
     String input = events.topic;
     String output = summariesTopic.topic;
@@ -96,7 +104,7 @@ final class AggregateCommand implements Callable<Integer> {
     Aggregator aggregator =
         KafkaOptions.explained(connection, needs, doing, () -> Aggregator.start(config));
     CatchUp catchUp =
-        progress.mode() == Progress.Mode.QUIET
+        shown == Progress.Mode.QUIET
             ? null
             : CatchUp.start(
                 connection,
