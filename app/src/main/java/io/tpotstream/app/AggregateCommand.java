@@ -6,11 +6,14 @@ import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.kafka.KafkaNeeds;
+import io.tpotstream.common.progress.Progress;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code tpot aggregate}: token events in, windowed TPOT summaries out, until Ctrl-C. */
 @Command(
@@ -24,9 +27,14 @@ import picocli.CommandLine.Option;
           + " promised no more events for it (or has stopped or gone silent for"
           + " --producer-timeout).",
       "A new --application-id reads the input from its start, e.g. to recompute with another"
-          + " --window or --group-by."
+          + " --window or --group-by.",
+      "While it reads a backlog it shows its progress on stderr (offsets read of the input's end"
+          + " offsets at start, rate, percent, ETA) and says once when it has caught up; -q hides"
+          + " it."
     })
 final class AggregateCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
   @Mixin KafkaOptions kafkaOptions;
 
   @Mixin WindowOptions windowOptions;
@@ -34,6 +42,8 @@ final class AggregateCommand implements Callable<Integer> {
   @Mixin SloOptions sloOptions;
 
   @Mixin EventsTopicOptions events;
+
+  @Mixin ProgressOptions progress;
 
   @Option(names = "--input", paramLabel = "TOPIC", description = "Old spelling of --topic.")
   void input(String topic) {
@@ -74,6 +84,10 @@ final class AggregateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    OldSpelling.notBoth(spec, "--topic", "--input");
+    OldSpelling.notBoth(spec, "--summaries-topic", "--output");
+    // first: with --quiet it also turns the aggregator's INFO lines off
+    Progress.Mode shown = progress.mode();
     KafkaConnection connection = kafkaOptions.connect();
     String input = events.topic;
     String output = summariesTopic.topic;
@@ -89,7 +103,24 @@ final class AggregateCommand implements Callable<Integer> {
     String doing = "aggregate " + input + " into " + output;
     Aggregator aggregator =
         KafkaOptions.explained(connection, needs, doing, () -> Aggregator.start(config));
-    Runtime.getRuntime().addShutdownHook(new Thread(aggregator::close, "aggregate-stop"));
+    CatchUp catchUp =
+        shown == Progress.Mode.QUIET
+            ? null
+            : CatchUp.start(
+                connection,
+                aggregator.config().inputTopic(),
+                applicationId,
+                progress.start("aggregate"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  if (catchUp != null) {
+                    catchUp.close();
+                  }
+                  aggregator.close();
+                },
+                "aggregate-stop"));
     KafkaOptions.explained(
         connection,
         needs,

@@ -81,7 +81,7 @@ final class DemoCommand implements Callable<Integer> {
             kafka,
             slo,
             traffic.requestsOut.file);
-    Pipeline.Outcome outcome = new Pipeline(settings, System.out).run();
+    Pipeline.Outcome outcome = new Pipeline(settings, System.out, System.err).run();
     boolean bounded = !outcome.producer().stoppedEarly();
     return outcome.verdict() == null || !bounded ? 0 : outcome.verdict().exitCode();
   }

@@ -54,6 +54,7 @@ final class ExportCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    OldSpelling.notBoth(spec, "--file", "--out");
     Path out = archive.file("export");
     String topic = events.topic;
     KafkaConnection connection = kafka.connect();

@@ -117,7 +117,7 @@ final class ProduceCommand implements Callable<Integer> {
     try (Progress progress =
         Progress.start(
             "produce",
-            everyMs == 0 ? Progress.Mode.QUIET : Progress.Mode.auto(progressOptions.quiet),
+            everyMs == 0 ? Progress.Mode.QUIET : progressOptions.mode(),
             err,
             Duration.ofMillis(Math.max(1, everyMs)))) {
       io.tpotstream.producer.Progress first = run.progress();

@@ -2,6 +2,8 @@ package io.tpotstream.app;
 
 import io.tpotstream.common.progress.Progress;
 import java.io.PrintWriter;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.core.config.Configurator;
 import picocli.CommandLine.Option;
 
 /**
@@ -11,16 +13,28 @@ import picocli.CommandLine.Option;
 public final class ProgressOptions {
   @Option(
       names = {"-q", "--quiet"},
-      description = "No progress on stderr (warnings and errors still show).")
+      description =
+          "No progress and no informational messages on stderr (warnings and errors still show).")
   boolean quiet;
 
   /** The progress of {@code command} on stderr, shown as the terminal and {@code --quiet} say. */
   public Progress start(String command) {
-    return Progress.start(command, Progress.Mode.auto(quiet), System.err);
+    return start(command, new PrintWriter(System.err, true));
   }
 
   /** Same, on {@code err} (a command's error writer). */
   public Progress start(String command, PrintWriter err) {
-    return Progress.start(command, Progress.Mode.auto(quiet), err);
+    return Progress.start(command, mode(), err);
+  }
+
+  /**
+   * How progress is shown; when quiet, tpot's own informational log lines ("created topic ...") are
+   * turned off too (unless TPOT_LOG_LEVEL names a level).
+   */
+  public Progress.Mode mode() {
+    if (quiet && System.getenv("TPOT_LOG_LEVEL") == null) {
+      Configurator.setLevel("io.tpotstream", Level.WARN);
+    }
+    return Progress.Mode.auto(quiet);
   }
 }

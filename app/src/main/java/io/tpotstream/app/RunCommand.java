@@ -18,7 +18,8 @@ import picocli.CommandLine.Mixin;
     description = {
       "Streams chat completions per the config, publishes every token arrival to Kafka, computes"
           + " windowed TPOT percentiles per model and writes them to CSV, tpot.metrics, /metrics and"
-          + " charts; prints a live view and, at the end, the whole run's table.",
+          + " charts; shows a live view on stderr (-q: none) and prints, at the end, the whole"
+          + " run's table on stdout.",
       "Without --bootstrap-server (or bootstrap.servers in --kafka-config, or"
           + " $KAFKA_BOOTSTRAP_SERVERS) it starts an embedded Kafka broker. The broker and the"
           + " aggregator run in a child JVM so that their garbage collection never pauses the"
@@ -57,7 +58,7 @@ final class RunCommand implements Callable<Integer> {
             kafka,
             slo,
             traffic.requestsOut.file);
-    Pipeline.Outcome outcome = new Pipeline(settings, System.out).run();
+    Pipeline.Outcome outcome = new Pipeline(settings, System.out, System.err).run();
     boolean bounded =
         !outcome.producer().stoppedEarly() && !Durations.FOREVER.equals(config.duration());
     return outcome.verdict() == null || !bounded ? 0 : outcome.verdict().exitCode();

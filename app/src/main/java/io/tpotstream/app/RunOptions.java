@@ -21,6 +21,8 @@ final class RunOptions {
 
   @Mixin PrometheusPortOptions prometheusPort = new PrometheusPortOptions(0);
 
+  @Mixin ProgressOptions progress;
+
   @Option(
       names = "--drain-timeout",
       defaultValue = "2m",
@@ -51,7 +53,7 @@ final class RunOptions {
         labels,
         simulate,
         prometheusPort.port,
-        System.console() != null,
+        progress.mode(),
         drain(),
         slo,
         requestsOut);

@@ -45,8 +45,8 @@ final class SinkCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    KafkaConnection connection = kafkaOptions.connect();
     String input = summariesTopic.topic();
+    KafkaConnection connection = kafkaOptions.connect();
     SinkConfig.Builder builder =
         SinkConfig.builder(connection.bootstrapServers())
             .inputTopic(input)

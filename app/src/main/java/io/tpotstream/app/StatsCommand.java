@@ -90,39 +90,22 @@ final class StatsCommand implements Callable<Integer> {
       events = archive.records().size();
       progress.phase("computing", "events", events);
       summaries = OfflineStats.computeArchived(archive.records(), settings, skipped, progress);
-      progress.finish(null);
-    }
-    PrintWriter out = spec.commandLine().getOut();
-    output.write(summaries, settings.groupBy(), out);
-    if (requestsOut != null) {
-      long[] written = {0};
-      try (RequestsFile records = RequestsFile.create(requestsOut)) {
-        IOException[] failed = {null};
-        RequestRecords.fromEvents(
-            ArchiveFile.tokenEvents(archive.records()),
-            slo.goodput(),
-            record -> {
-              try {
-                records.write(record);
-                written[0]++;
-              } catch (IOException e) {
-                failed[0] = e;
-              }
-            });
-        if (failed[0] != null) {
-          throw failed[0];
-        }
+      String requests = "";
+      if (requestsOut != null) {
+        progress.phase("writing " + requestsOut.getFileName(), "request records", -1);
+        requests = writeRequests(archive, slo, requestsOut, progress);
       }
-      err.println("tpot stats: " + written[0] + " request records in " + requestsOut);
+      progress.finish(
+          requests
+              + "tpot stats: "
+              + events
+              + " events, "
+              + problems[0]
+              + " lines skipped, "
+              + summaries.size()
+              + " summaries");
     }
-    err.println(
-        "tpot stats: "
-            + events
-            + " events, "
-            + problems[0]
-            + " lines skipped, "
-            + summaries.size()
-            + " summaries");
+    output.write(summaries, settings.groupBy(), spec.commandLine().getOut());
     if (slo.isEmpty()) {
       err.flush();
       return 0;
@@ -131,6 +114,32 @@ final class StatsCommand implements Callable<Integer> {
     err.println("tpot stats: " + verdict.line());
     err.flush();
     return verdict.exitCode();
+  }
+
+  /** Writes the per-request records of the archive; returns the result line (ends in a newline). */
+  private static String writeRequests(
+      ArchiveReader.Archive archive, SloSpec slo, Path requestsOut, Progress progress)
+      throws IOException {
+    long[] written = {0};
+    try (RequestsFile records = RequestsFile.create(requestsOut)) {
+      IOException[] failed = {null};
+      RequestRecords.fromEvents(
+          ArchiveFile.tokenEvents(archive.records()),
+          slo.goodput(),
+          record -> {
+            try {
+              records.write(record);
+              written[0]++;
+              progress.add(1);
+            } catch (IOException e) {
+              failed[0] = e;
+            }
+          });
+      if (failed[0] != null) {
+        throw failed[0];
+      }
+    }
+    return "tpot stats: " + written[0] + " request records in " + requestsOut + "\n";
   }
 
   /** Fails with what to check when {@code file} cannot be read. */

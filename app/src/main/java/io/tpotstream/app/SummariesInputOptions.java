@@ -1,7 +1,9 @@
 package io.tpotstream.app;
 
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * The summaries topic as {@code sink} and {@code report} read it: {@code --summaries-topic}, and
@@ -10,6 +12,9 @@ import picocli.CommandLine.Option;
  */
 final class SummariesInputOptions {
   @Mixin SummariesTopicOptions summariesTopic = new SummariesTopicOptions();
+
+  @Spec(Spec.Target.MIXEE)
+  CommandSpec command;
 
   @Option(
       names = "--input",
@@ -20,6 +25,7 @@ final class SummariesInputOptions {
   }
 
   String topic() {
+    OldSpelling.notBoth(command, "--summaries-topic", "--input");
     return summariesTopic.topic;
   }
 }

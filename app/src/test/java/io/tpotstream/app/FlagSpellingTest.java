@@ -1,6 +1,7 @@
 package io.tpotstream.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -39,6 +40,41 @@ class FlagSpellingTest {
   }
 
   @Test
+  void anOldSpellingAndItsNewOneTogetherAreRefusedNotSettledByTheirOrder() {
+    assertEquals(
+        "tpot aggregate: --topic and --input both given: --input is the old spelling of --topic;"
+            + " give it once",
+        refusal("aggregate", "--topic", "a", "--input", "b"));
+    assertEquals(
+        "tpot aggregate: --summaries-topic and --output both given: --output is the old spelling"
+            + " of --summaries-topic; give it once",
+        refusal("aggregate", "--output", "b", "--summaries-topic", "a"));
+    assertEquals(
+        "tpot export: --file and --out both given: --out is the old spelling of --file; give it"
+            + " once",
+        refusal("export", "-f", "a.gz", "--out", "a.gz"));
+    for (String command : new String[] {"sink", "report"}) {
+      assertEquals(
+          "tpot "
+              + command
+              + ": --summaries-topic and --input both given: --input is the old spelling of"
+              + " --summaries-topic; give it once",
+          refusal(command, "--summaries-topic", "a", "--input", "b"));
+    }
+  }
+
+  /** What the command says on stderr when it refuses its arguments (before any connection). */
+  private static String refusal(String... args) {
+    java.io.StringWriter err = new java.io.StringWriter();
+    CommandLine cmd = Tpot.commandLine();
+    cmd.setErr(new java.io.PrintWriter(err));
+    cmd.setOut(new java.io.PrintWriter(new java.io.StringWriter()));
+    int exit = cmd.execute(args);
+    assertEquals(2, exit, err.toString());
+    return err.toString().strip();
+  }
+
+  @Test
   void theArchiveAndTheTimeRangeAreSpelledAlikeInExportReplayStatsAndCompare() {
     ExportCommand export =
         (ExportCommand) command("export", "--out", "a.gz", "--from", "5", "--to", "9");
@@ -74,9 +110,6 @@ class FlagSpellingTest {
     assertEquals("tpot.token-events", aggregate.events.topic);
     assertEquals("tpot.window-summaries", aggregate.summariesTopic.topic);
     assertEquals("s", ((ReportCommand) command("report", "--input", "s")).summariesTopic.topic());
-    assertEquals(
-        "b",
-        ((AggregateCommand) command("aggregate", "--topic", "a", "--input", "b")).events.topic);
     assertEquals(Path.of("out/summaries.csv"), ((SinkCommand) command("sink")).csv.file.csv);
     assertEquals(Path.of("out"), ((ReportCommand) command("report")).outDir.out);
     assertEquals(9404, ((SinkCommand) command("sink")).prometheus.port.port);
@@ -126,5 +159,17 @@ class FlagSpellingTest {
         "--from 'yesterday' is not a time: use an ISO-8601 instant (2026-12-02T10:00:00Z) or epoch"
             + " ms",
         e.getMessage());
+  }
+
+  @Test
+  void quietIsTheSameFlagInRunDemoAndAggregate() {
+    // the field, not mode(): with --quiet, mode() turns the log level down for the whole JVM
+    assertTrue(((RunCommand) command("run", "--quiet")).runOptions.progress.quiet);
+    assertTrue(((DemoCommand) command("demo", "-q")).runOptions.progress.quiet);
+    assertTrue(((AggregateCommand) command("aggregate", "-q")).progress.quiet);
+    // without it, one rule decides: stderr a terminal or not (never QUIET)
+    assertEquals(
+        io.tpotstream.common.progress.Progress.Mode.auto(false),
+        ((DemoCommand) command("demo")).runOptions.progress.mode());
   }
 }

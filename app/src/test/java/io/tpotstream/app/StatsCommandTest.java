@@ -197,6 +197,27 @@ class StatsCommandTest {
   }
 
   @Test
+  void quietLeavesTheWarningsAndTheSummariesOnly() throws Exception {
+    Path file = exportFile(events());
+    Path requests = dir.resolve("requests.jsonl");
+    Run plain = tpot("stats", file.toString(), "--requests-out", requests.toString());
+    Run quiet = tpot("stats", file.toString(), "--requests-out", requests.toString(), "-q");
+
+    assertEquals(0, quiet.exit(), quiet.err());
+    assertEquals(plain.out(), quiet.out());
+    String warning = "tpot stats: events.jsonl line 3: ";
+    assertTrue(quiet.err().startsWith(warning), quiet.err());
+    assertEquals(1, quiet.err().lines().count(), quiet.err());
+    List<String> results = plain.err().lines().filter(l -> !l.startsWith(warning)).toList();
+    assertEquals(
+        List.of(
+            "tpot stats: 2 request records in " + requests,
+            "tpot stats: 46 events, 1 lines skipped, 1 summaries"),
+        results);
+    assertEquals(2, Files.readAllLines(requests).size());
+  }
+
+  @Test
   void theArchiveIsNamedTheSameWayInEveryCommand() throws Exception {
     Path file = exportFile(events());
     Run positional = tpot("stats", file.toString(), "--format", "json", "-q");

@@ -30,7 +30,7 @@ import org.apache.kafka.streams.state.internals.CachedStateStore;
  * from {@code StreamTask.prepareCommit}). This store answers to it, so under exactly-once the
  * changelog always matches the offsets committed; restore and task migration go through the inner
  * store's changelog as for any store, and {@link #beforeCommit}'s owner reloads from it in {@code
- * init}. {@code AggregatorRestartTest} (kill -9 during a run) would catch a Kafka Streams version
+ * init}. {@code AggregatorInstancesTest} (kill -9 during a run) would catch a Kafka Streams version
  * that stopped calling it. Interactive queries read what was last committed.
  */
 final class WorkingSetStore

@@ -19,11 +19,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.junit.jupiter.api.AfterEach;
@@ -89,6 +93,7 @@ class AggregatorInstancesTest {
       Process b = start();
       awaitLine(a, "running");
       awaitLine(b, "running");
+      awaitEachOfTwoInstancesReadingTheInput();
       SyntheticLoad.publish(kafka.producerProps(), input, 4, events.subList(0, third), -1);
       readUntil(reader, seen, 1);
 
@@ -97,6 +102,7 @@ class AggregatorInstancesTest {
       Process a2 = start();
       readUntil(reader, seen, seen.size() + 1);
       awaitLine(a2, "running");
+      awaitEachOfTwoInstancesReadingTheInput(); // the restarted one too, before it is killed
 
       kill(a2);
       SyntheticLoad.publish(
@@ -156,6 +162,36 @@ class AggregatorInstancesTest {
               }
             });
     assertTrue(said.get(WAIT.toSeconds(), TimeUnit.SECONDS), "the aggregator said " + line);
+  }
+
+  /**
+   * Until the group's members (one per stream thread) come from two JVMs, each assigned at least
+   * one input partition. A thread's client id is {@code <application id>-<process id>-StreamThread-
+   * <n>-consumer}.
+   */
+  private void awaitEachOfTwoInstancesReadingTheInput() {
+    try (Admin admin = kafka.admin()) {
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> {
+                ConsumerGroupDescription group =
+                    admin
+                        .describeConsumerGroups(List.of(applicationId))
+                        .all()
+                        .get()
+                        .get(applicationId);
+                Map<String, Boolean> readsInput = new HashMap<>();
+                for (MemberDescription m : group.members()) {
+                  String process = m.clientId().replaceFirst("-StreamThread-.*", "");
+                  boolean reads =
+                      m.assignment().topicPartitions().stream()
+                          .anyMatch(tp -> tp.topic().equals(input));
+                  readsInput.merge(process, reads, Boolean::logicalOr);
+                }
+                return readsInput.size() == 2 && !readsInput.containsValue(false);
+              });
+    }
   }
 
   private void readUntil(KafkaConsumer<String, byte[]> reader, List<String> seen, int count) {

@@ -1,6 +1,7 @@
 package io.tpotstream.app.run;
 
 import io.tpotstream.app.PlainReader;
+import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
@@ -25,7 +26,10 @@ import org.apache.kafka.common.TopicPartition;
  * Follows the run's summaries topic while it goes on: the latest window per series (p50, p99,
  * p99.9, errors, and the producer's own worst event-loop lag and pause beside them, with the window
  * flagged CLIENT SUSPECT when they passed the threshold), and per model the requests accounted for,
- * which tells the run when every request it made is in a closed window.
+ * which tells the run when every request it made is in a closed window. Shown on stderr as the
+ * progress of every command is ({@link Progress.Mode}): redrawn in place on a terminal, a line per
+ * window elsewhere, nothing with {@code --quiet} (it still follows the summaries: the run needs its
+ * counts).
  */
 final class LiveView implements AutoCloseable {
   private static final DateTimeFormatter CLOCK =
@@ -34,7 +38,7 @@ final class LiveView implements AutoCloseable {
   private final Properties client;
   private final String topic;
   private final PrintStream out;
-  private final boolean inPlace;
+  private final Progress.Mode mode;
   private final AtomicBoolean stopped = new AtomicBoolean();
   private final Map<String, WindowSummary> latest = new TreeMap<>();
   private final Map<String, Long> finishedPerModel = new HashMap<>();
@@ -44,11 +48,11 @@ final class LiveView implements AutoCloseable {
   private String progress = "";
   private Thread thread;
 
-  LiveView(Properties client, String topic, PrintStream out, boolean inPlace) {
+  LiveView(Properties client, String topic, PrintStream out, Progress.Mode mode) {
     this.client = client;
     this.topic = topic;
     this.out = out;
-    this.inPlace = inPlace;
+    this.mode = mode;
   }
 
   void start() {
@@ -75,9 +79,9 @@ final class LiveView implements AutoCloseable {
   /** The producer's progress line, shown under the table. */
   synchronized void progress(String line) {
     progress = line;
-    if (inPlace) {
+    if (mode == Progress.Mode.LIVE) {
       redraw();
-    } else {
+    } else if (mode == Progress.Mode.PLAIN) {
       out.println(line);
     }
   }
@@ -117,9 +121,9 @@ final class LiveView implements AutoCloseable {
     latest.put(s.series(), s);
     finishedPerModel.merge(s.model(), s.requests().completed() + s.requests().failed(), Long::sum);
     tpotPerModel.merge(s.model(), s.tpot().count(), Long::sum);
-    if (inPlace) {
+    if (mode == Progress.Mode.LIVE) {
       redraw();
-    } else {
+    } else if (mode == Progress.Mode.PLAIN) {
       out.println(line(s));
     }
   }

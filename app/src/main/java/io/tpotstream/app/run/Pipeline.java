@@ -3,6 +3,7 @@ package io.tpotstream.app.run;
 import io.tpotstream.common.Stages;
 import io.tpotstream.common.kafka.KafkaAccessException;
 import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.slo.SloResult;
 import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.slo.SloVerdict;
@@ -42,14 +43,16 @@ import org.apache.logging.log4j.core.config.Configurator;
  * aggregator and, for the demo, the simulator in a child JVM ({@link Backend}) so that their
  * garbage collection never pauses the instrument; the sink in this JVM (it only wakes once per
  * window). At the end, the seed's table per series from merged window histograms and the paths of
- * the files.
+ * the files, on {@code out}; the live view and what the run is waiting for on {@code err}, as
+ * {@link Settings#view} says (nothing with {@code --quiet}; warnings always show).
  */
 public final class Pipeline {
   /**
    * What to run. {@code kafka} null: start the embedded broker; else that cluster, shared or not
    * (the run reports its own events only and removes its topics and groups at the end). {@code slo}
    * goes to the aggregator (every window) and judges the whole run; {@code requestsOut}, when not
-   * null, gets the producer's per-request records.
+   * null, gets the producer's per-request records. {@code view}: how the live view shows ({@link
+   * Progress.Mode#auto}: on a terminal, in a log, or not at all).
    */
   public record Settings(
       Function<String, ProducerConfig> producerConfig,
@@ -59,7 +62,7 @@ public final class Pipeline {
       List<String> groupBy,
       boolean simulate,
       int prometheusPort,
-      boolean liveInPlace,
+      Progress.Mode view,
       Duration drainTimeout,
       SloSpec slo,
       Path requestsOut) {}
@@ -75,11 +78,21 @@ public final class Pipeline {
 
   private final Settings settings;
   private final PrintStream out;
+  private final PrintStream err;
   private final AtomicReference<String> backendFailure = new AtomicReference<>();
 
-  public Pipeline(Settings settings, PrintStream out) {
+  /** A run printing its results on {@code out}, its live view and progress on {@code err}. */
+  public Pipeline(Settings settings, PrintStream out, PrintStream err) {
     this.settings = settings;
     this.out = out;
+    this.err = err;
+  }
+
+  /** What the run is doing now (the live view's kin): on {@code err}, not with --quiet. */
+  private void say(String line) {
+    if (settings.view() != Progress.Mode.QUIET) {
+      err.println(line);
+    }
   }
 
   public Outcome run() throws Exception {
@@ -103,7 +116,7 @@ public final class Pipeline {
             String.join(",", settings.groupBy()),
             settings.slo().sloText(),
             settings.slo().goodputText());
-    out.println(
+    say(
         given == null
             ? "Starting the embedded Kafka broker and the aggregator in a child JVM..."
             : "Starting the aggregator in a child JVM against Kafka at "
@@ -183,8 +196,7 @@ public final class Pipeline {
             : sinkConfig.prometheus("127.0.0.1", settings.prometheusPort());
     try (Sink sink = Sink.start(sinkConfig.build());
         LiveView live =
-            new LiveView(
-                kafka.clientProperties(), names.summariesTopic(), out, settings.liveInPlace())) {
+            new LiveView(kafka.clientProperties(), names.summariesTopic(), err, settings.view())) {
       sink.prometheusPort()
           .ifPresent(port -> out.println("Prometheus: http://127.0.0.1:" + port + "/metrics"));
       live.start();
@@ -196,7 +208,7 @@ public final class Pipeline {
       run.stopOnShutdown(Duration.ofSeconds(30));
       RunResult result = awaitProducer(run, live);
       live.progress(ResultTable.progressLine(run.progress()));
-      out.println("Requests done; waiting for the last windows to close...");
+      say("Requests done; waiting for the last windows to close...");
       awaitAccounted(result, live);
       long expected = live.summaries();
       long deadline = System.nanoTime() + settings.drainTimeout().toNanos();

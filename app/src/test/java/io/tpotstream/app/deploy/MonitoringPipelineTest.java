@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.tpotstream.app.run.Pipeline;
 import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.producer.config.ConfigLoader;
 import io.tpotstream.producer.result.ModelResult;
@@ -74,7 +75,7 @@ class MonitoringPipelineTest {
             List.of("concurrency"),
             true,
             port,
-            false,
+            Progress.Mode.PLAIN,
             Duration.ofMinutes(1),
             // an easy SLO: the alerts' SLO families are served (they are absent without one)
             SloSpec.parse("tpot_p99=1h,error_rate=100%", null),
@@ -84,9 +85,8 @@ class MonitoringPipelineTest {
         CompletableFuture.supplyAsync(
             () -> {
               try {
-                return new Pipeline(
-                        settings, new PrintStream(printed, true, StandardCharsets.UTF_8))
-                    .run();
+                PrintStream both = new PrintStream(printed, true, StandardCharsets.UTF_8);
+                return new Pipeline(settings, both, both).run();
               } catch (Exception e) {
                 throw new IllegalStateException(e);
               }

@@ -1,9 +1,11 @@
 package io.tpotstream.app.run;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
@@ -19,7 +21,10 @@ import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The demo's wiring end to end: simulator, producer, embedded broker, aggregator, sink, report. */
+/**
+ * The demo's wiring end to end: simulator, producer, embedded broker, aggregator, sink, report;
+ * with --quiet, so the results print and nothing else does.
+ */
 class DemoPipelineTest {
   private static final int REQUESTS = 20;
   private static final int MAX_TOKENS = 100;
@@ -27,8 +32,10 @@ class DemoPipelineTest {
   @Test
   void shortenedDemoPrintsTheSeedTableForThreeModelsAndLeavesItsFiles(@TempDir Path out)
       throws Exception {
+    // --quiet: no live view, no progress; the results still print
     SimulatedRun run =
-        SimulatedRun.of(out, DemoPipelineTest::overrides, List.of(), SloSpec.NONE, null);
+        SimulatedRun.of(
+            Progress.Mode.QUIET, out, DemoPipelineTest::overrides, List.of(), SloSpec.NONE, null);
     Pipeline.Outcome outcome = run.outcome();
     String text = run.printed();
 
@@ -53,6 +60,10 @@ class DemoPipelineTest {
       assertEquals(m.tpot().count(), s.tpot().count(), m.model());
     }
     assertTrue(text.contains("P99.99"), text);
+    assertEquals("", run.shown(), "nothing on stderr with --quiet");
+    assertFalse(text.contains(" TPOT p50 "), "no window lines: " + text);
+    assertFalse(text.contains("progress: "), "no progress lines: " + text);
+    assertTrue(text.contains("CSV:    " + outcome.csv()), text);
     for (String model : List.of("model-a", "model-b", "model-c")) {
       assertTrue(text.lines().anyMatch(l -> l.startsWith(model + " ")), "table row for " + model);
     }

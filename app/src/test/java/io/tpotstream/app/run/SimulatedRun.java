@@ -1,5 +1,6 @@
 package io.tpotstream.app.run;
 
+import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.producer.config.ConfigLoader;
 import java.io.ByteArrayOutputStream;
@@ -13,10 +14,11 @@ import java.util.function.Function;
 
 /**
  * {@code tpot run} against the simulator on the embedded broker, as the run tests need it: 2 s
- * windows, no /metrics, no live view in place, a minute to drain.
+ * windows, no /metrics, a minute to drain. {@code printed} is stdout, {@code shown} stderr (the
+ * live view and what the run waits for).
  */
-record SimulatedRun(Pipeline.Outcome outcome, String printed) {
-  /** Runs the pipeline on the config keys {@code config} gives for the simulator's base URL. */
+record SimulatedRun(Pipeline.Outcome outcome, String printed, String shown) {
+  /** Runs the pipeline with the live view in plain lines. */
   static SimulatedRun of(
       Path out,
       Function<String, Map<String, String>> config,
@@ -24,7 +26,20 @@ record SimulatedRun(Pipeline.Outcome outcome, String printed) {
       SloSpec slo,
       Path requestsOut)
       throws Exception {
+    return of(Progress.Mode.PLAIN, out, config, groupBy, slo, requestsOut);
+  }
+
+  /** Runs the pipeline on the config keys {@code config} gives for the simulator's base URL. */
+  static SimulatedRun of(
+      Progress.Mode view,
+      Path out,
+      Function<String, Map<String, String>> config,
+      List<String> groupBy,
+      SloSpec slo,
+      Path requestsOut)
+      throws Exception {
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    ByteArrayOutputStream shown = new ByteArrayOutputStream();
     Pipeline.Settings settings =
         new Pipeline.Settings(
             simulatorUrl -> ConfigLoader.load(null, config.apply(simulatorUrl), Map.of(), w -> {}),
@@ -34,12 +49,17 @@ record SimulatedRun(Pipeline.Outcome outcome, String printed) {
             groupBy,
             true,
             -1,
-            false,
+            view,
             Duration.ofMinutes(1),
             slo,
             requestsOut);
     Pipeline.Outcome outcome =
-        new Pipeline(settings, new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
-    return new SimulatedRun(outcome, printed.toString(StandardCharsets.UTF_8));
+        new Pipeline(
+                settings,
+                new PrintStream(printed, true, StandardCharsets.UTF_8),
+                new PrintStream(shown, true, StandardCharsets.UTF_8))
+            .run();
+    return new SimulatedRun(
+        outcome, printed.toString(StandardCharsets.UTF_8), shown.toString(StandardCharsets.UTF_8));
   }
 }

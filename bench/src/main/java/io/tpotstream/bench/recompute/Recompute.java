@@ -111,33 +111,7 @@ public final class Recompute {
             events.reference().size()));
 
     String source = BenchTopics.unique("bench-b5-events");
-    BenchTopics.create(env.bootstrapServers(), source, PARTITIONS);
-    List<List<String>> loads = new ArrayList<>();
-    List<Path> outs = new ArrayList<>();
-    List<Path> logs = new ArrayList<>();
-    for (int p = 0; p < PARTITIONS; p++) {
-      loads.add(
-          List.of(
-              kcat,
-              "-P",
-              "-b",
-              env.bootstrapServers(),
-              "-t",
-              source,
-              "-p",
-              Integer.toString(p),
-              "-K",
-              "\t",
-              "-z",
-              "lz4",
-              "-l",
-              events.partitionFiles().get(p).toString()));
-      outs.add(dir.resolve("kcat-produce-" + p + ".out"));
-      logs.add(dir.resolve("kcat-produce-" + p + ".log"));
-    }
-    Timed.Run kcatWrite = Timed.run(loads, outs, logs, TIMEOUT_S);
-    long loaded = recordsIn(env.bootstrapServers(), source);
-    check(loaded == events.records(), "kcat loaded " + loaded + " of " + events.records());
+    Timed.Run kcatWrite = loadWithKcat(env, events, source, dir);
     report.headline(
         "kcat -P writing them (3 partitions at once, lz4)", rate(kcatWrite, events.records()));
 
@@ -245,13 +219,53 @@ public final class Recompute {
         events.reference().size());
   }
 
-  /** The generated events: kcat's input per partition and the reference summaries. */
+  /**
+   * Loads the generated events into {@code topic} (created with {@link #PARTITIONS} partitions)
+   * with kcat, one process per partition at once, and checks that every record arrived.
+   */
+  static Timed.Run loadWithKcat(BenchEnv env, Generated events, String topic, Path dir) {
+    String kcat = Kcat.path();
+    BenchTopics.create(env.bootstrapServers(), topic, PARTITIONS);
+    List<List<String>> loads = new ArrayList<>();
+    List<Path> outs = new ArrayList<>();
+    List<Path> logs = new ArrayList<>();
+    for (int p = 0; p < PARTITIONS; p++) {
+      loads.add(
+          List.of(
+              kcat,
+              "-P",
+              "-b",
+              env.bootstrapServers(),
+              "-t",
+              topic,
+              "-p",
+              Integer.toString(p),
+              "-K",
+              "\t",
+              "-z",
+              "lz4",
+              "-l",
+              events.partitionFiles().get(p).toString()));
+      outs.add(dir.resolve("kcat-produce-" + p + ".out"));
+      logs.add(dir.resolve("kcat-produce-" + p + ".log"));
+    }
+    Timed.Run run = Timed.run(loads, outs, logs, TIMEOUT_S);
+    long loaded = recordsIn(env.bootstrapServers(), topic);
+    check(loaded == events.records(), "kcat loaded " + loaded + " of " + events.records());
+    return run;
+  }
+
+  /**
+   * The generated events: kcat's input per partition, the reference summaries, and the workload's
+   * shape (which records fall after the first window).
+   */
   record Generated(
       List<Path> partitionFiles,
       long records,
       long heartbeatCopies,
       long valueBytes,
-      List<String> reference) {}
+      List<String> reference,
+      SyntheticWorkload.Summary workload) {}
 
   /**
    * Generates about {@code target} events into one kcat input file per partition ({@code key TAB
@@ -271,39 +285,44 @@ public final class Recompute {
               throw new IllegalStateException("reference: " + problem);
             });
     long[] counts = new long[3]; // records, heartbeat copies, value bytes
+    SyntheticWorkload.Summary[] shape = {null};
     try {
       for (int p = 0; p < PARTITIONS; p++) {
         Path file = dir.resolve("events-p" + p + ".tsv");
         files.add(file);
         outs.add(new BufferedOutputStream(Files.newOutputStream(file), 1 << 16));
       }
-      workload.generate(
-          (event, partition) -> {
-            String json = realistic(TokenEventCodec.encodeToString(event.withSource("producer")));
-            byte[] value = json.getBytes(StandardCharsets.UTF_8);
-            TokenEvent real = TokenEventCodec.decode(value);
-            String key = partition < 0 ? real.requestId() : real.producerId();
-            byte[] keyBytes = key.getBytes(StandardCharsets.UTF_8);
-            int p =
-                partition >= 0 ? partition : Utils.toPositive(Utils.murmur2(keyBytes)) % PARTITIONS;
-            try {
-              OutputStream out = outs.get(p);
-              out.write(keyBytes);
-              out.write('\t');
-              out.write(value);
-              out.write('\n');
-            } catch (IOException e) {
-              throw new UncheckedIOException(e);
-            }
-            counts[0]++;
-            counts[2] += value.length;
-            if (partition >= 0) {
-              counts[1]++;
-            }
-            if (partition <= 0) {
-              reference.add(real);
-            }
-          });
+      shape[0] =
+          workload.generate(
+              (event, partition) -> {
+                String json =
+                    realistic(TokenEventCodec.encodeToString(event.withSource("producer")));
+                byte[] value = json.getBytes(StandardCharsets.UTF_8);
+                TokenEvent real = TokenEventCodec.decode(value);
+                String key = partition < 0 ? real.requestId() : real.producerId();
+                byte[] keyBytes = key.getBytes(StandardCharsets.UTF_8);
+                int p =
+                    partition >= 0
+                        ? partition
+                        : Utils.toPositive(Utils.murmur2(keyBytes)) % PARTITIONS;
+                try {
+                  OutputStream out = outs.get(p);
+                  out.write(keyBytes);
+                  out.write('\t');
+                  out.write(value);
+                  out.write('\n');
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+                counts[0]++;
+                counts[2] += value.length;
+                if (partition >= 0) {
+                  counts[1]++;
+                }
+                if (partition <= 0) {
+                  reference.add(real);
+                }
+              });
       for (OutputStream out : outs) {
         out.close();
       }
@@ -314,7 +333,7 @@ public final class Recompute {
     for (WindowSummary s : reference.finish()) {
       lines.add(WindowSummaryCodec.encodeToString(s));
     }
-    return new Generated(files, counts[0], counts[1], counts[2], lines);
+    return new Generated(files, counts[0], counts[1], counts[2], lines, shape[0]);
   }
 
   /** The real producer's identifiers: a run id with its time and a producer id with its host. */
@@ -325,7 +344,7 @@ public final class Recompute {
   }
 
   /** A {@code tpot} command line with the JVM settings the launcher gives that command. */
-  private static List<String> tpot(BenchEnv env, String... args) {
+  static List<String> tpot(BenchEnv env, String... args) {
     List<String> jvm = new ArrayList<>();
     if (ThroughputJvm.COMMANDS.contains(args[0])) {
       jvm.addAll(ThroughputJvm.OPTIONS);
@@ -366,13 +385,13 @@ public final class Recompute {
             kcatDoing);
   }
 
-  private static void check(boolean ok, String what) {
+  static void check(boolean ok, String what) {
     if (!ok) {
       throw new IllegalStateException(what);
     }
   }
 
-  private static List<String> readLines(Path file) {
+  static List<String> readLines(Path file) {
     try {
       return Files.readAllLines(file);
     } catch (IOException e) {

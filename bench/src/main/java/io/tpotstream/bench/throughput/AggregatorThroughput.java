@@ -5,6 +5,7 @@ import io.tpotstream.aggregator.AggregatorConfig;
 import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.bench.BenchEnv;
 import io.tpotstream.bench.BenchReport;
+import io.tpotstream.bench.recompute.FreshAggregate;
 import io.tpotstream.bench.workload.BenchTopics;
 import io.tpotstream.bench.workload.Preloader;
 import io.tpotstream.bench.workload.SummaryWatcher;
@@ -28,6 +29,7 @@ public final class AggregatorThroughput {
 
   public static void run(BenchEnv env, BenchReport report) {
     run(env, report, env.pick(5_000_000L, 500_000L));
+    FreshAggregate.run(env, report, env.pick(2_000_000L, 200_000L));
   }
 
   /** B1 with about {@code target} records. */

@@ -10,14 +10,23 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 
 /** A plain KafkaConsumer reading a whole topic: the ceiling any Kafka reader has here. */
-final class PlainConsumer {
-  record Read(long records, long bytes, long elapsedNs) {
-    double perSecond() {
+public final class PlainConsumer {
+  /** What one read did. */
+  public record Read(long records, long bytes, long elapsedNs) {
+    public double perSecond() {
       return records / (elapsedNs / 1e9);
     }
   }
 
   private PlainConsumer() {}
+
+  /**
+   * Reads a whole topic in a JVM of its own, as a fresh process ({@code BOOTSTRAP TOPIC}); prints
+   * {@code records N}.
+   */
+  public static void main(String[] args) {
+    System.out.println("records " + readAll(args[0], args[1], false).records());
+  }
 
   /**
    * Reads {@code topic} from its start to its end offsets (read_committed, default fetch sizes),

@@ -1,0 +1,218 @@
+package io.tpotstream.bench.recompute;
+
+import io.tpotstream.bench.BenchEnv;
+import io.tpotstream.bench.BenchReport;
+import io.tpotstream.bench.throughput.PlainConsumer;
+import io.tpotstream.bench.workload.BenchTopics;
+import io.tpotstream.common.jvm.JavaLauncher;
+import io.tpotstream.common.kafka.KafkaConnection;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.config.TopicConfig;
+
+/**
+ * B1's second part, measured as a user runs the aggregator: realistic events (B5's) loaded by kcat,
+ * a plain KafkaConsumer in a fresh JVM reading them all (process start to exit), and a fresh {@code
+ * tpot aggregate} process (the launcher's JVM settings) over the same topic, its rate taken from
+ * the broker's append times on its output topic: end to end from the process start to the last
+ * summary, steady state from the first summary to the last. Every summary is compared with the
+ * independent recomputation of the same events.
+ */
+public final class FreshAggregate {
+  private static final Duration TIMEOUT = Duration.ofMinutes(15);
+
+  /** The figures of one run, for the smoke test. */
+  record Outcome(long records, long summaries, boolean identical) {}
+
+  private FreshAggregate() {}
+
+  public static void run(BenchEnv env, BenchReport report, long target) {
+    if (!Kcat.available()) {
+      report.note("fresh processes: skipped, kcat is not installed (apt-get install kcat)");
+      return;
+    }
+    measure(env, report, target);
+  }
+
+  static Outcome measure(BenchEnv env, BenchReport report, long target) {
+    Path dir = env.workDir().resolve("b1-fresh-" + Long.toHexString(System.nanoTime()));
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    Recompute.Generated events = Recompute.generate(target, dir);
+    long records = events.records();
+    report.note(
+        "fresh processes, as a user runs them: "
+            + BenchReport.count(records)
+            + " realistic events (B5's) loaded by kcat, "
+            + Recompute.PARTITIONS
+            + " partitions");
+    String source = BenchTopics.unique("bench-b1-fresh-events");
+    Recompute.loadWithKcat(env, events, source, dir);
+
+    Timed.Run plain =
+        Timed.run(
+            JavaLauncher.builder(
+                    List.of(),
+                    PlainConsumer.class,
+                    env.childJvmOptions(),
+                    List.of(env.bootstrapServers(), source))
+                .command(),
+            dir.resolve("plain.out"),
+            dir.resolve("plain.log"),
+            TIMEOUT.toSeconds());
+    String read = Recompute.readLines(dir.resolve("plain.out")).get(0);
+    Recompute.check(read.equals("records " + records), "the plain consumer read " + read);
+    double plainRate = plain.perSecond(records);
+    report.headline(
+        "plain KafkaConsumer, a fresh JVM (process start to exit)",
+        BenchReport.perSecond(plainRate, "events")
+            + " ("
+            + BenchReport.seconds(plain.elapsedNs())
+            + ")");
+
+    Appended out = aggregate(env, source, events.reference().size(), dir);
+    List<String> got = new ArrayList<>(out.values());
+    List<String> reference = new ArrayList<>(events.reference());
+    got.sort(null);
+    reference.sort(null);
+    boolean identical = got.equals(reference);
+    double endToEnd = records / ((out.lastMs() - out.startMs()) / 1e3);
+    long afterFirstWindow = events.workload().recordsFrom(events.workload().firstWindowEndMs());
+    double steady = afterFirstWindow / (Math.max(1, out.lastMs() - out.firstMs()) / 1e3);
+    report.headline(
+        "tpot aggregate, a fresh process: end to end (start to the last summary appended)",
+        BenchReport.perSecond(endToEnd, "events")
+            + " ("
+            + BenchReport.seconds((out.lastMs() - out.startMs()) * 1_000_000L)
+            + ")");
+    report.headline(
+        "tpot aggregate, a fresh process: steady state (first summary appended to the last)",
+        BenchReport.perSecond(steady, "events")
+            + " ("
+            + BenchReport.count(afterFirstWindow)
+            + " events after the first window in "
+            + BenchReport.seconds((out.lastMs() - out.firstMs()) * 1_000_000L)
+            + "; first summary "
+            + BenchReport.seconds((out.firstMs() - out.startMs()) * 1_000_000L)
+            + " after the start)");
+    report.headline(
+        "tpot aggregate / plain consumer, fresh processes: end to end, steady state",
+        String.format(Locale.ROOT, "%.2f, %.2f", endToEnd / plainRate, steady / plainRate));
+    report.figure(
+        "summaries out",
+        BenchReport.count(got.size())
+            + (identical
+                ? ", identical to the independent recomputation"
+                : ", DIFFERENT from the independent recomputation"));
+    return new Outcome(records, got.size(), identical);
+  }
+
+  /** The summaries as the broker appended them, with its append times and the process start. */
+  private record Appended(List<String> values, long startMs, long firstMs, long lastMs) {}
+
+  private static Appended aggregate(BenchEnv env, String source, int expected, Path dir) {
+    String output = BenchTopics.unique("bench-b1-fresh-summaries");
+    createWithAppendTimes(env.bootstrapServers(), output);
+    List<String> command =
+        Recompute.tpot(
+            env,
+            "aggregate",
+            "--bootstrap-servers",
+            env.bootstrapServers(),
+            "--topic",
+            source,
+            "--summaries-topic",
+            output,
+            "--dead-letter-topic",
+            BenchTopics.unique("bench-b1-fresh-dead"),
+            "--application-id",
+            BenchTopics.unique("bench-b1-fresh"));
+    Path log = dir.resolve("aggregate.log");
+    List<String> values = new ArrayList<>();
+    long firstMs = Long.MAX_VALUE;
+    long lastMs = Long.MIN_VALUE;
+    try (KafkaConsumer<byte[], byte[]> consumer = BenchTopics.consumer(env.bootstrapServers())) {
+      BenchTopics.assignFromStart(consumer, output);
+      long startMs = System.currentTimeMillis();
+      Process p =
+          new ProcessBuilder(command)
+              .redirectOutput(dir.resolve("aggregate.out").toFile())
+              .redirectError(log.toFile())
+              .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+              .start();
+      try {
+        long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
+        while (values.size() < expected) {
+          Recompute.check(p.isAlive(), "tpot aggregate stopped: " + String.join("\n", tail(log)));
+          Recompute.check(
+              System.nanoTime() < deadlineNs,
+              "tpot aggregate wrote "
+                  + values.size()
+                  + " of "
+                  + expected
+                  + " summaries in "
+                  + TIMEOUT);
+          for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+            values.add(new String(r.value(), StandardCharsets.UTF_8));
+            firstMs = Math.min(firstMs, r.timestamp());
+            lastMs = Math.max(lastMs, r.timestamp());
+          }
+        }
+      } finally {
+        p.destroy();
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+        }
+      }
+      return new Appended(values, startMs, firstMs, lastMs);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start tpot aggregate", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  /** One partition whose records carry the broker's append time, the clock of the rate. */
+  private static void createWithAppendTimes(String bootstrap, String topic) {
+    KafkaConnection kafka = KafkaConnection.of(bootstrap);
+    try (Admin admin = Admin.create(kafka.adminProperties())) {
+      admin
+          .createTopics(
+              List.of(
+                  new NewTopic(topic, Optional.of(1), Optional.empty())
+                      .configs(
+                          Map.of(
+                              TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG,
+                              "LogAppendTime",
+                              TopicConfig.RETENTION_MS_CONFIG,
+                              "-1"))))
+          .all()
+          .get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot create " + topic + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static List<String> tail(Path log) {
+    List<String> lines = Recompute.readLines(log);
+    return lines.subList(Math.max(0, lines.size() - 20), lines.size());
+  }
+}
