@@ -65,13 +65,21 @@ final class LiveCommit {
    * that record is recent, else at the interval or when the thread goes idle.
    */
   void windowClosed(long causeTimestampMs) {
-    if (causeTimestampMs >= context.currentSystemTimeMs() - LIVE_MS) {
+    if (isLive(causeTimestampMs)) {
       context.commit();
     }
     if (idleCheck == null) {
       readAtCheck = read[0];
       idleCheck = context.schedule(IDLE_CHECK, PunctuationType.WALL_CLOCK_TIME, now -> check());
     }
+  }
+
+  /**
+   * True when a record of {@code causeTimestampMs} is live traffic (written in the last {@value
+   * #LIVE_MS} ms), false when it is a backlog being read.
+   */
+  boolean isLive(long causeTimestampMs) {
+    return causeTimestampMs >= context.currentSystemTimeMs() - LIVE_MS;
   }
 
   /** Inside a commit: what was closed is in it. */

@@ -15,6 +15,7 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Stage 2 in Kafka Streams: the one task of the single-partition internal topic runs {@link
@@ -90,24 +91,33 @@ final class Stage2Processor implements Processor<byte[], StageMessage, String, b
   private final class Output implements MergeOutput {
     long causeTimestamp;
 
+    /**
+     * INFO for live windows; DEBUG while a backlog is read (a day of events would log a line per
+     * window and series, and the catching-up line already says how far the reading is).
+     */
+    private Level level() {
+      return commit.isLive(causeTimestamp) ? Level.INFO : Level.DEBUG;
+    }
+
     @Override
     public void summary(WindowSummary s, byte[] json) {
       // The window end, unless a record the broker accepted says that would be in its future.
       long timestamp = Math.min(s.windowEndMs(), causeTimestamp);
       context.forward(new Record<>(s.series(), json, timestamp, new RecordHeaders()));
       commit.windowClosed(causeTimestamp);
-      LOG.info(
-          "window {} .. {} {}: TPOT {}; TTFT {}; {} requests completed, {} failed, {} abandoned,"
-              + " {} late samples",
-          Windows.iso(s.windowStartMs()),
-          Windows.iso(s.windowEndMs()),
-          s.series(),
-          brief(s.tpot()),
-          brief(s.ttft()),
-          s.requests().completed(),
-          s.requests().failed(),
-          s.requests().abandoned(),
-          s.lateSamples());
+      LOG.atLevel(level())
+          .log(
+              "window {} .. {} {}: TPOT {}; TTFT {}; {} requests completed, {} failed, {} abandoned,"
+                  + " {} late samples",
+              Windows.iso(s.windowStartMs()),
+              Windows.iso(s.windowEndMs()),
+              s.series(),
+              brief(s.tpot()),
+              brief(s.ttft()),
+              s.requests().completed(),
+              s.requests().failed(),
+              s.requests().abandoned(),
+              s.lateSamples());
     }
 
     @Override
@@ -123,10 +133,11 @@ final class Stage2Processor implements Processor<byte[], StageMessage, String, b
 
     @Override
     public void waiting(long windowEndMs, List<Integer> lagging) {
-      LOG.info(
-          "the window ending {} waits for input partitions {} to close it",
-          Windows.iso(windowEndMs),
-          lagging);
+      LOG.atLevel(level())
+          .log(
+              "the window ending {} waits for input partitions {} to close it",
+              Windows.iso(windowEndMs),
+              lagging);
     }
   }
 

@@ -139,7 +139,49 @@ public final class AggregatorThroughput {
           window,
           "  processing.guarantee=at_least_once",
           Map.of(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE));
+      variant(
+          env,
+          report,
+          topic,
+          w,
+          window,
+          "  fetch.max.bytes=100 MB, max.partition.fetch.bytes=8 MB (default 50 MB, 1 MB)",
+          Map.of(
+              StreamsConfig.consumerPrefix(ConsumerConfig.FETCH_MAX_BYTES_CONFIG),
+              Integer.toString(100 << 20),
+              StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG),
+              Integer.toString(8 << 20)));
+      otherPartitionCount(env, report, target, window, 6);
     }
+  }
+
+  /**
+   * The same workload in a topic of {@code partitions} partitions (the default for a new input
+   * topic is {@link #PARTITIONS}): the plain consumer and the aggregator on it, fresh names.
+   */
+  private static void otherPartitionCount(
+      BenchEnv env, BenchReport report, long target, Duration window, int partitions) {
+    String topic = BenchTopics.unique("bench-b1-events-p" + partitions);
+    BenchTopics.create(env.bootstrapServers(), topic, partitions);
+    long baseTsMs = (System.currentTimeMillis() / 3_600_000L - 24) * 3_600_000L;
+    SyntheticWorkload workload =
+        new SyntheticWorkload(WorkloadShape.chat(target, partitions), window, baseTsMs);
+    SyntheticWorkload.Summary w =
+        Preloader.load(env.bootstrapServers(), topic, workload).workload();
+    PlainConsumer.Read plain = PlainConsumer.readAll(env.bootstrapServers(), topic, false);
+    Run run = aggregate(env, topic, w, window, StreamsConfig.EXACTLY_ONCE_V2, Map.of());
+    report.figure(
+        "  " + partitions + " input partitions (the same workload in its own topic)",
+        BenchReport.perSecond(run.endToEnd(w), "events")
+            + ", "
+            + BenchReport.perSecond(run.steady(w), "events")
+            + String.format(
+                java.util.Locale.ROOT,
+                " (%s; plain consumer %s: %.2f, %.2f)",
+                BenchReport.seconds(run.totalNs),
+                BenchReport.perSecond(plain.perSecond(), "events"),
+                run.endToEnd(w) / plain.perSecond(),
+                run.steady(w) / plain.perSecond()));
   }
 
   private static void variant(
