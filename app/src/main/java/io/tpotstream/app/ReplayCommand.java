@@ -59,6 +59,7 @@ final class ReplayCommand implements Callable<Integer> {
       KafkaPreflight.check(connection);
       StatsCommand.requireReadable(file);
     }
+    RunFile.requireEvents("replay", file);
     Replayer replayer =
         new Replayer(
             new Replayer.Settings(

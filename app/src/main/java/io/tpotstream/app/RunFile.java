@@ -63,7 +63,7 @@ final class RunFile {
 
   /**
    * Fails with what to use instead when {@code file} holds window summaries rather than token
-   * events ({@code command} computes summaries from events).
+   * events ({@code command} reads events).
    */
   static void requireEvents(String command, Path file) throws IOException {
     Kind kind = of(file);
@@ -72,7 +72,7 @@ final class RunFile {
           file
               + " holds window summaries (written by tpot sink), not token events: "
               + command
-              + " computes summaries from token events (a tpot export file). To chart these"
+              + " reads token events (a tpot export file). To chart these"
               + " summaries use tpot report --summaries FILE (the .jsonl); to compare two runs'"
               + " summaries use tpot compare A B");
     }

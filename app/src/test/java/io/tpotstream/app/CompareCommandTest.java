@@ -246,7 +246,7 @@ class CompareCommandTest {
   }
 
   @Test
-  void statsOnASummariesFileSaysWhatToUseInstead() throws Exception {
+  void statsAndReplayOnASummariesFileSayWhatToUseInstead() throws Exception {
     Path summaries = summaries("summaries.jsonl", 1_000);
     TpotCli.Result r = tpot("stats", summaries.toString());
     assertEquals(2, r.exit(), r.err());
@@ -254,11 +254,19 @@ class CompareCommandTest {
     assertEquals(
         "tpot stats: "
             + summaries
-            + " holds window summaries (written by tpot sink), not token events: stats computes"
-            + " summaries from token events (a tpot export file). To chart these summaries use"
-            + " tpot report --summaries FILE (the .jsonl); to compare two runs' summaries use"
-            + " tpot compare A B",
+            + " holds window summaries (written by tpot sink), not token events: stats reads"
+            + " token events (a tpot export file). To chart these summaries use tpot report"
+            + " --summaries FILE (the .jsonl); to compare two runs' summaries use tpot compare A"
+            + " B",
         r.err().strip());
+    // replay says so before it connects (nothing listens on port 1)
+    TpotCli.Result replay =
+        tpot("replay", "--bootstrap-server", "127.0.0.1:1", summaries.toString());
+    assertEquals(2, replay.exit(), replay.err());
+    assertTrue(
+        replay.err().startsWith("tpot replay: " + summaries + " holds window summaries"),
+        replay.err());
+    assertTrue(replay.err().contains("replay reads token events"), replay.err());
     Path csv = dir.resolve("summaries.csv");
     Files.writeString(csv, "window_start,window_end,ts,series,model\n");
     TpotCli.Result onCsv = tpot("stats", "--file", csv.toString(), "-q");
