@@ -26,11 +26,11 @@ import org.apache.kafka.common.config.TopicConfig;
 
 /**
  * B1's second part, measured as a user runs the aggregator: realistic events (B5's) loaded by kcat,
- * a plain KafkaConsumer in a fresh JVM reading them all (process start to exit), and a fresh {@code
- * tpot aggregate} process (the launcher's JVM settings) over the same topic, its rate taken from
- * the broker's append times on its output topic: end to end from the process start to the last
- * summary, steady state from the first summary to the last. Every summary is compared with the
- * independent recomputation of the same events.
+ * a plain KafkaConsumer in a fresh JVM reading them all (process start to exit; kcat reading them
+ * too, a second anchor), and a fresh {@code tpot aggregate} process (the launcher's JVM settings)
+ * over the same topic, its rate taken from the broker's append times on its output topic: end to
+ * end from the process start to the last summary, steady state from the first summary to the last.
+ * Every summary is compared with the independent recomputation of the same events.
  */
 public final class FreshAggregate {
   private static final Duration TIMEOUT = Duration.ofMinutes(15);
@@ -87,6 +87,30 @@ public final class FreshAggregate {
             + BenchReport.seconds(plain.elapsedNs())
             + ")");
 
+    Timed.Run kcat =
+        Timed.run(
+            List.of(
+                Kcat.path(),
+                "-C",
+                "-b",
+                env.bootstrapServers(),
+                "-t",
+                source,
+                "-o",
+                "beginning",
+                "-e",
+                "-q"),
+            Path.of("/dev/null"),
+            dir.resolve("kcat-consume.log"),
+            TIMEOUT.toSeconds());
+    double kcatRate = kcat.perSecond(records);
+    report.figure(
+        "kcat -C reading them (librdkafka, to /dev/null)",
+        BenchReport.perSecond(kcatRate, "events")
+            + " ("
+            + BenchReport.seconds(kcat.elapsedNs())
+            + ")");
+
     Appended out = aggregate(env, source, events.reference().size(), dir);
     List<String> got = new ArrayList<>(out.values());
     List<String> reference = new ArrayList<>(events.reference());
@@ -115,6 +139,9 @@ public final class FreshAggregate {
     report.headline(
         "tpot aggregate / plain consumer, fresh processes: end to end, steady state",
         String.format(Locale.ROOT, "%.2f, %.2f", endToEnd / plainRate, steady / plainRate));
+    report.figure(
+        "tpot aggregate / kcat -C: end to end, steady state",
+        String.format(Locale.ROOT, "%.2f, %.2f", endToEnd / kcatRate, steady / kcatRate));
     report.figure(
         "summaries out",
         BenchReport.count(got.size())

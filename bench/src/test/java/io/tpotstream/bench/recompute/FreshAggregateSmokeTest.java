@@ -51,5 +51,10 @@ class FreshAggregateSmokeTest {
             .count(),
         out);
     assertTrue(out.contains("identical to the independent recomputation"), out);
+    assertTrue(
+        Pattern.compile("tpot aggregate / kcat -C: end to end, steady state +\\d+\\.\\d\\d, ")
+            .matcher(out)
+            .find(),
+        out);
   }
 }
