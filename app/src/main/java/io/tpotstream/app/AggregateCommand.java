@@ -9,6 +9,7 @@ import io.tpotstream.common.kafka.KafkaNeeds;
 import io.tpotstream.common.progress.Progress;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -103,35 +104,46 @@ final class AggregateCommand implements Callable<Integer> {
     String doing = "aggregate " + input + " into " + output;
     Aggregator aggregator =
         KafkaOptions.explained(connection, needs, doing, () -> Aggregator.start(config));
-    CatchUp catchUp =
-        shown == Progress.Mode.QUIET
-            ? null
-            : CatchUp.start(
-                connection,
-                aggregator.config().inputTopic(),
-                applicationId,
-                progress.start("aggregate"));
+    AtomicReference<CatchUp> catchUp = new AtomicReference<>();
+    // registered first: a Ctrl-C while the catching-up line reads its offsets still stops Streams
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
-                  if (catchUp != null) {
-                    catchUp.close();
-                  }
+                  stop(catchUp.get());
                   aggregator.close();
                 },
                 "aggregate-stop"));
-    KafkaOptions.explained(
-        connection,
-        needs,
-        doing,
-        () -> {
-          try {
-            return aggregator.stopped().join();
-          } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException r ? r : e;
-          }
-        });
+    if (shown != Progress.Mode.QUIET) {
+      catchUp.set(
+          CatchUp.start(
+              connection,
+              aggregator.config().inputTopic(),
+              applicationId,
+              progress.start("aggregate"),
+              aggregator::isRunning));
+    }
+    try {
+      KafkaOptions.explained(
+          connection,
+          needs,
+          doing,
+          () -> {
+            try {
+              return aggregator.stopped().join();
+            } catch (CompletionException e) {
+              throw e.getCause() instanceof RuntimeException r ? r : e;
+            }
+          });
+    } finally {
+      stop(catchUp.get()); // the line cleared before an error is printed
+    }
     return 0;
+  }
+
+  private static void stop(CatchUp catchUp) {
+    if (catchUp != null) {
+      catchUp.close();
+    }
   }
 }

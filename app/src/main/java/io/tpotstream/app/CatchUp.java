@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
@@ -41,6 +42,7 @@ final class CatchUp implements AutoCloseable {
   private final Map<TopicPartition, Long> from;
   private final Map<TopicPartition, Long> to;
   private final long total;
+  private final BooleanSupplier ready;
   private final Thread thread;
 
   private CatchUp(
@@ -50,8 +52,10 @@ final class CatchUp implements AutoCloseable {
       Progress progress,
       Duration timeout,
       Map<TopicPartition, Long> from,
-      Map<TopicPartition, Long> to) {
+      Map<TopicPartition, Long> to,
+      BooleanSupplier ready) {
     this.admin = admin;
+    this.ready = ready;
     this.topic = topic;
     this.group = group;
     this.progress = progress;
@@ -71,12 +75,15 @@ final class CatchUp implements AutoCloseable {
    * Reads the backlog of {@code topic} for the group {@code group} (the aggregator's application
    * id) and shows its reading on {@code progress} until it is caught up. With no backlog it says
    * nothing. When the offsets cannot be read it says so once (the aggregator runs on regardless).
+   * The line is drawn once {@code ready} (the aggregator runs: its own "running" line, logged on
+   * the same stderr, would otherwise land in the middle of a live line).
    */
-  static CatchUp start(KafkaConnection kafka, String topic, String group, Progress progress) {
+  static CatchUp start(
+      KafkaConnection kafka, String topic, String group, Progress progress, BooleanSupplier ready) {
     Admin admin = Admin.create(kafka.adminProperties());
     CatchUp catchUp;
     try {
-      catchUp = read(admin, topic, group, progress, kafka.timeout());
+      catchUp = read(admin, topic, group, progress, kafka.timeout(), ready);
     } catch (ExecutionException | TimeoutException | RuntimeException e) {
       admin.close(Duration.ZERO);
       progress.warn(
@@ -96,13 +103,17 @@ final class CatchUp implements AutoCloseable {
       progress.close();
       return catchUp;
     }
-    progress.phase("catching up on " + topic, "records", catchUp.total);
     catchUp.thread.start();
     return catchUp;
   }
 
   private static CatchUp read(
-      Admin admin, String topic, String group, Progress progress, Duration timeout)
+      Admin admin,
+      String topic,
+      String group,
+      Progress progress,
+      Duration timeout,
+      BooleanSupplier ready)
       throws ExecutionException, TimeoutException, InterruptedException {
     List<TopicPartition> partitions =
         admin
@@ -123,7 +134,7 @@ final class CatchUp implements AutoCloseable {
       OffsetAndMetadata c = committed.get(p);
       from.put(p, Math.max(earliest.get(p), c == null ? 0 : c.offset()));
     }
-    return new CatchUp(admin, topic, group, progress, timeout, from, end);
+    return new CatchUp(admin, topic, group, progress, timeout, from, end, ready);
   }
 
   private static Map<TopicPartition, Long> offsets(
@@ -171,6 +182,10 @@ final class CatchUp implements AutoCloseable {
 
   private void follow() {
     try {
+      while (!ready.getAsBoolean()) {
+        Thread.sleep(EVERY.toMillis());
+      }
+      progress.phase("catching up on " + topic, "records", total);
       while (true) {
         Map<TopicPartition, OffsetAndMetadata> committed;
         try {
@@ -212,11 +227,19 @@ final class CatchUp implements AutoCloseable {
     }
   }
 
-  /** Stops following (the aggregator stops); says nothing more. */
+  /**
+   * Stops following (the aggregator stops, or failed); says nothing more, and the live line is gone
+   * when this returns, so what is printed next starts on a line of its own.
+   */
   @Override
   public void close() {
     if (total > 0) {
       thread.interrupt();
+      try {
+        thread.join(1_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }

@@ -83,14 +83,18 @@ final class RunFile {
   }
 
   private static String firstLine(Path file) throws IOException {
-    InputStream in = ArchiveCompression.of(file).decompress(Files.newInputStream(file));
-    try (BufferedReader reader =
-        new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+    try (InputStream raw = Files.newInputStream(file);
+        BufferedReader reader =
+            new BufferedReader(
+                new InputStreamReader(
+                    ArchiveCompression.of(file).decompress(raw), StandardCharsets.UTF_8))) {
       for (String line = reader.readLine(); line != null; line = reader.readLine()) {
         if (!line.isBlank()) {
           return line.strip();
         }
       }
+    } catch (IOException e) {
+      throw new IOException("cannot read " + file + ": " + e.getMessage(), e);
     }
     return null;
   }

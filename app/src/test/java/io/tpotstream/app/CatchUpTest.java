@@ -58,13 +58,15 @@ class CatchUpTest {
             topic,
             group,
             Progress.start(
-                "aggregate", Progress.Mode.PLAIN, new PrintWriter(plain), Duration.ofMillis(50)));
+                "aggregate", Progress.Mode.PLAIN, new PrintWriter(plain), Duration.ofMillis(50)),
+            () -> true);
     CatchUp hidden =
         CatchUp.start(
             connection,
             topic,
             group,
-            Progress.start("aggregate", Progress.Mode.QUIET, new PrintWriter(quiet)));
+            Progress.start("aggregate", Progress.Mode.QUIET, new PrintWriter(quiet)),
+            () -> true);
     assertNotNull(shown);
     assertNotNull(hidden);
     assertEquals(3L * PER_PARTITION, shown.total());

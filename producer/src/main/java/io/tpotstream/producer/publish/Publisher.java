@@ -32,6 +32,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * The one FIFO publisher of a producer (docs/design.md, "Time, windows and completeness"), on one
@@ -557,12 +558,14 @@ public final class Publisher {
       partitions = partitionList(count);
       connected = true;
       lastProgressNs = now;
-      LOG.info(
-          "reached Kafka at {}: publishing to {} ({} partitions){}",
-          settings.bootstrapServers(),
-          settings.topic(),
-          count,
-          held.isEmpty() ? "" : ", the " + held.size() + " events held first");
+      // after a failed attempt (a WARN), a WARN too: --quiet shows warnings, and this one ends it
+      LOG.atLevel(nextConnectNs == 0 ? Level.INFO : Level.WARN)
+          .log(
+              "reached Kafka at {}: publishing to {} ({} partitions){}",
+              settings.bootstrapServers(),
+              settings.topic(),
+              count,
+              held.isEmpty() ? "" : ", the " + held.size() + " events held first");
     } catch (RuntimeException e) {
       Throwable cause = e.getCause() != null ? e.getCause() : e;
       if (nextConnectNs == 0) {
@@ -769,7 +772,7 @@ public final class Publisher {
       }
       if (backAfterOutage && held.size() < 1000 && outstanding() < 1000) {
         backAfterOutage = false;
-        LOG.info(
+        LOG.warn( // ends the outage's warning, so shown where that one is (--quiet too)
             String.format(
                 Locale.ROOT,
                 "caught up after the outage: every held event was handed to Kafka in order (at"
@@ -781,7 +784,7 @@ public final class Publisher {
     long outageNs = now - outageSinceNs;
     if (lastProgressNs > outageSinceNs && stalledNs < OUTAGE_AFTER_NS) {
       longestOutageNs = Math.max(longestOutageNs, lastProgressNs - outageSinceNs);
-      LOG.info(
+      LOG.warn( // ends the outage's warning, so shown where that one is (--quiet too)
           String.format(
               Locale.ROOT,
               "Kafka is back after %.1f s: the held events go out in order (%,d still held, %,d"
