@@ -89,17 +89,7 @@ public final class FreshAggregate {
 
     Timed.Run kcat =
         Timed.run(
-            List.of(
-                Kcat.path(),
-                "-C",
-                "-b",
-                env.bootstrapServers(),
-                "-t",
-                source,
-                "-o",
-                "beginning",
-                "-e",
-                "-q"),
+            Kcat.readAll(env.bootstrapServers(), source),
             Path.of("/dev/null"),
             dir.resolve("kcat-consume.log"),
             TIMEOUT.toSeconds());

@@ -2,6 +2,7 @@ package io.tpotstream.bench.recompute;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /** Finds kcat, the Kafka client (librdkafka) B5 compares tpot with. */
 final class Kcat {
@@ -20,6 +21,11 @@ final class Kcat {
     }
     throw new IllegalStateException(
         "kcat is not installed: B5 compares tpot with it (apt-get install kcat)");
+  }
+
+  /** kcat reading {@code topic} from its start to its end, one value per line on stdout. */
+  static List<String> readAll(String bootstrap, String topic) {
+    return List.of(path(), "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-e", "-q");
   }
 
   /** True when kcat is on the PATH. */

@@ -91,7 +91,7 @@ public final class Recompute {
   static Outcome run(BenchEnv env, BenchReport report, long target, List<String> formats) {
     report.section(
         "B5", "recompute: export, replay, stats (" + BenchReport.count(target) + " events)");
-    String kcat = Kcat.path();
+    Kcat.path(); // says how to install kcat before the events are generated
     Path dir = env.workDir().resolve("b5-" + Long.toHexString(System.nanoTime()));
     try {
       Files.createDirectories(dir);
@@ -118,17 +118,7 @@ public final class Recompute {
     Path kcatFile = dir.resolve("kcat.jsonl");
     Timed.Run kcatRead =
         Timed.run(
-            List.of(
-                kcat,
-                "-C",
-                "-b",
-                env.bootstrapServers(),
-                "-t",
-                source,
-                "-o",
-                "beginning",
-                "-e",
-                "-q"),
+            Kcat.readAll(env.bootstrapServers(), source),
             kcatFile,
             dir.resolve("kcat-consume.log"),
             TIMEOUT_S);
