@@ -5,7 +5,6 @@ import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventFormatException;
 import io.tpotstream.common.progress.Progress;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -40,23 +39,9 @@ final class ArchiveFile {
   }
 
   /**
-   * The token events of {@code records} in their order, for the per-request records: heartbeats and
-   * records that are not token events left out (the statistics pass already reported those).
-   */
-  static List<TokenEvent> tokenEvents(List<ArchivedRecord> records) {
-    List<TokenEvent> events = new ArrayList<>(records.size());
-    for (ArchivedRecord r : records) {
-      TokenEvent e = tokenEvent(r);
-      if (e != null) {
-        events.add(e);
-      }
-    }
-    return events;
-  }
-
-  /**
-   * The same events, decoded as they are iterated (one pass, none held), each record counted on
-   * {@code progress}.
+   * The token events of {@code records} in their order, for the per-request records, decoded as
+   * they are iterated (one pass, none held), each record counted on {@code progress}: heartbeats
+   * and records that are not token events left out (the statistics pass already reported those).
    */
   static Iterable<TokenEvent> tokenEvents(List<ArchivedRecord> records, Progress progress) {
     return () ->

@@ -19,7 +19,7 @@ public final class ProgressOptions {
 
   /** The progress of {@code command} on stderr, shown as the terminal and {@code --quiet} say. */
   public Progress start(String command) {
-    return start(command, new PrintWriter(System.err, true));
+    return Progress.start(command, mode(), System.err);
   }
 
   /** Same, on {@code err} (a command's error writer). */

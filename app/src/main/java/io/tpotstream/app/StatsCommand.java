@@ -92,7 +92,7 @@ final class StatsCommand implements Callable<Integer> {
       summaries = OfflineStats.computeArchived(archive.records(), settings, skipped, progress);
       String requests = "";
       if (requestsOut != null) {
-        progress.phase("writing " + requestsOut.getFileName(), "request records", -1);
+        progress.phase("writing " + requestsOut.getFileName(), "events", events);
         requests = writeRequests(archive, slo, requestsOut, progress);
       }
       progress.finish(
@@ -124,13 +124,12 @@ final class StatsCommand implements Callable<Integer> {
     try (RequestsFile records = RequestsFile.create(requestsOut)) {
       IOException[] failed = {null};
       RequestRecords.fromEvents(
-          ArchiveFile.tokenEvents(archive.records()),
+          ArchiveFile.tokenEvents(archive.records(), progress),
           slo.goodput(),
           record -> {
             try {
               records.write(record);
               written[0]++;
-              progress.add(1);
             } catch (IOException e) {
               failed[0] = e;
             }
