@@ -37,12 +37,8 @@ public final class AggregatorThroughput {
     report.section(
         "B1", "aggregator throughput (" + BenchReport.count(target) + " preloaded events)");
     String topic = BenchTopics.unique("bench-b1-events");
-    BenchTopics.create(env.bootstrapServers(), topic, PARTITIONS);
     Duration window = StageSettings.DEFAULT_WINDOW;
-    long baseTsMs = (System.currentTimeMillis() / 3_600_000L - 24) * 3_600_000L;
-    SyntheticWorkload workload =
-        new SyntheticWorkload(WorkloadShape.chat(target, PARTITIONS), window, baseTsMs);
-    Preloader.Loaded loaded = Preloader.load(env.bootstrapServers(), topic, workload);
+    Preloader.Loaded loaded = preload(env, topic, target, PARTITIONS, window);
     SyntheticWorkload.Summary w = loaded.workload();
     report.note(
         String.format(
@@ -156,18 +152,26 @@ public final class AggregatorThroughput {
   }
 
   /**
+   * B1's synthetic workload of about {@code target} records, a day old, loaded into {@code topic}
+   * (created with {@code partitions} partitions).
+   */
+  private static Preloader.Loaded preload(
+      BenchEnv env, String topic, long target, int partitions, Duration window) {
+    BenchTopics.create(env.bootstrapServers(), topic, partitions);
+    long baseTsMs = (System.currentTimeMillis() / 3_600_000L - 24) * 3_600_000L;
+    SyntheticWorkload workload =
+        new SyntheticWorkload(WorkloadShape.chat(target, partitions), window, baseTsMs);
+    return Preloader.load(env.bootstrapServers(), topic, workload);
+  }
+
+  /**
    * The same workload in a topic of {@code partitions} partitions (the default for a new input
    * topic is {@link #PARTITIONS}): the plain consumer and the aggregator on it, fresh names.
    */
   private static void otherPartitionCount(
       BenchEnv env, BenchReport report, long target, Duration window, int partitions) {
     String topic = BenchTopics.unique("bench-b1-events-p" + partitions);
-    BenchTopics.create(env.bootstrapServers(), topic, partitions);
-    long baseTsMs = (System.currentTimeMillis() / 3_600_000L - 24) * 3_600_000L;
-    SyntheticWorkload workload =
-        new SyntheticWorkload(WorkloadShape.chat(target, partitions), window, baseTsMs);
-    SyntheticWorkload.Summary w =
-        Preloader.load(env.bootstrapServers(), topic, workload).workload();
+    SyntheticWorkload.Summary w = preload(env, topic, target, partitions, window).workload();
     PlainConsumer.Read plain = PlainConsumer.readAll(env.bootstrapServers(), topic, false);
     Run run = aggregate(env, topic, w, window, StreamsConfig.EXACTLY_ONCE_V2, Map.of());
     report.figure(
