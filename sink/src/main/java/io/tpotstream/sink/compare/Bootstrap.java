@@ -27,10 +27,7 @@ final class Bootstrap {
   private final LatencyHistogram scratch = new LatencyHistogram();
   private final Progress progress;
 
-  /**
-   * {@code progress}, when not null, counts every resample ({@link #intervals} adds {@code
-   * resamples}).
-   */
+  /** {@code progress} counts every resample ({@link #intervals} adds {@code resamples}). */
   Bootstrap(int resamples, double confidence, long seed, Progress progress) {
     this.resamples = resamples;
     this.confidence = confidence;
@@ -44,7 +41,7 @@ final class Bootstrap {
    */
   Interval[] intervals(List<BucketCounts> a, List<BucketCounts> b, double[] percentiles) {
     if (a.size() < 2 || b.size() < 2) {
-      count(resamples); // nothing to resample: these are done
+      progress.add(resamples); // nothing to resample: these are done
       return null;
     }
     long[][] diffs = new long[percentiles.length][resamples];
@@ -52,17 +49,16 @@ final class Bootstrap {
     long[] pa = new long[percentiles.length];
     long[] pb = new long[percentiles.length];
     for (int r = 0; r < resamples; r++) {
+      progress.add(1);
       boolean okA = resample(a, percentiles, pa);
       boolean okB = resample(b, percentiles, pb);
       if (!okA || !okB) {
-        count(1);
         continue; // a resample of empty units only: no value to compare
       }
       for (int k = 0; k < percentiles.length; k++) {
         diffs[k][kept] = pb[k] - pa[k];
       }
       kept++;
-      count(1);
     }
     if (kept < 2) {
       return null;
@@ -77,12 +73,6 @@ final class Bootstrap {
       intervals[k] = new Interval(sorted[low], sorted[high]);
     }
     return intervals;
-  }
-
-  private void count(long n) {
-    if (progress != null) {
-      progress.add(n);
-    }
   }
 
   private boolean resample(List<BucketCounts> units, double[] percentiles, long[] out) {

@@ -44,12 +44,12 @@ public final class Comparison {
   private Comparison() {}
 
   public static CompareResult compare(RunData a, RunData b, Settings settings) {
-    return compare(a, b, settings, null);
+    return compare(a, b, settings, Progress.quiet());
   }
 
   /**
    * Same, counting the resamples on {@code progress} (phase "resampling", its total the resamples
-   * of every interval estimated); null for none.
+   * of every interval estimated).
    */
   public static CompareResult compare(RunData a, RunData b, Settings settings, Progress progress) {
     boolean windowValues = a.kind() == RunData.Kind.CSV || b.kind() == RunData.Kind.CSV;
@@ -60,17 +60,15 @@ public final class Comparison {
     List<CompareResult.SeriesComparison> series = new ArrayList<>();
     TreeSet<String> names = new TreeSet<>(a.seriesNames());
     names.addAll(b.seriesNames());
-    if (progress != null) {
-      long intervals = 0;
-      for (String name : names) {
-        if (a.series(name) != null && b.series(name) != null) {
-          for (String metric : CompareStat.METRICS) {
-            intervals += windowValues ? CompareStat.of(metric).size() : 1;
-          }
+    long intervals = 0;
+    for (String name : names) {
+      if (a.series(name) != null && b.series(name) != null) {
+        for (String metric : CompareStat.METRICS) {
+          intervals += windowValues ? CompareStat.of(metric).size() : 1;
         }
       }
-      progress.phase("resampling", "resamples", intervals * settings.resamples());
     }
+    progress.phase("resampling", "resamples", intervals * settings.resamples());
     for (String name : names) {
       RunData.SeriesData da = a.series(name);
       RunData.SeriesData db = b.series(name);
