@@ -81,11 +81,7 @@ public final class FreshAggregate {
     Recompute.check(read.equals("records " + records), "the plain consumer read " + read);
     double plainRate = plain.perSecond(records);
     report.headline(
-        "plain KafkaConsumer, a fresh JVM (process start to exit)",
-        BenchReport.perSecond(plainRate, "events")
-            + " ("
-            + BenchReport.seconds(plain.elapsedNs())
-            + ")");
+        "plain KafkaConsumer, a fresh JVM (process start to exit)", Recompute.rate(plain, records));
 
     Timed.Run kcat =
         Timed.run(
@@ -94,12 +90,7 @@ public final class FreshAggregate {
             dir.resolve("kcat-consume.log"),
             TIMEOUT.toSeconds());
     double kcatRate = kcat.perSecond(records);
-    report.figure(
-        "kcat -C reading them (librdkafka, to /dev/null)",
-        BenchReport.perSecond(kcatRate, "events")
-            + " ("
-            + BenchReport.seconds(kcat.elapsedNs())
-            + ")");
+    report.figure("kcat -C reading them (librdkafka, to /dev/null)", Recompute.rate(kcat, records));
 
     Appended out = aggregate(env, source, events.reference().size(), dir);
     List<String> got = new ArrayList<>(out.values());

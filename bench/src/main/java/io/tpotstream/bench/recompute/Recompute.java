@@ -358,7 +358,7 @@ public final class Recompute {
     return m.find() ? Long.parseLong(m.group(1)) : -1;
   }
 
-  private static String rate(Timed.Run run, long records) {
+  static String rate(Timed.Run run, long records) {
     return BenchReport.perSecond(run.perSecond(records), "events")
         + " ("
         + BenchReport.seconds(run.elapsedNs())
