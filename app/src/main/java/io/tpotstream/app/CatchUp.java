@@ -1,6 +1,9 @@
 package io.tpotstream.app;
 
+import io.tpotstream.common.kafka.KafkaAccessException;
 import io.tpotstream.common.kafka.KafkaConnection;
+import io.tpotstream.common.kafka.KafkaGroups;
+import io.tpotstream.common.kafka.KafkaTopics;
 import io.tpotstream.common.progress.Progress;
 import java.time.Duration;
 import java.util.HashMap;
@@ -13,6 +16,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
@@ -38,7 +42,7 @@ final class CatchUp implements AutoCloseable {
   private final String topic;
   private final String group;
   private final Progress progress;
-  private final Duration timeout;
+  private final KafkaConnection kafka;
   private final Map<TopicPartition, Long> from;
   private final Map<TopicPartition, Long> to;
   private final long total;
@@ -50,7 +54,7 @@ final class CatchUp implements AutoCloseable {
       String topic,
       String group,
       Progress progress,
-      Duration timeout,
+      KafkaConnection kafka,
       Map<TopicPartition, Long> from,
       Map<TopicPartition, Long> to,
       BooleanSupplier ready) {
@@ -59,7 +63,7 @@ final class CatchUp implements AutoCloseable {
     this.topic = topic;
     this.group = group;
     this.progress = progress;
-    this.timeout = timeout;
+    this.kafka = kafka;
     this.from = from;
     this.to = to;
     long sum = 0;
@@ -83,7 +87,7 @@ final class CatchUp implements AutoCloseable {
     Admin admin = Admin.create(kafka.adminProperties());
     CatchUp catchUp;
     try {
-      catchUp = read(admin, topic, group, progress, kafka.timeout(), ready);
+      catchUp = read(admin, kafka, topic, group, progress, ready);
     } catch (ExecutionException | TimeoutException | RuntimeException e) {
       admin.close(Duration.ZERO);
       progress.warn(
@@ -109,32 +113,27 @@ final class CatchUp implements AutoCloseable {
 
   private static CatchUp read(
       Admin admin,
+      KafkaConnection kafka,
       String topic,
       String group,
       Progress progress,
-      Duration timeout,
       BooleanSupplier ready)
       throws ExecutionException, TimeoutException, InterruptedException {
+    int count = KafkaTopics.partitions(admin, kafka, topic).orElse(0);
     List<TopicPartition> partitions =
-        admin
-            .describeTopics(List.of(topic))
-            .allTopicNames()
-            .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
-            .get(topic)
-            .partitions()
-            .stream()
-            .map(p -> new TopicPartition(topic, p.partition()))
-            .toList();
+        IntStream.range(0, count).mapToObj(p -> new TopicPartition(topic, p)).toList();
+    Duration timeout = kafka.timeout();
     Map<TopicPartition, Long> earliest = offsets(admin, partitions, OffsetSpec.earliest(), timeout);
     // the aggregator reads committed events only: its end is the last stable offset
     Map<TopicPartition, Long> end = offsets(admin, partitions, OffsetSpec.latest(), timeout);
-    Map<TopicPartition, OffsetAndMetadata> committed = committed(admin, group, timeout);
+    Map<TopicPartition, OffsetAndMetadata> committed =
+        KafkaGroups.committedOffsets(admin, kafka, group, topic);
     Map<TopicPartition, Long> from = new HashMap<>();
     for (TopicPartition p : partitions) {
       OffsetAndMetadata c = committed.get(p);
       from.put(p, Math.max(earliest.get(p), c == null ? 0 : c.offset()));
     }
-    return new CatchUp(admin, topic, group, progress, timeout, from, end, ready);
+    return new CatchUp(admin, topic, group, progress, kafka, from, end, ready);
   }
 
   private static Map<TopicPartition, Long> offsets(
@@ -150,24 +149,6 @@ final class CatchUp implements AutoCloseable {
     Map<TopicPartition, Long> offsets = new HashMap<>();
     info.forEach((p, i) -> offsets.put(p, i.offset()));
     return offsets;
-  }
-
-  private static Map<TopicPartition, OffsetAndMetadata> committed(
-      Admin admin, String group, Duration timeout)
-      throws ExecutionException, TimeoutException, InterruptedException {
-    Map<TopicPartition, OffsetAndMetadata> offsets =
-        admin
-            .listConsumerGroupOffsets(group)
-            .partitionsToOffsetAndMetadata()
-            .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    Map<TopicPartition, OffsetAndMetadata> known = new HashMap<>();
-    offsets.forEach(
-        (p, o) -> {
-          if (o != null) {
-            known.put(p, o);
-          }
-        });
-    return known;
   }
 
   /** Offsets of the backlog: from the group's start to the end offsets at start, summed. */
@@ -189,8 +170,8 @@ final class CatchUp implements AutoCloseable {
       while (true) {
         Map<TopicPartition, OffsetAndMetadata> committed;
         try {
-          committed = committed(admin, group, timeout);
-        } catch (ExecutionException | TimeoutException e) {
+          committed = KafkaGroups.committedOffsets(admin, kafka, group, topic);
+        } catch (KafkaAccessException e) {
           // a broker restarting: the line waits; the aggregator is not ours to judge here
           Thread.sleep(EVERY.toMillis());
           continue;

@@ -1,19 +1,11 @@
 package io.tpotstream.sink;
 
 import io.tpotstream.common.kafka.KafkaConnection;
-import io.tpotstream.common.kafka.KafkaFailures;
-import io.tpotstream.common.kafka.KafkaNeeds;
 import io.tpotstream.common.kafka.KafkaTopics;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.config.TopicConfig;
 
 /** Client settings and topic checks the sink needs before it starts. */
@@ -54,32 +46,5 @@ final class KafkaSetup {
       KafkaTopics.ensure(admin, kafka, config.metricsTopic(), partitions, Map.of());
     }
     return partitions;
-  }
-
-  /** Offsets the group has committed on {@code topic} (empty for a new group). */
-  static Map<TopicPartition, OffsetAndMetadata> committedOffsets(
-      Admin admin, String groupId, String topic, SinkConfig config) {
-    String doing = "read the offsets of group " + groupId;
-    try {
-      Map<TopicPartition, OffsetAndMetadata> offsets =
-          admin
-              .listConsumerGroupOffsets(groupId)
-              .partitionsToOffsetAndMetadata()
-              .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      offsets.keySet().removeIf(p -> !p.topic().equals(topic));
-      offsets.values().removeIf(o -> o == null);
-      return offsets;
-    } catch (ExecutionException e) {
-      throw KafkaFailures.explain(
-          e.getCause(),
-          connection(config),
-          KafkaNeeds.none().group(groupId, AclOperation.READ),
-          doing);
-    } catch (TimeoutException e) {
-      throw KafkaFailures.noAnswer(connection(config), doing, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while trying to " + doing, e);
-    }
   }
 }

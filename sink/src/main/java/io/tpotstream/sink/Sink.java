@@ -5,6 +5,7 @@ import static org.apache.kafka.common.acl.AclOperation.DESCRIBE;
 import static org.apache.kafka.common.acl.AclOperation.READ;
 import static org.apache.kafka.common.acl.AclOperation.WRITE;
 
+import io.tpotstream.common.kafka.KafkaGroups;
 import io.tpotstream.common.kafka.KafkaNeeds;
 import io.tpotstream.common.metrics.MetricsServer;
 import io.tpotstream.common.summary.WindowSummary;
@@ -192,7 +193,9 @@ public final class Sink implements Closeable {
     Map<TopicPartition, OffsetAndMetadata> committed;
     try (Admin admin = Admin.create(KafkaSetup.adminProps(config))) {
       partitions = KafkaSetup.ensureTopics(admin, config);
-      committed = KafkaSetup.committedOffsets(admin, config.groupId(), config.inputTopic(), config);
+      committed =
+          KafkaGroups.committedOffsets(
+              admin, KafkaSetup.connection(config), config.groupId(), config.inputTopic());
     }
     if (config.reportDir() != null) {
       report = new ReportModel();
