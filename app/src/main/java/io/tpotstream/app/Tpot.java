@@ -2,6 +2,7 @@ package io.tpotstream.app;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -48,6 +49,11 @@ public final class Tpot implements Runnable {
 
   public static void main(String[] args) {
     System.setProperty("java.awt.headless", "true");
+    // logging starts (log4j reads its configuration) beside the command line's parsing: the
+    // first Kafka client would otherwise wait for it, half a second on a fresh JVM
+    Thread logging = new Thread(() -> LoggerFactory.getLogger(Tpot.class), "logging-start");
+    logging.setDaemon(true);
+    logging.start();
     System.exit(commandLine().execute(args));
   }
 

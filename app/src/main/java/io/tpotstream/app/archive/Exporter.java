@@ -1,18 +1,23 @@
 package io.tpotstream.app.archive;
 
 import io.tpotstream.app.PlainReader;
+import io.tpotstream.common.archive.ArchiveManifest;
 import io.tpotstream.common.archive.ArchiveWriter;
+import io.tpotstream.common.archive.ExportOrder;
 import io.tpotstream.common.archive.HandOffThread;
 import io.tpotstream.common.progress.Progress;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -27,6 +32,13 @@ import org.apache.kafka.common.TopicPartition;
  * ({@link ArchiveWriter}: the compression follows the file's name). Reads committed records only,
  * without a consumer group (partitions are assigned, not subscribed), in large fetches; keys and
  * values stay bytes, the lines are made in a second thread and compressed in a third.
+ *
+ * <p>The partitions are merged into the replay order as they are read ({@link ExportOrder}), so
+ * that {@code replay} can send the archive while it reads it; a partition that runs ahead of the
+ * others is paused until they catch up. Beside the archive goes its {@link ArchiveManifest}: the
+ * topic, the record count, the file's size and whether the lines came out in the replay order. With
+ * {@code --follow} the lines are written as they are polled (a partition without new records must
+ * not hold the others back), in partition order.
  */
 public final class Exporter {
   /**
@@ -76,16 +88,18 @@ public final class Exporter {
     return PlainReader.settings(p);
   }
 
+  /**
+   * Records a partition may have waiting for the merge before it is paused (a few hundred bytes
+   * each); it is resumed below half of it.
+   */
+  private static final int PAUSE_ABOVE = 100_000;
+
   /** Exports and returns the number of records written. */
   public long run() throws IOException {
     Properties p = consumerProperties(settings.client());
     long startNs = System.nanoTime();
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p);
-        Lines lines =
-            new Lines(
-                new ArchiveWriter(settings.out(), settings.compressionLevel()),
-                settings.fromMs(),
-                settings.toMs())) {
+    ArchiveManifest.remove(settings.out()); // an older export's would describe another file
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
       List<PartitionInfo> infos = consumer.partitionsFor(settings.topic(), Duration.ofSeconds(30));
       if (infos == null || infos.isEmpty()) {
         throw new IllegalArgumentException(
@@ -93,39 +107,32 @@ public final class Exporter {
       }
       List<TopicPartition> partitions = new ArrayList<>();
       infos.forEach(i -> partitions.add(new TopicPartition(i.topic(), i.partition())));
-      consumer.assign(partitions);
-      Map<TopicPartition, Long> start = seekToStart(consumer, partitions);
-      Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-      long span = 0;
-      for (TopicPartition tp : partitions) {
-        span += Math.max(0, end.get(tp) - start.get(tp));
+      List<Integer> numbers = partitions.stream().map(TopicPartition::partition).sorted().toList();
+      ArchiveWriter writer = new ArchiveWriter(settings.out(), settings.compressionLevel());
+      ExportOrder order =
+          settings.follow()
+              ? null
+              : new ExportOrder(
+                  numbers,
+                  r -> writer.write(r.key(), r.partition(), r.offset(), r.timestamp(), r.value()));
+      Lines lines = new Lines(writer, order, settings.fromMs(), settings.toMs());
+      try {
+        export(consumer, partitions, lines, order);
+      } finally {
+        lines.close();
       }
-      progress.phase(
-          (settings.follow() ? "following " : "reading ") + settings.topic(),
-          "records",
-          settings.follow() ? -1 : span);
-      long lastFractionNs = 0;
-      while (!stopped.get()) {
-        if (!settings.follow() && caughtUp(consumer, end)) {
-          progress.fraction(span, span); // the last look, up to 200 ms old, said less
-          break;
-        }
-        ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(500));
-        if (!records.isEmpty()) {
-          lines.add(records);
-        }
-        progress.add(records.count());
-        if (!settings.follow() && System.nanoTime() - lastFractionNs > 200_000_000L) {
-          // offsets include transaction markers and skipped records: the percent follows them
-          long read = 0;
-          for (TopicPartition tp : partitions) {
-            read += Math.max(0, Math.min(consumer.position(tp), end.get(tp)) - start.get(tp));
-          }
-          progress.fraction(read, span);
-          lastFractionNs = System.nanoTime();
-        }
-      }
-      lines.close();
+      new ArchiveManifest(
+              ArchiveManifest.FORMAT,
+              settings.topic(),
+              numbers,
+              lines.written(),
+              Files.size(settings.out()),
+              order != null && order.inReplayOrder()
+                  ? ArchiveManifest.REPLAY_ORDER
+                  : ArchiveManifest.PARTITION_ORDER,
+              settings.fromMs(),
+              settings.toMs())
+          .write(settings.out());
       double seconds = (System.nanoTime() - startNs) / 1e9;
       progress.finish(
           String.format(
@@ -145,27 +152,107 @@ public final class Exporter {
     }
   }
 
+  /** Reads the partitions until their end offsets at the start (or until stopped, following). */
+  private void export(
+      KafkaConsumer<byte[], byte[]> consumer,
+      List<TopicPartition> partitions,
+      Lines lines,
+      ExportOrder order)
+      throws IOException {
+    consumer.assign(partitions);
+    Map<TopicPartition, Long> start = seekToStart(consumer, partitions);
+    Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+    long span = 0;
+    for (TopicPartition tp : partitions) {
+      span += Math.max(0, end.get(tp) - start.get(tp));
+    }
+    progress.phase(
+        (settings.follow() ? "following " : "reading ") + settings.topic(),
+        "records",
+        settings.follow() ? -1 : span);
+    long lastFractionNs = 0;
+    Set<TopicPartition> finished = new HashSet<>();
+    Set<TopicPartition> paused = new HashSet<>();
+    while (!stopped.get()) {
+      if (!settings.follow() && caughtUp(consumer, end)) {
+        progress.fraction(span, span); // the last look, up to 200 ms old, said less
+        break;
+      }
+      ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(500));
+      List<Integer> nowFinished = new ArrayList<>();
+      if (order != null) {
+        for (TopicPartition tp : partitions) {
+          if (!finished.contains(tp) && consumer.position(tp) >= end.get(tp)) {
+            finished.add(tp);
+            nowFinished.add(tp.partition());
+          }
+        }
+      }
+      if (!records.isEmpty() || !nowFinished.isEmpty()) {
+        lines.add(new Batch(records, nowFinished));
+      }
+      if (order != null) {
+        pauseTheOnesAhead(consumer, partitions, order, paused);
+      }
+      progress.add(records.count());
+      if (!settings.follow() && System.nanoTime() - lastFractionNs > 200_000_000L) {
+        // offsets include transaction markers and skipped records: the percent follows them
+        long read = 0;
+        for (TopicPartition tp : partitions) {
+          read += Math.max(0, Math.min(consumer.position(tp), end.get(tp)) - start.get(tp));
+        }
+        progress.fraction(read, span);
+        lastFractionNs = System.nanoTime();
+      }
+    }
+  }
+
+  /**
+   * Pauses a partition with more than {@link #PAUSE_ABOVE} records waiting for the merge while it
+   * runs ahead of the others in time, and resumes it below half of that.
+   */
+  private static void pauseTheOnesAhead(
+      KafkaConsumer<byte[], byte[]> consumer,
+      List<TopicPartition> partitions,
+      ExportOrder order,
+      Set<TopicPartition> paused) {
+    for (TopicPartition tp : partitions) {
+      if (!paused.contains(tp) && order.runsAhead(tp.partition(), PAUSE_ABOVE)) {
+        paused.add(tp);
+        consumer.pause(List.of(tp));
+      } else if (paused.contains(tp) && !order.runsAhead(tp.partition(), PAUSE_ABOVE / 2)) {
+        paused.remove(tp);
+        consumer.resume(List.of(tp));
+      }
+    }
+  }
+
+  /** Polled records, and the partitions that delivered their last record with them. */
+  private record Batch(ConsumerRecords<byte[], byte[]> records, List<Integer> finished) {}
+
   /**
    * Turns polled batches into archive lines in a thread of its own ({@link HandOffThread}), so that
    * the consumer (which fetches and decompresses in the polling thread), the lines and the file's
-   * compression each have a core.
+   * compression each have a core; with an {@link ExportOrder}, through it.
    */
   private static final class Lines implements AutoCloseable {
     private final ArchiveWriter writer;
+    private final ExportOrder order;
     private final Long fromMs;
     private final Long toMs;
-    private final HandOffThread<ConsumerRecords<byte[], byte[]>> batches;
+    private final HandOffThread<Batch> batches;
     private volatile long skipped;
 
-    Lines(ArchiveWriter writer, Long fromMs, Long toMs) {
+    Lines(ArchiveWriter writer, ExportOrder order, Long fromMs, Long toMs) {
       this.writer = writer;
+      this.order = order;
       this.fromMs = fromMs;
       this.toMs = toMs;
       batches = new HandOffThread<>("export-lines", 4, writer.file(), this::write, null);
     }
 
-    void add(ConsumerRecords<byte[], byte[]> records) throws IOException {
-      batches.put(records);
+    void add(Batch batch) throws IOException {
+      batches.put(batch);
     }
 
     long written() {
@@ -176,24 +263,38 @@ public final class Exporter {
       return skipped;
     }
 
-    private void write(ConsumerRecords<byte[], byte[]> records) throws IOException {
+    private void write(Batch batch) throws IOException {
       long outside = 0;
-      for (ConsumerRecord<byte[], byte[]> r : records) {
+      for (ConsumerRecord<byte[], byte[]> r : batch.records()) {
         long timestamp = r.timestamp();
         if ((toMs != null && timestamp >= toMs) || (fromMs != null && timestamp < fromMs)) {
           outside++;
-          continue;
+        } else if (order != null) {
+          order.add(r);
+        } else {
+          writer.write(r.key(), r.partition(), r.offset(), timestamp, r.value());
         }
-        writer.write(r.key(), r.partition(), r.offset(), timestamp, r.value());
+      }
+      if (order != null) {
+        for (int partition : batch.finished()) {
+          order.finish(partition);
+        }
+        order.writeReady();
       }
       skipped += outside;
     }
 
-    /** Writes what is queued and finishes the file. */
+    /**
+     * Writes what is queued (and, stopped before the end, what waits for the merge) and finishes
+     * the file.
+     */
     @Override
     public void close() throws IOException {
       try {
         batches.close();
+        if (order != null) {
+          order.finishAll();
+        }
       } finally {
         writer.close();
       }

@@ -1,5 +1,6 @@
 package io.tpotstream.app.archive;
 
+import io.tpotstream.common.archive.ArchiveManifest;
 import io.tpotstream.common.archive.ArchiveReader;
 import io.tpotstream.common.archive.ArchivedRecord;
 import io.tpotstream.common.kafka.KafkaConnection;
@@ -16,12 +17,15 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.producer.Callback;
@@ -38,13 +42,16 @@ import org.apache.kafka.common.utils.Utils;
  * offset) order, keys and record timestamps kept, each distinct heartbeat (producerId, watermark,
  * final) once to every partition of the target. A new target topic gets {@code retention.ms=-1}.
  *
- * <p>The archive is read and sorted first ({@link ArchiveReader}, which parses only what the order
- * needs) while another thread checks the connection ({@link KafkaPreflight}: it costs a second of
- * class loading and round trips, a fifth of a two-million-event replay), creates the topic and
- * connects the producer; a failure there stops the reading at once. Then two threads, each owning
- * some target partitions, hand the records, as the file's bytes, to a producer set for bulk: large
- * lz4 batches, a long linger, several requests in flight. Order within each target partition is the
- * send order (idempotence keeps it across retries).
+ * <p>An export whose lines are in the replay order, as its {@link ArchiveManifest} says, is sent
+ * while it is read ({@link ArchiveReader#stream}): a stretch of the file at a time, each record
+ * checked to follow the one before it; only a few stretches are held. Any other archive is read
+ * whole and sorted first ({@link ArchiveReader#read}, which parses only what the order needs). In
+ * both, another thread checks the connection ({@link KafkaPreflight}: it costs a second of class
+ * loading and round trips), creates the topic and connects the producer while the file is read; a
+ * failure there stops the reading at once. Two threads, each owning some target partitions, hand
+ * the records, as the file's bytes, to a producer set for bulk: large lz4 batches, a long linger,
+ * several requests in flight. Order within each target partition is the send order (idempotence
+ * keeps it across retries).
  */
 public final class Replayer {
   /**
@@ -126,43 +133,166 @@ public final class Replayer {
     setup.setDaemon(true);
     setup.start();
     try {
-      ArchiveReader.Archive archive = read(target);
-      long readNs = System.nanoTime();
-      Sent sent;
-      int partitions;
-      long sentNs;
-      try (KafkaProducer<byte[], byte[]> producer = await(target).producer()) {
-        partitions = await(target).partitions();
-        sent = send(archive.records(), producer, partitions);
-        sentNs = System.nanoTime();
+      Optional<ArchiveManifest> manifest = ArchiveManifest.read(settings.file());
+      String notStreamable =
+          manifest.isEmpty() ? null : manifest.get().whyNotStreamable(settings.file());
+      if (manifest.isPresent() && notStreamable == null) {
+        return streamed(target, manifest.get(), startNs);
       }
-      double seconds = (System.nanoTime() - startNs) / 1e9;
-      progress.finish(
-          String.format(
-              Locale.ROOT,
-              "replay: %,d records published to %s (%d partitions) in %.1f s (%,.0f records/s;"
-                  + " read and sorted in %.1f s, sent in %.1f s): %,d archived records, %,d"
-                  + " distinct heartbeats sent to every partition, %,d duplicate heartbeats"
-                  + " dropped, %,d corrupt lines skipped%s",
-              sent.published(),
-              settings.topic(),
-              partitions,
-              seconds,
-              sent.published() / Math.max(seconds, 1e-3),
-              (readNs - startNs) / 1e9,
-              (sentNs - readNs) / 1e9,
-              archive.records().size(),
-              sent.heartbeats(),
-              sent.duplicates(),
-              archive.corrupt(),
-              archive.outsideRange() > 0
-                  ? String.format(Locale.ROOT, ", %,d outside --from/--to", archive.outsideRange())
-                  : ""));
-      return new Result(sent.published(), sent.heartbeats(), sent.duplicates(), archive.corrupt());
+      if (notStreamable != null) {
+        progress.println(
+            "replay: "
+                + settings.file()
+                + " is read whole and sorted before it is sent: "
+                + notStreamable);
+      }
+      return sorted(target, startNs);
     } finally {
       target.thenAccept(t -> t.producer().close(Duration.ZERO));
       progress.close();
     }
+  }
+
+  /** Reads the whole archive, sorts it into the replay order, then sends it. */
+  private Result sorted(CompletableFuture<Target> target, long startNs)
+      throws IOException, InterruptedException {
+    ArchiveReader.Archive archive = read(target);
+    long readNs = System.nanoTime();
+    Sent sent;
+    int partitions;
+    long sentNs;
+    try (KafkaProducer<byte[], byte[]> producer = await(target).producer()) {
+      partitions = await(target).partitions();
+      List<ArchivedRecord> records = archive.records();
+      progress.phase("sending to " + settings.topic(), "records", records.size());
+      Senders senders = new Senders(producer, partitions);
+      try {
+        for (int from = 0; from < records.size(); from += STRETCH) {
+          List<ArchivedRecord> stretch =
+              records.subList(from, Math.min(records.size(), from + STRETCH));
+          senders.send(stretch);
+          progress.add(stretch.size());
+        }
+      } finally {
+        sent = senders.finish();
+      }
+      sentNs = System.nanoTime();
+    }
+    return result(
+        sent,
+        partitions,
+        startNs,
+        String.format(
+            Locale.ROOT,
+            "read and sorted in %.1f s, sent in %.1f s",
+            (readNs - startNs) / 1e9,
+            (sentNs - readNs) / 1e9),
+        archive.records().size(),
+        archive.corrupt(),
+        archive.outsideRange());
+  }
+
+  /**
+   * Sends an archive whose lines are in the replay order (its manifest says so) while reading it:
+   * each stretch of the file goes to the senders as soon as it is read.
+   */
+  private Result streamed(CompletableFuture<Target> target, ArchiveManifest manifest, long startNs)
+      throws IOException, InterruptedException {
+    boolean whole = settings.fromMs() == null && settings.toMs() == null;
+    progress.phase(
+        "replaying " + settings.file().getFileName() + " to " + settings.topic(),
+        "records",
+        whole ? manifest.records() : -1);
+    Senders[] senders = {null};
+    ArchiveReader.Streamed read;
+    try {
+      read =
+          ArchiveReader.stream(
+              settings.file(),
+              new ArchiveReader.Options(
+                  settings.fromMs(), settings.toMs(), this::corruptLine, null),
+              stretch -> {
+                if (senders[0] == null) {
+                  senders[0] = new Senders(await(target).producer(), await(target).partitions());
+                }
+                try {
+                  senders[0].send(stretch);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                  throw new InterruptedIOException("interrupted while sending");
+                }
+                progress.add(stretch.size());
+              });
+    } catch (ArchiveReader.NotInReplayOrder e) {
+      if (senders[0] != null) {
+        senders[0].finish(); // what was handed over is sent: the message says up to where
+      }
+      throw new IllegalStateException(
+          "replay: "
+              + e.getMessage()
+              + ", although "
+              + ArchiveManifest.of(settings.file()).getFileName()
+              + " says its lines are in that order (was the file changed after the export?);"
+              + " the records above that line were sent to "
+              + settings.topic()
+              + ". Delete the manifest and replay into a new topic: the archive is then read"
+              + " whole and sorted first",
+          e);
+    } catch (IOException | RuntimeException e) {
+      if (senders[0] != null) {
+        senders[0].abandon();
+      }
+      throw e;
+    }
+    Target ready = await(target); // also for an archive without a record in range
+    Sent sent;
+    try (KafkaProducer<byte[], byte[]> producer = ready.producer()) {
+      sent = senders[0] == null ? new Sent(0, 0, 0) : senders[0].finish();
+    }
+    int partitions = ready.partitions();
+    return result(
+        sent,
+        partitions,
+        startNs,
+        "sent while read, in the order its manifest gives",
+        read.records(),
+        read.corrupt(),
+        read.outsideRange());
+  }
+
+  private void corruptLine(long line, String reason) {
+    progress.warn("replay: " + settings.file() + " line " + line + " skipped: " + reason);
+  }
+
+  private Result result(
+      Sent sent,
+      int partitions,
+      long startNs,
+      String how,
+      long archived,
+      long corrupt,
+      long outsideRange) {
+    double seconds = (System.nanoTime() - startNs) / 1e9;
+    progress.finish(
+        String.format(
+            Locale.ROOT,
+            "replay: %,d records published to %s (%d partitions) in %.1f s (%,.0f records/s; %s):"
+                + " %,d archived records, %,d distinct heartbeats sent to every partition, %,d"
+                + " duplicate heartbeats dropped, %,d corrupt lines skipped%s",
+            sent.published(),
+            settings.topic(),
+            partitions,
+            seconds,
+            sent.published() / Math.max(seconds, 1e-3),
+            how,
+            archived,
+            sent.heartbeats(),
+            sent.duplicates(),
+            corrupt,
+            outsideRange > 0
+                ? String.format(Locale.ROOT, ", %,d outside --from/--to", outsideRange)
+                : ""));
+    return new Result(sent.published(), sent.heartbeats(), sent.duplicates(), corrupt);
   }
 
   /**
@@ -186,12 +316,7 @@ public final class Replayer {
       return ArchiveReader.read(
           settings.file(),
           new ArchiveReader.Options(
-              settings.fromMs(),
-              settings.toMs(),
-              (line, reason) ->
-                  progress.warn(
-                      "replay: " + settings.file() + " line " + line + " skipped: " + reason),
-              progress));
+              settings.fromMs(), settings.toMs(), this::corruptLine, progress));
     } catch (InterruptedIOException e) {
       if (target.isCompletedExceptionally()) {
         Thread.interrupted(); // the interrupt was the setup's failure, thrown here instead
@@ -244,156 +369,179 @@ public final class Replayer {
    */
   private record Sent(long published, long heartbeats, long duplicates) {}
 
+  /** Records handed to the senders at a time. */
+  private static final int STRETCH = 16_384;
+
   /** Where each record goes: a partition, {@link #EVERY} (a heartbeat) or {@link #SKIP}. */
   private static final int EVERY = -1;
 
   private static final int SKIP = -2;
 
-  /** While the targets are worked out: a heartbeat or a record without a key. */
-  private static final int UNKEYED = -3;
+  /** Records in the replay order and where each goes. */
+  private record Stretch(List<ArchivedRecord> records, int[] target) {}
+
+  private static final Stretch LAST = new Stretch(List.of(), new int[0]);
 
   /**
-   * Sends every record, in the replay order, on {@code senders} threads that each own some target
-   * partitions (a partition's records keep their order: one thread sends them all). A keyed record
-   * goes to the partition Kafka's default partitioner gives its key; a record without a key to the
-   * partitions in turn; each distinct heartbeat to every partition, duplicates dropped.
+   * Sends stretches of records, in the replay order, on {@link #SENDERS} threads that each own some
+   * target partitions (a partition's records keep their order: one thread sends them all). A keyed
+   * record goes to the partition Kafka's default partitioner gives its key; a record without a key
+   * to the partitions in turn; each distinct heartbeat to every partition, duplicates dropped.
    */
-  private Sent send(
-      List<ArchivedRecord> records, KafkaProducer<byte[], byte[]> producer, int partitions)
-      throws InterruptedException {
-    int n = records.size();
-    int[] target = new int[n];
-    // the keys' partitions on every core; heartbeats and keyless records in order after
-    IntStream.range(0, n)
-        .parallel()
-        .forEach(
-            i -> {
-              ArchivedRecord r = records.get(i);
-              // a heartbeat without its identity (a malformed one) goes by its key, as any record
-              byte[] key = r.heartbeat() != null ? null : r.keyBytes();
-              target[i] = key == null ? UNKEYED : Utils.toPositive(Utils.murmur2(key)) % partitions;
-            });
-    Set<ArchivedRecord.Heartbeat> seenHeartbeats = new HashSet<>();
-    long heartbeats = 0;
-    long duplicates = 0;
-    int nextUnkeyed = 0;
-    for (int i = 0; i < n; i++) {
-      if (target[i] != UNKEYED) {
-        continue;
-      }
-      ArchivedRecord.Heartbeat heartbeat = records.get(i).heartbeat();
-      if (heartbeat == null) {
-        target[i] = nextUnkeyed++ % partitions;
-      } else if (seenHeartbeats.add(heartbeat)) {
-        target[i] = EVERY;
-        heartbeats++;
-      } else {
-        target[i] = SKIP;
-        duplicates++;
-      }
-    }
-    progress.phase("sending to " + settings.topic(), "records", n - duplicates);
-    int senders = Math.max(1, Math.min(partitions, SENDERS));
-    AtomicReference<Exception> failure = new AtomicReference<>();
-    long paceStartNs = System.nanoTime();
-    List<Thread> threads = new ArrayList<>();
-    long[] published = new long[senders];
-    for (int s = 0; s < senders; s++) {
-      int sender = s;
-      Thread t =
-          new Thread(
-              () -> {
-                try {
-                  published[sender] =
-                      sendOwn(
-                          records,
-                          target,
-                          producer,
-                          partitions,
-                          sender,
-                          senders,
-                          failure,
-                          paceStartNs);
-                } catch (InterruptedException | RuntimeException e) {
-                  failure.compareAndSet(null, e);
-                }
-              },
-              "replay-send-" + s);
-      threads.add(t);
-      t.start();
-    }
-    for (Thread t : threads) {
-      t.join();
-    }
-    progress.phase("flushing to " + settings.topic(), "records", -1);
-    producer.flush();
-    Exception failed = failure.get();
-    if (failed != null) { // a broker that stopped answering is worded by KafkaOptions.explained
-      throw new IllegalStateException(
-          "Kafka rejected a replayed record ("
-              + failed.getMessage()
-              + "); the replay stopped. A timestamp more than log.message.timestamp.after.max.ms"
-              + " ahead of the broker's clock is rejected: check the broker's and the archive's"
-              + " clocks",
-          failed);
-    }
-    return new Sent(Arrays.stream(published).sum(), heartbeats, duplicates);
-  }
+  private final class Senders {
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final int partitions;
+    private final List<Thread> threads = new ArrayList<>();
+    private final List<BlockingQueue<Stretch>> queues = new ArrayList<>();
+    private final long[] published;
+    private final AtomicReference<Exception> failure = new AtomicReference<>();
+    private final Set<ArchivedRecord.Heartbeat> seenHeartbeats = new HashSet<>();
+    private final long paceStartNs = System.nanoTime();
+    private volatile long firstTs = Long.MIN_VALUE;
+    private long heartbeats;
+    private long duplicates;
+    private int nextUnkeyed;
 
-  /** Sends the records of the partitions {@code sender} owns; returns the Kafka records sent. */
-  private long sendOwn(
-      List<ArchivedRecord> records,
-      int[] target,
-      KafkaProducer<byte[], byte[]> producer,
-      int partitions,
-      int sender,
-      int senders,
-      AtomicReference<Exception> failure,
-      long paceStartNs)
-      throws InterruptedException {
-    Callback onFailure =
-        (metadata, exception) -> {
-          if (exception != null) {
-            failure.compareAndSet(null, exception);
-          }
-        };
-    String topic = settings.topic();
-    long firstTs = records.isEmpty() ? 0 : records.get(0).ts();
-    long sent = 0;
-    long counted = 0;
-    for (int i = 0; i < target.length; i++) {
-      int p = target[i];
-      if (p == SKIP || (p != EVERY && p % senders != sender)) {
-        continue;
-      }
-      if (failure.get() != null) {
-        break; // a send failed (a broker gone fails every later one after max.block.ms): stop
-      }
-      ArchivedRecord r = records.get(i);
-      if (settings.speed() > 0) {
-        pace(r.ts() - firstTs, paceStartNs);
-      }
-      byte[] key = r.keyBytes();
-      byte[] value = r.valueBytes();
-      Long timestamp = r.timestamp();
-      if (p == EVERY) {
-        for (int partition = sender; partition < partitions; partition += senders) {
-          producer.send(new ProducerRecord<>(topic, partition, timestamp, key, value), onFailure);
-          sent++;
-        }
-        if (sender != 0) {
-          continue; // the first sender counts a heartbeat
-        }
-      } else {
-        producer.send(new ProducerRecord<>(topic, p, timestamp, key, value), onFailure);
-        sent++;
-      }
-      if ((++counted & 4095) == 0) {
-        progress.add(4096);
+    Senders(KafkaProducer<byte[], byte[]> producer, int partitions) {
+      this.producer = producer;
+      this.partitions = partitions;
+      int senders = Math.max(1, Math.min(partitions, SENDERS));
+      published = new long[senders];
+      for (int s = 0; s < senders; s++) {
+        int sender = s;
+        BlockingQueue<Stretch> queue = new ArrayBlockingQueue<>(8);
+        queues.add(queue);
+        Thread t =
+            new Thread(
+                () -> {
+                  try {
+                    published[sender] = sendOwn(queue, sender, senders);
+                  } catch (InterruptedException | RuntimeException e) {
+                    failure.compareAndSet(null, e);
+                  }
+                },
+                "replay-send-" + s);
+        t.setDaemon(true);
+        threads.add(t);
+        t.start();
       }
     }
-    progress.add(counted & 4095);
-    return sent;
+
+    /** Works out where each record goes and hands the stretch to every sender. */
+    void send(List<ArchivedRecord> records) throws InterruptedException {
+      if (records.isEmpty()) {
+        return;
+      }
+      if (firstTs == Long.MIN_VALUE) {
+        firstTs = records.get(0).ts();
+      }
+      int[] target = new int[records.size()];
+      for (int i = 0; i < target.length; i++) {
+        ArchivedRecord r = records.get(i);
+        ArchivedRecord.Heartbeat heartbeat = r.heartbeat();
+        // a heartbeat without its identity (a malformed one) goes by its key, as any record
+        if (heartbeat != null) {
+          if (seenHeartbeats.add(heartbeat)) {
+            target[i] = EVERY;
+            heartbeats++;
+          } else {
+            target[i] = SKIP;
+            duplicates++;
+          }
+          continue;
+        }
+        byte[] key = r.keyBytes();
+        target[i] =
+            key == null
+                ? nextUnkeyed++ % partitions
+                : Utils.toPositive(Utils.murmur2(key)) % partitions;
+      }
+      Stretch stretch = new Stretch(records, target);
+      for (BlockingQueue<Stretch> queue : queues) {
+        while (!queue.offer(stretch, 100, TimeUnit.MILLISECONDS)) {
+          if (failure.get() != null) {
+            return; // the senders stopped: finish() says why
+          }
+        }
+      }
+    }
+
+    /** Waits for the senders and the producer; throws what made a send fail. */
+    Sent finish() throws InterruptedException {
+      for (BlockingQueue<Stretch> queue : queues) {
+        while (!queue.offer(LAST, 100, TimeUnit.MILLISECONDS)) {
+          if (failure.get() != null) {
+            break;
+          }
+        }
+      }
+      for (Thread t : threads) {
+        t.join();
+      }
+      progress.phase("flushing to " + settings.topic(), "records", -1);
+      producer.flush();
+      Exception failed = failure.get();
+      if (failed != null) { // a broker that stopped answering is worded by KafkaOptions.explained
+        throw new IllegalStateException(
+            "Kafka rejected a replayed record ("
+                + failed.getMessage()
+                + "); the replay stopped. A timestamp more than"
+                + " log.message.timestamp.after.max.ms ahead of the broker's clock is rejected:"
+                + " check the broker's and the archive's clocks",
+            failed);
+      }
+      return new Sent(Arrays.stream(published).sum(), heartbeats, duplicates);
+    }
+
+    /** Stops the senders without waiting for what is queued (the replay failed). */
+    void abandon() {
+      failure.compareAndSet(null, new IllegalStateException("the replay stopped"));
+      threads.forEach(Thread::interrupt);
+    }
+
+    /** Sends the records of the partitions {@code sender} owns; returns the Kafka records sent. */
+    private long sendOwn(BlockingQueue<Stretch> queue, int sender, int senders)
+        throws InterruptedException {
+      Callback onFailure =
+          (metadata, exception) -> {
+            if (exception != null) {
+              failure.compareAndSet(null, exception);
+            }
+          };
+      String topic = settings.topic();
+      long sent = 0;
+      for (Stretch stretch = queue.take(); stretch != LAST; stretch = queue.take()) {
+        List<ArchivedRecord> records = stretch.records();
+        int[] target = stretch.target();
+        for (int i = 0; i < target.length; i++) {
+          int p = target[i];
+          if (p == SKIP || (p != EVERY && p % senders != sender)) {
+            continue;
+          }
+          if (failure.get() != null) {
+            return sent; // a send failed (a broker gone fails every later one): stop
+          }
+          ArchivedRecord r = records.get(i);
+          if (settings.speed() > 0) {
+            pace(r.ts() - firstTs, paceStartNs);
+          }
+          byte[] key = r.keyBytes();
+          byte[] value = r.valueBytes();
+          Long timestamp = r.timestamp();
+          if (p == EVERY) {
+            for (int partition = sender; partition < partitions; partition += senders) {
+              producer.send(
+                  new ProducerRecord<>(topic, partition, timestamp, key, value), onFailure);
+              sent++;
+            }
+          } else {
+            producer.send(new ProducerRecord<>(topic, p, timestamp, key, value), onFailure);
+            sent++;
+          }
+        }
+      }
+      return sent;
+    }
   }
 
   private void pace(long eventOffsetMs, long startNs) throws InterruptedException {

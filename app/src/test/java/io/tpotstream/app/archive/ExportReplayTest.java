@@ -3,9 +3,12 @@ package io.tpotstream.app.archive;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tpotstream.common.archive.ArchiveManifest;
 import io.tpotstream.common.archive.ArchiveReader;
+import io.tpotstream.common.archive.ArchiveWriter;
 import io.tpotstream.common.archive.ArchivedRecord;
 import io.tpotstream.common.event.EventType;
 import io.tpotstream.common.event.TokenEvent;
@@ -277,6 +280,10 @@ class ExportReplayTest {
               throw new AssertionError(reason);
             });
     assertEquals(run.records() + second, records.size());
+    // lines as they were polled: a partition without new records must not hold the others back
+    ArchiveManifest manifest = ArchiveManifest.read(file).orElseThrow();
+    assertEquals(ArchiveManifest.PARTITION_ORDER, manifest.order());
+    assertEquals(run.records() + second, manifest.records());
   }
 
   @Test
@@ -301,5 +308,153 @@ class ExportReplayTest {
     }
     assertEquals(5, records.stream().filter(r -> r.event().type() == EventType.START).count());
     assertTrue(Files.size(file) > 0);
+  }
+
+  /** The records of {@code topic}, "key timestamp value" per partition, in offset order. */
+  private static List<List<String>> byPartition(
+      TestKafka kafka, String topic, int partitions, int expected) {
+    List<List<String>> out = new ArrayList<>();
+    for (int p = 0; p < partitions; p++) {
+      out.add(new ArrayList<>());
+    }
+    for (ConsumerRecord<String, byte[]> r : readAll(kafka, topic, expected)) {
+      out.get(r.partition())
+          .add(r.key() + " " + r.timestamp() + " " + new String(r.value(), UTF_8));
+    }
+    return out;
+  }
+
+  /** Replays {@code file} into a new topic of 2 partitions; returns the progress output. */
+  private static String replayInto(TestKafka kafka, Path file, String target) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    new Replayer(
+            new Replayer.Settings(client(kafka), file, target, 0, 2),
+            Progress.start("replay", Progress.Mode.PLAIN, new PrintStream(out, true, UTF_8)))
+        .run();
+    return out.toString(UTF_8);
+  }
+
+  /**
+   * An export comes out in the replay order with a manifest that says so, and replay sends it while
+   * reading it; the target then holds exactly what a replay of the same file read whole and sorted
+   * gives.
+   */
+  @Test
+  void anExportIsReplayedAsAStreamAndGivesWhatAFullSortGives(TestKafka kafka, @TempDir Path dir)
+      throws Exception {
+    Published run = publishRun(kafka, "export-stream");
+    Path file = dir.resolve("run.jsonl.zst");
+    new Exporter(
+            new Exporter.Settings(client(kafka), run.topic(), file, null, null, false),
+            Progress.quiet())
+        .run();
+    ArchiveManifest manifest = ArchiveManifest.read(file).orElseThrow();
+    assertEquals(
+        new ArchiveManifest(
+            ArchiveManifest.FORMAT,
+            run.topic(),
+            List.of(0, 1, 2),
+            run.records(),
+            Files.size(file),
+            ArchiveManifest.REPLAY_ORDER,
+            null,
+            null),
+        manifest);
+    // the lines are in the replay order: streaming them gives what sorting them gives
+    List<String> streamed = new ArrayList<>();
+    ArchiveReader.stream(
+        file,
+        ArchiveReader.Options.all((line, reason) -> {}),
+        stretch -> stretch.forEach(r -> streamed.add(r.partition() + "/" + r.offset())));
+    assertEquals(
+        ArchiveReader.readInReplayOrder(file, (line, reason) -> {}).stream()
+            .map(r -> r.partition() + "/" + r.offset())
+            .toList(),
+        streamed);
+    assertEquals(run.records(), streamed.size());
+
+    String asStream = TestKafka.uniqueName("replay-stream");
+    assertTrue(replayInto(kafka, file, asStream).contains("sent while read"));
+    Path copy = Files.copy(file, dir.resolve("copy.jsonl.zst")); // no manifest beside it
+    String sorted = TestKafka.uniqueName("replay-sorted");
+    assertTrue(replayInto(kafka, copy, sorted).contains("read and sorted in"));
+
+    int expected = run.records() - 6 + 2 * 2; // heartbeats: 2 distinct, to both partitions
+    List<List<String>> fromStream = byPartition(kafka, asStream, 2, expected);
+    assertEquals(expected, fromStream.get(0).size() + fromStream.get(1).size());
+    assertEquals(byPartition(kafka, sorted, 2, expected), fromStream);
+  }
+
+  @Test
+  void aManifestThatNoLongerDescribesItsFileIsNotTrusted(TestKafka kafka, @TempDir Path dir)
+      throws Exception {
+    Published run = publishRun(kafka, "export-changed");
+    Path file = dir.resolve("run.jsonl");
+    new Exporter(
+            new Exporter.Settings(client(kafka), run.topic(), file, null, null, false),
+            Progress.quiet())
+        .run();
+    long size = Files.size(file);
+    ArchiveManifest manifest = ArchiveManifest.read(file).orElseThrow();
+    new ArchiveManifest(
+            manifest.manifest(),
+            manifest.topic(),
+            manifest.partitions(),
+            manifest.records(),
+            size + 1,
+            manifest.order(),
+            null,
+            null)
+        .write(file);
+    String target = TestKafka.uniqueName("replay-changed");
+    String output = replayInto(kafka, file, target);
+    assertTrue(
+        output.contains(
+            "replay: "
+                + file
+                + " is read whole and sorted before it is sent: the file has "
+                + size
+                + " bytes and its manifest was written for "
+                + (size + 1)
+                + " (changed after the export?)"),
+        output);
+    int expected = run.records() - 6 + 2 * 2;
+    assertEquals(expected, readAll(kafka, target, expected).size());
+  }
+
+  @Test
+  void aFileOutOfOrderBehindAManifestSayingOtherwiseStopsTheReplayWithWhatToDo(
+      TestKafka kafka, @TempDir Path dir) throws Exception {
+    long ts = System.currentTimeMillis() - 60_000;
+    Path file = dir.resolve("edited.jsonl");
+    try (ArchiveWriter writer = new ArchiveWriter(file)) {
+      for (int i : new int[] {0, 2, 1}) {
+        TokenEvent e = TokenEvent.start(ts + i, "run", "req-" + i, "model-a", null, null, "p");
+        writer.write("req-" + i, 0, i, ts + i, TokenEventCodec.encode(e));
+      }
+    }
+    new ArchiveManifest(
+            ArchiveManifest.FORMAT,
+            "t",
+            List.of(0),
+            3,
+            Files.size(file),
+            ArchiveManifest.REPLAY_ORDER,
+            null,
+            null)
+        .write(file);
+    String target = TestKafka.uniqueName("replay-edited");
+    IllegalStateException e =
+        assertThrows(IllegalStateException.class, () -> replayInto(kafka, file, target));
+    assertEquals(
+        "replay: "
+            + file
+            + " line 3 comes before the line above it in the replay order, although"
+            + " edited.jsonl.manifest.json says its lines are in that order (was the file changed"
+            + " after the export?); the records above that line were sent to "
+            + target
+            + ". Delete the manifest and replay into a new topic: the archive is then read whole"
+            + " and sorted first",
+        e.getMessage());
   }
 }

@@ -192,7 +192,27 @@ final class ArchiveLines {
   }
 
   /** What the replay order needs from a value: its ts, and whether (and which) heartbeat. */
-  private record ValueFacts(long ts, int flags, ArchivedRecord.Heartbeat heartbeat) {}
+  record ValueFacts(long ts, int flags, ArchivedRecord.Heartbeat heartbeat) {
+    boolean isFinal() {
+      return (flags & ArchivedRecord.FINAL) != 0;
+    }
+  }
+
+  /**
+   * What the replay order needs from a Kafka record's value as {@link ArchiveWriter} will write it:
+   * the same facts this class reads back from the written line, so that an exporter can put lines
+   * in the order the reader will find them in.
+   */
+  ValueFacts facts(byte[] value, long timestampMs) {
+    if (value == null) {
+      return new ValueFacts(timestampMs, 0, null);
+    }
+    if (ArchiveWriter.isOneObjectOnOneLine(value)) {
+      return valueFacts(value, 0, value.length, timestampMs); // written as it is
+    }
+    // re-encoded on one line when a JSON object (Jackson reads the same fields), else kept as text
+    return streamed(value, 0, value.length, timestampMs);
+  }
 
   /**
    * Reads {@code type} and {@code ts} by position when the value starts as the codec writes it;

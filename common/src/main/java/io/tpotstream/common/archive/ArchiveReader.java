@@ -97,42 +97,17 @@ public final class ArchiveReader {
 
   /** Every readable record of {@code file}, in replay order (see {@link Options}). */
   public static Archive read(Path file, Options options) throws IOException {
-    long fileBytes = Files.size(file);
     Progress progress = options.progress();
     if (progress != null) {
       progress.phase("reading " + file.getFileName(), "records", -1);
     }
-    int workers = parsers();
-    ExecutorService pool =
-        Executors.newFixedThreadPool(
-            workers,
-            r -> {
-              Thread t = new Thread(r, "archive-parse");
-              t.setDaemon(true);
-              return t;
-            });
-    Decompressor decompressor = new Decompressor(file);
-    decompressor.start();
-    ArchiveTable table = new ArchiveTable((int) Math.min(Integer.MAX_VALUE - 8, fileBytes / 64));
-    ArrayDeque<Future<Part>> parsing = new ArrayDeque<>();
-    long[] totals = new long[4]; // lines, corrupt, outside range, uncompressed bytes
+    ArchiveTable table =
+        new ArchiveTable((int) Math.min(Integer.MAX_VALUE - 8, Files.size(file) / 64));
+    long[] totals;
     try {
-      for (Block block = decompressor.next(); block != Block.END; block = decompressor.next()) {
-        Block b = block;
-        parsing.add(pool.submit(() -> Part.parse(b, options)));
-        while (parsing.size() > workers * 2 || (!parsing.isEmpty() && parsing.peek().isDone())) {
-          collect(parsing.poll(), table, totals, options, progress, decompressor, fileBytes);
-        }
-      }
-      while (!parsing.isEmpty()) {
-        collect(parsing.poll(), table, totals, options, progress, decompressor, fileBytes);
-      }
+      totals = readParts(file, options, part -> table.append(part.table));
     } catch (OutOfMemoryError e) {
-      parsing.clear();
       throw tooLarge(table.size);
-    } finally {
-      decompressor.stop();
-      pool.shutdownNow();
     }
     if (progress != null) {
       progress.phase("sorting " + file.getFileName(), "records", table.size);
@@ -144,9 +119,135 @@ public final class ArchiveReader {
     return new Archive(new Sorted(table), totals[0], totals[1], totals[2], totals[3]);
   }
 
+  /** Takes the records of a file read as a stream, a stretch (a block of the file) at a time. */
+  @FunctionalInterface
+  public interface StretchSink {
+    /**
+     * @param records the readable records of the stretch in the range, in file order (which was
+     *     checked to be the replay order)
+     */
+    void accept(List<ArchivedRecord> records) throws IOException;
+  }
+
+  /**
+   * What a stream read.
+   *
+   * @param records the readable records in the range, handed to the sink
+   * @param lines lines in the file
+   * @param corrupt lines that could not be read (each reported)
+   * @param outsideRange readable records left out by the time range
+   */
+  public record Streamed(long records, long lines, long corrupt, long outsideRange) {}
+
+  /** A record of a streamed file that comes before the one above it in the replay order. */
+  public static final class NotInReplayOrder extends IOException {
+    private final long line;
+
+    NotInReplayOrder(Path file, long line) {
+      super(file + " line " + line + " comes before the line above it in the replay order");
+      this.line = line;
+    }
+
+    /** The line of the file that is out of order. */
+    public long line() {
+      return line;
+    }
+  }
+
+  /**
+   * Reads {@code file}, whose lines are in the replay order (an export's, as its {@link
+   * ArchiveManifest} says), as a stream: each stretch's records go to {@code sink} as soon as they
+   * are read, in file order, in the reading thread, while the next stretches are decompressed and
+   * cut into records; only those few stretches are held. Every record is checked to come after the
+   * one before it in the replay order; one that does not stops the reading ({@link
+   * NotInReplayOrder}) once every record above it was handed over. Progress (when the options have
+   * one) counts the records read and the file's bytes, in the caller's phase.
+   */
+  public static Streamed stream(Path file, Options options, StretchSink sink) throws IOException {
+    ArchivedRecord[] last = {null};
+    long[] records = {0};
+    long[] totals;
+    try {
+      totals =
+          readParts(
+              file,
+              options,
+              part -> {
+                List<ArchivedRecord> stretch = new InFileOrder(part.table);
+                ArchivedRecord before = last[0];
+                for (int i = 0; i < stretch.size(); i++) {
+                  ArchivedRecord r = stretch.get(i);
+                  if (before != null && ArchivedRecord.REPLAY_ORDER.compare(before, r) > 0) {
+                    if (i > 0) {
+                      sink.accept(stretch.subList(0, i)); // the records above it are in order
+                    }
+                    throw new NotInReplayOrder(file, r.line());
+                  }
+                  before = r;
+                }
+                last[0] = before;
+                records[0] += stretch.size();
+                if (!stretch.isEmpty()) {
+                  sink.accept(stretch);
+                }
+              });
+    } catch (OutOfMemoryError e) {
+      throw tooLarge(records[0]);
+    }
+    return new Streamed(records[0], totals[0], totals[1], totals[2]);
+  }
+
+  /** Told about each part of the file in file order, its lines numbered from the file's start. */
+  private interface PartHandler {
+    void accept(Part part) throws IOException;
+  }
+
+  /**
+   * Decompresses {@code file} in one thread and parses its blocks on {@link #parsers()} others,
+   * handing each part to {@code handler} in file order; returns lines, corrupt lines, records
+   * outside the range and uncompressed bytes.
+   */
+  private static long[] readParts(Path file, Options options, PartHandler handler)
+      throws IOException {
+    long fileBytes = Files.size(file);
+    Progress progress = options.progress();
+    int workers = parsers();
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            workers,
+            r -> {
+              Thread t = new Thread(r, "archive-parse");
+              t.setDaemon(true);
+              return t;
+            });
+    Decompressor decompressor = new Decompressor(file);
+    decompressor.start();
+    ArrayDeque<Future<Part>> parsing = new ArrayDeque<>();
+    long[] totals = new long[4]; // lines, corrupt, outside range, uncompressed bytes
+    try {
+      for (Block block = decompressor.next(); block != Block.END; block = decompressor.next()) {
+        Block b = block;
+        parsing.add(pool.submit(() -> Part.parse(b, options)));
+        while (parsing.size() > workers * 2 || (!parsing.isEmpty() && parsing.peek().isDone())) {
+          collect(parsing.poll(), handler, totals, options, progress, decompressor, fileBytes);
+        }
+      }
+      while (!parsing.isEmpty()) {
+        collect(parsing.poll(), handler, totals, options, progress, decompressor, fileBytes);
+      }
+    } catch (OutOfMemoryError e) {
+      parsing.clear(); // the caller says how far it got
+      throw e;
+    } finally {
+      decompressor.stop();
+      pool.shutdownNow();
+    }
+    return totals;
+  }
+
   private static void collect(
       Future<Part> future,
-      ArchiveTable table,
+      PartHandler handler,
       long[] totals,
       Options options,
       Progress progress,
@@ -160,8 +261,8 @@ public final class ArchiveReader {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while reading");
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof OutOfMemoryError) {
-        throw tooLarge(table.size);
+      if (e.getCause() instanceof OutOfMemoryError oom) {
+        throw oom;
       }
       throw new IllegalStateException("cannot read the archive: " + e.getCause(), e.getCause());
     }
@@ -169,7 +270,8 @@ public final class ArchiveReader {
     for (int i = 0; i < part.corruptLines.size(); i++) {
       options.corrupt().corrupt(part.corruptLines.get(i) + firstLine - 1, part.reasons.get(i));
     }
-    table.append(part.table, firstLine);
+    part.table.renumber(firstLine);
+    handler.accept(part);
     totals[0] += part.lines;
     totals[1] += part.corruptLines.size();
     totals[2] += part.outside;
@@ -238,6 +340,26 @@ public final class ArchiveReader {
       }
       part.lines = line;
       return part;
+    }
+  }
+
+  /** The records of one part in file order, as a list of views. */
+  private static final class InFileOrder extends AbstractList<ArchivedRecord>
+      implements RandomAccess {
+    private final ArchiveTable table;
+
+    InFileOrder(ArchiveTable table) {
+      this.table = table;
+    }
+
+    @Override
+    public ArchivedRecord get(int index) {
+      return new ArchivedRecord(table, index);
+    }
+
+    @Override
+    public int size() {
+      return table.size;
     }
   }
 

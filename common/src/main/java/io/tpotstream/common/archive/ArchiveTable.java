@@ -119,10 +119,20 @@ final class ArchiveTable {
   }
 
   /**
-   * Appends every row of {@code part} (whose lines are numbered from 1 within its block) with their
-   * line numbers moved up by {@code firstLine - 1}.
+   * Numbers this part's rows (numbered from 1 within its block) from the file's start: moves their
+   * line numbers up by {@code firstLine - 1}, and gives a bare event its line number as offset.
    */
-  void append(ArchiveTable part, long firstLine) {
+  void renumber(long firstLine) {
+    for (int i = 0; i < size; i++) {
+      line[i] += firstLine - 1;
+      if (offset[i] == Long.MIN_VALUE) {
+        offset[i] = line[i]; // a bare event's offset is its line number, known only now
+      }
+    }
+  }
+
+  /** Appends every row of {@code part} (already {@link #renumber renumbered}). */
+  void append(ArchiveTable part) {
     int blockBase = blocks.size();
     blocks.addAll(part.blocks);
     if (size + part.size > ts.length) {
@@ -132,6 +142,7 @@ final class ArchiveTable {
     System.arraycopy(part.ts, 0, ts, size, n);
     System.arraycopy(part.offset, 0, offset, size, n);
     System.arraycopy(part.timestamp, 0, timestamp, size, n);
+    System.arraycopy(part.line, 0, line, size, n);
     System.arraycopy(part.partition, 0, partition, size, n);
     System.arraycopy(part.flags, 0, flags, size, n);
     System.arraycopy(part.keyStart, 0, keyStart, size, n);
@@ -140,11 +151,6 @@ final class ArchiveTable {
     System.arraycopy(part.valueLength, 0, valueLength, size, n);
     for (int i = 0; i < n; i++) {
       block[size + i] = part.block[i] + blockBase;
-      line[size + i] = part.line[i] + firstLine - 1;
-      if (part.offset[i] == Long.MIN_VALUE) {
-        // a bare event's offset is its line number, known only now
-        offset[size + i] = line[size + i];
-      }
     }
     part.heartbeats.forEach((row, hb) -> heartbeats.put(row + size, hb));
     size += n;
@@ -205,8 +211,10 @@ final class ArchiveTable {
   }
 
   /**
-   * The rows in (partition, offset, line) order. Exported files hold each partition in offset
-   * order, so a counting sort by partition gives it; any other file takes a comparator sort.
+   * The rows in (partition, offset, line) order: a counting sort by partition (partitions are small
+   * numbers), which keeps the file's order within each; a partition whose offsets are not in order
+   * in the file (an export that put a partition's few late records in their time's place) is then
+   * sorted on its own by packed (offset, position) keys. Any other file takes a comparator sort.
    */
   private int[] rowsByPartitionOffsetLine() {
     int n = size;
@@ -216,26 +224,24 @@ final class ArchiveTable {
       maxPartition = Math.max(maxPartition, partition[r]);
       minPartition = Math.min(minPartition, partition[r]);
     }
-    int[] rowOfRank = new int[n];
     if (minPartition >= 0 && maxPartition < 1 << 20) {
-      // partitions are small numbers: count them, checking each holds its offsets in order
       int[] next = new int[maxPartition + 2];
-      long[] lastOffset = new long[maxPartition + 1];
-      Arrays.fill(lastOffset, Long.MIN_VALUE);
-      boolean inOrder = true;
-      for (int r = 0; r < n && inOrder; r++) {
-        int p = partition[r];
-        next[p + 1]++;
-        inOrder = offset[r] >= lastOffset[p];
-        lastOffset[p] = offset[r];
+      for (int r = 0; r < n; r++) {
+        next[partition[r] + 1]++;
       }
-      if (inOrder) {
-        for (int p = 1; p < next.length; p++) {
-          next[p] += next[p - 1];
-        }
-        for (int r = 0; r < n; r++) {
-          rowOfRank[next[partition[r]]++] = r;
-        }
+      for (int p = 1; p < next.length; p++) {
+        next[p] += next[p - 1];
+      }
+      int[] starts = next.clone();
+      int[] rowOfRank = new int[n];
+      for (int r = 0; r < n; r++) {
+        rowOfRank[next[partition[r]]++] = r;
+      }
+      boolean sorted = true;
+      for (int p = 0; p <= maxPartition && sorted; p++) {
+        sorted = byOffset(rowOfRank, starts[p], starts[p + 1]);
+      }
+      if (sorted) {
         return rowOfRank;
       }
     }
@@ -249,6 +255,42 @@ final class ArchiveTable {
           }
           return Long.compare(line[a], line[b]);
         });
+  }
+
+  /**
+   * Puts {@code rows[from, to)} (one partition's, in file order) in offset order, equal offsets in
+   * file order; false when their offsets span too much for packed keys.
+   */
+  private boolean byOffset(int[] rows, int from, int to) {
+    boolean inOrder = true;
+    long min = Long.MAX_VALUE;
+    long max = Long.MIN_VALUE;
+    for (int i = from; i < to; i++) {
+      long o = offset[rows[i]];
+      inOrder &= i == from || o >= offset[rows[i - 1]];
+      min = Math.min(min, o);
+      max = Math.max(max, o);
+    }
+    if (inOrder) {
+      return true;
+    }
+    int count = to - from;
+    int positionBits = 64 - Long.numberOfLeadingZeros(count);
+    long range = max - min;
+    if (range < 0 || 64 - Long.numberOfLeadingZeros(range) + positionBits > 63) {
+      return false;
+    }
+    long[] keys = new long[count];
+    for (int i = 0; i < count; i++) {
+      keys[i] = ((offset[rows[from + i]] - min) << positionBits) | i;
+    }
+    Arrays.sort(keys);
+    int[] slice = Arrays.copyOfRange(rows, from, to);
+    long mask = (1L << positionBits) - 1;
+    for (int i = 0; i < count; i++) {
+      rows[from + i] = slice[(int) (keys[i] & mask)];
+    }
+    return true;
   }
 
   private int[] sortWithComparator(int[] rowOfRank) {
