@@ -377,10 +377,13 @@ public final class Replayer {
 
   private static final int SKIP = -2;
 
-  /** Records in the replay order and where each goes. */
-  private record Stretch(List<ArchivedRecord> records, int[] target) {}
+  /**
+   * Records in the replay order, where each goes, and the keys already copied out of the file to
+   * find that (null for a heartbeat, whose sender copies its own).
+   */
+  private record Stretch(List<ArchivedRecord> records, int[] target, byte[][] keys) {}
 
-  private static final Stretch LAST = new Stretch(List.of(), new int[0]);
+  private static final Stretch LAST = new Stretch(List.of(), new int[0], new byte[0][]);
 
   /**
    * Sends stretches of records, in the replay order, on {@link #SENDERS} threads that each own some
@@ -436,6 +439,7 @@ public final class Replayer {
         firstTs = records.get(0).ts();
       }
       int[] target = new int[records.size()];
+      byte[][] keys = new byte[records.size()][];
       for (int i = 0; i < target.length; i++) {
         ArchivedRecord r = records.get(i);
         ArchivedRecord.Heartbeat heartbeat = r.heartbeat();
@@ -451,12 +455,13 @@ public final class Replayer {
           continue;
         }
         byte[] key = r.keyBytes();
+        keys[i] = key;
         target[i] =
             key == null
                 ? nextUnkeyed++ % partitions
                 : Utils.toPositive(Utils.murmur2(key)) % partitions;
       }
-      Stretch stretch = new Stretch(records, target);
+      Stretch stretch = new Stretch(records, target, keys);
       for (BlockingQueue<Stretch> queue : queues) {
         while (!queue.offer(stretch, 100, TimeUnit.MILLISECONDS)) {
           if (failure.get() != null) {
@@ -525,7 +530,7 @@ public final class Replayer {
           if (settings.speed() > 0) {
             pace(r.ts() - firstTs, paceStartNs);
           }
-          byte[] key = r.keyBytes();
+          byte[] key = p == EVERY ? r.keyBytes() : stretch.keys()[i];
           byte[] value = r.valueBytes();
           Long timestamp = r.timestamp();
           if (p == EVERY) {
