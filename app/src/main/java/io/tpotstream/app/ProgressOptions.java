@@ -2,8 +2,6 @@ package io.tpotstream.app;
 
 import io.tpotstream.common.progress.Progress;
 import java.io.PrintWriter;
-import org.apache.logging.log4j.Level;
-import org.apache.logging.log4j.core.config.Configurator;
 import picocli.CommandLine.Option;
 
 /**
@@ -32,8 +30,8 @@ public final class ProgressOptions {
    * turned off too (unless TPOT_LOG_LEVEL names a level).
    */
   public Progress.Mode mode() {
-    if (quiet && System.getenv("TPOT_LOG_LEVEL") == null) {
-      Configurator.setLevel("io.tpotstream", Level.WARN);
+    if (quiet) {
+      Logging.onlyWarnings();
     }
     return Progress.Mode.auto(quiet);
   }

@@ -2,7 +2,6 @@ package io.tpotstream.app;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -49,11 +48,7 @@ public final class Tpot implements Runnable {
 
   public static void main(String[] args) {
     System.setProperty("java.awt.headless", "true");
-    // logging starts (log4j reads its configuration) beside the command line's parsing: the
-    // first Kafka client would otherwise wait for it, half a second on a fresh JVM
-    Thread logging = new Thread(() -> LoggerFactory.getLogger(Tpot.class), "logging-start");
-    logging.setDaemon(true);
-    logging.start();
+    Logging.startInBackground(); // beside the command line's parsing
     System.exit(commandLine().execute(args));
   }
 

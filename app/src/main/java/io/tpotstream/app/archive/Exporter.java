@@ -89,10 +89,10 @@ public final class Exporter {
   }
 
   /**
-   * Records a partition may have waiting for the merge before it is paused (a few hundred bytes
-   * each); it is resumed below half of it.
+   * Records that may wait for the merge (a few hundred bytes each), shared among the partitions:
+   * one that runs ahead with more than its share waiting is paused, and resumed below half of it.
    */
-  private static final int PAUSE_ABOVE = 100_000;
+  private static final int WAITING_BUDGET = 300_000;
 
   /** Exports and returns the number of records written. */
   public long run() throws IOException {
@@ -173,28 +173,41 @@ public final class Exporter {
     long lastFractionNs = 0;
     Set<TopicPartition> finished = new HashSet<>();
     Set<TopicPartition> paused = new HashSet<>();
+    int pauseAbove = Math.max(10_000, WAITING_BUDGET / partitions.size());
     while (!stopped.get()) {
       if (!settings.follow() && caughtUp(consumer, end)) {
         progress.fraction(span, span); // the last look, up to 200 ms old, said less
         break;
       }
-      ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(500));
+      ConsumerRecords<byte[], byte[]> polled = consumer.poll(Duration.ofMillis(500));
+      List<List<ConsumerRecord<byte[], byte[]>>> records = new ArrayList<>();
+      int count = 0;
+      for (TopicPartition tp : polled.partitions()) {
+        List<ConsumerRecord<byte[], byte[]>> some = polled.records(tp);
+        if (!settings.follow()) {
+          // the export is of the records there at its start: later ones, written meanwhile or
+          // committed by a transaction open then, are left out
+          some = before(some, end.get(tp));
+        }
+        records.add(some);
+        count += some.size();
+      }
       List<Integer> nowFinished = new ArrayList<>();
       if (order != null) {
         for (TopicPartition tp : partitions) {
           if (!finished.contains(tp) && consumer.position(tp) >= end.get(tp)) {
             finished.add(tp);
             nowFinished.add(tp.partition());
+            paused.remove(tp);
+            consumer.pause(List.of(tp)); // nothing more to fetch from it
           }
         }
+        pauseTheOnesAhead(consumer, partitions, finished, order, paused, pauseAbove);
       }
-      if (!records.isEmpty() || !nowFinished.isEmpty()) {
+      if (count > 0 || !nowFinished.isEmpty()) {
         lines.add(new Batch(records, nowFinished));
       }
-      if (order != null) {
-        pauseTheOnesAhead(consumer, partitions, order, paused);
-      }
-      progress.add(records.count());
+      progress.add(count);
       if (!settings.follow() && System.nanoTime() - lastFractionNs > 200_000_000L) {
         // offsets include transaction markers and skipped records: the percent follows them
         long read = 0;
@@ -207,28 +220,45 @@ public final class Exporter {
     }
   }
 
+  /** The records of {@code records} (one partition's, in offset order) below {@code end}. */
+  private static List<ConsumerRecord<byte[], byte[]>> before(
+      List<ConsumerRecord<byte[], byte[]>> records, long end) {
+    int n = records.size();
+    while (n > 0 && records.get(n - 1).offset() >= end) {
+      n--;
+    }
+    return n == records.size() ? records : records.subList(0, n);
+  }
+
   /**
-   * Pauses a partition with more than {@link #PAUSE_ABOVE} records waiting for the merge while it
-   * runs ahead of the others in time, and resumes it below half of that.
+   * Pauses a partition with more than {@code pauseAbove} records waiting for the merge while it
+   * runs ahead of the others in time, and resumes it below half of that (a finished partition stays
+   * paused).
    */
   private static void pauseTheOnesAhead(
       KafkaConsumer<byte[], byte[]> consumer,
       List<TopicPartition> partitions,
+      Set<TopicPartition> finished,
       ExportOrder order,
-      Set<TopicPartition> paused) {
+      Set<TopicPartition> paused,
+      int pauseAbove) {
     for (TopicPartition tp : partitions) {
-      if (!paused.contains(tp) && order.runsAhead(tp.partition(), PAUSE_ABOVE)) {
+      if (finished.contains(tp)) {
+        continue;
+      }
+      if (!paused.contains(tp) && order.runsAhead(tp.partition(), pauseAbove)) {
         paused.add(tp);
         consumer.pause(List.of(tp));
-      } else if (paused.contains(tp) && !order.runsAhead(tp.partition(), PAUSE_ABOVE / 2)) {
+      } else if (paused.contains(tp) && !order.runsAhead(tp.partition(), pauseAbove / 2)) {
         paused.remove(tp);
         consumer.resume(List.of(tp));
       }
     }
   }
 
-  /** Polled records, and the partitions that delivered their last record with them. */
-  private record Batch(ConsumerRecords<byte[], byte[]> records, List<Integer> finished) {}
+  /** Polled records (a list per partition), and the partitions that delivered their last. */
+  private record Batch(
+      List<List<ConsumerRecord<byte[], byte[]>>> records, List<Integer> finished) {}
 
   /**
    * Turns polled batches into archive lines in a thread of its own ({@link HandOffThread}), so that
@@ -265,14 +295,16 @@ public final class Exporter {
 
     private void write(Batch batch) throws IOException {
       long outside = 0;
-      for (ConsumerRecord<byte[], byte[]> r : batch.records()) {
-        long timestamp = r.timestamp();
-        if ((toMs != null && timestamp >= toMs) || (fromMs != null && timestamp < fromMs)) {
-          outside++;
-        } else if (order != null) {
-          order.add(r);
-        } else {
-          writer.write(r.key(), r.partition(), r.offset(), timestamp, r.value());
+      for (List<ConsumerRecord<byte[], byte[]>> partition : batch.records()) {
+        for (ConsumerRecord<byte[], byte[]> r : partition) {
+          long timestamp = r.timestamp();
+          if ((toMs != null && timestamp >= toMs) || (fromMs != null && timestamp < fromMs)) {
+            outside++;
+          } else if (order != null) {
+            order.add(r);
+          } else {
+            writer.write(r.key(), r.partition(), r.offset(), timestamp, r.value());
+          }
         }
       }
       if (order != null) {

@@ -173,9 +173,11 @@ public final class Replayer {
           senders.send(stretch);
           progress.add(stretch.size());
         }
-      } finally {
-        sent = senders.finish();
+      } catch (InterruptedException | RuntimeException e) {
+        senders.abandon();
+        throw e;
       }
+      sent = senders.finish();
       sentNs = System.nanoTime();
     }
     return result(
@@ -432,6 +434,7 @@ public final class Replayer {
 
     /** Works out where each record goes and hands the stretch to every sender. */
     void send(List<ArchivedRecord> records) throws InterruptedException {
+      throwIfFailed(); // a broker gone fails every later send: stop reading at once
       if (records.isEmpty()) {
         return;
       }
@@ -456,18 +459,31 @@ public final class Replayer {
         }
         byte[] key = r.keyBytes();
         keys[i] = key;
-        target[i] =
-            key == null
-                ? nextUnkeyed++ % partitions
-                : Utils.toPositive(Utils.murmur2(key)) % partitions;
+        if (key == null) {
+          target[i] = nextUnkeyed;
+          nextUnkeyed = (nextUnkeyed + 1) % partitions;
+        } else {
+          target[i] = Utils.toPositive(Utils.murmur2(key)) % partitions;
+        }
       }
       Stretch stretch = new Stretch(records, target, keys);
       for (BlockingQueue<Stretch> queue : queues) {
         while (!queue.offer(stretch, 100, TimeUnit.MILLISECONDS)) {
-          if (failure.get() != null) {
-            return; // the senders stopped: finish() says why
-          }
+          throwIfFailed(); // the senders stopped
         }
+      }
+    }
+
+    private void throwIfFailed() {
+      Exception failed = failure.get();
+      if (failed != null) { // a broker that stopped answering is worded by KafkaOptions.explained
+        throw new IllegalStateException(
+            "Kafka rejected a replayed record ("
+                + failed.getMessage()
+                + "); the replay stopped. A timestamp more than"
+                + " log.message.timestamp.after.max.ms ahead of the broker's clock is rejected:"
+                + " check the broker's and the archive's clocks",
+            failed);
       }
     }
 
@@ -485,16 +501,7 @@ public final class Replayer {
       }
       progress.phase("flushing to " + settings.topic(), "records", -1);
       producer.flush();
-      Exception failed = failure.get();
-      if (failed != null) { // a broker that stopped answering is worded by KafkaOptions.explained
-        throw new IllegalStateException(
-            "Kafka rejected a replayed record ("
-                + failed.getMessage()
-                + "); the replay stopped. A timestamp more than"
-                + " log.message.timestamp.after.max.ms ahead of the broker's clock is rejected:"
-                + " check the broker's and the archive's clocks",
-            failed);
-      }
+      throwIfFailed();
       return new Sent(Arrays.stream(published).sum(), heartbeats, duplicates);
     }
 

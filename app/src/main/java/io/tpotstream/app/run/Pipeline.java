@@ -1,5 +1,6 @@
 package io.tpotstream.app.run;
 
+import io.tpotstream.app.Logging;
 import io.tpotstream.common.Stages;
 import io.tpotstream.common.kafka.KafkaAccessException;
 import io.tpotstream.common.kafka.KafkaConnection;
@@ -35,8 +36,6 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
-import org.apache.logging.log4j.Level;
-import org.apache.logging.log4j.core.config.Configurator;
 
 /**
  * {@code tpot run} and {@code tpot demo}: the producer in this JVM; the broker (unless given), the
@@ -96,10 +95,8 @@ public final class Pipeline {
   }
 
   public Outcome run() throws Exception {
-    if (System.getenv("TPOT_LOG_LEVEL") == null) {
-      // the live view and the final table say what happens; component INFO lines would interleave
-      Configurator.setLevel("io.tpotstream", Level.WARN);
-    }
+    // the live view and the final table say what happens; component INFO lines would interleave
+    Logging.onlyWarnings();
     Files.createDirectories(settings.out());
     KafkaConnection given = settings.kafka();
     RunOnCluster names = RunOnCluster.fresh();

@@ -457,4 +457,109 @@ class ExportReplayTest {
             + " and sorted first",
         e.getMessage());
   }
+
+  /**
+   * An export takes what the topic holds when it starts: records written while it reads are left
+   * out, and the file is still whole, in the replay order, with its manifest.
+   */
+  @Test
+  void anExportOfATopicBeingWrittenIsTheTopicAsItStarted(TestKafka kafka, @TempDir Path dir)
+      throws Exception {
+    Published run = publishRun(kafka, "export-live");
+    java.util.concurrent.atomic.AtomicBoolean writing =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+    Thread producer =
+        new Thread(
+            () -> {
+              try (KafkaProducer<String, byte[]> p = new KafkaProducer<>(kafka.producerProps())) {
+                for (int i = 0; writing.get(); i++) {
+                  long now = System.currentTimeMillis();
+                  send(
+                      p,
+                      run.topic(),
+                      TokenEvent.start(now, "run", "live-" + i, "m", null, null, "p"));
+                  if (i % 50 == 49) {
+                    p.flush();
+                    written.addAndGet(50);
+                  }
+                }
+              }
+            },
+            "live-producer");
+    producer.start();
+    try {
+      await().atMost(Duration.ofSeconds(30)).until(() -> written.get() >= 500);
+      Path file = dir.resolve("live.jsonl.zst");
+      // small polls: the partitions reach their end offsets in different polls, and a finished
+      // partition's fetches go on bringing the records written since
+      Properties small = client(kafka);
+      small.put("max.poll.records", "20");
+      small.put("max.partition.fetch.bytes", "4096");
+      long exported =
+          new Exporter(
+                  new Exporter.Settings(small, run.topic(), file, null, null, false),
+                  Progress.quiet())
+              .run();
+      writing.set(false);
+      producer.join();
+      ArchiveManifest manifest = ArchiveManifest.read(file).orElseThrow();
+      assertEquals(ArchiveManifest.REPLAY_ORDER, manifest.order());
+      assertEquals(exported, manifest.records());
+      assertTrue(exported >= run.records() + 500, "exported " + exported);
+      assertTrue(exported < run.records() + written.get() + 50, "exported " + exported);
+      // each partition's offsets from 0 without a gap: a snapshot, nothing lost in between
+      List<ArchivedRecord> records = ArchiveReader.readInReplayOrder(file, (l, r) -> {});
+      assertEquals(exported, records.size());
+      for (int p = 0; p < 3; p++) {
+        int partition = p;
+        List<Long> offsets =
+            records.stream()
+                .filter(r -> r.partition() == partition)
+                .map(ArchivedRecord::offset)
+                .sorted()
+                .toList();
+        for (int i = 0; i < offsets.size(); i++) {
+          assertEquals(i, offsets.get(i), "offsets of partition " + p);
+        }
+      }
+    } finally {
+      writing.set(false);
+      producer.join();
+    }
+  }
+
+  /**
+   * A record the broker refuses stops a streamed replay with what was refused and what to check.
+   */
+  @Test
+  void aRecordKafkaRejectsStopsAStreamedReplay(TestKafka kafka, @TempDir Path dir)
+      throws Exception {
+    long future = System.currentTimeMillis() + java.util.concurrent.TimeUnit.HOURS.toMillis(3);
+    Path file = dir.resolve("future.jsonl.lz4");
+    int n = 30_000;
+    try (ArchiveWriter writer = new ArchiveWriter(file)) {
+      for (int i = 0; i < n; i++) {
+        TokenEvent e = TokenEvent.start(future + i, "run", "req-" + i, "model-a", null, null, "p");
+        writer.write("req-" + i, 0, i, future + i, TokenEventCodec.encode(e));
+      }
+    }
+    new ArchiveManifest(
+            ArchiveManifest.FORMAT,
+            "t",
+            List.of(0),
+            n,
+            Files.size(file),
+            ArchiveManifest.REPLAY_ORDER,
+            null,
+            null)
+        .write(file);
+    String target = TestKafka.uniqueName("replay-future");
+    IllegalStateException e =
+        assertThrows(IllegalStateException.class, () -> replayInto(kafka, file, target));
+    assertTrue(
+        e.getMessage().startsWith("Kafka rejected a replayed record (")
+            && e.getMessage().endsWith("check the broker's and the archive's clocks"),
+        e.getMessage());
+  }
 }

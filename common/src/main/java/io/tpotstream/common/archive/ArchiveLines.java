@@ -207,11 +207,18 @@ final class ArchiveLines {
     if (value == null) {
       return new ValueFacts(timestampMs, 0, null);
     }
-    if (ArchiveWriter.isOneObjectOnOneLine(value)) {
-      return valueFacts(value, 0, value.length, timestampMs); // written as it is
+    byte[] written = value;
+    if (!ArchiveWriter.isOneObjectOnOneLine(value)) {
+      try {
+        written = ArchiveWriter.otherValue(value); // an object re-encoded on one line, or text
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      if (written.length == 0 || written[0] != '{') {
+        return new ValueFacts(timestampMs, 0, null); // kept as a JSON string
+      }
     }
-    // re-encoded on one line when a JSON object (Jackson reads the same fields), else kept as text
-    return streamed(value, 0, value.length, timestampMs);
+    return valueFacts(written, 0, written.length, timestampMs);
   }
 
   /**

@@ -15,8 +15,9 @@ import java.util.Optional;
  * run.jsonl.zst.manifest.json}): the topic, its partitions, the record count, the file's size and
  * the order of its lines. {@code replay} reads an archive whose lines are in the replay order as a
  * stream, sending while it reads, when the manifest still describes the file (same size); any other
- * archive is read whole and sorted first, as before. A file written by hand, by kcat or by an
- * export that was stopped (--follow) has no manifest.
+ * archive is read whole and sorted first, as before: a file written by hand or by kcat (no
+ * manifest), one changed since (another size), or one in partition order ({@code --follow} writes
+ * records as they are polled; a partition that went back in time by more than a second).
  *
  * @param manifest the format, {@value #FORMAT}
  * @param topic the topic exported

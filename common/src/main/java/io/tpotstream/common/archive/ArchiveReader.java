@@ -192,7 +192,13 @@ public final class ArchiveReader {
                 }
               });
     } catch (OutOfMemoryError e) {
-      throw tooLarge(records[0]);
+      throw new IllegalStateException(
+          "out of memory after "
+              + records[0]
+              + " records of "
+              + file
+              + ", read a few blocks at a time (a line longer than the heap?): give the JVM more"
+              + " heap (TPOT_JAVA_OPTS=-Xmx16g)");
     }
     return new Streamed(records[0], totals[0], totals[1], totals[2]);
   }

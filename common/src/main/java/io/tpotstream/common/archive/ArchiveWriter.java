@@ -258,7 +258,7 @@ public final class ArchiveWriter implements Closeable {
    * A value that is not one object on one line: an object over several lines is re-encoded on one;
    * anything else (not JSON, an array, a number) becomes a JSON string of its text.
    */
-  private static byte[] otherValue(byte[] value) throws IOException {
+  static byte[] otherValue(byte[] value) throws IOException {
     try {
       JsonNode tree = Json.MAPPER.readTree(value);
       if (tree != null && tree.isObject()) {
