@@ -310,6 +310,13 @@ class ExportReplayTest {
     assertTrue(Files.size(file) > 0);
   }
 
+  /** Exports the whole of {@code topic} into {@code file}, quietly. */
+  private static long exportAll(TestKafka kafka, String topic, Path file) throws Exception {
+    return new Exporter(
+            new Exporter.Settings(client(kafka), topic, file, null, null, false), Progress.quiet())
+        .run();
+  }
+
   /** The records of {@code topic}, "key timestamp value" per partition, in offset order. */
   private static List<List<String>> byPartition(
       TestKafka kafka, String topic, int partitions, int expected) {
@@ -344,10 +351,7 @@ class ExportReplayTest {
       throws Exception {
     Published run = publishRun(kafka, "export-stream");
     Path file = dir.resolve("run.jsonl.zst");
-    new Exporter(
-            new Exporter.Settings(client(kafka), run.topic(), file, null, null, false),
-            Progress.quiet())
-        .run();
+    exportAll(kafka, run.topic(), file);
     ArchiveManifest manifest = ArchiveManifest.read(file).orElseThrow();
     assertEquals(
         new ArchiveManifest(
@@ -390,10 +394,7 @@ class ExportReplayTest {
       throws Exception {
     Published run = publishRun(kafka, "export-changed");
     Path file = dir.resolve("run.jsonl");
-    new Exporter(
-            new Exporter.Settings(client(kafka), run.topic(), file, null, null, false),
-            Progress.quiet())
-        .run();
+    exportAll(kafka, run.topic(), file);
     long size = Files.size(file);
     ArchiveManifest manifest = ArchiveManifest.read(file).orElseThrow();
     new ArchiveManifest(
@@ -422,13 +423,13 @@ class ExportReplayTest {
     assertEquals(expected, readAll(kafka, target, expected).size());
   }
 
-  @Test
-  void aFileOutOfOrderBehindAManifestSayingOtherwiseStopsTheReplayWithWhatToDo(
-      TestKafka kafka, @TempDir Path dir) throws Exception {
-    long ts = System.currentTimeMillis() - 60_000;
-    Path file = dir.resolve("edited.jsonl");
+  /**
+   * Writes {@code file}: one request start per offset of partition 0, in the order given, each at
+   * {@code ts} + its offset, with a manifest that says the lines are in the replay order.
+   */
+  private static void saidToBeInReplayOrder(Path file, long ts, int... offsets) throws Exception {
     try (ArchiveWriter writer = new ArchiveWriter(file)) {
-      for (int i : new int[] {0, 2, 1}) {
+      for (int i : offsets) {
         TokenEvent e = TokenEvent.start(ts + i, "run", "req-" + i, "model-a", null, null, "p");
         writer.write("req-" + i, 0, i, ts + i, TokenEventCodec.encode(e));
       }
@@ -437,12 +438,19 @@ class ExportReplayTest {
             ArchiveManifest.FORMAT,
             "t",
             List.of(0),
-            3,
+            offsets.length,
             Files.size(file),
             ArchiveManifest.REPLAY_ORDER,
             null,
             null)
         .write(file);
+  }
+
+  @Test
+  void aFileOutOfOrderBehindAManifestSayingOtherwiseStopsTheReplayWithWhatToDo(
+      TestKafka kafka, @TempDir Path dir) throws Exception {
+    Path file = dir.resolve("edited.jsonl");
+    saidToBeInReplayOrder(file, System.currentTimeMillis() - 60_000, 0, 2, 1);
     String target = TestKafka.uniqueName("replay-edited");
     IllegalStateException e =
         assertThrows(IllegalStateException.class, () -> replayInto(kafka, file, target));
@@ -537,23 +545,7 @@ class ExportReplayTest {
       throws Exception {
     long future = System.currentTimeMillis() + java.util.concurrent.TimeUnit.HOURS.toMillis(3);
     Path file = dir.resolve("future.jsonl.lz4");
-    int n = 30_000;
-    try (ArchiveWriter writer = new ArchiveWriter(file)) {
-      for (int i = 0; i < n; i++) {
-        TokenEvent e = TokenEvent.start(future + i, "run", "req-" + i, "model-a", null, null, "p");
-        writer.write("req-" + i, 0, i, future + i, TokenEventCodec.encode(e));
-      }
-    }
-    new ArchiveManifest(
-            ArchiveManifest.FORMAT,
-            "t",
-            List.of(0),
-            n,
-            Files.size(file),
-            ArchiveManifest.REPLAY_ORDER,
-            null,
-            null)
-        .write(file);
+    saidToBeInReplayOrder(file, future, java.util.stream.IntStream.range(0, 30_000).toArray());
     String target = TestKafka.uniqueName("replay-future");
     IllegalStateException e =
         assertThrows(IllegalStateException.class, () -> replayInto(kafka, file, target));
