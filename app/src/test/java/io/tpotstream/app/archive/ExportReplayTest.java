@@ -310,11 +310,15 @@ class ExportReplayTest {
     assertTrue(Files.size(file) > 0);
   }
 
-  /** Exports the whole of {@code topic} into {@code file}, quietly. */
-  private static long exportAll(TestKafka kafka, String topic, Path file) throws Exception {
-    return new Exporter(
-            new Exporter.Settings(client(kafka), topic, file, null, null, false), Progress.quiet())
+  /** A new published run (see {@link #publishRun}), exported whole into {@code file}, quietly. */
+  private static Published publishAndExport(TestKafka kafka, String prefix, Path file)
+      throws Exception {
+    Published run = publishRun(kafka, prefix);
+    new Exporter(
+            new Exporter.Settings(client(kafka), run.topic(), file, null, null, false),
+            Progress.quiet())
         .run();
+    return run;
   }
 
   /** The records of {@code topic}, "key timestamp value" per partition, in offset order. */
@@ -349,9 +353,8 @@ class ExportReplayTest {
   @Test
   void anExportIsReplayedAsAStreamAndGivesWhatAFullSortGives(TestKafka kafka, @TempDir Path dir)
       throws Exception {
-    Published run = publishRun(kafka, "export-stream");
     Path file = dir.resolve("run.jsonl.zst");
-    exportAll(kafka, run.topic(), file);
+    Published run = publishAndExport(kafka, "export-stream", file);
     ArchiveManifest manifest = ArchiveManifest.read(file).orElseThrow();
     assertEquals(
         new ArchiveManifest(
@@ -392,9 +395,8 @@ class ExportReplayTest {
   @Test
   void aManifestThatNoLongerDescribesItsFileIsNotTrusted(TestKafka kafka, @TempDir Path dir)
       throws Exception {
-    Published run = publishRun(kafka, "export-changed");
     Path file = dir.resolve("run.jsonl");
-    exportAll(kafka, run.topic(), file);
+    Published run = publishAndExport(kafka, "export-changed", file);
     long size = Files.size(file);
     ArchiveManifest manifest = ArchiveManifest.read(file).orElseThrow();
     new ArchiveManifest(

@@ -65,6 +65,10 @@ class ExportOrderTest {
             "p"));
   }
 
+  private static void noCorruptLine(long line, String reason) {
+    throw new AssertionError("line " + line + ": " + reason);
+  }
+
   /** "partition/offset" of each record the merge wrote, in its order. */
   private static String placeOf(ConsumerRecord<byte[], byte[]> r) {
     return r.partition() + "/" + r.offset();
@@ -196,10 +200,7 @@ class ExportOrderTest {
     ArchiveReader.Streamed totals =
         ArchiveReader.stream(
             file,
-            ArchiveReader.Options.all(
-                (line, reason) -> {
-                  throw new AssertionError(reason);
-                }),
+            ArchiveReader.Options.all(ExportOrderTest::noCorruptLine),
             stretch -> stretch.forEach(r -> streamed.add(r.partition() + "/" + r.offset())));
     List<String> sorted =
         ArchiveReader.readInReplayOrder(file, (line, reason) -> {}).stream()
