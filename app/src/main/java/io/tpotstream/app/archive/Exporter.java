@@ -90,7 +90,8 @@ public final class Exporter {
 
   /**
    * Records that may wait for the merge (a few hundred bytes each), shared among the partitions:
-   * one that runs ahead with more than its share waiting is paused, and resumed below half of it.
+   * one that runs ahead with more than its share waiting is paused, and resumed below half of it. A
+   * share is at least 10,000 records, so above 30 partitions the total may pass the budget.
    */
   private static final int WAITING_BUDGET = 300_000;
 
@@ -179,6 +180,7 @@ public final class Exporter {
         progress.fraction(span, span); // the last look, up to 200 ms old, said less
         break;
       }
+      lines.check(); // a failed lines thread says so now, not when a record next arrives
       ConsumerRecords<byte[], byte[]> polled = consumer.poll(Duration.ofMillis(500));
       List<List<ConsumerRecord<byte[], byte[]>>> records = new ArrayList<>();
       int count = 0;
@@ -283,6 +285,11 @@ public final class Exporter {
 
     void add(Batch batch) throws IOException {
       batches.put(batch);
+    }
+
+    /** Throws what stopped the lines thread, if anything did. */
+    void check() throws IOException {
+      batches.check();
     }
 
     long written() {

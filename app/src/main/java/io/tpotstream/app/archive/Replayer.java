@@ -158,28 +158,23 @@ public final class Replayer {
       throws IOException, InterruptedException {
     ArchiveReader.Archive archive = read(target);
     long readNs = System.nanoTime();
-    Sent sent;
-    int partitions;
-    long sentNs;
-    try (KafkaProducer<byte[], byte[]> producer = await(target).producer()) {
-      partitions = await(target).partitions();
-      List<ArchivedRecord> records = archive.records();
-      progress.phase("sending to " + settings.topic(), "records", records.size());
-      Senders senders = new Senders(producer, partitions);
-      try {
-        for (int from = 0; from < records.size(); from += STRETCH) {
-          List<ArchivedRecord> stretch =
-              records.subList(from, Math.min(records.size(), from + STRETCH));
-          senders.send(stretch);
-          progress.add(stretch.size());
-        }
-      } catch (InterruptedException | RuntimeException e) {
-        senders.abandon();
-        throw e;
+    int partitions = await(target).partitions();
+    List<ArchivedRecord> records = archive.records();
+    progress.phase("sending to " + settings.topic(), "records", records.size());
+    Senders senders = new Senders(await(target).producer(), partitions);
+    try {
+      for (int from = 0; from < records.size(); from += STRETCH) {
+        List<ArchivedRecord> stretch =
+            records.subList(from, Math.min(records.size(), from + STRETCH));
+        senders.send(stretch);
+        progress.add(stretch.size());
       }
-      sent = senders.finish();
-      sentNs = System.nanoTime();
+    } catch (InterruptedException | RuntimeException e) {
+      senders.close(false);
+      throw e;
     }
+    Sent sent = senders.finishAndClose();
+    long sentNs = System.nanoTime();
     return result(
         sent,
         partitions,
@@ -226,31 +221,25 @@ public final class Replayer {
                 progress.add(stretch.size());
               });
     } catch (ArchiveReader.NotInReplayOrder e) {
+      IllegalStateException outOfOrder = outOfOrder(e);
       if (senders[0] != null) {
-        senders[0].finish(); // what was handed over is sent: the message says up to where
+        try {
+          senders[0].finishAndClose(); // what was handed over is sent: the message says so
+        } catch (InterruptedException | RuntimeException f) {
+          outOfOrder.addSuppressed(f);
+        }
       }
-      throw new IllegalStateException(
-          "replay: "
-              + e.getMessage()
-              + ", although "
-              + ArchiveManifest.of(settings.file()).getFileName()
-              + " says its lines are in that order (was the file changed after the export?);"
-              + " the records above that line were sent to "
-              + settings.topic()
-              + ". Delete the manifest and replay into a new topic: the archive is then read"
-              + " whole and sorted first",
-          e);
+      throw outOfOrder;
     } catch (IOException | RuntimeException e) {
       if (senders[0] != null) {
-        senders[0].abandon();
+        senders[0].close(false);
       }
       throw e;
     }
     Target ready = await(target); // also for an archive without a record in range
-    Sent sent;
-    try (KafkaProducer<byte[], byte[]> producer = ready.producer()) {
-      sent = senders[0] == null ? new Sent(0, 0, 0) : senders[0].finish();
-    }
+    Senders streaming =
+        senders[0] != null ? senders[0] : new Senders(ready.producer(), ready.partitions());
+    Sent sent = streaming.finishAndClose();
     int partitions = ready.partitions();
     return result(
         sent,
@@ -260,6 +249,21 @@ public final class Replayer {
         read.records(),
         read.corrupt(),
         read.outsideRange());
+  }
+
+  /** What to say when a streamed file turns out not to be in the replay order. */
+  private IllegalStateException outOfOrder(ArchiveReader.NotInReplayOrder e) {
+    return new IllegalStateException(
+        "replay: "
+            + e.getMessage()
+            + ", although "
+            + ArchiveManifest.of(settings.file()).getFileName()
+            + " says its lines are in that order (was the file changed after the export?);"
+            + " the records above that line were sent to "
+            + settings.topic()
+            + ". Delete the manifest and replay into a new topic: the archive is then read"
+            + " whole and sorted first",
+        e);
   }
 
   private void corruptLine(long line, String reason) {
@@ -505,10 +509,30 @@ public final class Replayer {
       return new Sent(Arrays.stream(published).sum(), heartbeats, duplicates);
     }
 
-    /** Stops the senders without waiting for what is queued (the replay failed). */
-    void abandon() {
+    /** {@link #finish()}, then {@link #close(boolean)}: at once after a failure. */
+    Sent finishAndClose() throws InterruptedException {
+      boolean sentAll = false;
+      try {
+        Sent sent = finish();
+        sentAll = true;
+        return sent;
+      } finally {
+        close(sentAll);
+      }
+    }
+
+    /**
+     * Closes the producer: after {@link #finish()} sent everything, at once; else (the replay
+     * failed) the senders stop without sending what is queued, and nothing waits for the broker.
+     */
+    void close(boolean sentAll) {
+      if (sentAll) {
+        producer.close();
+        return;
+      }
       failure.compareAndSet(null, new IllegalStateException("the replay stopped"));
       threads.forEach(Thread::interrupt);
+      producer.close(Duration.ZERO);
     }
 
     /** Sends the records of the partitions {@code sender} owns; returns the Kafka records sent. */

@@ -214,6 +214,57 @@ class ExportOrderTest {
     assertEquals(List.of("0/1000", "1/1000", "2/1000"), streamed.subList(3_000, 3_003));
   }
 
+  /**
+   * A value over several lines is re-encoded on one by the writer; its place in the order comes
+   * from its ts as written, not from the record's timestamp, so the stream reads back what was
+   * merged.
+   */
+  @Test
+  void aValueOverSeveralLinesTakesItsPlaceByItsOwnTs() throws Exception {
+    Path file = dir.resolve("pretty.jsonl");
+    TokenEvent early =
+        TokenEvent.token(500, "run", "r0", "m", null, 1_000_000L, 0, 1, TokenKind.CONTENT, "p");
+    byte[] pretty =
+        new String(TokenEventCodec.encode(early), StandardCharsets.UTF_8)
+            .replace(",", ",\n  ")
+            .getBytes(StandardCharsets.UTF_8);
+    ConsumerRecord<byte[], byte[]> late = token(1, 0, 700);
+    ConsumerRecord<byte[], byte[]> prettyRecord =
+        new ConsumerRecord<>(
+            "t",
+            0,
+            0,
+            9_000, // a record timestamp far from the event's ts
+            TimestampType.CREATE_TIME,
+            2,
+            pretty.length,
+            "r0".getBytes(StandardCharsets.UTF_8),
+            pretty,
+            new RecordHeaders(),
+            Optional.empty());
+    List<String> written = new ArrayList<>();
+    try (ArchiveWriter writer = new ArchiveWriter(file)) {
+      ExportOrder order =
+          new ExportOrder(
+              List.of(0, 1),
+              r -> {
+                written.add(placeOf(r));
+                writer.write(r.key(), r.partition(), r.offset(), r.timestamp(), r.value());
+              });
+      order.add(late);
+      order.add(prettyRecord);
+      order.finishAll();
+      assertTrue(order.inReplayOrder());
+    }
+    assertEquals(List.of("0/0", "1/0"), written);
+    List<Long> streamed = new ArrayList<>();
+    ArchiveReader.stream(
+        file,
+        ArchiveReader.Options.all(ExportOrderTest::noCorruptLine),
+        stretch -> stretch.forEach(r -> streamed.add(r.ts())));
+    assertEquals(List.of(500L, 700L), streamed);
+  }
+
   @Test
   void aStreamStopsAtTheFirstLineOutOfTheReplayOrder() throws Exception {
     Path file = dir.resolve("unsorted.jsonl");
