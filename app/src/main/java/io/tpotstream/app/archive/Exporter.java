@@ -110,12 +110,7 @@ public final class Exporter {
       infos.forEach(i -> partitions.add(new TopicPartition(i.topic(), i.partition())));
       List<Integer> numbers = partitions.stream().map(TopicPartition::partition).sorted().toList();
       ArchiveWriter writer = new ArchiveWriter(settings.out(), settings.compressionLevel());
-      ExportOrder order =
-          settings.follow()
-              ? null
-              : new ExportOrder(
-                  numbers,
-                  r -> writer.write(r.key(), r.partition(), r.offset(), r.timestamp(), r.value()));
+      ExportOrder order = settings.follow() ? null : new ExportOrder(numbers, writer::write);
       Lines lines = new Lines(writer, order, settings.fromMs(), settings.toMs());
       try {
         export(consumer, partitions, lines, order);
@@ -173,7 +168,6 @@ public final class Exporter {
         settings.follow() ? -1 : span);
     long lastFractionNs = 0;
     Set<TopicPartition> finished = new HashSet<>();
-    Set<TopicPartition> paused = new HashSet<>();
     int pauseAbove = Math.max(10_000, WAITING_BUDGET / partitions.size());
     while (!stopped.get()) {
       if (!settings.follow() && caughtUp(consumer, end)) {
@@ -200,11 +194,10 @@ public final class Exporter {
           if (!finished.contains(tp) && consumer.position(tp) >= end.get(tp)) {
             finished.add(tp);
             nowFinished.add(tp.partition());
-            paused.remove(tp);
             consumer.pause(List.of(tp)); // nothing more to fetch from it
           }
         }
-        pauseTheOnesAhead(consumer, partitions, finished, order, paused, pauseAbove);
+        pauseTheOnesAhead(consumer, partitions, finished, order, pauseAbove);
       }
       if (count > 0 || !nowFinished.isEmpty()) {
         lines.add(new Batch(records, nowFinished));
@@ -242,17 +235,15 @@ public final class Exporter {
       List<TopicPartition> partitions,
       Set<TopicPartition> finished,
       ExportOrder order,
-      Set<TopicPartition> paused,
       int pauseAbove) {
+    Set<TopicPartition> paused = consumer.paused();
     for (TopicPartition tp : partitions) {
       if (finished.contains(tp)) {
         continue;
       }
       if (!paused.contains(tp) && order.runsAhead(tp.partition(), pauseAbove)) {
-        paused.add(tp);
         consumer.pause(List.of(tp));
       } else if (paused.contains(tp) && !order.runsAhead(tp.partition(), pauseAbove / 2)) {
-        paused.remove(tp);
         consumer.resume(List.of(tp));
       }
     }
@@ -310,7 +301,7 @@ public final class Exporter {
           } else if (order != null) {
             order.add(r);
           } else {
-            writer.write(r.key(), r.partition(), r.offset(), timestamp, r.value());
+            writer.write(r);
           }
         }
       }

@@ -161,7 +161,7 @@ public final class Replayer {
     int partitions = await(target).partitions();
     List<ArchivedRecord> records = archive.records();
     progress.phase("sending to " + settings.topic(), "records", records.size());
-    Senders senders = new Senders(await(target).producer(), partitions);
+    Senders senders = new Senders(await(target));
     try {
       for (int from = 0; from < records.size(); from += STRETCH) {
         List<ArchivedRecord> stretch =
@@ -210,7 +210,7 @@ public final class Replayer {
                   settings.fromMs(), settings.toMs(), this::corruptLine, null),
               stretch -> {
                 if (senders[0] == null) {
-                  senders[0] = new Senders(await(target).producer(), await(target).partitions());
+                  senders[0] = new Senders(await(target));
                 }
                 try {
                   senders[0].send(stretch);
@@ -237,8 +237,7 @@ public final class Replayer {
       throw e;
     }
     Target ready = await(target); // also for an archive without a record in range
-    Senders streaming =
-        senders[0] != null ? senders[0] : new Senders(ready.producer(), ready.partitions());
+    Senders streaming = senders[0] != null ? senders[0] : new Senders(ready);
     Sent sent = streaming.finishAndClose();
     int partitions = ready.partitions();
     return result(
@@ -411,9 +410,10 @@ public final class Replayer {
     private long duplicates;
     private int nextUnkeyed;
 
-    Senders(KafkaProducer<byte[], byte[]> producer, int partitions) {
-      this.producer = producer;
-      this.partitions = partitions;
+    /** Senders to the target topic, through its producer. */
+    Senders(Target target) {
+      this.producer = target.producer();
+      this.partitions = target.partitions();
       int senders = Math.max(1, Math.min(partitions, SENDERS));
       published = new long[senders];
       for (int s = 0; s < senders; s++) {

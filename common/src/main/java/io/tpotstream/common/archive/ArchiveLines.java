@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.common.Json;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -212,7 +213,7 @@ final class ArchiveLines {
       try {
         written = ArchiveWriter.otherValue(value); // an object re-encoded on one line, or text
       } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
+        throw new UncheckedIOException(e);
       }
       if (written.length == 0 || written[0] != '{') {
         return new ValueFacts(timestampMs, 0, null); // kept as a JSON string

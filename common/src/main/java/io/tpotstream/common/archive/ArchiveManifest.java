@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.tpotstream.common.Json;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
@@ -68,10 +67,8 @@ public record ArchiveManifest(
       ArchiveManifest m =
           Json.MAPPER.readValue(Files.readAllBytes(of(archive)), ArchiveManifest.class);
       return FORMAT.equals(m.manifest()) ? Optional.of(m) : Optional.empty();
-    } catch (NoSuchFileException e) {
-      return Optional.empty();
     } catch (IOException | RuntimeException e) {
-      return Optional.empty(); // not ours, or damaged: the archive is read as any other file
+      return Optional.empty(); // none, not ours, or damaged: the archive is read as any other
     }
   }
 
@@ -81,9 +78,10 @@ public record ArchiveManifest(
    */
   public String whyNotStreamable(Path archive) throws IOException {
     if (!REPLAY_ORDER.equals(order)) {
-      return "its lines are in partition order, not in the replay order (a partition of "
+      return "its lines are in partition order, not in the replay order (exported with --follow,"
+          + " or a partition of "
           + topic
-          + " went back in time)";
+          + " went back in time by more than a second)";
     }
     long size = Files.size(archive);
     if (size != bytes) {

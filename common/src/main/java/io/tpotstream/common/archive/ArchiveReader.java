@@ -116,7 +116,7 @@ public final class ArchiveReader {
     if (progress != null) {
       progress.set(table.size);
     }
-    return new Archive(new Sorted(table), totals[0], totals[1], totals[2], totals[3]);
+    return new Archive(new Rows(table, table.order), totals[0], totals[1], totals[2], totals[3]);
   }
 
   /** Takes the records of a file read as a stream, a stretch (a block of the file) at a time. */
@@ -173,7 +173,7 @@ public final class ArchiveReader {
               file,
               options,
               part -> {
-                List<ArchivedRecord> stretch = new InFileOrder(part.table);
+                List<ArchivedRecord> stretch = new Rows(part.table, null);
                 ArchivedRecord before = last[0];
                 for (int i = 0; i < stretch.size(); i++) {
                   ArchivedRecord r = stretch.get(i);
@@ -349,37 +349,19 @@ public final class ArchiveReader {
     }
   }
 
-  /** The records of one part in file order, as a list of views. */
-  private static final class InFileOrder extends AbstractList<ArchivedRecord>
-      implements RandomAccess {
+  /** Records of a table as a list of views: in file order, or in the order its sort gave. */
+  private static final class Rows extends AbstractList<ArchivedRecord> implements RandomAccess {
     private final ArchiveTable table;
+    private final int[] order; // null: file order
 
-    InFileOrder(ArchiveTable table) {
+    Rows(ArchiveTable table, int[] order) {
       this.table = table;
+      this.order = order;
     }
 
     @Override
     public ArchivedRecord get(int index) {
-      return new ArchivedRecord(table, index);
-    }
-
-    @Override
-    public int size() {
-      return table.size;
-    }
-  }
-
-  /** The sorted records as a list of views. */
-  private static final class Sorted extends AbstractList<ArchivedRecord> implements RandomAccess {
-    private final ArchiveTable table;
-
-    Sorted(ArchiveTable table) {
-      this.table = table;
-    }
-
-    @Override
-    public ArchivedRecord get(int index) {
-      return new ArchivedRecord(table, table.order[index]);
+      return new ArchivedRecord(table, order == null ? index : order[index]);
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Writes an archive: one JSONL line per Kafka record, {@code
@@ -96,6 +97,11 @@ public final class ArchiveWriter implements Closeable {
     putValue(value);
     put(END);
     written++;
+  }
+
+  /** Writes one Kafka record as it was read: key, partition, offset, timestamp and value. */
+  public void write(ConsumerRecord<byte[], byte[]> r) throws IOException {
+    write(r.key(), r.partition(), r.offset(), r.timestamp(), r.value());
   }
 
   /** Same, with the key as text (null for none). */

@@ -24,11 +24,44 @@ public final class ArchivedRecord {
    * sent it last), then original partition, original offset, and line of the file.
    */
   public static final Comparator<ArchivedRecord> REPLAY_ORDER =
-      Comparator.comparingLong(ArchivedRecord::ts)
-          .thenComparing(ArchivedRecord::isFinalHeartbeat)
-          .thenComparingInt(ArchivedRecord::partition)
-          .thenComparingLong(ArchivedRecord::offset)
-          .thenComparingLong(ArchivedRecord::line);
+      (a, b) -> {
+        int c =
+            replayOrder(
+                a.ts(),
+                a.isFinalHeartbeat(),
+                a.partition(),
+                a.offset(),
+                b.ts(),
+                b.isFinalHeartbeat(),
+                b.partition(),
+                b.offset());
+        return c != 0 ? c : Long.compare(a.line(), b.line());
+      };
+
+  /**
+   * The replay order of two records by what an export knows of them before their lines are written
+   * ({@link #REPLAY_ORDER} without the line, which only a file has).
+   */
+  static int replayOrder(
+      long tsA,
+      boolean finalA,
+      int partitionA,
+      long offsetA,
+      long tsB,
+      boolean finalB,
+      int partitionB,
+      long offsetB) {
+    int c = Long.compare(tsA, tsB);
+    if (c != 0) {
+      return c;
+    }
+    c = Boolean.compare(finalA, finalB);
+    if (c != 0) {
+      return c;
+    }
+    c = Integer.compare(partitionA, partitionB);
+    return c != 0 ? c : Long.compare(offsetA, offsetB);
+  }
 
   /** What identifies a heartbeat: the same heartbeat went to every partition of its topic. */
   public record Heartbeat(String producerId, long watermark, boolean isFinal) {}

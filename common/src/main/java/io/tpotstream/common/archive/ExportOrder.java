@@ -207,17 +207,16 @@ public final class ExportOrder {
     }
   }
 
-  /** The replay order of two waiting records (both from an export: no line numbers needed). */
+  /** The replay order of two waiting records. */
   private static int compare(Waiting a, Waiting b) {
-    int c = Long.compare(a.ts(), b.ts());
-    if (c != 0) {
-      return c;
-    }
-    c = Boolean.compare(a.isFinal(), b.isFinal());
-    if (c != 0) {
-      return c;
-    }
-    c = Integer.compare(a.record().partition(), b.record().partition());
-    return c != 0 ? c : Long.compare(a.record().offset(), b.record().offset());
+    return ArchivedRecord.replayOrder(
+        a.ts(),
+        a.isFinal(),
+        a.record().partition(),
+        a.record().offset(),
+        b.ts(),
+        b.isFinal(),
+        b.record().partition(),
+        b.record().offset());
   }
 }
