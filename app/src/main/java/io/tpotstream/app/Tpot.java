@@ -27,6 +27,7 @@ import picocli.CommandLine.Command;
       CompareCommand.class,
       ModelsCommand.class,
       BenchCommand.class,
+      ClassArchiveTraining.class,
       CommandLine.HelpCommand.class
     })
 public final class Tpot implements Runnable {

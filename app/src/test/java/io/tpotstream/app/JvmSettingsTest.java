@@ -56,6 +56,14 @@ class JvmSettingsTest {
   }
 
   @Test
+  void theLauncherTrainsTheClassArchiveWithTheTrainingCommandAndLeavesTheProducerOut()
+      throws IOException {
+    String launcher = Files.readString(ROOT.resolve("tpot"));
+    assertTrue(launcher.contains("-jar \"$APP_JAR\" " + ClassArchiveTraining.NAME + " "), launcher);
+    assertTrue(launcher.contains("[[ -n \"$JVM\" && \"$JVM\" == \"$PRODUCER_JVM\" ]] && return 0"));
+  }
+
+  @Test
   void theProducerPageShowsThem() throws IOException {
     String page = Files.readString(ROOT.resolve("docs").resolve("producer.md"));
     assertTrue(page.contains(String.join(" ", ProducerJvm.OPTIONS)), "docs/producer.md");

@@ -333,8 +333,23 @@ public final class Recompute {
         .replace("\"producerId\":\"bench-producer-1\"", "\"producerId\":\"" + PRODUCER_ID + "\"");
   }
 
-  /** A {@code tpot} command line with the JVM settings the launcher gives that command. */
+  /**
+   * A {@code tpot} command line as a user runs it: through {@code ./tpot} when the benchmarks were
+   * started by it (the launcher gives the command its JVM settings and the class archive; {@link
+   * BenchEnv#childJvmOptions()} go in {@code TPOT_JAVA_OPTS}); else (the smoke tests, which must
+   * not build or train anything) a JVM on this class path with the settings the launcher gives that
+   * command.
+   */
   static List<String> tpot(BenchEnv env, String... args) {
+    String launcher = System.getProperty("tpot.launcher");
+    if (launcher != null) {
+      List<String> command = new ArrayList<>();
+      command.add("env");
+      command.add("TPOT_JAVA_OPTS=" + String.join(" ", env.childJvmOptions()));
+      command.add(launcher);
+      command.addAll(List.of(args));
+      return command;
+    }
     List<String> jvm = new ArrayList<>();
     if (ThroughputJvm.COMMANDS.contains(args[0])) {
       jvm.addAll(ThroughputJvm.OPTIONS);
