@@ -34,6 +34,10 @@ WORKDIR /opt/tpot
 COPY --from=build /src/tpot tpot
 COPY --from=build /src/app/target/tpot.jar app/target/tpot.jar
 COPY --from=build /src/app/target/lib app/target/lib
+# The class archive, made here once with this image's Java (the launcher's training run on an embedded
+# broker, about 20 s): a container's commands then start about half a second sooner. Where it cannot be
+# made the launcher says so and the image works without it (app/target is not the user's to write).
+RUN ./tpot --version
 USER 10001:10001
 # The launcher gives each command its JVM settings, as ./tpot does outside the image: the producer's
 # (docs/producer.md, "JVM settings"), the throughput collector to aggregate, replay and stats
