@@ -3,7 +3,6 @@ package io.tpotstream.app;
 import io.tpotstream.aggregator.Aggregator;
 import io.tpotstream.aggregator.AggregatorConfig;
 import io.tpotstream.broker.LocalKafka;
-import io.tpotstream.common.archive.ArchiveManifest;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
 import java.nio.file.Files;
@@ -36,18 +35,25 @@ final class ClassArchiveTraining implements Callable<Integer> {
   static final String NAME = "class-archive-training";
 
   @Option(
+      names = "--work-dir",
+      required = true,
+      description = "The embedded broker's log and the export go here; the caller removes it.")
+  Path workDir;
+
+  @Option(
       names = "--bootstrap-server",
       description = "A broker to train on instead of an embedded one (the test's).")
   String bootstrapServer;
 
   @Override
   public Integer call() throws Exception {
+    Files.createDirectories(workDir);
     try (Simulator simulator =
         Simulator.start(SimulatorConfig.defaults().withPort(0).withSeed(42L))) {
       if (bootstrapServer != null) {
         train(bootstrapServer, simulator);
       } else {
-        try (LocalKafka kafka = LocalKafka.startTemporary()) {
+        try (LocalKafka kafka = LocalKafka.create(0, workDir.resolve("kafka")).start()) {
           train(kafka.bootstrapServers(), simulator);
         }
       }
@@ -55,46 +61,41 @@ final class ClassArchiveTraining implements Callable<Integer> {
     return 0;
   }
 
-  private static void train(String bootstrap, Simulator simulator) throws Exception {
+  private void train(String bootstrap, Simulator simulator) {
     String run = "training-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
     String events = run + "-events";
-    Path file = Path.of(System.getProperty("java.io.tmpdir"), run + ".jsonl.zst");
-    try {
-      tpot(
-          "produce",
-          "--quiet",
-          "--bootstrap-server",
-          bootstrap,
-          "--topic",
-          events,
-          "--base-url",
-          simulator.openAiBaseUrl(),
-          "--models",
-          "model-a,model-b",
-          "--total-requests",
-          "12",
-          "--concurrency",
-          "4",
-          "--max-tokens",
-          "24",
-          "--warmup",
-          "0");
-      aggregateUntilFirstSummary(bootstrap, events, run);
-      tpot("export", "--quiet", "--bootstrap-server", bootstrap, "--topic", events, "--file", file);
-      tpot("stats", "--quiet", "--file", file);
-      tpot(
-          "replay",
-          "--quiet",
-          "--bootstrap-server",
-          bootstrap,
-          "--topic",
-          run + "-replayed",
-          "--file",
-          file);
-    } finally {
-      ArchiveManifest.remove(file);
-      Files.deleteIfExists(file);
-    }
+    Path file = workDir.resolve(run + ".jsonl.zst");
+    tpot(
+        "produce",
+        "--quiet",
+        "--bootstrap-server",
+        bootstrap,
+        "--topic",
+        events,
+        "--base-url",
+        simulator.openAiBaseUrl(),
+        "--models",
+        "model-a,model-b",
+        "--total-requests",
+        "12",
+        "--concurrency",
+        "4",
+        "--max-tokens",
+        "24",
+        "--warmup",
+        "0");
+    aggregateUntilFirstSummary(bootstrap, events, run);
+    tpot("export", "--quiet", "--bootstrap-server", bootstrap, "--topic", events, "--file", file);
+    tpot("stats", "--quiet", "--file", file);
+    tpot(
+        "replay",
+        "--quiet",
+        "--bootstrap-server",
+        bootstrap,
+        "--topic",
+        run + "-replayed",
+        "--file",
+        file);
   }
 
   /** A command as a user types it, run in this JVM; a failure ends the training. */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,6 +18,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The launcher's training run for the class archive: if one of the commands it runs stopped working
@@ -27,16 +29,25 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(KafkaExtension.class)
 class ClassArchiveTrainingTest {
   @Test
-  void theTrainingProducesAggregatesExportsAndReplaysOnTheBrokerItIsGiven(TestKafka kafka)
-      throws Exception {
+  void theTrainingProducesAggregatesExportsAndReplaysOnTheBrokerItIsGiven(
+      TestKafka kafka, @TempDir Path dir) throws Exception {
+    Set<String> before;
+    try (Admin admin = kafka.admin()) {
+      before = admin.listTopics().names().get();
+    }
     TpotCli.Result r =
-        tpot(ClassArchiveTraining.NAME, "--bootstrap-server", kafka.bootstrapServers());
+        tpot(
+            ClassArchiveTraining.NAME,
+            "--work-dir",
+            dir.toString(),
+            "--bootstrap-server",
+            kafka.bootstrapServers());
     assertEquals(0, r.exit(), r.err());
 
     try (Admin admin = kafka.admin()) {
       Set<String> topics =
           admin.listTopics().names().get().stream()
-              .filter(t -> t.startsWith("training-"))
+              .filter(t -> !before.contains(t) && t.startsWith("training-"))
               .collect(Collectors.toSet());
       Map<String, Long> records = new HashMap<>();
       for (String suffix : List.of("-events", "-summaries", "-replayed")) {

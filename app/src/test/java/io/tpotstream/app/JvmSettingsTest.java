@@ -60,7 +60,10 @@ class JvmSettingsTest {
       throws IOException {
     String launcher = Files.readString(ROOT.resolve("tpot"));
     assertTrue(launcher.contains("-jar \"$APP_JAR\" " + ClassArchiveTraining.NAME + " "), launcher);
-    assertTrue(launcher.contains("[[ -n \"$JVM\" && \"$JVM\" == \"$PRODUCER_JVM\" ]] && return 0"));
+    assertTrue(
+        launcher.contains(
+            "[[ \"$MODULE\" == \"app\" && \"$COMMAND\" =~ ^(produce|run|demo)$ ]] && return 0"),
+        launcher);
   }
 
   @Test
