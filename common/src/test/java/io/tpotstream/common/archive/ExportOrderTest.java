@@ -296,10 +296,27 @@ class ExportOrderTest {
             ArchiveManifest.REPLAY_ORDER,
             null,
             7L);
+    assertEquals(-1, ArchiveReader.expectedRecords(file));
     manifest.write(file);
     assertEquals(dir.resolve("run.jsonl.gz.manifest.json"), ArchiveManifest.of(file));
     assertEquals(Optional.of(manifest), ArchiveManifest.read(file));
     assertNull(manifest.whyNotStreamable(file));
+    // the reader makes room for the manifest's count, and a count too low only means growing
+    assertEquals(2, ArchiveReader.expectedRecords(file));
+    new ArchiveManifest(
+            ArchiveManifest.FORMAT,
+            "t",
+            List.of(0, 1),
+            1,
+            size,
+            ArchiveManifest.REPLAY_ORDER,
+            null,
+            7L)
+        .write(file);
+    assertEquals(1, ArchiveReader.expectedRecords(file));
+    assertEquals(
+        2, ArchiveReader.read(file, ArchiveReader.Options.all((l, r) -> {})).records().size());
+    manifest.write(file);
 
     Files.write(file, new byte[] {1}, java.nio.file.StandardOpenOption.APPEND);
     assertEquals(
@@ -309,6 +326,7 @@ class ExportOrderTest {
             + size
             + " (changed after the export?)",
         manifest.whyNotStreamable(file));
+    assertEquals(-1, ArchiveReader.expectedRecords(file));
     ArchiveManifest inPartitionOrder =
         new ArchiveManifest(
             ArchiveManifest.FORMAT,
