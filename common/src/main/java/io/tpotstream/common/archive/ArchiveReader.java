@@ -101,9 +101,17 @@ public final class ArchiveReader {
     if (progress != null) {
       progress.phase("reading " + file.getFileName(), "records", -1);
     }
-    long expected = expectedRecords(file);
+    // the manifest's count is the whole file's: with a time range, fewer rows come
+    long expected = options.fromMs() == null && options.toMs() == null ? expectedRecords(file) : -1;
     long room = expected >= 0 ? expected : Files.size(file) / 64;
-    ArchiveTable table = new ArchiveTable((int) Math.min(Integer.MAX_VALUE - 8, room));
+    // a row takes 60 bytes of the table's arrays: never make room for more than the heap could hold
+    room = Math.min(room, Runtime.getRuntime().maxMemory() / 64);
+    ArchiveTable table;
+    try {
+      table = new ArchiveTable((int) Math.min(Integer.MAX_VALUE - 8, room));
+    } catch (OutOfMemoryError e) {
+      throw tooLarge(-1);
+    }
     long[] totals;
     try {
       totals = readParts(file, options, part -> table.append(part.table));
@@ -127,8 +135,10 @@ public final class ArchiveReader {
    */
   static long expectedRecords(Path file) throws IOException {
     long size = Files.size(file);
+    // a count above the file's bytes is no export's (every line takes more than a byte): not
+    // trusted
     return ArchiveManifest.read(file)
-        .filter(m -> m.bytes() == size)
+        .filter(m -> m.bytes() == size && m.records() >= 0 && m.records() <= size)
         .map(m -> m.records())
         .orElse(-1L);
   }

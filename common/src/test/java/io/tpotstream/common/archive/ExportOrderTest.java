@@ -316,6 +316,18 @@ class ExportOrderTest {
     assertEquals(1, ArchiveReader.expectedRecords(file));
     assertEquals(
         2, ArchiveReader.read(file, ArchiveReader.Options.all((l, r) -> {})).records().size());
+    // a count no file of this size could hold is not trusted
+    new ArchiveManifest(
+            ArchiveManifest.FORMAT,
+            "t",
+            List.of(0, 1),
+            size + 1,
+            size,
+            ArchiveManifest.REPLAY_ORDER,
+            null,
+            7L)
+        .write(file);
+    assertEquals(-1, ArchiveReader.expectedRecords(file));
     manifest.write(file);
 
     Files.write(file, new byte[] {1}, java.nio.file.StandardOpenOption.APPEND);
