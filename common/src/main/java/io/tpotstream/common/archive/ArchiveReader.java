@@ -101,9 +101,10 @@ public final class ArchiveReader {
     if (progress != null) {
       progress.phase("reading " + file.getFileName(), "records", -1);
     }
-    // the manifest's count is the whole file's: with a time range, fewer rows come
-    long expected = options.fromMs() == null && options.toMs() == null ? expectedRecords(file) : -1;
-    long room = expected >= 0 ? expected : Files.size(file) / 64;
+    // the manifest's count and the size are the whole file's: with a time range, the table grows
+    boolean ranged = options.fromMs() != null || options.toMs() != null;
+    long expected = ranged ? -1 : expectedRecords(file);
+    long room = expected >= 0 ? expected : ranged ? 1 << 16 : Files.size(file) / 64;
     // a row takes 60 bytes of the table's arrays: never make room for more than the heap could hold
     room = Math.min(room, Runtime.getRuntime().maxMemory() / 64);
     ArchiveTable table;

@@ -131,10 +131,20 @@ final class ArchiveTable {
     }
   }
 
-  /** Appends every row of {@code part} (already {@link #renumber renumbered}). */
+  /**
+   * Appends every row of {@code part} (already {@link #renumber renumbered}) and the blocks they
+   * refer to: a block none of whose records are in a {@code --from}/{@code --to} range is not kept.
+   */
   void append(ArchiveTable part) {
-    int blockBase = blocks.size();
-    blocks.addAll(part.blocks);
+    int[] kept = new int[part.blocks.size()];
+    Arrays.fill(kept, -1);
+    for (int i = 0; i < part.size; i++) {
+      int b = part.block[i];
+      if (kept[b] < 0) {
+        kept[b] = blocks.size();
+        blocks.add(part.blocks.get(b));
+      }
+    }
     if (size + part.size > ts.length) {
       grow(Math.max(size + part.size, ts.length * 2));
     }
@@ -150,7 +160,7 @@ final class ArchiveTable {
     System.arraycopy(part.valueStart, 0, valueStart, size, n);
     System.arraycopy(part.valueLength, 0, valueLength, size, n);
     for (int i = 0; i < n; i++) {
-      block[size + i] = part.block[i] + blockBase;
+      block[size + i] = kept[part.block[i]];
     }
     part.heartbeats.forEach((row, hb) -> heartbeats.put(row + size, hb));
     size += n;
