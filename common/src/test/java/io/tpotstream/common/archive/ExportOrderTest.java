@@ -286,16 +286,7 @@ class ExportOrderTest {
     export(file, List.of(token(0, 0, 100), token(1, 0, 101)));
     long size = Files.size(file);
     assertEquals(Optional.empty(), ArchiveManifest.read(file));
-    ArchiveManifest manifest =
-        new ArchiveManifest(
-            ArchiveManifest.FORMAT,
-            "t",
-            List.of(0, 1),
-            2,
-            size,
-            ArchiveManifest.REPLAY_ORDER,
-            null,
-            7L);
+    ArchiveManifest manifest = inReplayOrder(2, size);
     assertEquals(-1, ArchiveReader.expectedRecords(file));
     manifest.write(file);
     assertEquals(dir.resolve("run.jsonl.gz.manifest.json"), ArchiveManifest.of(file));
@@ -303,30 +294,12 @@ class ExportOrderTest {
     assertNull(manifest.whyNotStreamable(file));
     // the reader makes room for the manifest's count, and a count too low only means growing
     assertEquals(2, ArchiveReader.expectedRecords(file));
-    new ArchiveManifest(
-            ArchiveManifest.FORMAT,
-            "t",
-            List.of(0, 1),
-            1,
-            size,
-            ArchiveManifest.REPLAY_ORDER,
-            null,
-            7L)
-        .write(file);
+    inReplayOrder(1, size).write(file);
     assertEquals(1, ArchiveReader.expectedRecords(file));
     assertEquals(
         2, ArchiveReader.read(file, ArchiveReader.Options.all((l, r) -> {})).records().size());
     // a count no file of this size could hold is not trusted
-    new ArchiveManifest(
-            ArchiveManifest.FORMAT,
-            "t",
-            List.of(0, 1),
-            size + 1,
-            size,
-            ArchiveManifest.REPLAY_ORDER,
-            null,
-            7L)
-        .write(file);
+    inReplayOrder(size + 1, size).write(file);
     assertEquals(-1, ArchiveReader.expectedRecords(file));
     manifest.write(file);
 
@@ -358,5 +331,18 @@ class ExportOrderTest {
     assertEquals(Optional.empty(), ArchiveManifest.read(file));
     ArchiveManifest.remove(file);
     assertFalse(Files.exists(ArchiveManifest.of(file)));
+  }
+
+  /** A manifest of topic {@code t}'s partitions 0 and 1 for a file in the replay order. */
+  private static ArchiveManifest inReplayOrder(long records, long bytes) {
+    return new ArchiveManifest(
+        ArchiveManifest.FORMAT,
+        "t",
+        List.of(0, 1),
+        records,
+        bytes,
+        ArchiveManifest.REPLAY_ORDER,
+        null,
+        7L);
   }
 }
