@@ -167,7 +167,6 @@ public final class Replayer {
         List<ArchivedRecord> stretch =
             records.subList(from, Math.min(records.size(), from + STRETCH));
         senders.send(stretch);
-        progress.add(stretch.size());
       }
     } catch (InterruptedException | RuntimeException e) {
       senders.close(false);
@@ -218,7 +217,6 @@ public final class Replayer {
                   Thread.currentThread().interrupt();
                   throw new InterruptedIOException("interrupted while sending");
                 }
-                progress.add(stretch.size());
               });
     } catch (ArchiveReader.NotInReplayOrder e) {
       IllegalStateException outOfOrder = outOfOrder(e);
@@ -376,6 +374,9 @@ public final class Replayer {
 
   /** Records handed to the senders at a time. */
   private static final int STRETCH = 16_384;
+
+  /** Records a sender counts before it tells the progress line (a paced stretch takes a while). */
+  private static final int PROGRESS_STEP = 4_096;
 
   /** Where each record goes: a partition, {@link #EVERY} (a heartbeat) or {@link #SKIP}. */
   private static final int EVERY = -1;
@@ -549,8 +550,17 @@ public final class Replayer {
       for (Stretch stretch = queue.take(); stretch != LAST; stretch = queue.take()) {
         List<ArchivedRecord> records = stretch.records();
         int[] target = stretch.target();
+        // progress counts each archived record once, when it has gone to the producer (not when
+        // it was handed over, up to eight stretches before: at --speed 1x, minutes of event time):
+        // a record for one partition by its sender, a heartbeat or a dropped duplicate by the first
+        int done = 0;
         for (int i = 0; i < target.length; i++) {
           int p = target[i];
+          boolean counted = p == EVERY || p == SKIP ? sender == 0 : p % senders == sender;
+          if (counted && ++done == PROGRESS_STEP) {
+            progress.add(done);
+            done = 0;
+          }
           if (p == SKIP || (p != EVERY && p % senders != sender)) {
             continue;
           }
@@ -575,6 +585,7 @@ public final class Replayer {
             sent++;
           }
         }
+        progress.add(done);
       }
       return sent;
     }

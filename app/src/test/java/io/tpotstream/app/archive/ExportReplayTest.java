@@ -310,6 +310,55 @@ class ExportReplayTest {
     assertTrue(Files.size(file) > 0);
   }
 
+  @Test
+  void aPacedReplaysProgressCountsWhatWasSentNotWhatWasHandedOver(
+      TestKafka kafka, @TempDir Path dir) throws Exception {
+    Path file = dir.resolve("run.jsonl.zst");
+    Published run = publishAndExport(kafka, "paced-progress", file);
+    String target = TestKafka.uniqueName("paced-progress-copy");
+    Progress progress = Progress.quiet();
+    // 20 s of event time at 4x: 5 s, every record in one stretch handed over at the start
+    java.util.concurrent.CompletableFuture<Replayer.Result> replayed =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return new Replayer(
+                        new Replayer.Settings(client(kafka), file, target, 4, 3), progress)
+                    .run();
+              } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+              }
+            });
+    await().atMost(Duration.ofSeconds(30)).until(() -> recordsIn(kafka, target) > 0);
+    // the first records are out, the last 15 s of event time are not: the count says so
+    long done = progress.done();
+    assertTrue(done < run.records(), done + " of " + run.records() + " counted");
+    Replayer.Result result = replayed.get(60, java.util.concurrent.TimeUnit.SECONDS);
+    assertEquals(result.records(), recordsIn(kafka, target));
+  }
+
+  private static long recordsIn(TestKafka kafka, String topic) throws Exception {
+    try (org.apache.kafka.clients.admin.Admin admin = kafka.admin()) {
+      if (!admin.listTopics().names().get().contains(topic)) {
+        return 0;
+      }
+      var description = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+      var latest =
+          new java.util.HashMap<
+              org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec>();
+      description
+          .partitions()
+          .forEach(
+              p ->
+                  latest.put(
+                      new org.apache.kafka.common.TopicPartition(topic, p.partition()),
+                      org.apache.kafka.clients.admin.OffsetSpec.latest()));
+      return admin.listOffsets(latest).all().get().values().stream()
+          .mapToLong(i -> i.offset())
+          .sum();
+    }
+  }
+
   /** A new published run (see {@link #publishRun}), exported whole into {@code file}, quietly. */
   private static Published publishAndExport(TestKafka kafka, String prefix, Path file)
       throws Exception {
