@@ -1,5 +1,6 @@
 package io.tpotstream.testkit;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -7,9 +8,13 @@ import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -55,6 +60,30 @@ public record TestKafka(String bootstrapServers, String source) {
     Properties p = new Properties();
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     return Admin.create(p);
+  }
+
+  /**
+   * The sum of {@code topic}'s end offsets (its records, and transaction markers if any); 0 while
+   * the topic does not exist.
+   */
+  public long endOffsetSum(String topic) {
+    try (Admin admin = admin()) {
+      if (!admin.listTopics().names().get().contains(topic)) {
+        return 0;
+      }
+      TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      d.partitions()
+          .forEach(p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+      return admin.listOffsets(latest).all().get().values().stream()
+          .mapToLong(ListOffsetsResult.ListOffsetsResultInfo::offset)
+          .sum();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot read the end offsets of " + topic, e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted reading the end offsets of " + topic, e);
+    }
   }
 
   /** Producer properties: string keys, byte-array values, acks=all, idempotent. */

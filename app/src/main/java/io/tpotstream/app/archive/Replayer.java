@@ -183,7 +183,7 @@ public final class Replayer {
             "read and sorted in %.1f s, sent in %.1f s",
             (readNs - startNs) / 1e9,
             (sentNs - readNs) / 1e9),
-        archive.records().size(),
+        records.size(),
         archive.corrupt(),
         archive.outsideRange());
   }
@@ -194,19 +194,19 @@ public final class Replayer {
    */
   private Result streamed(CompletableFuture<Target> target, ArchiveManifest manifest, long startNs)
       throws IOException, InterruptedException {
-    boolean whole = settings.fromMs() == null && settings.toMs() == null;
+    ArchiveReader.Options options =
+        new ArchiveReader.Options(settings.fromMs(), settings.toMs(), this::corruptLine, null);
     progress.phase(
         "replaying " + settings.file().getFileName() + " to " + settings.topic(),
         "records",
-        whole ? manifest.records() : -1);
+        options.ranged() ? -1 : manifest.records());
     Senders[] senders = {null};
     ArchiveReader.Streamed read;
     try {
       read =
           ArchiveReader.stream(
               settings.file(),
-              new ArchiveReader.Options(
-                  settings.fromMs(), settings.toMs(), this::corruptLine, null),
+              options,
               stretch -> {
                 if (senders[0] == null) {
                   senders[0] = new Senders(await(target));
@@ -378,7 +378,10 @@ public final class Replayer {
   /** Records a sender counts before it tells the progress line (a paced stretch takes a while). */
   private static final int PROGRESS_STEP = 4_096;
 
-  /** Where each record goes: a partition, {@link #EVERY} (a heartbeat) or {@link #SKIP}. */
+  /**
+   * Where each record goes: a partition, or (negative) {@link #EVERY} (a heartbeat) or {@link
+   * #SKIP}.
+   */
   private static final int EVERY = -1;
 
   private static final int SKIP = -2;
@@ -556,12 +559,12 @@ public final class Replayer {
         int done = 0;
         for (int i = 0; i < target.length; i++) {
           int p = target[i];
-          boolean counted = p == EVERY || p == SKIP ? sender == 0 : p % senders == sender;
-          if (counted && ++done == PROGRESS_STEP) {
+          boolean ownPartition = p >= 0 && p % senders == sender;
+          if ((ownPartition || (p < 0 && sender == 0)) && ++done == PROGRESS_STEP) {
             progress.add(done);
             done = 0;
           }
-          if (p == SKIP || (p != EVERY && p % senders != sender)) {
+          if (!ownPartition && p != EVERY) {
             continue;
           }
           if (failure.get() != null) {

@@ -329,34 +329,12 @@ class ExportReplayTest {
                 throw new java.util.concurrent.CompletionException(e);
               }
             });
-    await().atMost(Duration.ofSeconds(30)).until(() -> recordsIn(kafka, target) > 0);
+    await().atMost(Duration.ofSeconds(30)).until(() -> kafka.endOffsetSum(target) > 0);
     // the first records are out, the last 15 s of event time are not: the count says so
     long done = progress.done();
     assertTrue(done < run.records(), done + " of " + run.records() + " counted");
     Replayer.Result result = replayed.get(60, java.util.concurrent.TimeUnit.SECONDS);
-    assertEquals(result.records(), recordsIn(kafka, target));
-  }
-
-  private static long recordsIn(TestKafka kafka, String topic) throws Exception {
-    try (org.apache.kafka.clients.admin.Admin admin = kafka.admin()) {
-      if (!admin.listTopics().names().get().contains(topic)) {
-        return 0;
-      }
-      var description = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
-      var latest =
-          new java.util.HashMap<
-              org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec>();
-      description
-          .partitions()
-          .forEach(
-              p ->
-                  latest.put(
-                      new org.apache.kafka.common.TopicPartition(topic, p.partition()),
-                      org.apache.kafka.clients.admin.OffsetSpec.latest()));
-      return admin.listOffsets(latest).all().get().values().stream()
-          .mapToLong(i -> i.offset())
-          .sum();
-    }
+    assertEquals(result.records(), kafka.endOffsetSum(target));
   }
 
   /** A new published run (see {@link #publishRun}), exported whole into {@code file}, quietly. */

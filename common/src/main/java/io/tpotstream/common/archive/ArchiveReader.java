@@ -67,6 +67,11 @@ public final class ArchiveReader {
       return new Options(from, to, corrupt, progress);
     }
 
+    /** Whether a time range leaves records out (the file's counts are then not the read's). */
+    public boolean ranged() {
+      return fromMs != null || toMs != null;
+    }
+
     boolean inRange(long timestamp) {
       return (fromMs == null || timestamp >= fromMs) && (toMs == null || timestamp < toMs);
     }
@@ -102,9 +107,8 @@ public final class ArchiveReader {
       progress.phase("reading " + file.getFileName(), "records", -1);
     }
     // the manifest's count and the size are the whole file's: with a time range, the table grows
-    boolean ranged = options.fromMs() != null || options.toMs() != null;
-    long expected = ranged ? -1 : expectedRecords(file);
-    long room = expected >= 0 ? expected : ranged ? 1 << 16 : Files.size(file) / 64;
+    long expected = options.ranged() ? -1 : expectedRecords(file);
+    long room = expected >= 0 ? expected : options.ranged() ? 1 << 16 : Files.size(file) / 64;
     // a row takes 60 bytes of the table's arrays: never make room for more than the heap could hold
     room = Math.min(room, Runtime.getRuntime().maxMemory() / 64);
     ArchiveTable table;
@@ -136,8 +140,7 @@ public final class ArchiveReader {
    */
   static long expectedRecords(Path file) throws IOException {
     long size = Files.size(file);
-    // a count above the file's bytes is no export's (every line takes more than a byte): not
-    // trusted
+    // not trusted: a count above the file's bytes (every line takes more than a byte)
     return ArchiveManifest.read(file)
         .filter(m -> m.bytes() == size && m.records() >= 0 && m.records() <= size)
         .map(m -> m.records())
