@@ -4,18 +4,33 @@ import java.util.List;
 
 /**
  * The JVM settings of the commands that read a backlog as fast as they can: {@code aggregate},
- * {@code replay} and {@code stats}. The throughput collector: no concurrent cycles and cheaper
- * write barriers than G1, no humongous objects for the archives' large blocks. Measured: G1 spent a
- * quarter of a second in 74 pauses on a two-million-event replay and lost 10-20% of its wall time
- * (BENCHMARKS.md, B5); the aggregator read a five-million-event backlog 9% faster end to end and
- * 16% faster in steady state (B1), its pauses a few milliseconds against a freshness of a second.
- * The {@code tpot} launcher carries the same list (a test keeps them in step) and the B5 benchmark
- * starts its replay and stats JVMs with it. The producer's commands have their own ({@code
- * ProducerJvm}): what it measures must not pause.
+ * {@code replay} and {@code stats}.
+ *
+ * <ul>
+ *   <li>The throughput collector: no concurrent cycles and cheaper write barriers than G1, no
+ *       humongous objects for the archives' large blocks. Measured: G1 spent a quarter of a second
+ *       in 74 pauses on a two-million-event replay and lost 10-20% of its wall time (BENCHMARKS.md,
+ *       B5); the aggregator read a five-million-event backlog 9% faster end to end and 16% faster
+ *       in steady state (B1), its pauses a few milliseconds against a freshness of a second.
+ *   <li>Its young generation capped at 256 MB. Left to itself, the collector grew it to 1.5 GB
+ *       within seconds, and every page of it was new memory the kernel had to fault in and zero: a
+ *       third of a fresh aggregator's stream thread was page faults. Capped, the same pages are
+ *       reused after each collection: a fresh aggregate's last summary of two million events came
+ *       at 6.5-7.5 s instead of 12 s, stats and replay 8-15% sooner with 20-40% less memory (B1,
+ *       "The young generation").
+ *   <li>The JVM's own warnings on stderr (a capped young generation is one when the heap is set
+ *       below 256 MB): {@code stats} and {@code export} may write their output to stdout.
+ * </ul>
+ *
+ * <p>The {@code tpot} launcher carries the same list (a test keeps them in step), the B5 benchmark
+ * starts its replay and stats JVMs with it and {@code tpot run} its backend's. The producer's
+ * commands have their own ({@code ProducerJvm}): what it measures must not pause.
  */
 public final class ThroughputJvm {
   /** The options, in the order the launcher writes them. */
-  public static final List<String> OPTIONS = List.of("-XX:+UseParallelGC");
+  public static final List<String> OPTIONS =
+      List.of(
+          "-Xlog:disable", "-Xlog:all=warning:stderr", "-XX:+UseParallelGC", "-XX:MaxNewSize=256m");
 
   /** The commands that run with them. */
   public static final List<String> COMMANDS = List.of("aggregate", "replay", "stats");

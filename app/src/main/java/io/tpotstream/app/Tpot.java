@@ -2,6 +2,9 @@ package io.tpotstream.app;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -10,27 +13,29 @@ import picocli.CommandLine.Command;
     name = "tpot",
     mixinStandardHelpOptions = true,
     version = "tpot-stream 0.1.0",
-    description = "Measures how smoothly LLM APIs stream tokens (TPOT and its tail), on Kafka.",
-    subcommands = {
-      DemoCommand.class,
-      RunCommand.class,
-      ProduceCommand.class,
-      ProxyCommand.class,
-      AggregateCommand.class,
-      SinkCommand.class,
-      SimulateCommand.class,
-      BrokerCommand.class,
-      ExportCommand.class,
-      ReplayCommand.class,
-      StatsCommand.class,
-      ReportCommand.class,
-      CompareCommand.class,
-      ModelsCommand.class,
-      BenchCommand.class,
-      ClassArchiveTraining.class,
-      CommandLine.HelpCommand.class
-    })
+    description = "Measures how smoothly LLM APIs stream tokens (TPOT and its tail), on Kafka.")
 public final class Tpot implements Runnable {
+  /** The subcommands, in the order the help lists them. */
+  private static final List<Class<?>> COMMANDS =
+      List.of(
+          DemoCommand.class,
+          RunCommand.class,
+          ProduceCommand.class,
+          ProxyCommand.class,
+          AggregateCommand.class,
+          SinkCommand.class,
+          SimulateCommand.class,
+          BrokerCommand.class,
+          ExportCommand.class,
+          ReplayCommand.class,
+          StatsCommand.class,
+          ReportCommand.class,
+          CompareCommand.class,
+          ModelsCommand.class,
+          BenchCommand.class,
+          ClassArchiveTraining.class,
+          CommandLine.HelpCommand.class);
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @CommandLine.Option(
@@ -50,17 +55,39 @@ public final class Tpot implements Runnable {
   public static void main(String[] args) {
     System.setProperty("java.awt.headless", "true");
     Logging.startInBackground(); // beside the command line's parsing
-    System.exit(commandLine().execute(args));
+    System.exit(commandLine(args).execute(args));
   }
 
   /**
-   * The command line with every subcommand, for main and for tests; every {@link Duration} flag
-   * reads {@link HumanDuration}s.
+   * The command line with every subcommand, for tests and the class archive's training; every
+   * {@link Duration} flag reads {@link HumanDuration}s.
    */
   public static CommandLine commandLine() {
-    return new CommandLine(new Tpot())
-        .registerConverter(Duration.class, new HumanDuration())
+    return commandLine(new String[0]);
+  }
+
+  /**
+   * The command line that {@code args} need: when their first word names a subcommand, only that
+   * one. picocli builds each subcommand's model by reflection, a third of a second for all of them
+   * (BENCHMARKS.md, "The command line"), which every command paid before its first record. The
+   * help, a misspelt command and no command at all get every subcommand, as before.
+   */
+  public static CommandLine commandLine(String[] args) {
+    String word = Arrays.stream(args).filter(a -> !a.startsWith("-")).findFirst().orElse("");
+    List<Class<?>> named = COMMANDS.stream().filter(c -> names(c).contains(word)).toList();
+    CommandLine tpot = new CommandLine(new Tpot());
+    for (Class<?> command : named.isEmpty() || word.equals("help") ? COMMANDS : named) {
+      tpot.addSubcommand(command);
+    }
+    return tpot.registerConverter(Duration.class, new HumanDuration())
         .setExecutionExceptionHandler(new UserErrors());
+  }
+
+  private static List<String> names(Class<?> command) {
+    Command c = command.getAnnotation(Command.class);
+    List<String> names = new ArrayList<>(List.of(c.aliases()));
+    names.add(c.name());
+    return names;
   }
 
   @Override

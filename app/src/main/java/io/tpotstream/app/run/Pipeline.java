@@ -1,6 +1,7 @@
 package io.tpotstream.app.run;
 
 import io.tpotstream.app.Logging;
+import io.tpotstream.app.ThroughputJvm;
 import io.tpotstream.common.Stages;
 import io.tpotstream.common.kafka.KafkaAccessException;
 import io.tpotstream.common.kafka.KafkaConnection;
@@ -36,6 +37,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 /**
  * {@code tpot run} and {@code tpot demo}: the producer in this JVM; the broker (unless given), the
@@ -122,7 +124,7 @@ public final class Pipeline {
     BackendJvm backend =
         BackendJvm.start(
             Backend.class,
-            List.of("-Xmx1g", "-XX:+UseParallelGC"),
+            Stream.concat(Stream.of("-Xmx1g"), ThroughputJvm.OPTIONS.stream()).toList(),
             args,
             line -> {
               if (line.startsWith(Backend.FAILED)) {
