@@ -3,7 +3,6 @@ package io.tpotstream.app;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -68,12 +67,12 @@ public final class Tpot implements Runnable {
 
   /**
    * The command line that {@code args} need: when their first word names a subcommand, only that
-   * one. picocli builds each subcommand's model by reflection, a third of a second for all of them
+   * one. picocli builds each subcommand's model by reflection, a tenth of a second for all of them
    * (BENCHMARKS.md, "The command line"), which every command paid before its first record. The
    * help, a misspelt command and no command at all get every subcommand, as before.
    */
   public static CommandLine commandLine(String[] args) {
-    String word = Arrays.stream(args).filter(a -> !a.startsWith("-")).findFirst().orElse("");
+    String word = commandWord(args);
     List<Class<?>> named = COMMANDS.stream().filter(c -> names(c).contains(word)).toList();
     CommandLine tpot = new CommandLine(new Tpot());
     for (Class<?> command : named.isEmpty() || word.equals("help") ? COMMANDS : named) {
@@ -81,6 +80,25 @@ public final class Tpot implements Runnable {
     }
     return tpot.registerConverter(Duration.class, new HumanDuration())
         .setExecutionExceptionHandler(new UserErrors());
+  }
+
+  /**
+   * The first word that is not an option, but for a bare {@code --gc-log}'s file: picocli takes the
+   * word after it as its value unless it names a subcommand (the launcher reads it the same way).
+   */
+  private static String commandWord(String[] args) {
+    String previous = "";
+    for (String arg : args) {
+      if (arg.startsWith("-")) {
+        previous = arg;
+      } else if (previous.equals("--gc-log")
+          && COMMANDS.stream().noneMatch(c -> names(c).contains(arg))) {
+        previous = "";
+      } else {
+        return arg;
+      }
+    }
+    return "";
   }
 
   private static List<String> names(Class<?> command) {

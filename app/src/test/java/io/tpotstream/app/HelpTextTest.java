@@ -55,6 +55,12 @@ class HelpTextTest {
             Tpot.commandLine(new String[] {"--gc-log", "aggregate", "--topic", "t"})
                 .getSubcommands()
                 .keySet()));
+    assertEquals(
+        List.of("stats"),
+        List.copyOf(
+            Tpot.commandLine(new String[] {"--gc-log", "gc.log", "stats", "x.jsonl"})
+                .getSubcommands()
+                .keySet()));
     for (String[] line :
         List.of(
             new String[] {},

@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.producer.ProducerJvm;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -70,5 +72,52 @@ class JvmSettingsTest {
   void theProducerPageShowsThem() throws IOException {
     String page = Files.readString(ROOT.resolve("docs").resolve("producer.md"));
     assertTrue(page.contains(String.join(" ", ProducerJvm.OPTIONS)), "docs/producer.md");
+  }
+
+  @Test
+  void theYoungGenerationsCapIsLeftOutWhereItWouldStarveTheOldGeneration() throws Exception {
+    List<String> uncapped =
+        ThroughputJvm.OPTIONS.stream().filter(o -> !o.startsWith("-XX:MaxNewSize=")).toList();
+    assertEquals(ThroughputJvm.OPTIONS, launcherGives("-Xmx2g", null, "stats", "x.jsonl"));
+    assertEquals(ThroughputJvm.OPTIONS, launcherGives("-XX:MaxHeapSize=4g", null, "aggregate"));
+    assertEquals(uncapped, launcherGives("-Xmx512m", null, "stats", "x.jsonl"));
+    assertEquals(uncapped, launcherGives("-Xmx2g -Xmx768m", null, "replay"));
+    assertEquals(uncapped, launcherGives("-Xmn64m", null, "export"));
+    assertEquals(uncapped, launcherGives("-XX:MaxRAMPercentage=50", null, "stats"));
+    assertEquals(
+        List.of("-Xlog:all=off:stdout", "-Xlog:all=warning:stderr"),
+        launcherGives("-XX:+UseG1GC", null, "stats", "x.jsonl"));
+    assertEquals(
+        List.of("-Xlog:all=off:stdout", "-Xlog:all=warning:stderr"),
+        launcherGives(null, "-XX:+UseSerialGC", "replay"));
+    assertEquals(ProducerJvm.OPTIONS, launcherGives("-Xmx512m", null, "produce"));
+    assertEquals(List.of(), launcherGives("-Xmx2g", null, "sink"));
+    // a bare --gc-log takes the next word as its file unless it is a command, as picocli reads it
+    assertEquals(
+        ThroughputJvm.OPTIONS, launcherGives("-Xmx2g", null, "--gc-log", "gc.log", "stats"));
+    assertEquals(ThroughputJvm.OPTIONS, launcherGives("-Xmx2g", null, "--gc-log", "stats"));
+  }
+
+  /** The JVM options {@code ./tpot args} would start its JVM with (it builds and runs nothing). */
+  private static List<String> launcherGives(
+      String tpotJavaOpts, String javaToolOptions, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of("bash", ROOT.resolve("tpot").toString()));
+    command.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    pb.environment().remove("TPOT_JAVA_OPTS");
+    pb.environment().remove("JAVA_TOOL_OPTIONS");
+    pb.environment().remove("JDK_JAVA_OPTIONS");
+    pb.environment().put("TPOT_LAUNCHER_DRY_RUN", "1");
+    if (tpotJavaOpts != null) {
+      pb.environment().put("TPOT_JAVA_OPTS", tpotJavaOpts);
+    }
+    if (javaToolOptions != null) {
+      pb.environment().put("JAVA_TOOL_OPTIONS", javaToolOptions);
+    }
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertEquals(0, p.waitFor(), out);
+    String line = out.strip();
+    return line.isEmpty() ? List.of() : List.of(line.split(" +"));
   }
 }

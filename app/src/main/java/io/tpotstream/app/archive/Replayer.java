@@ -375,6 +375,14 @@ public final class Replayer {
   /** Records handed to the senders at a time. */
   private static final int STRETCH = 16_384;
 
+  /**
+   * Stretches waiting for each sender. Eight held about 60 MB more in flight than the young
+   * generation could let die young: it was promoted, and four full collections cleared it; with
+   * three, one or two, and a quarter less time in pauses (BENCHMARKS.md, B5, "Fewer stretches in
+   * flight").
+   */
+  private static final int QUEUED = 3;
+
   /** Records a sender counts before it tells the progress line (a paced stretch takes a while). */
   private static final int PROGRESS_STEP = 4_096;
 
@@ -422,7 +430,7 @@ public final class Replayer {
       published = new long[senders];
       for (int s = 0; s < senders; s++) {
         int sender = s;
-        BlockingQueue<Stretch> queue = new ArrayBlockingQueue<>(8);
+        BlockingQueue<Stretch> queue = new ArrayBlockingQueue<>(QUEUED);
         queues.add(queue);
         Thread t =
             new Thread(
@@ -554,7 +562,7 @@ public final class Replayer {
         List<ArchivedRecord> records = stretch.records();
         int[] target = stretch.target();
         // progress counts each archived record once, when it has gone to the producer (not when
-        // it was handed over, up to eight stretches before: at --speed 1x, minutes of event time):
+        // it was handed over, up to QUEUED stretches before: at --speed 1x, minutes of event time):
         // a record for one partition by its sender, a heartbeat or a dropped duplicate by the first
         int done = 0;
         for (int i = 0; i < target.length; i++) {
