@@ -2,6 +2,7 @@ package io.tpotstream.app;
 
 import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.stage1.StageSettings;
+import io.tpotstream.common.archive.ArchiveManifest;
 import io.tpotstream.common.archive.ArchiveReader;
 import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.request.RequestRecords;
@@ -11,10 +12,12 @@ import io.tpotstream.common.slo.SloVerdict;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.sink.record.SummaryFormat;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
 import picocli.CommandLine.Command;
@@ -71,7 +74,7 @@ final class StatsCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     long[] problems = {0};
     List<WindowSummary> summaries;
-    ArchiveReader.Archive archive;
+    ArchiveReader.Archive archive = null; // read whole only when not streamed
     long events;
     try (Progress progress = progressOptions.start("stats", err)) {
       Consumer<String> skipped =
@@ -79,17 +82,26 @@ final class StatsCommand implements Callable<Integer> {
             problems[0]++;
             progress.warn("tpot stats: " + file.getFileName() + " " + problem + " (skipped)");
           };
-      archive =
-          ArchiveReader.read(
-              file,
-              new ArchiveReader.Options(
-                  range.fromMs(),
-                  range.toMs(),
-                  (line, reason) -> skipped.accept("line " + line + ": " + reason),
-                  progress));
-      events = archive.records().size();
-      progress.phase("computing", "events", events);
-      summaries = OfflineStats.computeArchived(archive.records(), settings, skipped, progress);
+      ArchiveReader.Options options =
+          new ArchiveReader.Options(
+              range.fromMs(),
+              range.toMs(),
+              (line, reason) -> skipped.accept("line " + line + ": " + reason),
+              progress);
+      Optional<Computed> streamed =
+          requestsOut == null
+              ? streamed(file, options, settings, skipped, progress)
+              : Optional.empty();
+      if (streamed.isPresent()) {
+        summaries = streamed.get().summaries();
+        events = streamed.get().events();
+      } else {
+        problems[0] = 0; // a stream that turned out not to be in order reported its lines once
+        archive = ArchiveReader.read(file, options);
+        events = archive.records().size();
+        progress.phase("computing", "events", events);
+        summaries = OfflineStats.computeArchived(archive.records(), settings, skipped, progress);
+      }
       String requests = "";
       if (requestsOut != null) {
         progress.phase("writing " + requestsOut.getFileName(), "events", events);
@@ -114,6 +126,55 @@ final class StatsCommand implements Callable<Integer> {
     err.println("tpot stats: " + verdict.line());
     err.flush();
     return verdict.exitCode();
+  }
+
+  /** Summaries computed from a file, and the events they were computed from. */
+  private record Computed(List<WindowSummary> summaries, long events) {}
+
+  /**
+   * The summaries of an export whose manifest says its lines are in the replay order, computed
+   * while it is read: only the blocks in flight are held, not the whole file, which the collector
+   * would otherwise copy from the young generation to the old and compact as it grew
+   * (BENCHMARKS.md, B5, "Stats while reading"). Empty for any other file, and when the file turns
+   * out not to be in that order (it is then read whole and sorted, as any other).
+   */
+  private static Optional<Computed> streamed(
+      Path file,
+      ArchiveReader.Options options,
+      StageSettings settings,
+      Consumer<String> skipped,
+      Progress progress)
+      throws IOException {
+    Optional<ArchiveManifest> manifest = ArchiveManifest.read(file);
+    if (manifest.isEmpty() || manifest.get().whyNotStreamable(file) != null) {
+      return Optional.empty();
+    }
+    progress.phase("computing", "events", options.ranged() ? -1 : manifest.get().records());
+    // the reader counts the progress (records read); the workers count nothing
+    try (OfflineStats.Streaming stats = OfflineStats.streaming(settings, skipped, null)) {
+      ArchiveReader.Streamed read =
+          ArchiveReader.stream(
+              file,
+              options,
+              stretch -> {
+                try {
+                  stats.accept(stretch);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                  throw new InterruptedIOException("interrupted");
+                }
+              });
+      return Optional.of(new Computed(stats.finish(), read.records()));
+    } catch (ArchiveReader.NotInReplayOrder e) {
+      progress.warn(
+          "tpot stats: "
+              + e.getMessage()
+              + ", although its manifest says its lines are in that order: reading it whole");
+      return Optional.empty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted");
+    }
   }
 
   /** Writes the per-request records of the archive; returns the result line (ends in a newline). */

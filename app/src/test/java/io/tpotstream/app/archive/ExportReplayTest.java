@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tpotstream.app.TpotCli;
 import io.tpotstream.common.archive.ArchiveManifest;
 import io.tpotstream.common.archive.ArchiveReader;
 import io.tpotstream.common.archive.ArchiveWriter;
@@ -473,6 +474,51 @@ class ExportReplayTest {
             null,
             null)
         .write(file);
+  }
+
+  /**
+   * stats computes an export in the replay order while reading it (its manifest says so) and gives
+   * what it gives for the same file read whole and sorted (a copy without the manifest).
+   */
+  @Test
+  void statsOfAnExportComputedWhileReadingGivesWhatAWholeReadGives(
+      TestKafka kafka, @TempDir Path dir) throws Exception {
+    Path file = dir.resolve("run.jsonl.zst");
+    publishAndExport(kafka, "export-stats", file);
+    Path copy = Files.copy(file, dir.resolve("copy.jsonl.zst")); // no manifest beside it
+    TpotCli.Result streamed = TpotCli.tpot("stats", "--format", "json", file.toString());
+    TpotCli.Result whole = TpotCli.tpot("stats", "--format", "json", copy.toString());
+    assertEquals(0, streamed.exit(), streamed.err());
+    assertEquals(0, whole.exit(), whole.err());
+    assertTrue(streamed.out().lines().count() >= 2, streamed.out());
+    assertEquals(whole.out(), streamed.out());
+  }
+
+  /**
+   * A file out of order behind a manifest that says otherwise: stats finds out while reading it,
+   * says so, and reads it whole and sorted instead, with the summaries of the sorted file.
+   */
+  @Test
+  void statsOfAFileOutOfOrderBehindItsManifestReadsItWhole(@TempDir Path dir) throws Exception {
+    long ts = System.currentTimeMillis() - 60_000;
+    Path file = dir.resolve("edited.jsonl");
+    saidToBeInReplayOrder(file, ts, 0, 2, 1);
+    Path sorted = dir.resolve("sorted.jsonl");
+    saidToBeInReplayOrder(sorted, ts, 0, 1, 2);
+    TpotCli.Result edited = TpotCli.tpot("stats", "--format", "json", file.toString());
+    TpotCli.Result inOrder = TpotCli.tpot("stats", "--format", "json", sorted.toString());
+    assertEquals(0, edited.exit(), edited.err());
+    assertTrue(
+        edited
+            .err()
+            .contains(
+                "tpot stats: "
+                    + file
+                    + " line 3 comes before the line above it in the replay order, although its"
+                    + " manifest says its lines are in that order: reading it whole"),
+        edited.err());
+    assertTrue(inOrder.out().contains("\"started\":3"), inOrder.out());
+    assertEquals(inOrder.out(), edited.out());
   }
 
   @Test
