@@ -1,6 +1,8 @@
 package io.tpotstream.app;
 
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * The JVM settings of the commands that read a backlog as fast as they can: {@code aggregate},
@@ -22,8 +24,6 @@ import java.util.List;
  *       sets a heap under 1 GB or sizes it from the memory, and, with no heap of the user's own, on
  *       a machine under 4 GB. Export, which kept the JVM's defaults (G1), took 6.7-6.8 s instead of
  *       7.6-9.2 s with half the memory (B5, "Export with the throughput settings").
- *   <li>The JVM's own warnings on stderr (a capped young generation is one when the heap is set
- *       below 256 MB): {@code stats} and {@code export} may write their output to stdout.
  * </ul>
  *
  * <p>The {@code tpot} launcher carries the same list (a test keeps them in step), the B5 benchmark
@@ -32,15 +32,26 @@ import java.util.List;
  */
 public final class ThroughputJvm {
   /** The options, in the order the launcher writes them. */
-  public static final List<String> OPTIONS =
-      List.of(
-          "-Xlog:all=off:stdout",
-          "-Xlog:all=warning:stderr",
-          "-XX:+UseParallelGC",
-          "-XX:MaxNewSize=256m");
+  public static final List<String> OPTIONS = List.of("-XX:+UseParallelGC", "-XX:MaxNewSize=256m");
 
   /** The commands that run with them. */
   public static final List<String> COMMANDS = List.of("aggregate", "export", "replay", "stats");
 
+  private static final Pattern COLLECTOR =
+      Pattern.compile("(^|\\s)-XX:\\+Use(Serial|Parallel|G1|Z|Shenandoah|Epsilon)GC(\\s|$)");
+
   private ThroughputJvm() {}
+
+  /**
+   * The options for a JVM that tpot starts itself ({@code tpot run}'s backend, with its own heap),
+   * which inherits JAVA_TOOL_OPTIONS and JDK_JAVA_OPTIONS from {@code environment}: none of ours
+   * when they name a collector (the JVM refuses two), as the launcher does.
+   */
+  public static List<String> forChildJvm(Map<String, String> environment) {
+    String user =
+        environment.getOrDefault("JAVA_TOOL_OPTIONS", "")
+            + " "
+            + environment.getOrDefault("JDK_JAVA_OPTIONS", "");
+    return COLLECTOR.matcher(user).find() ? List.of() : OPTIONS;
+  }
 }

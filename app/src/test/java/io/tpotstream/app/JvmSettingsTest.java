@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -84,18 +85,25 @@ class JvmSettingsTest {
     assertEquals(uncapped, launcherGives("-Xmx2g -Xmx768m", null, "replay"));
     assertEquals(uncapped, launcherGives("-Xmn64m", null, "export"));
     assertEquals(uncapped, launcherGives("-XX:MaxRAMPercentage=50", null, "stats"));
-    assertEquals(
-        List.of("-Xlog:all=off:stdout", "-Xlog:all=warning:stderr"),
-        launcherGives("-XX:+UseG1GC", null, "stats", "x.jsonl"));
-    assertEquals(
-        List.of("-Xlog:all=off:stdout", "-Xlog:all=warning:stderr"),
-        launcherGives(null, "-XX:+UseSerialGC", "replay"));
+    assertEquals(List.of(), launcherGives("-XX:+UseG1GC", null, "stats", "x.jsonl"));
+    assertEquals(List.of(), launcherGives(null, "-XX:+UseSerialGC", "replay"));
+    assertEquals(uncapped, launcherGives("-Xmx010m", null, "stats")); // 10 MB, not octal
+    assertEquals(uncapped, launcherGives("-Xmx0x40000000", null, "stats")); // not read: no cap
+    assertEquals(ThroughputJvm.OPTIONS, launcherGives("-Xmx08g", null, "stats"));
     assertEquals(ProducerJvm.OPTIONS, launcherGives("-Xmx512m", null, "produce"));
     assertEquals(List.of(), launcherGives("-Xmx2g", null, "sink"));
     // a bare --gc-log takes the next word as its file unless it is a command, as picocli reads it
     assertEquals(
         ThroughputJvm.OPTIONS, launcherGives("-Xmx2g", null, "--gc-log", "gc.log", "stats"));
     assertEquals(ThroughputJvm.OPTIONS, launcherGives("-Xmx2g", null, "--gc-log", "stats"));
+  }
+
+  @Test
+  void tpotRunsBackendGetsNoCollectorOfOursBesideTheUsers() {
+    assertEquals(ThroughputJvm.OPTIONS, ThroughputJvm.forChildJvm(Map.of()));
+    assertEquals(
+        List.of(), ThroughputJvm.forChildJvm(Map.of("JAVA_TOOL_OPTIONS", "-Xss1m -XX:+UseG1GC")));
+    assertEquals(List.of(), ThroughputJvm.forChildJvm(Map.of("JDK_JAVA_OPTIONS", "-XX:+UseZGC")));
   }
 
   /** The JVM options {@code ./tpot args} would start its JVM with (it builds and runs nothing). */

@@ -124,7 +124,8 @@ public final class Pipeline {
     BackendJvm backend =
         BackendJvm.start(
             Backend.class,
-            Stream.concat(Stream.of("-Xmx1g"), ThroughputJvm.OPTIONS.stream()).toList(),
+            Stream.concat(Stream.of("-Xmx1g"), ThroughputJvm.forChildJvm(System.getenv()).stream())
+                .toList(),
             args,
             line -> {
               if (line.startsWith(Backend.FAILED)) {
