@@ -86,7 +86,12 @@ final class StatsCommand implements Callable<Integer> {
           new ArchiveReader.Options(
               range.fromMs(),
               range.toMs(),
-              (line, reason) -> skipped.accept("line " + line + ": " + reason),
+              (line, reason) -> {
+                // the reader's thread, while the workers report theirs (under the same lock)
+                synchronized (skipped) {
+                  skipped.accept("line " + line + ": " + reason);
+                }
+              },
               progress);
       Optional<Computed> streamed =
           requestsOut == null
@@ -96,7 +101,7 @@ final class StatsCommand implements Callable<Integer> {
         summaries = streamed.get().summaries();
         events = streamed.get().events();
       } else {
-        problems[0] = 0; // a stream that turned out not to be in order reported its lines once
+        problems[0] = 0; // a stream that turned out not to be in order: its lines are read again
         archive = ArchiveReader.read(file, options);
         events = archive.records().size();
         progress.phase("computing", "events", events);
@@ -169,7 +174,8 @@ final class StatsCommand implements Callable<Integer> {
       progress.warn(
           "tpot stats: "
               + e.getMessage()
-              + ", although its manifest says its lines are in that order: reading it whole");
+              + ", although its manifest says its lines are in that order: reading it whole (lines"
+              + " skipped above are reported again)");
       return Optional.empty();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

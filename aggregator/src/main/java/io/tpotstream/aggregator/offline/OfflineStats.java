@@ -227,9 +227,17 @@ public final class OfflineStats {
       return summaries;
     }
 
+    /** Stops the workers and waits for them: none reports a problem after this returns. */
     void stop() {
       for (Worker w : workers) {
         w.thread.interrupt();
+      }
+      try {
+        for (Worker w : workers) {
+          w.thread.join();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
     }
 
