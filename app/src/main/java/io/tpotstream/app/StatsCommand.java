@@ -77,21 +77,19 @@ final class StatsCommand implements Callable<Integer> {
     ArchiveReader.Archive archive = null; // read whole only when not streamed
     long events;
     try (Progress progress = progressOptions.start("stats", err)) {
+      // the reader's thread and, while a file is streamed, the workers report at the same time
       Consumer<String> skipped =
           problem -> {
-            problems[0]++;
-            progress.warn("tpot stats: " + file.getFileName() + " " + problem + " (skipped)");
+            synchronized (problems) {
+              problems[0]++;
+              progress.warn("tpot stats: " + file.getFileName() + " " + problem + " (skipped)");
+            }
           };
       ArchiveReader.Options options =
           new ArchiveReader.Options(
               range.fromMs(),
               range.toMs(),
-              (line, reason) -> {
-                // the reader's thread, while the workers report theirs (under the same lock)
-                synchronized (skipped) {
-                  skipped.accept("line " + line + ": " + reason);
-                }
-              },
+              (line, reason) -> skipped.accept("line " + line + ": " + reason),
               progress);
       Optional<Computed> streamed =
           requestsOut == null
@@ -101,7 +99,9 @@ final class StatsCommand implements Callable<Integer> {
         summaries = streamed.get().summaries();
         events = streamed.get().events();
       } else {
-        problems[0] = 0; // a stream that turned out not to be in order: its lines are read again
+        synchronized (problems) {
+          problems[0] = 0; // a stream that turned out not to be in order: its lines are read again
+        }
         archive = ArchiveReader.read(file, options);
         events = archive.records().size();
         progress.phase("computing", "events", events);

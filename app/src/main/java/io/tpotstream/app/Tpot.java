@@ -2,7 +2,6 @@ package io.tpotstream.app;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -73,7 +72,7 @@ public final class Tpot implements Runnable {
    */
   public static CommandLine commandLine(String[] args) {
     String word = commandWord(args);
-    List<Class<?>> named = COMMANDS.stream().filter(c -> names(c).contains(word)).toList();
+    List<Class<?>> named = named(word);
     CommandLine tpot = new CommandLine(new Tpot());
     for (Class<?> command : named.isEmpty() || word.equals("help") ? COMMANDS : named) {
       tpot.addSubcommand(command);
@@ -91,8 +90,7 @@ public final class Tpot implements Runnable {
     for (String arg : args) {
       if (arg.startsWith("-")) {
         previous = arg;
-      } else if (previous.equals("--gc-log")
-          && COMMANDS.stream().noneMatch(c -> names(c).contains(arg))) {
+      } else if (previous.equals("--gc-log") && named(arg).isEmpty()) {
         previous = "";
       } else {
         return arg;
@@ -101,11 +99,15 @@ public final class Tpot implements Runnable {
     return "";
   }
 
-  private static List<String> names(Class<?> command) {
-    Command c = command.getAnnotation(Command.class);
-    List<String> names = new ArrayList<>(List.of(c.aliases()));
-    names.add(c.name());
-    return names;
+  /** The subcommand {@code word} names (by its name or an alias), or none. */
+  private static List<Class<?>> named(String word) {
+    return COMMANDS.stream()
+        .filter(
+            c -> {
+              Command command = c.getAnnotation(Command.class);
+              return command.name().equals(word) || List.of(command.aliases()).contains(word);
+            })
+        .toList();
   }
 
   @Override

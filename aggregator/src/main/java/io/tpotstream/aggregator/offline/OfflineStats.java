@@ -72,13 +72,7 @@ public final class OfflineStats {
       Consumer<String> problems,
       Progress progress,
       int workers) {
-    Consumer<String> safeProblems =
-        problem -> {
-          synchronized (problems) {
-            problems.accept(problem);
-          }
-        };
-    return new Parallel(settings, Math.max(1, workers), safeProblems).run(records, progress);
+    return new Parallel(settings, Math.max(1, workers), problems).run(records, progress);
   }
 
   /**
@@ -88,14 +82,8 @@ public final class OfflineStats {
    */
   public static Streaming streaming(
       StageSettings settings, Consumer<String> problems, Progress progress) {
-    Consumer<String> safeProblems =
-        problem -> {
-          synchronized (problems) {
-            problems.accept(problem);
-          }
-        };
     Parallel parallel =
-        new Parallel(settings, Runtime.getRuntime().availableProcessors(), safeProblems);
+        new Parallel(settings, Runtime.getRuntime().availableProcessors(), problems);
     parallel.start();
     return new Streaming(parallel, progress);
   }
@@ -148,8 +136,14 @@ public final class OfflineStats {
     private final Set<ArchivedRecord.Heartbeat> heartbeats = new HashSet<>();
     private long dealt;
 
+    /** {@code problems} is called from every worker, one at a time (under its own lock). */
     Parallel(StageSettings settings, int count, Consumer<String> problems) {
-      this.problems = problems;
+      this.problems =
+          problem -> {
+            synchronized (problems) {
+              problems.accept(problem);
+            }
+          };
       merger =
           new WindowMerger(
               count, settings.windowMs(), settings.clientLagThresholdUs(), settings.slo());
