@@ -21,7 +21,8 @@ import picocli.CommandLine.Spec;
       "Publish an archive written by tpot export again, in (ts, original partition, original"
           + " offset) order, keys and timestamps kept, each distinct heartbeat once to every"
           + " partition of the target; a new target gets retention.ms=-1.",
-      "Reads and sorts the whole archive first (it is held in memory, uncompressed); progress on"
+      "An export with its manifest (in the replay order) is sent while it is read; any other"
+          + " archive is read and sorted whole first (held in memory, uncompressed). Progress on"
           + " stderr."
     })
 final class ReplayCommand implements Callable<Integer> {

@@ -339,9 +339,9 @@ public final class Replayer {
   /** The target topic's partition count and a producer connected to it. */
   private record Target(KafkaProducer<byte[], byte[]> producer, int partitions) {}
 
-  private Target openTarget() throws InterruptedException {
-    KafkaPreflight.check(settings.kafka());
-    int partitions = ensureTopic();
+  private Target openTarget() {
+    // the check's admin client also makes the topic: one connection and authentication, not two
+    int partitions = KafkaPreflight.check(settings.kafka(), (admin, brokers) -> ensureTopic(admin));
     KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(producerProperties(settings.kafka().clientProperties()));
     try {
@@ -613,29 +613,26 @@ public final class Replayer {
   /**
    * Creates the topic with infinite retention when new; warns when an existing one would delete.
    */
-  private int ensureTopic() throws InterruptedException {
-    KafkaConnection kafka = settings.kafka();
-    try (Admin admin = Admin.create(kafka.adminProperties())) {
-      KafkaTopics.Ensured topic =
-          KafkaTopics.ensure(
-              admin,
-              kafka,
+  private int ensureTopic(Admin admin) throws InterruptedException {
+    KafkaTopics.Ensured topic =
+        KafkaTopics.ensure(
+            admin,
+            settings.kafka(),
+            settings.topic(),
+            settings.partitionsIfNew(),
+            Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1"));
+    if (topic.created()) {
+      progress.println(
+          String.format(
+              Locale.ROOT,
+              "replay: created %s with %d partitions and retention.ms=-1 (replayed timestamps"
+                  + " are old)",
               settings.topic(),
-              settings.partitionsIfNew(),
-              Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1"));
-      if (topic.created()) {
-        progress.println(
-            String.format(
-                Locale.ROOT,
-                "replay: created %s with %d partitions and retention.ms=-1 (replayed timestamps"
-                    + " are old)",
-                settings.topic(),
-                topic.partitions()));
-      } else {
-        warnOnRetention(admin);
-      }
-      return topic.partitions();
+              topic.partitions()));
+    } else {
+      warnOnRetention(admin);
     }
+    return topic.partitions();
   }
 
   private void warnOnRetention(Admin admin) throws InterruptedException {

@@ -37,7 +37,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * memory once, uncompressed, and sorted by one sort of 64-bit keys.
  */
 public final class ArchiveReader {
-  private static final int BLOCK = 4 << 20;
+  /**
+   * Uncompressed bytes per block. Blocks in flight (decompressed, being parsed, handed over) live
+   * across young collections: at 4 MB they were 40-60 MB, more than the survivor spaces hold, and
+   * were copied into the old generation, which then had to be collected whole; at 256 KB a streamed
+   * replay spends a third of the time in pauses and none in full collections, and stats is no
+   * slower (BENCHMARKS.md, B5, "Smaller blocks").
+   */
+  private static final int BLOCK = 256 << 10;
 
   /** Told about each line that could not be read. */
   public interface CorruptLineListener {

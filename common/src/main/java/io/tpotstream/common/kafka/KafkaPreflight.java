@@ -29,39 +29,69 @@ public final class KafkaPreflight {
 
   private KafkaPreflight() {}
 
+  /** What a command does with the checked connection's admin client, before it is closed. */
+  public interface AfterCheck<T> {
+    T apply(Admin admin, Collection<Node> brokers) throws InterruptedException;
+  }
+
   /**
    * Returns the cluster's brokers once one has answered an authenticated request.
    *
    * @throws KafkaAccessException with what to check
    */
   public static Collection<Node> check(KafkaConnection c) {
+    return check(c, (admin, brokers) -> brokers);
+  }
+
+  /**
+   * {@link #check(KafkaConnection)}, then {@code then} with the same admin client (one client, one
+   * connection and one authentication instead of two: a tenth of a second of a command's start).
+   *
+   * @throws KafkaAccessException with what to check
+   */
+  public static <T> T check(KafkaConnection c, AfterCheck<T> then) {
     probe(c);
-    try (Admin admin = Admin.create(c.adminProperties())) {
+    Admin admin;
+    Collection<Node> brokers;
+    try {
+      admin = Admin.create(c.adminProperties());
+    } catch (org.apache.kafka.common.KafkaException e) {
+      throw badSettings(c, e);
+    }
+    try {
       try {
-        return admin
-            .describeCluster(new DescribeClusterOptions().timeoutMs((int) c.timeout().toMillis()))
-            .nodes()
-            .get(c.timeout().toMillis() + 1_000, TimeUnit.MILLISECONDS);
+        brokers =
+            admin
+                .describeCluster(
+                    new DescribeClusterOptions().timeoutMs((int) c.timeout().toMillis()))
+                .nodes()
+                .get(c.timeout().toMillis() + 1_000, TimeUnit.MILLISECONDS);
       } catch (ExecutionException e) {
         throw KafkaFailures.explain(e.getCause(), c, KafkaNeeds.none(), "reach the cluster");
       } catch (TimeoutException e) {
         throw KafkaFailures.noAnswer(c, "reach the cluster", e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new KafkaAccessException("interrupted while connecting to Kafka", e);
-      } finally {
-        admin.close(Duration.ZERO);
+      } catch (org.apache.kafka.common.KafkaException e) {
+        throw badSettings(c, e);
       }
-    } catch (org.apache.kafka.common.KafkaException e) {
-      // the client could not even be built: a bad setting in the file
-      throw new KafkaAccessException(
-          "cannot use the Kafka client settings of "
-              + c.configFileName()
-              + ": "
-              + KafkaFailures.said(e)
-              + "; check the file",
-          e);
+      return then.apply(admin, brokers);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KafkaAccessException("interrupted while connecting to Kafka", e);
+    } finally {
+      admin.close(Duration.ZERO);
     }
+  }
+
+  /** The client could not even be built, or refused a call: a bad setting in the file. */
+  private static KafkaAccessException badSettings(
+      KafkaConnection c, org.apache.kafka.common.KafkaException e) {
+    return new KafkaAccessException(
+        "cannot use the Kafka client settings of "
+            + c.configFileName()
+            + ": "
+            + KafkaFailures.said(e)
+            + "; check the file",
+        e);
   }
 
   /**

@@ -1,0 +1,92 @@
+package io.tpotstream.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A command that lowers tpot's logging to warnings ({@code -q}, a progress line) no longer waits
+ * for log4j's start: asked before the configuration is read or after, tpot's INFO lines are gone
+ * and its warnings stay. Each case runs in a JVM of its own, since log4j starts once per JVM.
+ */
+class LoggingTest {
+  @Test
+  void warningsOnlyAskedWhileLoggingStartsHidesInfoLines() throws Exception {
+    assertEquals(List.of("WARN warn-line"), child("ask-at-once", null));
+  }
+
+  @Test
+  void warningsOnlyAskedAfterLoggingStartedHidesInfoLines() throws Exception {
+    assertEquals(List.of("WARN warn-line"), child("ask-after-start", null));
+  }
+
+  @Test
+  void withoutTheAskOrWithTpotLogLevelSetInfoLinesShow() throws Exception {
+    // the two cases above would pass on a configuration that never shows INFO: these show it does
+    assertEquals(List.of("INFO info-line", "WARN warn-line"), child("never-ask", null));
+    assertEquals(List.of("INFO info-line", "WARN warn-line"), child("ask-at-once", "INFO"));
+  }
+
+  /** The probe's log lines on stderr (level and message), in a fresh JVM. */
+  private static List<String> child(String mode, String tpotLogLevel)
+      throws IOException, InterruptedException {
+    ProcessBuilder builder =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                Probe.class.getName(),
+                mode)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    builder.environment().remove("TPOT_LOG_LEVEL");
+    if (tpotLogLevel != null) {
+      builder.environment().put("TPOT_LOG_LEVEL", tpotLogLevel);
+    }
+    Process process = builder.start();
+    String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(process.waitFor(60, TimeUnit.SECONDS), "the probe did not end");
+    assertEquals(0, process.exitValue(), err);
+    // log4j2.xml's pattern: "HH:mm:ss.SSS LEVEL Logger - message"
+    return err.lines()
+        .filter(line -> line.contains(" probe - "))
+        .map(line -> line.split(" +")[1] + " " + line.substring(line.indexOf(" - ") + 3))
+        .toList();
+  }
+
+  /** Starts logging as {@link Tpot#main} does, lowers it as {@code mode} says, logs two lines. */
+  static final class Probe {
+    public static void main(String[] args) throws InterruptedException {
+      Logging.startInBackground();
+      switch (args[0]) {
+        case "ask-at-once" -> {
+          Logging.onlyWarnings();
+          awaitLoggingStart();
+        }
+        case "ask-after-start" -> {
+          awaitLoggingStart();
+          Logging.onlyWarnings();
+        }
+        case "never-ask" -> awaitLoggingStart();
+        default -> throw new IllegalArgumentException(args[0]);
+      }
+      org.slf4j.Logger log = LoggerFactory.getLogger("io.tpotstream.probe");
+      log.info("info-line");
+      log.warn("warn-line");
+    }
+
+    private static void awaitLoggingStart() throws InterruptedException {
+      for (Thread t : Thread.getAllStackTraces().keySet()) {
+        if (t.getName().equals("logging-start")) {
+          t.join();
+        }
+      }
+    }
+  }
+}
