@@ -79,14 +79,15 @@ class JvmSettingsTest {
   void theYoungGenerationsCapIsLeftOutWhereItWouldStarveTheOldGeneration() throws Exception {
     List<String> uncapped =
         ThroughputJvm.OPTIONS.stream().filter(o -> !o.startsWith("-XX:MaxNewSize=")).toList();
+    List<String> compilerOnly = List.of("-XX:InlineSmallCode=1000");
     assertEquals(ThroughputJvm.OPTIONS, launcherGives("-Xmx2g", null, "stats", "x.jsonl"));
     assertEquals(ThroughputJvm.OPTIONS, launcherGives("-XX:MaxHeapSize=4g", null, "aggregate"));
     assertEquals(uncapped, launcherGives("-Xmx512m", null, "stats", "x.jsonl"));
     assertEquals(uncapped, launcherGives("-Xmx2g -Xmx768m", null, "replay"));
     assertEquals(uncapped, launcherGives("-Xmn64m", null, "export"));
     assertEquals(uncapped, launcherGives("-XX:MaxRAMPercentage=50", null, "stats"));
-    assertEquals(List.of(), launcherGives("-XX:+UseG1GC", null, "stats", "x.jsonl"));
-    assertEquals(List.of(), launcherGives(null, "-XX:+UseSerialGC", "replay"));
+    assertEquals(compilerOnly, launcherGives("-XX:+UseG1GC", null, "stats", "x.jsonl"));
+    assertEquals(compilerOnly, launcherGives(null, "-XX:+UseSerialGC", "replay"));
     assertEquals(uncapped, launcherGives("-Xmx010m", null, "stats")); // 10 MB, not octal
     assertEquals(uncapped, launcherGives("-Xmx0x40000000", null, "stats")); // not read: no cap
     assertEquals(ThroughputJvm.OPTIONS, launcherGives("-Xmx08g", null, "stats"));
@@ -100,10 +101,13 @@ class JvmSettingsTest {
 
   @Test
   void tpotRunsBackendGetsNoCollectorOfOursBesideTheUsers() {
+    List<String> compilerOnly = List.of("-XX:InlineSmallCode=1000");
     assertEquals(ThroughputJvm.OPTIONS, ThroughputJvm.forChildJvm(Map.of()));
     assertEquals(
-        List.of(), ThroughputJvm.forChildJvm(Map.of("JAVA_TOOL_OPTIONS", "-Xss1m -XX:+UseG1GC")));
-    assertEquals(List.of(), ThroughputJvm.forChildJvm(Map.of("JDK_JAVA_OPTIONS", "-XX:+UseZGC")));
+        compilerOnly,
+        ThroughputJvm.forChildJvm(Map.of("JAVA_TOOL_OPTIONS", "-Xss1m -XX:+UseG1GC")));
+    assertEquals(
+        compilerOnly, ThroughputJvm.forChildJvm(Map.of("JDK_JAVA_OPTIONS", "-XX:+UseZGC")));
   }
 
   /** The JVM options {@code ./tpot args} would start its JVM with (it builds and runs nothing). */
