@@ -11,7 +11,10 @@ import org.slf4j.LoggerFactory;
  * lowers the level does not wait for that start either (BENCHMARKS.md, B5, "Starting sooner"): a
  * configuration read after it starts at warnings ({@value #LEVEL_PROPERTY}, which log4j2.xml
  * reads), and one being read while it asks is lowered by the starting thread once it is read (a
- * level set while log4j reads its configuration would be replaced by the configuration).
+ * level set while log4j reads its configuration would be replaced by the configuration). In that
+ * last case an INFO line another thread logs between the end of the reading and the lowering still
+ * shows; and, as before, what is logged while log4j is still starting meets its default
+ * configuration, which shows only errors.
  */
 public final class Logging {
   /** The system property log4j2.xml reads tpot's own level from, before TPOT_LOG_LEVEL. */
@@ -29,8 +32,11 @@ public final class Logging {
       starting =
           new Thread(
               () -> {
-                LoggerFactory.getLogger(Logging.class);
-                started();
+                try {
+                  LoggerFactory.getLogger(Logging.class);
+                } finally {
+                  started(); // a start that failed still gets the level asked for
+                }
               },
               "logging-start");
       starting.setDaemon(true);

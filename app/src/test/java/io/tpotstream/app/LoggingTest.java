@@ -1,22 +1,27 @@
 package io.tpotstream.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
 /**
  * A command that lowers tpot's logging to warnings ({@code -q}, a progress line) no longer waits
  * for log4j's start: asked before the configuration is read or after, tpot's INFO lines are gone
- * and its warnings stay. Each case runs in a JVM of its own, since log4j starts once per JVM.
+ * and its warnings stay. Each case runs in a JVM of its own, since log4j starts once per JVM, with
+ * the product's log4j2.xml (the test class path also holds the testkit's log4j2-test.xml, which
+ * log4j would otherwise prefer).
  */
 class LoggingTest {
+  @TempDir Path dir;
+
   @Test
   void warningsOnlyAskedWhileLoggingStartsHidesInfoLines() throws Exception {
     assertEquals(List.of("WARN warn-line"), child("ask-at-once", null));
@@ -28,33 +33,45 @@ class LoggingTest {
   }
 
   @Test
+  void theConfigurationReadsTheLevelFromTheSystemPropertyAlone() throws Exception {
+    // what a configuration read after the ask starts with, without the starting thread's help
+    assertEquals(List.of("WARN warn-line"), child("property-only", null));
+  }
+
+  @Test
   void withoutTheAskOrWithTpotLogLevelSetInfoLinesShow() throws Exception {
-    // the two cases above would pass on a configuration that never shows INFO: these show it does
+    // the cases above would pass on a configuration that never shows INFO: these show it does
     assertEquals(List.of("INFO info-line", "WARN warn-line"), child("never-ask", null));
     assertEquals(List.of("INFO info-line", "WARN warn-line"), child("ask-at-once", "INFO"));
   }
 
   /** The probe's log lines on stderr (level and message), in a fresh JVM. */
-  private static List<String> child(String mode, String tpotLogLevel)
+  private List<String> child(String mode, String tpotLogLevel)
       throws IOException, InterruptedException {
+    Path err = Files.createTempFile(dir, "probe", ".err");
     ProcessBuilder builder =
         new ProcessBuilder(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dlog4j2.configurationFile=classpath:log4j2.xml",
                 "-cp",
                 System.getProperty("java.class.path"),
                 Probe.class.getName(),
                 mode)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .redirectError(err.toFile());
     builder.environment().remove("TPOT_LOG_LEVEL");
     if (tpotLogLevel != null) {
       builder.environment().put("TPOT_LOG_LEVEL", tpotLogLevel);
     }
     Process process = builder.start();
-    String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(process.waitFor(60, TimeUnit.SECONDS), "the probe did not end");
-    assertEquals(0, process.exitValue(), err);
+    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      fail("the probe did not end within 60 s: " + Files.readString(err));
+    }
+    String said = Files.readString(err);
+    assertEquals(0, process.exitValue(), said);
     // log4j2.xml's pattern: "HH:mm:ss.SSS LEVEL Logger - message"
-    return err.lines()
+    return said.lines()
         .filter(line -> line.contains(" probe - "))
         .map(line -> line.split(" +")[1] + " " + line.substring(line.indexOf(" - ") + 3))
         .toList();
@@ -63,6 +80,9 @@ class LoggingTest {
   /** Starts logging as {@link Tpot#main} does, lowers it as {@code mode} says, logs two lines. */
   static final class Probe {
     public static void main(String[] args) throws InterruptedException {
+      if (args[0].equals("property-only")) {
+        System.setProperty(Logging.LEVEL_PROPERTY, "WARN"); // before log4j reads its configuration
+      }
       Logging.startInBackground();
       switch (args[0]) {
         case "ask-at-once" -> {
@@ -74,6 +94,7 @@ class LoggingTest {
           Logging.onlyWarnings();
         }
         case "never-ask" -> awaitLoggingStart();
+        case "property-only" -> awaitLoggingStart();
         default -> throw new IllegalArgumentException(args[0]);
       }
       org.slf4j.Logger log = LoggerFactory.getLogger("io.tpotstream.probe");
