@@ -1,8 +1,10 @@
 package io.tpotstream.app;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The JVM settings of the commands that read a backlog as fast as they can: {@code aggregate},
@@ -32,6 +34,14 @@ import java.util.regex.Pattern;
  *       fresh aggregate's last summary of two or ten million events came 10-20% sooner; export did
  *       not change (B5, "Less inlining"). It is a compiler setting: it stays when the user picks a
  *       collector.
+ *   <li>On Linux, the heap in transparent huge pages. A tenth of a replay's CPU was page faults
+ *       (new pages of eden at each allocation, survivor and old pages at each collection), each a
+ *       trip through the kernel that a two-megabyte page makes once instead of 512 times; where the
+ *       kernel leaves huge pages to the program ({@code madvise}, the usual default) the JVM asks
+ *       for them only with this flag. A replay ended 12% sooner with 14% less CPU, stats and export
+ *       15% sooner, a fresh aggregate about the same (B5, "Huge pages"). On a kernel without them
+ *       the JVM says so on stdout, where it would corrupt a command's output: {@code
+ *       -Xlog:pagesize=off} keeps it quiet. Other systems do not know the flag.
  * </ul>
  *
  * <p>The {@code tpot} launcher carries the same list (a test keeps them in step), the B5 benchmark
@@ -39,9 +49,19 @@ import java.util.regex.Pattern;
  * commands have their own ({@code ProducerJvm}): what it measures must not pause.
  */
 public final class ThroughputJvm {
-  /** The options, in the order the launcher writes them. */
-  public static final List<String> OPTIONS =
+  /** The options on every system, in the order the launcher writes them. */
+  static final List<String> EVERYWHERE =
       List.of("-XX:+UseParallelGC", "-XX:MaxNewSize=256m", "-XX:InlineSmallCode=1000");
+
+  /** The options added on Linux. */
+  static final List<String> ON_LINUX =
+      List.of("-XX:+UseTransparentHugePages", "-Xlog:pagesize=off");
+
+  /** The options on this system, in the order the launcher writes them. */
+  public static final List<String> OPTIONS =
+      System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux")
+          ? Stream.concat(EVERYWHERE.stream(), ON_LINUX.stream()).toList()
+          : EVERYWHERE;
 
   /** The options about the collector, which a collector of the user's replaces. */
   private static final Pattern COLLECTOR_OPTION =

@@ -30,9 +30,26 @@ class JvmSettingsTest {
   }
 
   @Test
-  void theLauncherGivesTheBacklogReadersTheThroughputSettings() throws IOException {
+  void theLauncherGivesTheBacklogReadersTheThroughputSettings() throws Exception {
     assertLauncherGives(
-        "THROUGHPUT_JVM", ThroughputJvm.OPTIONS, String.join("|", ThroughputJvm.COMMANDS));
+        "THROUGHPUT_JVM", ThroughputJvm.EVERYWHERE, String.join("|", ThroughputJvm.COMMANDS));
+    String launcher = Files.readString(ROOT.resolve("tpot"));
+    assertTrue(
+        launcher.contains(
+            "THROUGHPUT_JVM_LINUX=\"" + String.join(" ", ThroughputJvm.ON_LINUX) + "\""),
+        launcher);
+    // on this system the launcher gives what ThroughputJvm.OPTIONS says (on Linux, both lists)
+    assertEquals(ThroughputJvm.OPTIONS, launcherGives("-Xmx2g", null, "replay"));
+    assertEquals(
+        System.getProperty("os.name").startsWith("Linux")
+            ? List.of(
+                "-XX:+UseParallelGC",
+                "-XX:MaxNewSize=256m",
+                "-XX:InlineSmallCode=1000",
+                "-XX:+UseTransparentHugePages",
+                "-Xlog:pagesize=off")
+            : ThroughputJvm.EVERYWHERE,
+        ThroughputJvm.OPTIONS);
   }
 
   /** {@code ./tpot} sets {@code variable} to {@code options} and uses it for {@code commands}. */
@@ -79,7 +96,7 @@ class JvmSettingsTest {
   void theYoungGenerationsCapIsLeftOutWhereItWouldStarveTheOldGeneration() throws Exception {
     List<String> uncapped =
         ThroughputJvm.OPTIONS.stream().filter(o -> !o.startsWith("-XX:MaxNewSize=")).toList();
-    List<String> compilerOnly = List.of("-XX:InlineSmallCode=1000");
+    List<String> compilerOnly = withoutCollector();
     assertEquals(ThroughputJvm.OPTIONS, launcherGives("-Xmx2g", null, "stats", "x.jsonl"));
     assertEquals(ThroughputJvm.OPTIONS, launcherGives("-XX:MaxHeapSize=4g", null, "aggregate"));
     assertEquals(uncapped, launcherGives("-Xmx512m", null, "stats", "x.jsonl"));
@@ -101,13 +118,23 @@ class JvmSettingsTest {
 
   @Test
   void tpotRunsBackendGetsNoCollectorOfOursBesideTheUsers() {
-    List<String> compilerOnly = List.of("-XX:InlineSmallCode=1000");
+    List<String> compilerOnly = withoutCollector();
     assertEquals(ThroughputJvm.OPTIONS, ThroughputJvm.forChildJvm(Map.of()));
     assertEquals(
         compilerOnly,
         ThroughputJvm.forChildJvm(Map.of("JAVA_TOOL_OPTIONS", "-Xss1m -XX:+UseG1GC")));
     assertEquals(
         compilerOnly, ThroughputJvm.forChildJvm(Map.of("JDK_JAVA_OPTIONS", "-XX:+UseZGC")));
+  }
+
+  /** Our options but the collector's: what stays beside a collector of the user's. */
+  private static List<String> withoutCollector() {
+    List<String> kept =
+        ThroughputJvm.OPTIONS.stream()
+            .filter(o -> !o.equals("-XX:+UseParallelGC") && !o.startsWith("-XX:MaxNewSize="))
+            .toList();
+    assertTrue(kept.contains("-XX:InlineSmallCode=1000"), kept.toString());
+    return kept;
   }
 
   /** The JVM options {@code ./tpot args} would start its JVM with (it builds and runs nothing). */
