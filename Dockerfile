@@ -40,7 +40,7 @@ COPY --from=build /src/app/target/lib app/target/lib
 RUN ./tpot --version
 USER 10001:10001
 # The launcher gives each command its JVM settings, as ./tpot does outside the image: the producer's
-# (docs/producer.md, "JVM settings"), the throughput collector to aggregate, replay and stats
+# (docs/producer.md, "JVM settings"), the throughput settings to aggregate, export, replay and stats
 # (docs/aggregation.md, docs/formats-and-replay.md), the JVM's defaults to the rest; TPOT_JAVA_OPTS
 # adds to them.
 ENTRYPOINT ["/opt/tpot/tpot"]

@@ -34,9 +34,15 @@ public final class Logging {
               () -> {
                 try {
                   LoggerFactory.getLogger(Logging.class);
-                } finally {
-                  started(); // a start that failed still gets the level asked for
+                } catch (RuntimeException | Error e) {
+                  try {
+                    started(); // a start that failed still gets the level asked for
+                  } catch (RuntimeException | Error f) {
+                    e.addSuppressed(f);
+                  }
+                  throw e;
                 }
+                started();
               },
               "logging-start");
       starting.setDaemon(true);

@@ -58,14 +58,7 @@ public final class ThroughputJvm {
       List.of("-XX:+UseTransparentHugePages", "-Xlog:pagesize=off");
 
   /** The options on this system, in the order the launcher writes them. */
-  public static final List<String> OPTIONS =
-      System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux")
-          ? Stream.concat(EVERYWHERE.stream(), ON_LINUX.stream()).toList()
-          : EVERYWHERE;
-
-  /** The options about the collector, which a collector of the user's replaces. */
-  private static final Pattern COLLECTOR_OPTION =
-      Pattern.compile("-XX:(\\+Use\\w+GC|MaxNewSize=.*)");
+  public static final List<String> OPTIONS = options(System.getProperty("os.name", ""));
 
   /** The commands that run with them. */
   public static final List<String> COMMANDS = List.of("aggregate", "export", "replay", "stats");
@@ -73,21 +66,45 @@ public final class ThroughputJvm {
   private static final Pattern COLLECTOR =
       Pattern.compile("(^|\\s)-XX:\\+Use(Serial|Parallel|G1|Z|Shenandoah|Epsilon)GC(\\s|$)");
 
+  /** The options about the collector, which a collector of the user's replaces. */
+  private static final Pattern COLLECTOR_OPTION =
+      Pattern.compile("-XX:(\\+Use\\w+GC|MaxNewSize=.*)");
+
+  /** A page size setting of the user's, which replaces our huge pages. */
+  private static final Pattern PAGES =
+      Pattern.compile("(^|\\s)-XX:[+-]Use(TransparentHugePages|LargePages)(\\s|$)");
+
+  /** An inlining setting of the user's, which replaces ours. */
+  private static final Pattern INLINING = Pattern.compile("(^|\\s)-XX:InlineSmallCode=");
+
+  /** The options on the system {@code osName} names (as the {@code os.name} property does). */
+  static List<String> options(String osName) {
+    return osName.toLowerCase(Locale.ROOT).startsWith("linux")
+        ? Stream.concat(EVERYWHERE.stream(), ON_LINUX.stream()).toList()
+        : EVERYWHERE;
+  }
+
   private ThroughputJvm() {}
 
   /**
    * The options for a JVM that tpot starts itself ({@code tpot run}'s backend, with its own heap),
-   * which inherits JAVA_TOOL_OPTIONS and JDK_JAVA_OPTIONS from {@code environment}: none of our
-   * collector's when they name a collector (the JVM refuses two), as the launcher does.
+   * which inherits JAVA_TOOL_OPTIONS and JDK_JAVA_OPTIONS from {@code environment}, as the launcher
+   * does: none of our collector's when they name a collector (the JVM refuses two), and not our
+   * inlining or our huge pages when they set their own (ours, later on the command line, would
+   * win).
    */
   public static List<String> forChildJvm(Map<String, String> environment) {
     String user =
         environment.getOrDefault("JAVA_TOOL_OPTIONS", "")
             + " "
             + environment.getOrDefault("JDK_JAVA_OPTIONS", "");
-    if (!COLLECTOR.matcher(user).find()) {
-      return OPTIONS;
-    }
-    return OPTIONS.stream().filter(o -> !COLLECTOR_OPTION.matcher(o).matches()).toList();
+    boolean collector = COLLECTOR.matcher(user).find();
+    boolean inlining = INLINING.matcher(user).find();
+    boolean pages = PAGES.matcher(user).find();
+    return OPTIONS.stream()
+        .filter(o -> !(collector && COLLECTOR_OPTION.matcher(o).matches()))
+        .filter(o -> !(inlining && o.startsWith("-XX:InlineSmallCode=")))
+        .filter(o -> !(pages && o.equals("-XX:+UseTransparentHugePages")))
+        .toList();
   }
 }

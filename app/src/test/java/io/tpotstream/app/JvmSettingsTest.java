@@ -38,18 +38,18 @@ class JvmSettingsTest {
         launcher.contains(
             "THROUGHPUT_JVM_LINUX=\"" + String.join(" ", ThroughputJvm.ON_LINUX) + "\""),
         launcher);
-    // on this system the launcher gives what ThroughputJvm.OPTIONS says (on Linux, both lists)
+    // on this system the launcher gives what ThroughputJvm.OPTIONS says
     assertEquals(ThroughputJvm.OPTIONS, launcherGives("-Xmx2g", null, "replay"));
     assertEquals(
-        System.getProperty("os.name").startsWith("Linux")
-            ? List.of(
-                "-XX:+UseParallelGC",
-                "-XX:MaxNewSize=256m",
-                "-XX:InlineSmallCode=1000",
-                "-XX:+UseTransparentHugePages",
-                "-Xlog:pagesize=off")
-            : ThroughputJvm.EVERYWHERE,
-        ThroughputJvm.OPTIONS);
+        List.of(
+            "-XX:+UseParallelGC",
+            "-XX:MaxNewSize=256m",
+            "-XX:InlineSmallCode=1000",
+            "-XX:+UseTransparentHugePages",
+            "-Xlog:pagesize=off"),
+        ThroughputJvm.options("Linux"));
+    assertEquals(ThroughputJvm.EVERYWHERE, ThroughputJvm.options("Mac OS X"));
+    assertEquals(ThroughputJvm.EVERYWHERE, ThroughputJvm.options("Windows 11"));
   }
 
   /** {@code ./tpot} sets {@code variable} to {@code options} and uses it for {@code commands}. */
@@ -114,6 +114,27 @@ class JvmSettingsTest {
     assertEquals(
         ThroughputJvm.OPTIONS, launcherGives("-Xmx2g", null, "--gc-log", "gc.log", "stats"));
     assertEquals(ThroughputJvm.OPTIONS, launcherGives("-Xmx2g", null, "--gc-log", "stats"));
+  }
+
+  @Test
+  void anInliningOrPageSettingOfTheUsersReplacesOurs() throws Exception {
+    // in JAVA_TOOL_OPTIONS or JDK_JAVA_OPTIONS the user's settings come before ours, which would
+    // win
+    List<String> withoutInlining =
+        ThroughputJvm.OPTIONS.stream().filter(o -> !o.startsWith("-XX:InlineSmallCode=")).toList();
+    List<String> withoutHugePages =
+        ThroughputJvm.OPTIONS.stream()
+            .filter(o -> !o.equals("-XX:+UseTransparentHugePages"))
+            .toList();
+    assertEquals(withoutInlining, launcherGives(null, "-XX:InlineSmallCode=2000", "stats"));
+    assertEquals(withoutHugePages, launcherGives(null, "-XX:-UseTransparentHugePages", "replay"));
+    assertEquals(withoutHugePages, launcherGives(null, "-XX:+UseLargePages", "aggregate"));
+    assertEquals(
+        withoutInlining,
+        ThroughputJvm.forChildJvm(Map.of("JDK_JAVA_OPTIONS", "-XX:InlineSmallCode=2000")));
+    assertEquals(
+        withoutHugePages,
+        ThroughputJvm.forChildJvm(Map.of("JAVA_TOOL_OPTIONS", "-XX:+UseLargePages -Xss1m")));
   }
 
   @Test

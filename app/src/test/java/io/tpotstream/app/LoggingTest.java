@@ -65,7 +65,7 @@ class LoggingTest {
     }
     Process process = builder.start();
     if (!process.waitFor(60, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
+      process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       fail("the probe did not end within 60 s: " + Files.readString(err));
     }
     String said = Files.readString(err);
