@@ -3,6 +3,7 @@ package io.tpotstream.app;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.tpotstream.common.jvm.JavaLauncher;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,13 +51,11 @@ class LoggingTest {
       throws IOException, InterruptedException {
     Path err = Files.createTempFile(dir, "probe", ".err");
     ProcessBuilder builder =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dlog4j2.configurationFile=classpath:log4j2.xml",
-                "-cp",
-                System.getProperty("java.class.path"),
-                Probe.class.getName(),
-                mode)
+        JavaLauncher.builder(
+                List.of(),
+                Probe.class,
+                List.of("-Dlog4j2.configurationFile=classpath:log4j2.xml"),
+                List.of(mode))
             .redirectOutput(ProcessBuilder.Redirect.DISCARD)
             .redirectError(err.toFile());
     builder.environment().remove("TPOT_LOG_LEVEL");
