@@ -92,8 +92,7 @@ class LoggingTest {
           awaitLoggingStart();
           Logging.onlyWarnings();
         }
-        case "never-ask" -> awaitLoggingStart();
-        case "property-only" -> awaitLoggingStart();
+        case "never-ask", "property-only" -> awaitLoggingStart();
         default -> throw new IllegalArgumentException(args[0]);
       }
       org.slf4j.Logger log = LoggerFactory.getLogger("io.tpotstream.probe");

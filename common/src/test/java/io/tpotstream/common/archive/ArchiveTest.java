@@ -305,7 +305,7 @@ class ArchiveTest {
   @Test
   void linesLongerThanABlockAndManyLinesReadWhole() throws Exception {
     Path file = dir.resolve("big.jsonl.lz4");
-    String longModel = "m".repeat(5 << 20); // one value larger than a 4 MB block
+    String longModel = "m".repeat(5 << 20); // one value larger than a block (256 KB; 4 MB before)
     int n = 40_000;
     try (ArchiveWriter writer = new ArchiveWriter(file)) {
       for (int i = 0; i < n; i++) {
