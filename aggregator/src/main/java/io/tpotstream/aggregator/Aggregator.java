@@ -57,15 +57,19 @@ public final class Aggregator implements AutoCloseable {
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
+  /** How many stream-thread failures in {@link #RETRY_PERIOD} are retried before stopping. */
+  static final int RETRIES = 3;
+
+  static final Duration RETRY_PERIOD = Duration.ofMinutes(5);
+
+  /** When recent stream threads failed (System.nanoTime). */
+  private final List<Long> failures = new java.util.ArrayList<>();
+
   private Aggregator(AggregatorConfig config) {
     this.config = config;
     Properties props = AggregatorTopology.streamsProperties(config);
     this.streams = new KafkaStreams(buildTopology(config), props);
-    streams.setUncaughtExceptionHandler(
-        e -> {
-          failure.compareAndSet(null, e);
-          return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-        });
+    streams.setUncaughtExceptionHandler(this::onThreadFailure);
     streams.setStateListener(
         (now, before) -> {
           if (now == KafkaStreams.State.RUNNING) {
@@ -94,7 +98,8 @@ public final class Aggregator implements AutoCloseable {
     ready.stage().groupBy().forEach(label -> series.append('+').append(label));
     LOG.info(
         "aggregating {} ({} partitions) into {}: windows of {}, grace {}, series by {}, requests"
-            + " abandoned after {} of silence, producers stale {} behind; application id {} ({});"
+            + " abandoned after {} of silence, producers stale after {} of silence, times more than"
+            + " {} ahead of the broker's not trusted; application id {} ({});"
             + " records that are not token events go to {}",
         ready.inputTopic(),
         ready.inputPartitions(),
@@ -104,6 +109,7 @@ public final class Aggregator implements AutoCloseable {
         series,
         Durations.format(ready.stage().requestTimeout()),
         Durations.format(ready.stage().producerTimeout()),
+        Durations.format(ready.stage().maxClockSkew()),
         ready.applicationId(),
         ready.processingGuarantee(),
         ready.deadLetterTopic());
@@ -155,6 +161,42 @@ public final class Aggregator implements AutoCloseable {
     }
     streams.close(CLOSE_TIMEOUT);
     stopped.complete(null);
+  }
+
+  /**
+   * A stream thread failed: a new one takes its tasks, and exactly-once aborts what the failed one
+   * had not committed and reads it again. A failure that repeats ({@value #RETRIES} times in {@link
+   * #RETRY_PERIOD}), or one no retry can fix (the input's partitions or the settings changed),
+   * stops the aggregator with its reason.
+   */
+  private StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse onThreadFailure(
+      Throwable e) {
+    long now = System.nanoTime();
+    synchronized (failures) {
+      failures.removeIf(t -> now - t > RETRY_PERIOD.toNanos());
+      failures.add(now);
+      if (!isFatal(e) && failures.size() <= RETRIES) {
+        LOG.warn(
+            "a stream thread failed ({}); a new one reads again from the last commit ({} of {}"
+                + " retries in {})",
+            reason(e),
+            failures.size(),
+            RETRIES,
+            Durations.format(RETRY_PERIOD));
+        return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+      }
+    }
+    failure.compareAndSet(null, e);
+    return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+  }
+
+  private static boolean isFatal(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof PartitionsChangedException || t instanceof AuthorizationException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Why the aggregator stopped, in one line. */

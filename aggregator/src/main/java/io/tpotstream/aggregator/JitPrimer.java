@@ -6,6 +6,7 @@ import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.aggregator.stage2.MergeOutput;
 import io.tpotstream.aggregator.stage2.WindowMerger;
 import io.tpotstream.aggregator.state.MapState;
+import io.tpotstream.common.event.DecodedEvent;
 import io.tpotstream.common.event.ErrorClasses;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
@@ -61,7 +62,8 @@ final class JitPrimer {
       MapState state = new MapState();
       for (int i = 0; i < events.size(); i++) {
         Keyed e = events.get(i);
-        stage.onEvent(decoder.decode(e.key(), e.value()), out);
+        DecodedEvent event = decoder.decode(e.key(), e.value());
+        stage.onEvent(event, event.ts(), out);
         if (i % 2_000 == 0) {
           stage.writeChanges(state);
         }

@@ -8,7 +8,7 @@ import picocli.CommandLine.Option;
 /**
  * How events become window summaries, the same for the live aggregator ({@code aggregate}) and the
  * offline one ({@code stats}): window length and grace, series labels, when a request is abandoned
- * and a producer stale, the client-lag threshold.
+ * and a producer stale, the client-lag threshold, how far a clock may run ahead.
  */
 final class WindowOptions {
   @Mixin SeriesOptions series;
@@ -29,9 +29,17 @@ final class WindowOptions {
       names = "--producer-timeout",
       defaultValue = "60s",
       description =
-          "A producer whose watermark is this far behind the others no longer holds windows"
-              + " open (default: ${DEFAULT-VALUE}).")
+          "A producer silent this long by the broker's clock no longer holds windows open;"
+              + " producers and series gone this long are forgotten (default: ${DEFAULT-VALUE}).")
   Duration producerTimeout;
+
+  @Option(
+      names = "--max-clock-skew",
+      defaultValue = "5m",
+      description =
+          "An event time or watermark this far ahead of its record's broker timestamp is not"
+              + " trusted: the record goes to the dead letters (default: ${DEFAULT-VALUE}).")
+  Duration maxClockSkew;
 
   @Option(
       names = "--client-lag-threshold",
@@ -44,6 +52,12 @@ final class WindowOptions {
   /** The stages' settings these options give. */
   StageSettings settings() {
     return new StageSettings(
-        series.window, grace, series.groupBy, requestTimeout, producerTimeout, clientLagThreshold);
+            series.window,
+            grace,
+            series.groupBy,
+            requestTimeout,
+            producerTimeout,
+            clientLagThreshold)
+        .withMaxClockSkew(maxClockSkew);
   }
 }

@@ -249,7 +249,7 @@ public final class OfflineStats {
 
       Worker(int partition, StageSettings settings) {
         this.partition = partition;
-        stage = new PartitionStage(settings, false);
+        stage = new PartitionStage(settings, false, false);
         output = merger.input(partition, merged, merger);
         thread = new Thread(this::work, "stats-" + partition);
         thread.setDaemon(true);
@@ -299,8 +299,13 @@ public final class OfflineStats {
           problems.accept("line " + record.line() + ": " + e.getMessage());
           return;
         }
+        String distrust = stage.distrust(event, record.timestamp());
+        if (distrust != null) {
+          problems.accept("line " + record.line() + ": not trusted: " + distrust);
+          return;
+        }
         try {
-          stage.onEvent(event, output);
+          stage.onEvent(event, record.timestamp(), output);
         } catch (RuntimeException e) {
           problems.accept("line " + record.line() + ": could not process this event: " + e);
         }
@@ -323,7 +328,7 @@ public final class OfflineStats {
     /** {@code problems} hears about each event the logic could not process. */
     public Session(StageSettings settings, Consumer<String> problems) {
       this.problems = problems;
-      stage = new PartitionStage(settings, false);
+      stage = new PartitionStage(settings, false, false);
       merger =
           new WindowMerger(1, settings.windowMs(), settings.clientLagThresholdUs(), settings.slo());
       merger.open("the file");
@@ -347,7 +352,7 @@ public final class OfflineStats {
         return;
       }
       try {
-        stage.onEvent(event, output);
+        stage.onEvent(event, event.ts(), output);
       } catch (RuntimeException e) {
         problems.accept("line " + line + ": could not process this event: " + e);
       }

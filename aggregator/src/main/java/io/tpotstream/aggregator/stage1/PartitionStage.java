@@ -30,6 +30,12 @@ import org.slf4j.LoggerFactory;
  * into a close time, and, when the close time crosses window ends, the closed windows' partials
  * followed by a rising {@code closedThrough} marker.
  *
+ * <p>Time is the partition's clock: the highest broker timestamp read (never past this machine's
+ * clock), moved on by the wall clock while no record arrives ({@link #tick}). A producer holds
+ * windows open until it is final or silent past the producer timeout by that clock; with none
+ * holding, a window closes once the clock passes its end. Producers and series gone for longer than
+ * the timeout are pruned, so the working set stays bounded however many come and go.
+ *
  * <p>Its working set lives in memory (open requests, the open windows' counts, producers, series
  * names, the partition's progress): one hash lookup and a few additions per event. {@link
  * #writeChanges} writes what changed since its last call to a {@link ByteState} (the aggregator
@@ -49,8 +55,17 @@ public final class PartitionStage {
   private static final byte SERIES = 'n';
   private static final byte COUNTER = 'c';
   private static final Bytes CLOSED_THROUGH = Bytes.wrap(new byte[] {'C'});
+  private static final Bytes CLOCK = Bytes.wrap(new byte[] {'K'});
+
+  /**
+   * How long a partition must have read nothing before the wall clock moves its clock on: a live
+   * producer sends a heartbeat to every partition every second, and a backlog read at speed is
+   * never this quiet.
+   */
+  static final long IDLE_MS = 2_000;
 
   private final boolean keepsChanges;
+  private final boolean closeOnFinal;
   private final StageSettings settings;
   private final GoodputLimits goodput;
   private final long windowMs;
@@ -62,35 +77,90 @@ public final class PartitionStage {
   private final TreeMap<Long, OpenWindow> windows = new TreeMap<>();
   private OpenWindow lastWindow;
   private final Map<String, Producer> producers = new HashMap<>();
-  private final List<SeriesName> seriesNames = new ArrayList<>();
+  private final List<SeriesName> seriesNames = new ArrayList<>(); // by id; null: a free id
+  private final List<Long> seriesUsedMs = new ArrayList<>(); // by id: the clock at its last request
   private final Map<String, Integer> seriesIds = new HashMap<>();
-  private int seriesPersisted;
+  private final List<Integer> unsavedSeries = new ArrayList<>();
   private final Map<String, long[]> counters = new TreeMap<>();
   private final List<String> changedCounters = new ArrayList<>();
   private long closedThrough = NONE;
   private boolean closedThroughChanged;
+  private long clockMs = NONE;
+  private boolean clockChanged;
+  private long recordClockMs = NONE; // the clock as the last record left it
+  private long recordWallMs = NONE; // this machine's clock when that record was read
   private final List<Bytes> deletions = new ArrayList<>();
   private final BinaryWriter writer = new BinaryWriter(256);
 
   /** A stage whose changes {@link #writeChanges} writes (the aggregator's). */
   public PartitionStage(StageSettings settings) {
-    this(settings, true);
+    this(settings, true, false);
   }
 
   /**
    * @param store false when nothing will ever be written to a store (offline {@code stats}): the
    *     stage then keeps no list of changes
+   * @param closeOnFinal true when no producer can join the ones read (the aggregator of one run):
+   *     the last window closes as soon as every producer is final, not when the clock passes its
+   *     end
    */
-  public PartitionStage(StageSettings settings, boolean store) {
+  public PartitionStage(StageSettings settings, boolean store, boolean closeOnFinal) {
     this.keepsChanges = store;
+    this.closeOnFinal = closeOnFinal;
     this.settings = settings;
     this.goodput = settings.slo().goodput();
     this.windowMs = settings.windowMs();
     this.requestTimeoutMs = settings.requestTimeoutMs();
   }
 
-  /** Applies one valid event (see {@link io.tpotstream.common.event.TokenEventDecoder}). */
-  public void onEvent(DecodedEvent event, Stage1Output out) {
+  /**
+   * Why an event read from a record the broker timestamped {@code recordTsMs} is not to be trusted
+   * (its time or watermark further ahead of that timestamp than the max clock skew), or null.
+   */
+  public String distrust(DecodedEvent event, long recordTsMs) {
+    long skewMs = settings.maxClockSkewMs();
+    if (event.ts() - recordTsMs > skewMs) {
+      return "its ts "
+          + Windows.iso(event.ts())
+          + " is ahead of the record's broker timestamp "
+          + Windows.iso(recordTsMs)
+          + " by more than --max-clock-skew "
+          + settings.maxClockSkew()
+          + ": check the producer host's clock";
+    }
+    if (event.type() == EventType.HEARTBEAT && event.watermark() - recordTsMs > skewMs) {
+      return "its watermark "
+          + Windows.iso(event.watermark())
+          + " is ahead of the record's broker timestamp "
+          + Windows.iso(recordTsMs)
+          + " by more than --max-clock-skew "
+          + settings.maxClockSkew()
+          + ": a producer clock that lies, or a forged heartbeat";
+    }
+    return null;
+  }
+
+  /**
+   * Applies one valid, trusted event (see {@link #distrust}) read from a record of broker timestamp
+   * {@code recordTsMs}, with no wall clock (offline: time is the records' alone).
+   */
+  public void onEvent(DecodedEvent event, long recordTsMs, Stage1Output out) {
+    onEvent(event, recordTsMs, Long.MAX_VALUE, out);
+  }
+
+  /**
+   * Applies one valid, trusted event read from a record of broker timestamp {@code recordTsMs} at
+   * {@code wallNowMs} by this machine's clock (a timestamp past it does not move the clock past
+   * it).
+   */
+  public void onEvent(DecodedEvent event, long recordTsMs, long wallNowMs, Stage1Output out) {
+    long ts = Math.min(recordTsMs, wallNowMs);
+    if (clockMs == NONE || ts > clockMs) {
+      clockMs = ts;
+      clockChanged = true;
+    }
+    recordClockMs = clockMs;
+    recordWallMs = wallNowMs;
     if (event.type() == EventType.HEARTBEAT) {
       onHeartbeat(event, out);
       return;
@@ -103,6 +173,9 @@ public final class PartitionStage {
       state = null;
     }
     int series = state != null ? state.series : seriesOf(event);
+    if (state == null) {
+      seriesUsedMs.set(series, clockMs);
+    }
     OpenRequest next = RequestSamples.apply(state, key, series, event, goodput, samples);
     if (next == null) {
       if (state != null) {
@@ -125,6 +198,63 @@ public final class PartitionStage {
     if (closedThrough == NONE || through > closedThrough) {
       close(closedThrough, through, out);
     }
+  }
+
+  /**
+   * The wall clock's turn ({@code wallNowMs} by this machine's clock): after {@link #IDLE_MS}
+   * without a record, the partition's clock moves on by the time since its last record, so that
+   * producers that went silent (killed) stop holding windows and the last windows close.
+   */
+  public void tick(long wallNowMs, Stage1Output out) {
+    if (clockMs == NONE) {
+      return;
+    }
+    if (recordWallMs == NONE || recordWallMs > wallNowMs) {
+      recordClockMs = clockMs; // first tick after a restart: idle from now on
+      recordWallMs = wallNowMs;
+      return;
+    }
+    long idleMs = wallNowMs - recordWallMs;
+    if (idleMs >= IDLE_MS) {
+      long moved = Math.min(recordClockMs + idleMs, wallNowMs);
+      if (moved > clockMs) {
+        clockMs = moved;
+        clockChanged = true;
+      }
+    }
+    advance(out);
+  }
+
+  /**
+   * True while the clock alone may still close something: open windows or requests, or a producer
+   * not final (one that goes silent must stop holding the partition). Final producers are pruned at
+   * the next record; nothing is waiting for that.
+   */
+  public boolean hasPending() {
+    if (!windows.isEmpty() || !requests.isEmpty()) {
+      return true;
+    }
+    for (Producer p : producers.values()) {
+      if (!p.mark.isFinal()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The partition's clock (epoch ms), or {@link Long#MIN_VALUE} before any record. */
+  public long clockMs() {
+    return clockMs;
+  }
+
+  /** Producers known on this partition (holding it, or not yet pruned). */
+  public int producers() {
+    return producers.size();
+  }
+
+  /** Series names kept (in use, or used within the producer timeout). */
+  public int seriesNames() {
+    return seriesIds.size();
   }
 
   /** The end of the last window closed on this partition, or {@link Long#MIN_VALUE} for none. */
@@ -171,21 +301,78 @@ public final class PartitionStage {
     long watermark = e.finalHeartbeat() ? Math.max(e.watermark(), e.ts()) : e.watermark();
     CloseTime.Mark mark =
         old == null
-            ? new CloseTime.Mark(watermark, e.finalHeartbeat())
+            ? new CloseTime.Mark(watermark, e.finalHeartbeat(), clockMs)
             : new CloseTime.Mark(
                 Math.max(old.mark.watermarkMs(), watermark),
-                old.mark.isFinal() || e.finalHeartbeat());
-    if (old != null && mark.equals(old.mark)) {
-      return;
+                old.mark.isFinal() || e.finalHeartbeat(),
+                clockMs);
+    if (old == null || !mark.equals(old.mark)) {
+      producers.put(e.producerId(), new Producer(mark, true));
     }
-    producers.put(e.producerId(), new Producer(mark, true));
+    advance(out);
+  }
+
+  /** Closes what the producers and the clock now allow, then prunes what is gone. */
+  private void advance(Stage1Output out) {
     List<CloseTime.Mark> marks = new ArrayList<>(producers.size());
     producers.values().forEach(p -> marks.add(p.mark));
     long through =
         CloseTime.closedThroughMs(
-            marks, windowMs, settings.graceMs(), settings.producerTimeoutMs());
-    if (through != NONE && (closed == NONE || through > closed)) {
-      close(closed, through, out);
+            marks,
+            clockMs,
+            windowMs,
+            settings.graceMs(),
+            settings.producerTimeoutMs(),
+            closeOnFinal);
+    if (through != NONE && (closedThrough == NONE || through > closedThrough)) {
+      close(closedThrough, through, out);
+      pruneSeries();
+    }
+    pruneProducers();
+  }
+
+  /** Forgets producers not heard from within the timeout (final or silent): they hold nothing. */
+  private void pruneProducers() {
+    long timeoutMs = settings.producerTimeoutMs();
+    Iterator<Map.Entry<String, Producer>> all = producers.entrySet().iterator();
+    while (all.hasNext()) {
+      Map.Entry<String, Producer> p = all.next();
+      if (clockMs - p.getValue().mark.lastSeenMs() > timeoutMs) {
+        all.remove();
+        if (keepsChanges) {
+          deletions.add(prefixed(PRODUCER, utf8(p.getKey())));
+        }
+      }
+    }
+  }
+
+  /**
+   * Frees the ids of series that no open request or window uses and that started no request within
+   * the producer timeout.
+   */
+  private void pruneSeries() {
+    boolean[] used = new boolean[seriesNames.size()];
+    for (OpenRequest r : requests.values()) {
+      used[r.series] = true;
+    }
+    for (OpenWindow w : windows.values()) {
+      for (int id = 0; id < w.slots.length; id++) {
+        if (w.slots[id] != null) {
+          used[id] = true;
+        }
+      }
+    }
+    long timeoutMs = settings.producerTimeoutMs();
+    for (int id = 0; id < used.length; id++) {
+      SeriesName name = seriesNames.get(id);
+      if (name != null && !used[id] && clockMs - seriesUsedMs.get(id) > timeoutMs) {
+        seriesNames.set(id, null);
+        seriesIds.remove(name.series());
+        unsavedSeries.remove(Integer.valueOf(id));
+        if (keepsChanges) {
+          deletions.add(seriesKey(id));
+        }
+      }
     }
   }
 
@@ -266,9 +453,20 @@ public final class PartitionStage {
     if (known != null) {
       return known;
     }
-    int id = seriesNames.size();
-    seriesNames.add(new SeriesName(series, event.model(), labels));
+    int id = seriesNames.indexOf(null);
+    SeriesName name = new SeriesName(series, event.model(), labels);
+    if (id < 0) {
+      id = seriesNames.size();
+      seriesNames.add(name);
+      seriesUsedMs.add(clockMs);
+    } else {
+      seriesNames.set(id, name);
+      seriesUsedMs.set(id, clockMs);
+    }
     seriesIds.put(series, id);
+    if (keepsChanges) {
+      unsavedSeries.add(id);
+    }
     return id;
   }
 
@@ -342,15 +540,17 @@ public final class PartitionStage {
       if (p.getValue().changed) {
         writer.reset().writeSigned(p.getValue().mark.watermarkMs());
         writer.writeByte(p.getValue().mark.isFinal() ? 1 : 0);
+        writer.writeSigned(p.getValue().mark.lastSeenMs());
         store.put(prefixed(PRODUCER, utf8(p.getKey())), writer.toByteArray());
         p.setValue(new Producer(p.getValue().mark, false));
       }
     }
-    for (; seriesPersisted < seriesNames.size(); seriesPersisted++) {
+    for (int id : unsavedSeries) {
       writer.reset();
-      seriesNames.get(seriesPersisted).writeTo(writer);
-      store.put(seriesKey(seriesPersisted), writer.toByteArray());
+      seriesNames.get(id).writeTo(writer);
+      store.put(seriesKey(id), writer.toByteArray());
     }
+    unsavedSeries.clear();
     for (String name : changedCounters) {
       writer.reset().writeSigned(counters.get(name)[0]);
       store.put(prefixed(COUNTER, utf8(name)), writer.toByteArray());
@@ -359,6 +559,10 @@ public final class PartitionStage {
     if (closedThroughChanged) {
       store.put(CLOSED_THROUGH, writer.reset().writeSigned(closedThrough).toByteArray());
       closedThroughChanged = false;
+    }
+    if (clockChanged) {
+      store.put(CLOCK, writer.reset().writeSigned(clockMs).toByteArray());
+      clockChanged = false;
     }
   }
 
@@ -370,12 +574,18 @@ public final class PartitionStage {
     lastWindow = null;
     producers.clear();
     seriesNames.clear();
+    seriesUsedMs.clear();
     seriesIds.clear();
+    unsavedSeries.clear();
     counters.clear();
     changedCounters.clear();
     deletions.clear();
     closedThrough = NONE;
     closedThroughChanged = false;
+    clockMs = NONE;
+    clockChanged = false;
+    recordClockMs = NONE;
+    recordWallMs = NONE;
     Map<Integer, SeriesName> names = new TreeMap<>();
     store.forEach(
         (key, value) -> {
@@ -399,9 +609,10 @@ public final class PartitionStage {
             case PRODUCER -> {
               long watermark = in.readSigned();
               boolean isFinal = in.readByte() == 1;
+              long lastSeen = in.hasRemaining() ? in.readSigned() : NONE; // NONE: seen at load
               producers.put(
                   new String(k, 1, k.length - 1, StandardCharsets.UTF_8),
-                  new Producer(new CloseTime.Mark(watermark, isFinal), false));
+                  new Producer(new CloseTime.Mark(watermark, isFinal, lastSeen), false));
             }
             case SERIES ->
                 names.put(new BinaryReader(k, 1, 4).readFixedInt(), SeriesName.readFrom(in));
@@ -410,19 +621,30 @@ public final class PartitionStage {
                     new String(k, 1, k.length - 1, StandardCharsets.UTF_8),
                     new long[] {in.readSigned()});
             case 'C' -> closedThrough = in.readSigned();
+            case 'K' -> clockMs = in.readSigned();
             default ->
                 throw new IllegalStateException(
                     "unknown entry in stage 1's store (tag " + (char) k[0] + ")");
           }
         });
+    if (clockMs == NONE) { // a store written before the clock was kept
+      clockMs = closedThrough;
+    }
     for (Map.Entry<Integer, SeriesName> n : names.entrySet()) {
-      if (n.getKey() != seriesNames.size()) {
-        throw new IllegalStateException("stage 1's store misses series id " + seriesNames.size());
+      while (seriesNames.size() < n.getKey()) {
+        seriesNames.add(null); // an id freed by pruning
+        seriesUsedMs.add(NONE);
       }
       seriesNames.add(n.getValue());
+      seriesUsedMs.add(clockMs);
       seriesIds.put(n.getValue().series(), n.getKey());
     }
-    seriesPersisted = seriesNames.size();
+    for (Map.Entry<String, Producer> p : producers.entrySet()) {
+      if (p.getValue().mark.lastSeenMs() == NONE) {
+        CloseTime.Mark m = p.getValue().mark;
+        p.setValue(new Producer(new CloseTime.Mark(m.watermarkMs(), m.isFinal(), clockMs), true));
+      }
+    }
     for (OpenWindow w : windows.values()) {
       for (Slot slot : w.slots) {
         if (slot != null) {

@@ -17,6 +17,8 @@ import java.util.List;
  * @param clientLagThreshold a window is {@code clientSuspect} when its producers' own event-loop
  *     lag or pause passed this
  * @param slo objectives evaluated on every window, and goodput limits judged per request
+ * @param maxClockSkew an event time or watermark further ahead of its record's broker timestamp
+ *     than this is not trusted (the record goes to the dead letters)
  */
 public record StageSettings(
     Duration windowSize,
@@ -25,12 +27,14 @@ public record StageSettings(
     Duration requestTimeout,
     Duration producerTimeout,
     Duration clientLagThreshold,
-    SloSpec slo) {
+    SloSpec slo,
+    Duration maxClockSkew) {
 
   public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(10);
   public static final Duration DEFAULT_GRACE = Duration.ZERO;
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofMinutes(10);
   public static final Duration DEFAULT_PRODUCER_TIMEOUT = Duration.ofSeconds(60);
+  public static final Duration DEFAULT_MAX_CLOCK_SKEW = Duration.ofMinutes(5);
   public static final Duration DEFAULT_CLIENT_LAG_THRESHOLD =
       Duration.ofNanos(WindowStats.DEFAULT_CLIENT_LAG_THRESHOLD_US * 1000);
 
@@ -58,8 +62,33 @@ public record StageSettings(
               + clientLagThreshold
               + "): check --client-lag-threshold");
     }
+    maxClockSkew = maxClockSkew == null ? DEFAULT_MAX_CLOCK_SKEW : maxClockSkew;
+    if (maxClockSkew.toMillis() < 1) {
+      throw new IllegalArgumentException(
+          "max clock skew must be positive (got " + maxClockSkew + "): check --max-clock-skew");
+    }
     groupBy = groupBy == null ? List.of() : List.copyOf(groupBy);
     slo = slo == null ? SloSpec.NONE : slo;
+  }
+
+  /** The settings with the default max clock skew (5 min). */
+  public StageSettings(
+      Duration windowSize,
+      Duration grace,
+      List<String> groupBy,
+      Duration requestTimeout,
+      Duration producerTimeout,
+      Duration clientLagThreshold,
+      SloSpec slo) {
+    this(
+        windowSize,
+        grace,
+        groupBy,
+        requestTimeout,
+        producerTimeout,
+        clientLagThreshold,
+        slo,
+        DEFAULT_MAX_CLOCK_SKEW);
   }
 
   /** The settings without an SLO. */
@@ -127,6 +156,10 @@ public record StageSettings(
     return Records.with(this, "clientLagThreshold", value);
   }
 
+  public StageSettings withMaxClockSkew(Duration value) {
+    return Records.with(this, "maxClockSkew", value);
+  }
+
   /** These settings with {@code value} evaluated on every window. */
   public StageSettings withSlo(SloSpec value) {
     return Records.with(this, "slo", value);
@@ -147,6 +180,11 @@ public record StageSettings(
 
   long producerTimeoutMs() {
     return producerTimeout.toMillis();
+  }
+
+  /** The max clock skew in ms. */
+  public long maxClockSkewMs() {
+    return maxClockSkew.toMillis();
   }
 
   /** The client lag threshold in µs. */

@@ -77,7 +77,9 @@ public final class AggregatorTopology {
     // stage 1: per-request samples into partial windows, closed by producer watermarks
     KStream<byte[], StageMessage> stage1 =
         events.process(
-            () -> new Stage1Processor(config.stage(), config.deadLetterTopic()),
+            () ->
+                new Stage1Processor(
+                    config.stage(), config.deadLetterTopic(), config.runId() != null),
             Named.as("per-partition-windows"),
             STAGE1_STORE);
     Map<String, KStream<byte[], StageMessage>> routes =

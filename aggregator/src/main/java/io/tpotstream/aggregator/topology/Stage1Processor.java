@@ -9,9 +9,12 @@ import io.tpotstream.common.event.DecodedEvent;
 import io.tpotstream.common.event.TokenEventDecoder;
 import io.tpotstream.common.event.TokenEventFormatException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.processor.Cancellable;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -22,12 +25,17 @@ import org.slf4j.LoggerFactory;
 /**
  * Stage 1 in Kafka Streams: one instance per input partition runs {@link PartitionStage} on its
  * in-memory working set, loaded from the task's store at start and written back to it inside every
- * commit. A record that is not a token event goes to the dead letters and processing goes on: a
- * throwing record would fail the task forever under exactly-once.
+ * commit. A record that is not a token event, or whose times run ahead of its broker timestamp,
+ * goes to the dead letters and processing goes on: a throwing record would fail the task forever
+ * under exactly-once. While anything may still close, a wall-clock tick every {@link #TICK} moves
+ * the partition's clock on when no record comes (a producer killed, the last one gone).
  */
 final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMessage> {
   private static final Logger LOG = LoggerFactory.getLogger(Stage1Processor.class);
   private static final byte[] NO_KEY = new byte[0];
+
+  /** How often the wall clock is looked at while something may still close. */
+  static final Duration TICK = Duration.ofSeconds(1);
 
   private final PartitionStage stage;
   private final String deadLetterTopic;
@@ -36,11 +44,17 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
   private ProcessorContext<byte[], StageMessage> context;
   private WorkingSetStore store;
   private LiveCommit commit;
+  private Cancellable ticking;
   private int partition;
 
-  /** A stage of one input partition; its working set is loaded in init. */
-  Stage1Processor(StageSettings settings, String deadLetterTopic) {
-    this.stage = new PartitionStage(settings);
+  /**
+   * A stage of one input partition; its working set is loaded in init.
+   *
+   * @param closeOnFinal the input is one run's (no producer can join): the last window closes when
+   *     every producer is final
+   */
+  Stage1Processor(StageSettings settings, String deadLetterTopic, boolean closeOnFinal) {
+    this.stage = new PartitionStage(settings, true, closeOnFinal);
     this.deadLetterTopic = deadLetterTopic;
   }
 
@@ -57,6 +71,7 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
           stage.writeChanges(state);
           commit.committed();
         });
+    keepTicking();
   }
 
   @Override
@@ -69,18 +84,45 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
       deadLetter(record, e.getMessage());
       return;
     }
+    String distrust = stage.distrust(event, record.timestamp());
+    if (distrust != null) {
+      deadLetter(record, "not trusted: " + distrust);
+      return;
+    }
     forwarder.timestamp = record.timestamp();
     try {
-      stage.onEvent(event, forwarder);
+      stage.onEvent(event, record.timestamp(), context.currentSystemTimeMs(), forwarder);
     } catch (KafkaException e) {
       throw e; // Kafka's own failures (e.g. a task migrated) must reach Kafka Streams
     } catch (RuntimeException e) {
       deadLetter(record, "could not process: " + e);
     }
+    keepTicking();
+  }
+
+  /** Ticks while something may still close or be pruned; an idle partition costs nothing. */
+  private void keepTicking() {
+    if (ticking == null && stage.hasPending()) {
+      ticking = context.schedule(TICK, PunctuationType.WALL_CLOCK_TIME, this::tick);
+    }
+  }
+
+  private void tick(long wallNowMs) {
+    // what closes now is stamped with the partition's clock: a time the broker's records reached
+    forwarder.timestamp = Math.max(0, stage.clockMs());
+    stage.tick(wallNowMs, forwarder);
+    if (!stage.hasPending()) {
+      ticking.cancel();
+      ticking = null;
+    }
   }
 
   @Override
   public void close() {
+    if (ticking != null) {
+      ticking.cancel();
+      ticking = null;
+    }
     if (store != null) {
       store.beforeCommit(null);
     }

@@ -2,13 +2,11 @@ package io.tpotstream.aggregator.topology;
 
 import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.aggregator.stage2.MergeOutput;
-import io.tpotstream.aggregator.stage2.PartitionsChangedException;
 import io.tpotstream.aggregator.stage2.WindowMerger;
 import io.tpotstream.common.Windows;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
 import java.util.List;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -63,18 +61,14 @@ final class Stage2Processor implements Processor<byte[], StageMessage, String, b
       return;
     }
     output.causeTimestamp = record.timestamp();
-    try {
-      switch (m.kind()) {
-        case PARTIAL -> merger.partial(m.partition(), m.windowMs(), m.series(), m.counts(), output);
-        case HEALTH ->
-            merger.windowHealth(m.partition(), m.windowMs(), m.pauseMaxUs(), m.lagMaxUs());
-        case MARKER -> merger.closedThrough(m.partition(), m.windowMs(), output);
-        case DEAD_LETTER -> {}
-      }
-    } catch (KafkaException | PartitionsChangedException e) {
-      throw e; // stops the application: the windows can no longer be completed correctly
-    } catch (RuntimeException e) {
-      LOG.error("skipped an unreadable internal record from partition {}: {}", m.partition(), e);
+    // No catch: an internal record is ours, and a failure may come after part of a window was
+    // forwarded. The task fails instead, and exactly-once aborts that output and reads the record
+    // again from the last commit; skipping it would lose or half-emit a window.
+    switch (m.kind()) {
+      case PARTIAL -> merger.partial(m.partition(), m.windowMs(), m.series(), m.counts(), output);
+      case HEALTH -> merger.windowHealth(m.partition(), m.windowMs(), m.pauseMaxUs(), m.lagMaxUs());
+      case MARKER -> merger.closedThrough(m.partition(), m.windowMs(), output);
+      case DEAD_LETTER -> {}
     }
   }
 

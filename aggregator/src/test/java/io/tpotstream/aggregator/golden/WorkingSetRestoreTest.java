@@ -13,6 +13,7 @@ import io.tpotstream.aggregator.stage2.MergeOutput;
 import io.tpotstream.aggregator.stage2.WindowMerger;
 import io.tpotstream.aggregator.state.ByteState;
 import io.tpotstream.aggregator.state.MapState;
+import io.tpotstream.common.event.DecodedEvent;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
 import io.tpotstream.common.event.TokenEventDecoder;
@@ -55,22 +56,22 @@ class WorkingSetRestoreTest {
     for (int i = 0; i < 100; i++) {
       Req r = new Req("r" + i, "model-a");
       open.add(r);
-      stage.onEvent(decoder.decode(r.start(t0 + i)), ignore);
+      feed(stage, decoder.decode(r.start(t0 + i)), ignore);
     }
-    stage.onEvent(decoder.decode(Req.heartbeat(t0, "p1", t0)), ignore);
+    feed(stage, decoder.decode(Req.heartbeat(t0, "p1", t0)), ignore);
     stage.writeChanges(store);
     assertEquals(
-        100 + 1 + 1 + 1 + 1,
+        100 + 1 + 1 + 1 + 1 + 1,
         store.puts,
-        "100 requests, their window, a producer, a series, the close time");
+        "100 requests, their window, a producer, a series, the close time, the clock");
 
     store.puts = 0;
     stage.writeChanges(store);
     assertEquals(0, store.puts, "nothing changed");
 
-    stage.onEvent(decoder.decode(open.get(7).token(t0 + 200, 1_000_000)), ignore);
+    feed(stage, decoder.decode(open.get(7).token(t0 + 200, 1_000_000)), ignore);
     stage.writeChanges(store);
-    assertEquals(2, store.puts, "one request and its (window, series)");
+    assertEquals(3, store.puts, "one request, its (window, series) and the clock");
 
     store.puts = 0;
     Req shortOne = new Req("short", "model-a");
@@ -79,11 +80,17 @@ class WorkingSetRestoreTest {
             shortOne.start(t0 + 300),
             shortOne.token(t0 + 301, 1_000),
             shortOne.end(t0 + 302, 2_000))) {
-      stage.onEvent(decoder.decode(e), ignore);
+      feed(stage, decoder.decode(e), ignore);
     }
     stage.writeChanges(store);
-    assertEquals(1, store.puts, "a request that ended between commits is never written");
+    assertEquals(
+        2, store.puts, "a request that ended between commits is never written (the clock is)");
     assertEquals(0, store.deletes);
+  }
+
+  /** An event as read from a record the producer timestamped with its ts. */
+  private static void feed(PartitionStage stage, DecodedEvent event, Stage1Output out) {
+    stage.onEvent(event, event.ts(), out);
   }
 
   /** One partition's stages over a transactional log of their outputs. */
@@ -121,8 +128,10 @@ class WorkingSetRestoreTest {
         TokenEvent e = events.get(i++);
         String key = e.requestId() != null ? e.requestId() : e.producerId();
         // through the bytes, as records arrive
-        stage.onEvent(
-            decoder.decode(key.getBytes(StandardCharsets.UTF_8), TokenEventCodec.encode(e)), out);
+        feed(
+            stage,
+            decoder.decode(key.getBytes(StandardCharsets.UTF_8), TokenEventCodec.encode(e)),
+            out);
         lastTs = Math.max(lastTs, e.ts());
         if (random.nextInt(40) == 0) {
           commit();

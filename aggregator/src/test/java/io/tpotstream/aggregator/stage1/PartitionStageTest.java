@@ -114,23 +114,56 @@ class PartitionStageTest {
   }
 
   @Test
-  void closeTimeIsTheLowestLiveWatermark() {
+  void closeTimeIsTheLowestWatermarkOfTheProducersThatHoldThePartition() {
+    long clock = T0 + 90_000;
     List<CloseTime.Mark> marks =
         List.of(
-            new CloseTime.Mark(T0 + 25_000, false),
-            new CloseTime.Mark(T0 + 41_000, false),
-            new CloseTime.Mark(T0 + 80_000, true));
-    assertEquals(T0 + 20_000, CloseTime.closedThroughMs(marks, 10_000, 0, 60_000));
-    assertEquals(T0 + 10_000, CloseTime.closedThroughMs(marks, 10_000, 6_000, 60_000));
-    // more than the producer timeout behind the highest watermark: stale, no longer holding
-    assertEquals(T0 + 40_000, CloseTime.closedThroughMs(marks, 10_000, 0, 55_000 - 1));
+            new CloseTime.Mark(T0 + 25_000, false, T0 + 35_000),
+            new CloseTime.Mark(T0 + 41_000, false, T0 + 89_000),
+            new CloseTime.Mark(T0 + 80_000, true, T0 + 89_000));
+    assertEquals(T0 + 20_000, CloseTime.closedThroughMs(marks, clock, 10_000, 0, 60_000, false));
+    assertEquals(
+        T0 + 10_000, CloseTime.closedThroughMs(marks, clock, 10_000, 6_000, 60_000, false));
+    // silent for more than the producer timeout by the partition's clock: no longer holding
+    assertEquals(
+        T0 + 40_000, CloseTime.closedThroughMs(marks, clock, 10_000, 0, 55_000 - 1, false));
   }
 
   @Test
-  void whenEveryProducerIsFinalTheWindowOfTheHighestWatermarkCloses() {
+  void aHighWatermarkNeverClosesWindowsOfTheProducersThatDidNotSendIt() {
+    long clock = T0 + 20_000;
     List<CloseTime.Mark> marks =
-        List.of(new CloseTime.Mark(T0 + 25_000, true), new CloseTime.Mark(T0 + 31_000, true));
-    assertEquals(T0 + 40_000, CloseTime.closedThroughMs(marks, 10_000, 5_000, 60_000));
-    assertEquals(CloseTime.NONE, CloseTime.closedThroughMs(List.of(), 10_000, 0, 60_000));
+        List.of(
+            new CloseTime.Mark(T0 + 19_800, false, clock),
+            new CloseTime.Mark(T0 + 86_400_000, false, clock)); // a day ahead
+    assertEquals(T0 + 10_000, CloseTime.closedThroughMs(marks, clock, 10_000, 0, 60_000, false));
+  }
+
+  @Test
+  void withNoProducerHoldingAWindowClosesWhenTheClockPassesItsEnd() {
+    List<CloseTime.Mark> marks =
+        List.of(
+            new CloseTime.Mark(T0 + 25_000, true, T0 + 25_000),
+            new CloseTime.Mark(T0 + 31_000, true, T0 + 31_000));
+    // a producer may still join and write into [T0 + 30 s, T0 + 40 s) until the clock passes it
+    assertEquals(
+        T0 + 30_000, CloseTime.closedThroughMs(marks, T0 + 39_999, 10_000, 0, 60_000, false));
+    assertEquals(
+        T0 + 40_000, CloseTime.closedThroughMs(marks, T0 + 40_000, 10_000, 0, 60_000, false));
+    assertEquals(
+        T0 + 30_000, CloseTime.closedThroughMs(marks, T0 + 44_999, 10_000, 5_000, 60_000, false));
+    assertEquals(
+        CloseTime.NONE,
+        CloseTime.closedThroughMs(List.of(), CloseTime.NONE, 10_000, 0, 60_000, false));
+  }
+
+  @Test
+  void inOneRunsAggregatorTheWindowOfTheHighestFinalWatermarkClosesAtOnce() {
+    List<CloseTime.Mark> marks =
+        List.of(
+            new CloseTime.Mark(T0 + 25_000, true, T0 + 25_000),
+            new CloseTime.Mark(T0 + 31_000, true, T0 + 31_000));
+    assertEquals(
+        T0 + 40_000, CloseTime.closedThroughMs(marks, T0 + 31_000, 10_000, 5_000, 60_000, true));
   }
 }

@@ -91,6 +91,7 @@ class AggregatorTopologyTest {
         h.pipe(r.token(T0 + 200 + i * 4L, elapsedNs));
       }
       h.pipe(r.end(T0 + 500, elapsedNs), Req.finalHeartbeat(T0 + 600, "p1", T0 + 550));
+      h.advanceWallClock(Duration.ofSeconds(10)); // the clock passes the last window
 
       WindowSummary s = h.newSummaries().get(0);
       assertEquals(50, s.tpot().count());
@@ -111,6 +112,7 @@ class AggregatorTopologyTest {
       h.pipe(r.token(T0 + 20_100, ms(10_600))); // TPOT 200 ms: window 2
       h.pipe(r.end(T0 + 30_500, ms(21_000))); // E2E, request TPOT, completed: window 3
       h.pipe(Req.finalHeartbeat(T0 + 30_600, "p1", T0 + 30_550));
+      h.advanceWallClock(Duration.ofSeconds(10)); // the clock passes the last window
 
       List<WindowSummary> out = h.newSummaries();
       assertEquals(4, out.size());
@@ -167,7 +169,7 @@ class AggregatorTopologyTest {
   }
 
   @Test
-  void aFinalHeartbeatFlushesTheLastWindow() {
+  void aFinalHeartbeatLeavesTheLastWindowToTheClock() {
     try (TopologyHarness h = new TopologyHarness(TEN_SECONDS.withGrace(Duration.ofSeconds(5)))) {
       Req r = new Req("r1", "model-a");
       h.pipe(Req.heartbeat(T0 + 12_000, "p1", T0 + 11_800));
@@ -176,9 +178,13 @@ class AggregatorTopologyTest {
       h.pipe(Req.heartbeat(T0 + 20_000, "p1", T0 + 19_800));
       assertTrue(h.newSummaries().isEmpty());
 
-      // its watermark is still inside the window, but a final heartbeat promises nothing more
+      // p1 promises nothing more, but another producer may still join until the window's end
       h.pipe(Req.finalHeartbeat(T0 + 20_005, "p1", T0 + 19_805));
+      assertTrue(h.newSummaries().isEmpty());
+      h.advanceWallClock(Duration.ofSeconds(4)); // the clock at 24.005 s: within the grace
+      assertTrue(h.newSummaries().isEmpty());
 
+      h.advanceWallClock(Duration.ofSeconds(1));
       List<WindowSummary> out = h.newSummaries();
       assertEquals(1, out.size());
       assertEquals(T0 + 10_000, out.get(0).windowStartMs());
@@ -195,6 +201,7 @@ class AggregatorTopologyTest {
       h.pipe(
           r.token(T0 + 9_950, ms(50)), r.token(T0 + 10_050, ms(150)), r.end(T0 + 10_060, ms(160)));
       h.pipe(Req.finalHeartbeat(T0 + 10_070, "p1", T0 + 9_870));
+      h.advanceWallClock(Duration.ofSeconds(10)); // the clock passes the last window
 
       List<WindowSummary> out = h.newSummaries();
       assertEquals(
@@ -290,6 +297,7 @@ class AggregatorTopologyTest {
     events.add(Req.finalHeartbeat(T0 + 49_000, "p1", T0 + 49_000));
     try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
       h.pipe(events);
+      h.advanceWallClock(Duration.ofSeconds(10)); // the clock passes the last window
       List<WindowSummary> out = h.newSummaries();
       assertEquals(expectedGaps, out.stream().mapToLong(s -> s.tpot().count()).sum());
       assertEquals(0, out.stream().mapToLong(WindowSummary::lateSamples).sum());
@@ -331,6 +339,7 @@ class AggregatorTopologyTest {
       h.pipeRaw("bad-key", poison, T0 + 3);
       h.pipe(
           r.token(T0 + 4, ms(4)), r.end(T0 + 5, ms(5)), Req.finalHeartbeat(T0 + 6, "p1", T0 + 6));
+      h.advanceWallClock(Duration.ofSeconds(10)); // the clock passes the last window
 
       List<TestRecord<byte[], byte[]>> dead = h.deadLetters();
       assertEquals(1, dead.size());
@@ -445,6 +454,7 @@ class AggregatorTopologyTest {
       h.pipe(real.start(T0 + 10_300), real.token(T0 + 10_400, ms(100)));
       h.pipe(real.token(T0 + 10_450, ms(150)), real.end(T0 + 10_500, ms(200)));
       h.pipe(Req.finalHeartbeat(T0 + 10_600, "p1", T0 + 10_600));
+      h.advanceWallClock(Duration.ofSeconds(10)); // the clock passes the last window
 
       List<WindowSummary> out = h.newSummaries();
       assertEquals(2, out.size());
@@ -470,6 +480,7 @@ class AggregatorTopologyTest {
       h.pipe(Req.heartbeat(T0, "p1", T0), r.start(T0 + 1), r.token(T0 + 100, ms(100)));
       h.pipe(r.token(T0 + 110, ms(110), 2).asCoalesced(), r.token(T0 + 150, ms(150)));
       h.pipe(r.end(T0 + 160, ms(160)), Req.finalHeartbeat(T0 + 200, "p1", T0 + 200));
+      h.advanceWallClock(Duration.ofSeconds(10)); // the clock passes the last window
       WindowSummary s = h.newSummaries().get(0);
       assertEquals(3, s.tpot().count());
       assertEquals(2, s.coalescedGaps(), "the two samples of the coalesced two-token chunk");
@@ -488,6 +499,7 @@ class AggregatorTopologyTest {
         h.pipe(TokenEvent.heartbeat(T0 + 2_000, "run", "p1", T0 + 1_800, false, 200L, 900L, 0L));
         h.pipe(r.token(T0 + 2_100, ms(2_100)), r.end(T0 + 2_200, ms(2_200)));
         h.pipe(Req.finalHeartbeat(T0 + 2_300, "p1", T0 + 2_300));
+        h.advanceWallClock(Duration.ofSeconds(10)); // the clock passes the last window
         WindowSummary s = h.newSummaries().get(0);
         assertEquals(new BigDecimal("1.500"), s.clientLagMaxMs());
         assertEquals(new BigDecimal("0.300"), s.clientPauseMaxMs());

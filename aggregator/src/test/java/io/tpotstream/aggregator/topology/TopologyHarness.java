@@ -34,12 +34,19 @@ final class TopologyHarness implements AutoCloseable {
   /** Their JSON, in output order. */
   final List<String> json = new ArrayList<>();
 
+  /** The aggregator of a shared topic ({@code tpot aggregate}). */
   TopologyHarness(StageSettings settings) {
+    this(settings, null);
+  }
+
+  /** With {@code runId}: the aggregator of one run ({@code tpot run}), which no one can join. */
+  TopologyHarness(StageSettings settings, String runId) {
     config =
         AggregatorConfig.defaults("unused:9092")
             .withApplicationId("ttd-aggregator")
             .withStage(settings)
-            .withInputPartitions(1);
+            .withInputPartitions(1)
+            .withRunId(runId);
     Properties props = AggregatorTopology.streamsProperties(config);
     driver = new TopologyTestDriver(AggregatorTopology.buildTopology(config), props);
     input =
@@ -77,6 +84,26 @@ final class TopologyHarness implements AutoCloseable {
             .readRecordsToList();
       }
     }
+  }
+
+  /**
+   * Moves this machine's clock on by {@code by} in steps of a tick, so that stage 1 sees an idle
+   * partition the way a live aggregator does.
+   */
+  void advanceWallClock(java.time.Duration by) {
+    java.time.Duration left = by;
+    while (left.compareTo(Stage1Processor.TICK) > 0) {
+      driver.advanceWallClockTime(Stage1Processor.TICK);
+      left = left.minus(Stage1Processor.TICK);
+    }
+    driver.advanceWallClockTime(left);
+    dropChangelogRecords();
+  }
+
+  /** Pipes {@code event} in a record whose broker timestamp is {@code recordTs}. */
+  void pipeAt(long recordTs, TokenEvent event) {
+    String key = event.requestId() != null ? event.requestId() : event.producerId();
+    input.pipeInput(key.getBytes(StandardCharsets.UTF_8), TokenEventCodec.encode(event), recordTs);
   }
 
   void pipeRaw(String key, byte[] value, long ts) {

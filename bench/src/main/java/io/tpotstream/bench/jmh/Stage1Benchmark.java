@@ -7,6 +7,7 @@ import io.tpotstream.aggregator.stage1.Stage1Output;
 import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.bench.workload.SyntheticWorkload;
 import io.tpotstream.bench.workload.WorkloadShape;
+import io.tpotstream.common.event.DecodedEvent;
 import io.tpotstream.common.event.TokenEventCodec;
 import io.tpotstream.common.event.TokenEventDecoder;
 import java.nio.charset.StandardCharsets;
@@ -69,7 +70,8 @@ public class Stage1Benchmark extends JmhDefaults {
           }
         };
     for (int i = 0; i < keys.size(); i++) {
-      stage.onEvent(decoder.decode(keys.get(i), values.get(i)), out);
+      DecodedEvent event = decoder.decode(keys.get(i), values.get(i));
+      stage.onEvent(event, event.ts(), out);
     }
   }
 }
