@@ -292,17 +292,25 @@ final class ArchiveLines {
             parser.skipChildren();
           }
           case "type" -> type = value == JsonToken.VALUE_STRING ? parser.getText() : null;
-          case "ts" -> ts = value == JsonToken.VALUE_NUMBER_INT ? parser.getLongValue() : ts;
+          case "ts" -> ts = fitsLong(parser, value) ? parser.getLongValue() : ts;
           case "requestId" -> requestId = value == JsonToken.VALUE_STRING ? parser.getText() : null;
           case "producerId" ->
               producerId = value == JsonToken.VALUE_STRING ? parser.getText() : null;
-          case "watermark" ->
-              watermark = value == JsonToken.VALUE_NUMBER_INT ? parser.getLongValue() : null;
+          case "watermark" -> watermark = fitsLong(parser, value) ? parser.getLongValue() : null;
           case "final" -> isFinal = value == JsonToken.VALUE_TRUE;
           default -> parser.skipChildren();
         }
       }
       return true;
+    }
+
+    /**
+     * An integer within a long: a larger one is no event's (the codec refuses it), but the line is
+     * still JSON and is kept, for the decoder to report.
+     */
+    private static boolean fitsLong(JsonParser parser, JsonToken value) throws IOException {
+      return value == JsonToken.VALUE_NUMBER_INT
+          && parser.getNumberType() != JsonParser.NumberType.BIG_INTEGER;
     }
 
     /** {@link ArchivedRecord#HEARTBEAT} and {@link ArchivedRecord#FINAL} as they apply. */

@@ -10,12 +10,13 @@ import java.util.TreeMap;
 /**
  * The token events producers write, read without a general JSON parser: an object with no
  * whitespace, known fields in any order, each once, strings of printable ASCII without escapes,
- * integers without fraction or exponent, {@code true}/{@code false} and a labels object of strings.
- * That is a strict subset of JSON on which Jackson's data binding gives exactly these values, so
- * what this scanner accepts (then checked by {@link TokenEventRules}) is what {@link
- * TokenEventCodec#decode} accepts. Anything else (whitespace, an escape, a non-ASCII byte, an
- * unknown field, a null, a fraction, a number of 19 digits, a repeat) makes it answer "not sure",
- * and {@link TokenEventDecoder} reads the record with Jackson's streaming parser instead.
+ * integers without fraction or exponent, {@code true}/{@code false} and a labels object of strings
+ * with distinct names. That is a strict subset of JSON on which Jackson's data binding gives
+ * exactly these values, so what this scanner accepts (then checked by {@link TokenEventRules}) is
+ * what {@link TokenEventCodec#decode} accepts. Anything else (whitespace, an escape, a non-ASCII
+ * byte, an unknown field, a null, a fraction, a number of 19 digits, a negative count, a repeated
+ * field or label, more than {@value #MAX_LABELS} labels) makes it answer "not sure", and {@link
+ * TokenEventDecoder} reads the record with Jackson's streaming parser instead.
  */
 final class CompactScanner {
   private static final byte[][] NAMES = new byte[TokenEventDecoder.FIELD_NAMES.length][];
@@ -29,6 +30,7 @@ final class CompactScanner {
   private static final byte[] TRUE = utf8("true");
   private static final byte[] FALSE = utf8("false");
   private static final int NOT_SURE = Integer.MIN_VALUE;
+  static final int MAX_LABELS = 16;
   private static final VarHandle LONGS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final long ONES = 0x0101010101010101L;
@@ -64,6 +66,9 @@ final class CompactScanner {
 
   /** The field that followed each field in the last record scanned (last index: the first). */
   private final int[] follows = new int[NAMES.length + 1];
+
+  /** The bounds of the label names read so far in the current labels object, two ints a name. */
+  private final int[] labelNames = new int[2 * MAX_LABELS];
 
   // what the value just read was: a string's bounds or a number
   private int stringStart;
@@ -228,13 +233,17 @@ final class CompactScanner {
           d.hasLoopLag = true;
           d.loopLagMaxUs = number;
         }
-        case TokenEventDecoder.COALESCED_CHUNKS -> i = integer(b, i, 18);
+        case TokenEventDecoder.COALESCED_CHUNKS, TokenEventDecoder.DROPPED_EVENTS ->
+            i = integer(b, i, 18);
         default -> {
           return false;
         }
       }
       if (i == NOT_SURE || i >= n) {
         return false;
+      }
+      if ((TokenEventRules.NEVER_NEGATIVE & bit) != 0 && number < 0) {
+        return false; // a negative count: data binding gives the message
       }
       byte next = b[i++];
       if (next == '}') {
@@ -262,8 +271,7 @@ final class CompactScanner {
 
   /**
    * The model and labels of a record this scanner read (their places were kept): no parser needed,
-   * the strings are plain ASCII. Labels repeated in the object keep their last value, as data
-   * binding does.
+   * the strings are plain ASCII, the label names distinct.
    */
   static void readSeries(DecodedEvent d) {
     byte[] b = d.source;
@@ -410,7 +418,7 @@ final class CompactScanner {
     return NOT_SURE;
   }
 
-  /** A labels object of strings at {@code i}; returns the index after it. */
+  /** A labels object of strings with distinct names at {@code i}; returns the index after it. */
   private int labels(byte[] b, int i) {
     int n = b.length;
     if (i >= n || b[i] != '{') {
@@ -420,11 +428,15 @@ final class CompactScanner {
     if (i < n && b[i] == '}') {
       return i + 1;
     }
+    int count = 0;
     while (true) {
       i = string(b, i);
-      if (i == NOT_SURE || i >= n || b[i] != ':') {
+      if (i == NOT_SURE || i >= n || b[i] != ':' || count == MAX_LABELS || repeated(b, count)) {
         return NOT_SURE;
       }
+      labelNames[2 * count] = stringStart;
+      labelNames[2 * count + 1] = stringEnd;
+      count++;
       i = string(b, i + 1);
       if (i == NOT_SURE || i >= n) {
         return NOT_SURE;
@@ -437,6 +449,18 @@ final class CompactScanner {
       }
       i++;
     }
+  }
+
+  /** Whether the last string is one of the first {@code count} label names of this object. */
+  private boolean repeated(byte[] b, int count) {
+    for (int k = 0; k < count; k++) {
+      int from = labelNames[2 * k];
+      int to = labelNames[2 * k + 1];
+      if (Arrays.equals(b, from, to, b, stringStart, stringEnd)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Which of {@code words} the last string is, or -1. */

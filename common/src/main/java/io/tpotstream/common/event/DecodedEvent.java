@@ -137,6 +137,7 @@ public final class DecodedEvent {
     return errorClass;
   }
 
+  /** The producer of a heartbeat (null for other events, which do not need it). */
   public String producerId() {
     return producerId;
   }

@@ -3,6 +3,8 @@ package io.tpotstream.common.event;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -50,7 +52,8 @@ public record TokenEvent(
     String runId,
     String requestId,
     String model,
-    @JsonInclude(JsonInclude.Include.NON_EMPTY) SortedMap<String, String> labels,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) @JsonSetter(contentNulls = Nulls.FAIL)
+        SortedMap<String, String> labels,
     Long elapsedNs,
     Integer seq,
     Integer tokens,

@@ -1,8 +1,15 @@
 package io.tpotstream.common.event;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.cfg.MutableCoercionConfig;
+import com.fasterxml.jackson.databind.type.LogicalType;
 import io.tpotstream.common.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -10,7 +17,32 @@ import java.nio.charset.StandardCharsets;
 /** JSON encoding of token events: fields in a fixed order, absent fields omitted. */
 public final class TokenEventCodec {
   private static final ObjectWriter WRITER = Json.MAPPER.writerFor(TokenEvent.class);
-  private static final ObjectReader READER = Json.MAPPER.readerFor(TokenEvent.class);
+  private static final ObjectReader READER =
+      strict(Json.MAPPER)
+          .readerFor(TokenEvent.class)
+          .with(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
+  /**
+   * The mapper with none of data binding's scalar coercions: a number field takes a JSON integer
+   * only (not {@code 1.5}, silently 1, nor {@code "1"}, {@code ""} or {@code true}), a flag {@code
+   * true} or {@code false} only, a text field a JSON string only. What a producer writes is read
+   * alike; the rest is refused rather than bent into a value the fast readers would never see.
+   */
+  private static ObjectMapper strict(ObjectMapper mapper) {
+    ObjectMapper strict = mapper.copy().disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
+    for (LogicalType type : new LogicalType[] {LogicalType.Integer, LogicalType.Boolean}) {
+      MutableCoercionConfig config = strict.coercionConfigFor(type);
+      for (CoercionInputShape shape : CoercionInputShape.values()) {
+        config.setCoercion(shape, CoercionAction.Fail);
+      }
+    }
+    strict
+        .coercionConfigFor(LogicalType.Textual)
+        .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+        .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+        .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
+    return strict;
+  }
 
   private TokenEventCodec() {}
 
@@ -30,8 +62,9 @@ public final class TokenEventCodec {
    * Decodes and validates one event.
    *
    * @throws TokenEventFormatException when the bytes are not JSON, not an object of the v1 format
-   *     ({@code v} other than 1), miss a field their type requires, or carry a negative {@code
-   *     seq}, {@code tokens} or {@code elapsedNs}
+   *     ({@code v} other than 1, a field of another JSON type, a field written twice, a label
+   *     without a string value), miss a field their type requires, or carry a negative count
+   *     ({@link TokenEventRules})
    */
   public static TokenEvent decode(byte[] bytes) {
     if (bytes == null || bytes.length == 0) {

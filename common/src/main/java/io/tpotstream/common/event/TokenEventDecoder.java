@@ -20,10 +20,10 @@ import java.util.TreeMap;
  * streaming parser.
  *
  * <p>It accepts and rejects exactly what {@link TokenEventCodec#decode} does, with the same
- * messages: whatever this parser is not sure of (a rejected record, a type Jackson's data binding
- * would coerce, a repeated field, a null) is handed to that decoder, whose verdict stands. A
- * property test over generated and mutated records holds the two to it ({@code
- * TokenEventDecoderTest}).
+ * messages: whatever this parser is not sure of (a rejected record, a value of another JSON type, a
+ * negative count, a repeated field or label, a null, a field it does not know) is handed to that
+ * decoder, whose verdict stands. A property test over generated and mutated records holds the two
+ * to it, every field of every type of event ({@code TokenEventDecoderTest}).
  *
  * <p>Strings it does not need are skipped, not decoded: Jackson checks their UTF-8 and escapes
  * while skipping exactly as while decoding (a string over Jackson's 20 M-character limit, which no
@@ -77,14 +77,15 @@ public final class TokenEventDecoder {
   static final int COALESCED = 25;
   static final int WARMUP = 26;
   static final int SOURCE = 27;
+  static final int DROPPED_EVENTS = 28;
   private static final int UNKNOWN = -1;
 
   /**
-   * The field names in the design's order (producers write them so), by field index: the first 28
-   * of {@link TokenEvent}'s order ({@code droppedEvents}, which no statistic reads, is skipped as
-   * any other field the decoder does not need).
+   * The field names in the design's order (producers write them so), by field index: {@link
+   * TokenEvent}'s order. Fields no statistic reads ({@code droppedEvents}, {@code message}, …) are
+   * checked, not kept.
    */
-  static final String[] FIELD_NAMES = Arrays.copyOf(TokenEvent.fieldNames(), SOURCE + 1);
+  static final String[] FIELD_NAMES = Arrays.copyOf(TokenEvent.fieldNames(), DROPPED_EVENTS + 1);
 
   /** The same names for Jackson, which matches an expected name as bytes. */
   private static final SerializedString[] NAMES =
@@ -170,7 +171,9 @@ public final class TokenEventDecoder {
     d.decoder = this;
     d.type = e.type();
     d.ts = e.ts();
-    if (e.requestId() != null && e.type() != EventType.HEARTBEAT) {
+    if (e.type() == EventType.HEARTBEAT) {
+      d.producerId = e.producerId(); // as the fast readers: kept for heartbeats only
+    } else if (e.requestId() != null) {
       d.requestId = e.requestId();
       d.requestKey = e.requestId().getBytes(StandardCharsets.UTF_8);
     }
@@ -192,7 +195,6 @@ public final class TokenEventDecoder {
       d.completionTokens = e.completionTokens();
     }
     d.errorClass = e.errorClass();
-    d.producerId = e.producerId();
     d.watermark = e.watermark() == null ? 0 : e.watermark();
     d.isFinal = Boolean.TRUE.equals(e.isFinal());
     if (e.clientPauseMaxUs() != null) {
@@ -235,11 +237,10 @@ public final class TokenEventDecoder {
           }
           field = field(p.currentName());
         }
-        JsonToken t = p.nextToken();
         if (field == UNKNOWN) {
-          p.skipChildren();
-          continue;
+          return false; // data binding skips it, and refuses it if it is repeated: let it decide
         }
+        JsonToken t = p.nextToken();
         follows[previous] = field;
         previous = field;
         long bit = 1L << field;
@@ -377,12 +378,15 @@ public final class TokenEventDecoder {
             d.hasLoopLag = true;
             d.loopLagMaxUs = p.getLongValue();
           }
-          case COALESCED_CHUNKS -> {
+          case COALESCED_CHUNKS, DROPPED_EVENTS -> {
             if (!isLong(p, t)) {
               return false;
             }
           }
           default -> throw new IllegalStateException("field " + field);
+        }
+        if ((TokenEventRules.NEVER_NEGATIVE & bit) != 0 && p.getLongValue() < 0) {
+          return false; // a negative count: data binding gives the message
         }
       }
       if (p.currentToken() != JsonToken.END_OBJECT) {
@@ -452,9 +456,15 @@ public final class TokenEventDecoder {
       if (matched) {
         i++;
       } else if (p.currentToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        for (int j = 0; j < i; j++) {
+          if (known[j].getValue().equals(name)) {
+            return false; // a label written twice: data binding refuses it
+          }
+        }
         // another name: remember this record's names from here on
         SerializedString[] names = Arrays.copyOf(known, i + 1);
-        names[i++] = new SerializedString(p.currentName());
+        names[i++] = new SerializedString(name);
         known = names;
         labelNames = names;
       } else {
@@ -558,6 +568,7 @@ public final class TokenEventDecoder {
       case "coalesced" -> COALESCED;
       case "warmup" -> WARMUP;
       case "source" -> SOURCE;
+      case "droppedEvents" -> DROPPED_EVENTS;
       default -> UNKNOWN;
     };
   }

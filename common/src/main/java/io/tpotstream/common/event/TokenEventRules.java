@@ -7,7 +7,34 @@ package io.tpotstream.common.event;
  * records.
  */
 final class TokenEventRules {
+  /**
+   * The fields that count something or measure a wait ({@link TokenEventDecoder}'s field numbers, a
+   * bit each): never negative. A negative count would become negative output tokens or rates in the
+   * summaries. Not {@code scheduleLagNs} (a request started a little before it was due is early,
+   * not malformed), {@code watermark} or {@code httpStatus}, which no count depends on.
+   */
+  static final long NEVER_NEGATIVE =
+      bits(
+          TokenEventDecoder.ELAPSED_NS,
+          TokenEventDecoder.SEQ,
+          TokenEventDecoder.TOKENS,
+          TokenEventDecoder.PROMPT_TOKENS,
+          TokenEventDecoder.COMPLETION_TOKENS,
+          TokenEventDecoder.MALFORMED_CHUNKS,
+          TokenEventDecoder.CLIENT_PAUSE_MAX_US,
+          TokenEventDecoder.LOOP_LAG_MAX_US,
+          TokenEventDecoder.COALESCED_CHUNKS,
+          TokenEventDecoder.DROPPED_EVENTS);
+
   private TokenEventRules() {}
+
+  private static long bits(int... fields) {
+    long bits = 0;
+    for (int field : fields) {
+      bits |= 1L << field;
+    }
+    return bits;
+  }
 
   /**
    * What makes these fields not a valid v1 token event (the words after "not a token event: "), or
@@ -78,7 +105,9 @@ final class TokenEventRules {
 
   /**
    * The rule applied to a record a fast reader has read into {@code d}: {@code seen} has the bit
-   * {@code 1L << field} of every field present ({@link TokenEventDecoder}'s field numbers).
+   * {@code 1L << field} of every field present ({@link TokenEventDecoder}'s field numbers). The
+   * fast readers leave a record with a negative value in a {@link #NEVER_NEGATIVE} field to the
+   * data-binding decoder before they ask.
    */
   static String problem(DecodedEvent d, int v, boolean requestId, long seen) {
     return problem(
@@ -109,6 +138,44 @@ final class TokenEventRules {
       return problem(
           false, null, 0, 0, false, false, false, false, false, 0, false, 0, false, 0, false);
     }
+    String problem = fieldsProblem(e);
+    return problem != null ? problem : negativeCount(e);
+  }
+
+  /**
+   * The counts of {@link #NEVER_NEGATIVE} the common rule does not check, in the design's order.
+   */
+  private static String negativeCount(TokenEvent e) {
+    String name = null;
+    long value = 0;
+    Number[] counts = {
+      e.promptTokens(),
+      e.completionTokens(),
+      e.malformedChunks(),
+      e.clientPauseMaxUs(),
+      e.loopLagMaxUs(),
+      e.coalescedChunks(),
+      e.droppedEvents()
+    };
+    String[] names = {
+      "promptTokens",
+      "completionTokens",
+      "malformedChunks",
+      "clientPauseMaxUs",
+      "loopLagMaxUs",
+      "coalescedChunks",
+      "droppedEvents"
+    };
+    for (int i = 0; i < counts.length && name == null; i++) {
+      if (counts[i] != null && counts[i].longValue() < 0) {
+        name = names[i];
+        value = counts[i].longValue();
+      }
+    }
+    return name == null ? null : "negative " + name + " " + value;
+  }
+
+  private static String fieldsProblem(TokenEvent e) {
     return problem(
         true,
         e.type(),

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
+import io.tpotstream.common.event.TokenEventFormatException;
 import io.tpotstream.common.event.TokenKind;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -279,6 +280,27 @@ class ArchiveTest {
         corrupt.get(2));
     assertEquals(2, records.size());
     assertEquals(token(6, "r1", 1), records.get(1).event());
+  }
+
+  @Test
+  void aBareEventWithANumberPastALongIsKeptForTheDecoderToRefuse() throws Exception {
+    Path file = dir.resolve("big.jsonl");
+    String big = "99999999999999999999";
+    String token =
+        TokenEventCodec.encodeToString(token(5, "r1", 0))
+            .replace("\"ts\":5,", "\"ts\":" + big + ",");
+    String heartbeat =
+        TokenEventCodec.encodeToString(TokenEvent.heartbeat(7, "run", "p", 6, false, null))
+            .replace("\"watermark\":6", "\"watermark\":" + big);
+    Files.writeString(file, token + "\n" + heartbeat, StandardCharsets.UTF_8);
+    List<String> corrupt = new ArrayList<>();
+    List<ArchivedRecord> records = read(file, corrupt);
+    assertEquals(List.of(), corrupt);
+    assertEquals(2, records.size());
+    for (ArchivedRecord r : records) {
+      assertNull(r.heartbeat(), "no heartbeat to fan out without a watermark");
+      assertThrows(TokenEventFormatException.class, r::event);
+    }
   }
 
   @Test

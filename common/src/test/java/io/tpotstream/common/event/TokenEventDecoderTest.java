@@ -118,6 +118,181 @@ class TokenEventDecoderTest {
     assertTrue(rejected > 12_000, "rejected " + rejected);
   }
 
+  /**
+   * Values for any field: every JSON type, null, numbers at and past the ends of int and long,
+   * negatives, fractions and exponents, empty and numeric strings, escapes, and label maps broken
+   * in each way (a null, a number, a repeated name, an object).
+   */
+  private static final String[] ANY_FIELD_VALUES = {
+    "null",
+    "true",
+    "false",
+    "0",
+    "-0",
+    "1",
+    "-1",
+    "7",
+    "1.5",
+    "1.0",
+    "-0.5",
+    "0.0",
+    "1e3",
+    "1E0",
+    "2147483647",
+    "2147483648",
+    "-2147483648",
+    "-2147483649",
+    "1700000000000",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "-9223372036854775809",
+    "99999999999999999999999",
+    "\"\"",
+    "\"1\"",
+    "\" 1\"",
+    "\"-1\"",
+    "\"1.5\"",
+    "\"true\"",
+    "\"x\"",
+    "\"token\"",
+    "\"heartbeat\"",
+    "\"tok\\u0065n\"",
+    "\"content\"",
+    "\"tool\"",
+    "\"caf\\u00e9\"",
+    "\"café\"",
+    "\"\\ud800\"",
+    "\"a\\\"b\"",
+    "\"a\\nb\"",
+    "\"p-1\"",
+    "[]",
+    "[1]",
+    "{}",
+    "{\"a\":\"b\"}",
+    "{\"a\":\"b\",\"c\":\"d\"}",
+    "{\"a\":\"b\",\"a\":\"c\"}",
+    "{\"a\":\"b\",\"c\":\"d\",\"a\":\"e\"}",
+    "{\"a\":null}",
+    "{\"a\":1}",
+    "{\"a\":true}",
+    "{\"a\":{}}",
+    "{\"a\":\"\\u00e9\"}",
+    "{\"\\u0061\":\"b\"}",
+  };
+
+  /**
+   * Every field of the design (and {@code droppedEvents}), on every type of event, removed, set to
+   * null, to each of {@link #ANY_FIELD_VALUES} or written twice, in the compact form producers
+   * write and with a space (the streaming parser's path): the fast decoder's verdict, message and
+   * values are the reference's on every one.
+   */
+  @Test
+  void everyFieldOfEveryTypeWrongNullMissingOutOfRangeOrRepeatedGetsTheReferenceVerdict() {
+    List<String> differences = new ArrayList<>();
+    int records = 0;
+    int accepted = 0;
+    for (TokenEvent base : everyFieldOfEachType()) {
+      List<String[]> fields = fields(TokenEventCodec.encodeToString(base));
+      byte[] key = base.requestId() == null ? null : utf8(base.requestId());
+      // and a field of no version of the design, which data binding skips
+      for (String name :
+          Stream.concat(Arrays.stream(TokenEvent.fieldNames()), Stream.of("x")).toList()) {
+        int at = indexOf(fields, name);
+        // each mutant: what was done to the field, and the fields after it
+        Map<String, List<String[]>> mutants = new java.util.LinkedHashMap<>();
+        if (at >= 0) {
+          List<String[]> removed = copy(fields);
+          removed.remove(at);
+          mutants.put("removed", removed);
+          for (String other : new String[] {fields.get(at)[1], "1", "\"p-1\"", "true"}) {
+            List<String[]> twice = copy(fields);
+            twice.add(new String[] {name, other});
+            mutants.put("repeated as " + other, twice);
+          }
+        }
+        for (String value : ANY_FIELD_VALUES) {
+          List<String[]> set = copy(fields);
+          if (at >= 0) {
+            set.get(at)[1] = value;
+          } else {
+            set.add(new String[] {name, value});
+          }
+          mutants.put(value, set);
+        }
+        for (Map.Entry<String, List<String[]>> mutant : mutants.entrySet()) {
+          String json = json(mutant.getValue());
+          for (String record : new String[] {json, "{ " + json.substring(1)}) {
+            for (byte[] k : new byte[][] {key, null}) {
+              records++;
+              try {
+                if (compare(k, utf8(record))) {
+                  accepted++;
+                }
+              } catch (AssertionError e) {
+                String what = base.type().wire() + " " + name + " " + mutant.getKey();
+                String message = String.valueOf(e.getMessage());
+                differences.add(
+                    what
+                        + (record.startsWith("{ ") ? " (streamed)" : " (compact)")
+                        + ": "
+                        + message.substring(message.lastIndexOf("==>") + 1));
+              }
+            }
+          }
+        }
+      }
+    }
+    assertTrue(
+        differences.isEmpty(),
+        differences.size()
+            + " of "
+            + records
+            + " records decoded differently:\n"
+            + String.join("\n", new java.util.LinkedHashSet<>(differences)));
+    assertTrue(accepted > records / 10, "accepted " + accepted + " of " + records);
+  }
+
+  /** One event of each type with every field its type may carry, flags set. */
+  private static List<TokenEvent> everyFieldOfEachType() {
+    Map<String, String> labels = Map.of("concurrency", "5", "target", "gw");
+    long ts = 1_700_000_000_000L;
+    return List.of(
+        TokenEvent.start(ts, "run-1", "req-1", "model-a", labels, 1_250L, "p-1")
+            .asWarmup()
+            .withSource("producer"),
+        TokenEvent.token(ts, "run-1", "req-1", "model-a", labels, 9L, 2, 3, TokenKind.TOOL, "p-1")
+            .asCoalesced()
+            .asWarmup()
+            .withSource("proxy"),
+        TokenEvent.end(ts, "run-1", "req-1", "model-a", labels, 90L, 3, 12, 4, "stop", 1, "p-1")
+            .asWarmup()
+            .withSource("producer"),
+        TokenEvent.error(
+                ts, "run-1", "req-2", "model-b", labels, 30L, 1, "http_429", 429, "slow", 2, "p-1")
+            .withSource("producer"),
+        TokenEvent.heartbeat(ts, "run-1", "p-1", ts - 200, true, 1_500L, 700L, 3L)
+            .withDroppedEvents(4)
+            .withSource("proxy"));
+  }
+
+  private static int indexOf(List<String[]> fields, String name) {
+    for (int i = 0; i < fields.size(); i++) {
+      if (fields.get(i)[0].equals(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static List<String[]> copy(List<String[]> fields) {
+    List<String[]> copy = new ArrayList<>();
+    for (String[] f : fields) {
+      copy.add(f.clone());
+    }
+    return copy;
+  }
+
   @Test
   void everyEventAProducerWritesIsReadInOnePass() {
     Random random = new Random(5);
@@ -224,6 +399,7 @@ class TokenEventDecoderTest {
       assertArrayEquals(
           expected.requestId().getBytes(StandardCharsets.UTF_8), actual.requestKey(), on);
       assertEquals(expected.errorClass(), actual.errorClass(), on);
+      assertNull(actual.producerId(), on); // kept for heartbeats only
     }
     assertEquals(Objects.requireNonNullElse(expected.elapsedNs(), 0L), actual.elapsedNs(), on);
     if (expected.seq() != null) {
@@ -378,15 +554,7 @@ class TokenEventDecoderTest {
           }
         }
       }
-      StringBuilder out = new StringBuilder("{");
-      for (int f = 0; f < fields.size(); f++) {
-        out.append(f == 0 ? "" : ",")
-            .append('"')
-            .append(fields.get(f)[0])
-            .append("\":")
-            .append(fields.get(f)[1]);
-      }
-      return utf8(out.append('}').toString());
+      return utf8(json(fields));
     }
     byte[] bytes = utf8(json);
     if (kind == 8 && r.nextBoolean()) {
@@ -410,6 +578,19 @@ class TokenEventDecoderTest {
         yield i % 2 == 0 ? utf8(heads[r.nextInt(heads.length)] + json) : new byte[0];
       }
     };
+  }
+
+  /** An object of these fields (values as JSON text), in their order, without spaces. */
+  private static String json(List<String[]> fields) {
+    StringBuilder out = new StringBuilder("{");
+    for (int f = 0; f < fields.size(); f++) {
+      out.append(f == 0 ? "" : ",")
+          .append('"')
+          .append(fields.get(f)[0])
+          .append("\":")
+          .append(fields.get(f)[1]);
+    }
+    return out.append('}').toString();
   }
 
   /** The top-level fields of an encoding (values kept as JSON text). */
