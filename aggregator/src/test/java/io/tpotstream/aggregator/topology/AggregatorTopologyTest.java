@@ -349,6 +349,35 @@ class AggregatorTopologyTest {
   }
 
   @Test
+  void aModelNamedLikeASeriesWithLabelsStaysASeriesOfItsOwn() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS.withGroupBy(List.of("a")))) {
+      Req braced = new Req("r1", "m{a=b}", Map.of(), "p1");
+      Req labelled = new Req("r2", "m", Map.of("a", "b"), "p1");
+      h.pipe(Req.heartbeat(T0, "p1", T0), braced.start(T0 + 1), labelled.start(T0 + 1));
+      h.pipe(braced.token(T0 + 2, ms(2)), braced.token(T0 + 3, ms(3)), braced.end(T0 + 4, ms(4)));
+      h.pipe(
+          labelled.token(T0 + 2, ms(2)),
+          labelled.token(T0 + 3, ms(3)),
+          labelled.token(T0 + 4, ms(4)),
+          labelled.end(T0 + 5, ms(5)),
+          Req.finalHeartbeat(T0 + 6, "p1", T0 + 6));
+
+      List<WindowSummary> out = h.newSummaries();
+      assertEquals(2, out.size());
+      WindowSummary model = out.get(0);
+      WindowSummary series = out.get(1);
+      assertEquals("m\\{a=b}", model.series());
+      assertEquals("m{a=b}", model.model());
+      assertEquals(Map.of(), model.labels());
+      assertEquals(1, model.tpot().count());
+      assertEquals("m{a=b}", series.series());
+      assertEquals("m", series.model());
+      assertEquals(Map.of("a", "b"), series.labels());
+      assertEquals(2, series.tpot().count());
+    }
+  }
+
+  @Test
   void shortRequestsLeaveNoStateInAnyStore() {
     try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
       int requests = 5_000; // the driver commits per record: Stage1ProcessorTest runs a million
