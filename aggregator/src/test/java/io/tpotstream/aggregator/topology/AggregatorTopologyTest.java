@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
 
@@ -374,6 +375,51 @@ class AggregatorTopologyTest {
       assertEquals("m", series.model());
       assertEquals(Map.of("a", "b"), series.labels());
       assertEquals(2, series.tpot().count());
+    }
+  }
+
+  @Test
+  void aPoisonRecordNearTheSizeLimitIsDeadLetteredTruncatedWithItsFirstHeaders() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      byte[] poison = new byte[900_000];
+      java.util.Arrays.fill(poison, (byte) 'x');
+      RecordHeaders headers = new RecordHeaders();
+      headers.add("trace", "t-1".getBytes(StandardCharsets.UTF_8));
+      headers.add("big", new byte[90_000]);
+      headers.add("after", "a".getBytes(StandardCharsets.UTF_8));
+      h.pipeRaw("k".repeat(5_000), poison, headers, T0 + 3);
+
+      TestRecord<byte[], byte[]> d = h.deadLetters().get(0);
+      assertEquals(64 * 1024, d.value().length);
+      assertEquals("true", header(d, DeadLetterHeaders.VALUE_TRUNCATED));
+      assertEquals("900000", header(d, DeadLetterHeaders.VALUE_SIZE));
+      assertEquals("k".repeat(4 * 1024), new String(d.key(), StandardCharsets.UTF_8));
+      assertEquals("true", header(d, DeadLetterHeaders.KEY_TRUNCATED));
+      assertEquals("5000", header(d, DeadLetterHeaders.KEY_SIZE));
+      assertEquals("t-1", header(d, "trace"));
+      assertNull(d.headers().lastHeader("big"));
+      assertEquals("a", header(d, "after"), "a later header that fits is kept");
+      assertEquals("1", header(d, DeadLetterHeaders.HEADERS_DROPPED));
+      assertEquals("0", header(d, DeadLetterHeaders.SOURCE_OFFSET));
+      assertTrue(header(d, DeadLetterHeaders.REASON).startsWith("not a token event"));
+    }
+  }
+
+  @Test
+  void aSmallPoisonRecordIsDeadLetteredWholeWithoutTruncationHeaders() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      h.pipeRaw("bad-key", "{not json".getBytes(StandardCharsets.UTF_8), T0);
+      TestRecord<byte[], byte[]> d = h.deadLetters().get(0);
+      assertEquals("{not json", new String(d.value(), StandardCharsets.UTF_8));
+      for (String name :
+          List.of(
+              DeadLetterHeaders.VALUE_TRUNCATED,
+              DeadLetterHeaders.VALUE_SIZE,
+              DeadLetterHeaders.KEY_TRUNCATED,
+              DeadLetterHeaders.KEY_SIZE,
+              DeadLetterHeaders.HEADERS_DROPPED)) {
+        assertNull(d.headers().lastHeader(name), name);
+      }
     }
   }
 
