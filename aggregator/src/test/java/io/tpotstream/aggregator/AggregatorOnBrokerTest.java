@@ -26,6 +26,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -200,6 +202,30 @@ class AggregatorOnBrokerTest {
       assertTrue(header(d, DeadLetterHeaders.REASON).startsWith("not a token event"));
       assertTrue(aggregator.isRunning(), "the aggregator keeps running");
       assertTrue(!aggregator.stopped().isDone(), "the aggregator has not stopped");
+    }
+  }
+
+  @Test
+  void anApplicationIdRestartedWithAnotherWindowStopsWithBothSettings(TestKafka kafka) {
+    String topic = TestKafka.uniqueName("events-resettle");
+    kafka.createTopic(topic, 1, Map.of("retention.ms", "-1"));
+    SyntheticLoad.publish(kafka.producerProps(), topic, 1, SyntheticLoad.events(3, T0, 20), -1);
+    AggregatorConfig config = config(kafka, topic, "agg-resettle");
+    try (Aggregator first = Aggregator.start(config)) {
+      readSummaries(kafka, config.outputTopic(), 1); // it ran with 10 s windows
+    }
+    AggregatorConfig wider = config.withStage(SETTINGS.withWindow(Duration.ofSeconds(60)));
+    try (Aggregator second = Aggregator.start(wider)) {
+      CompletionException e =
+          assertThrows(
+              CompletionException.class,
+              () -> second.stopped().orTimeout(90, TimeUnit.SECONDS).join());
+      assertTrue(e.getCause() instanceof Aggregator.AggregatorFailedException, e.toString());
+      assertEquals(
+          "settings changed: this application id was started with --window 10s --grace 0s"
+              + " --group-by concurrency --slo (none); now --window 1m --grace 0s --group-by"
+              + " concurrency --slo (none): use a new --application-id, or the same settings",
+          e.getCause().getMessage());
     }
   }
 
