@@ -7,6 +7,7 @@ import static org.apache.kafka.common.acl.AclOperation.READ;
 import static org.apache.kafka.common.acl.AclOperation.WRITE;
 
 import io.tpotstream.aggregator.stage2.PartitionsChangedException;
+import io.tpotstream.aggregator.stage2.SettingsChangedException;
 import io.tpotstream.aggregator.topology.AggregatorTopology;
 import io.tpotstream.common.Durations;
 import io.tpotstream.common.kafka.KafkaConnection;
@@ -192,7 +193,9 @@ public final class Aggregator implements AutoCloseable {
 
   private static boolean isFatal(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof PartitionsChangedException || t instanceof AuthorizationException) {
+      if (t instanceof PartitionsChangedException
+          || t instanceof SettingsChangedException
+          || t instanceof AuthorizationException) {
         return true;
       }
     }
@@ -209,7 +212,7 @@ public final class Aggregator implements AutoCloseable {
   private static String reason(Throwable e) {
     Throwable root = e;
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof PartitionsChangedException) {
+      if (t instanceof PartitionsChangedException || t instanceof SettingsChangedException) {
         return t.getMessage();
       }
       if (t.getMessage() != null && t.getMessage().contains("has invalid partitions")) {

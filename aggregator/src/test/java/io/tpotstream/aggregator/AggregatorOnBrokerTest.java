@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tpotstream.aggregator.fixtures.Req;
 import io.tpotstream.aggregator.fixtures.SyntheticLoad;
 import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.aggregator.stage2.PartitionsChangedException;
 import io.tpotstream.aggregator.topology.DeadLetterHeaders;
 import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.event.TokenEventCodec;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import io.tpotstream.testkit.KafkaExtension;
@@ -24,12 +26,17 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -134,6 +141,92 @@ class AggregatorOnBrokerTest {
             + topic
             + " had 2 partitions when this application id started, now 3)",
         e.getMessage());
+  }
+
+  /**
+   * A poison record as large as the broker takes (value and a large header, about 1 MB) would give
+   * a dead letter larger than its topic takes once the reason headers are added: it is cut, and the
+   * valid events after it still give their summaries.
+   */
+  @Test
+  void aPoisonRecordAtTheSizeLimitIsDeadLetteredTruncatedAndTheEventsAfterItAreAggregated(
+      TestKafka kafka) throws Exception {
+    String topic = TestKafka.uniqueName("events-huge-poison");
+    kafka.createTopic(topic, 1, Map.of("retention.ms", "-1"));
+    Req r = new Req("r1", "model-a", Map.of("concurrency", "1"), "p1");
+    List<TokenEvent> valid =
+        List.of(
+            Req.heartbeat(T0, "p1", T0),
+            r.start(T0 + 1),
+            r.token(T0 + 2, 2_000_000),
+            r.token(T0 + 3, 3_000_000),
+            r.token(T0 + 5, 5_000_000),
+            r.end(T0 + 6, 6_000_000),
+            Req.finalHeartbeat(T0 + 7, "p1", T0 + 7));
+    byte[] value = new byte[950_000];
+    java.util.Arrays.fill(value, (byte) 'x');
+    byte[] big = new byte[98_400]; // with the value, as much as one record may carry by default
+    RecordHeaders headers = new RecordHeaders();
+    headers.add("trace", "t-1".getBytes(StandardCharsets.UTF_8));
+    headers.add("big", big);
+    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(kafka.producerProps())) {
+      producer.send(new ProducerRecord<>(topic, 0, T0, "poison-key", value, headers)).get();
+      for (TokenEvent e : valid) {
+        String key = e.requestId() != null ? e.requestId() : e.producerId();
+        producer.send(new ProducerRecord<>(topic, 0, e.ts(), key, TokenEventCodec.encode(e)));
+      }
+      producer.flush();
+    }
+    List<String> expected = offline(valid);
+    assertEquals(1, expected.size());
+
+    AggregatorConfig config = config(kafka, topic, "agg-huge-poison");
+    try (Aggregator aggregator = Aggregator.start(config)) {
+      assertEquals(expected, readSummaries(kafka, config.outputTopic(), expected.size()));
+      assertEquals(2, WindowSummaryCodec.decode(expected.get(0)).tpot().count());
+
+      List<ConsumerRecord<byte[], byte[]>> dead = readDeadLetters(kafka, config.deadLetterTopic());
+      assertEquals(1, dead.size());
+      ConsumerRecord<byte[], byte[]> d = dead.get(0);
+      assertEquals("poison-key", new String(d.key(), StandardCharsets.UTF_8));
+      assertEquals(64 * 1024, d.value().length);
+      assertEquals("x".repeat(64 * 1024), new String(d.value(), StandardCharsets.UTF_8));
+      assertEquals("true", header(d, DeadLetterHeaders.VALUE_TRUNCATED));
+      assertEquals("950000", header(d, DeadLetterHeaders.VALUE_SIZE));
+      assertEquals("t-1", header(d, "trace"));
+      assertEquals(null, d.headers().lastHeader("big"));
+      assertEquals("1", header(d, DeadLetterHeaders.HEADERS_DROPPED));
+      assertEquals(topic, header(d, DeadLetterHeaders.SOURCE_TOPIC));
+      assertEquals("0", header(d, DeadLetterHeaders.SOURCE_PARTITION));
+      assertEquals("0", header(d, DeadLetterHeaders.SOURCE_OFFSET));
+      assertTrue(header(d, DeadLetterHeaders.REASON).startsWith("not a token event"));
+      assertTrue(aggregator.isRunning(), "the aggregator keeps running");
+      assertTrue(!aggregator.stopped().isDone(), "the aggregator has not stopped");
+    }
+  }
+
+  @Test
+  void anApplicationIdRestartedWithAnotherWindowStopsWithBothSettings(TestKafka kafka) {
+    String topic = TestKafka.uniqueName("events-resettle");
+    kafka.createTopic(topic, 1, Map.of("retention.ms", "-1"));
+    SyntheticLoad.publish(kafka.producerProps(), topic, 1, SyntheticLoad.events(3, T0, 20), -1);
+    AggregatorConfig config = config(kafka, topic, "agg-resettle");
+    try (Aggregator first = Aggregator.start(config)) {
+      readSummaries(kafka, config.outputTopic(), 1); // it ran with 10 s windows
+    }
+    AggregatorConfig wider = config.withStage(SETTINGS.withWindow(Duration.ofSeconds(60)));
+    try (Aggregator second = Aggregator.start(wider)) {
+      CompletionException e =
+          assertThrows(
+              CompletionException.class,
+              () -> second.stopped().orTimeout(90, TimeUnit.SECONDS).join());
+      assertTrue(e.getCause() instanceof Aggregator.AggregatorFailedException, e.toString());
+      assertEquals(
+          "settings changed: this application id was started with --window 10s --grace 0s"
+              + " --group-by concurrency --slo (none); now --window 1m --grace 0s --group-by"
+              + " concurrency --slo (none): use a new --application-id, or the same settings",
+          e.getCause().getMessage());
+    }
   }
 
   /**

@@ -2,24 +2,52 @@ package io.tpotstream.common;
 
 import java.util.Map;
 import java.util.SortedMap;
-import java.util.StringJoiner;
 import java.util.TreeMap;
 
 /**
  * The series string (docs/design.md, "series"): {@code model} or {@code model{k=v,...}}, labels
- * sorted.
+ * sorted. The characters that carry structure are escaped with a backslash ({@code \} and {@code
+ * {} in the model; {@code \ { } , =} in label names and values), so that distinct (model, labels)
+ * always give distinct strings; a name without those characters is written as it is.
  */
 public final class Series {
+  private static final String MODEL_SPECIAL = "\\{";
+  private static final String LABEL_SPECIAL = "\\{},=";
+
   private Series() {}
 
   /** Formats the series of {@code model} with {@code labels} (may be null or empty). */
   public static String name(String model, Map<String, String> labels) {
-    if (labels == null || labels.isEmpty()) {
-      return model;
+    if (model == null && (labels == null || labels.isEmpty())) {
+      return null;
     }
-    StringJoiner joined = new StringJoiner(",", model + "{", "}");
-    new TreeMap<>(labels).forEach((k, v) -> joined.add(k + "=" + v));
-    return joined.toString();
+    StringBuilder out = new StringBuilder();
+    escape(String.valueOf(model), MODEL_SPECIAL, out);
+    if (labels == null || labels.isEmpty()) {
+      return out.toString();
+    }
+    out.append('{');
+    boolean first = true;
+    for (Map.Entry<String, String> label : new TreeMap<>(labels).entrySet()) {
+      if (!first) {
+        out.append(',');
+      }
+      first = false;
+      escape(label.getKey(), LABEL_SPECIAL, out);
+      out.append('=');
+      escape(label.getValue(), LABEL_SPECIAL, out);
+    }
+    return out.append('}').toString();
+  }
+
+  private static void escape(String text, String special, StringBuilder out) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (special.indexOf(c) >= 0) {
+        out.append('\\');
+      }
+      out.append(c);
+    }
   }
 
   /**

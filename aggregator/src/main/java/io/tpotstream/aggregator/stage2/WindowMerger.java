@@ -55,6 +55,7 @@ public final class WindowMerger {
   private static final Bytes PARTITIONS = Bytes.wrap(new byte[] {'N'});
   private static final Bytes FINALISED_THROUGH = Bytes.wrap(new byte[] {'f'});
   private static final Bytes DROPPED = Bytes.wrap(new byte[] {'d'});
+  private static final Bytes SETTINGS = Bytes.wrap(new byte[] {'s'});
   private static final byte MARKER = 'm';
   private static final byte SERIES = 'w';
   private static final byte HEALTH = 'h';
@@ -63,8 +64,11 @@ public final class WindowMerger {
   private final long windowMs;
   private final SloSpec slo;
   private final long clientLagThresholdUs;
+  private final String settings;
   private int storedPartitions = -1;
   private boolean partitionsChanged;
+  private String storedSettings;
+  private boolean settingsChanged;
   private final long[] markers;
   private final boolean[] markerChanged;
   private long finalisedThrough = NONE;
@@ -90,7 +94,17 @@ public final class WindowMerger {
    * is empty).
    */
   public WindowMerger(int partitions, long windowMs, long clientLagThresholdUs, SloSpec slo) {
+    this(partitions, windowMs, clientLagThresholdUs, slo, null);
+  }
+
+  /**
+   * As above, with {@code settings} ({@link StateSettings#of}) kept in the state and checked by
+   * {@link #open}; null: not kept (a merge that never restarts, as the offline statistics).
+   */
+  public WindowMerger(
+      int partitions, long windowMs, long clientLagThresholdUs, SloSpec slo, String settings) {
     this.slo = slo == null ? SloSpec.NONE : slo;
+    this.settings = settings;
     if (partitions < 1) {
       throw new IllegalArgumentException("the input topic must have at least one partition");
     }
@@ -103,9 +117,11 @@ public final class WindowMerger {
   }
 
   /**
-   * Records N on first use and checks it afterwards (after {@link #load}).
+   * Records N and the settings on first use and checks them afterwards (after {@link #load}). A
+   * state written before the settings were kept takes the current ones.
    *
    * @throws PartitionsChangedException when the state was built for another partition count
+   * @throws SettingsChangedException when the state was built with other settings
    */
   public void open(String inputTopic) {
     if (storedPartitions < 0) {
@@ -113,6 +129,20 @@ public final class WindowMerger {
       partitionsChanged = true;
     } else if (storedPartitions != partitions) {
       throw changed(inputTopic, storedPartitions, partitions);
+    }
+    if (settings == null) {
+      return;
+    }
+    if (storedSettings == null) {
+      storedSettings = settings;
+      settingsChanged = true;
+    } else if (!storedSettings.equals(settings)) {
+      throw new SettingsChangedException(
+          "settings changed: this application id was started with "
+              + storedSettings
+              + "; now "
+              + settings
+              + ": use a new --application-id, or the same settings");
     }
   }
 
@@ -317,6 +347,10 @@ public final class WindowMerger {
       store.put(PARTITIONS, writer.reset().writeVarLong(storedPartitions).toByteArray());
       partitionsChanged = false;
     }
+    if (settingsChanged) {
+      store.put(SETTINGS, writer.reset().writeString(storedSettings).toByteArray());
+      settingsChanged = false;
+    }
     for (int p = 0; p < partitions; p++) {
       if (markerChanged[p]) {
         store.put(markerKey(p), writer.reset().writeSigned(markers[p]).toByteArray());
@@ -350,6 +384,8 @@ public final class WindowMerger {
   public void load(ByteState store) {
     storedPartitions = -1;
     partitionsChanged = false;
+    storedSettings = null;
+    settingsChanged = false;
     Arrays.fill(markers, NONE);
     Arrays.fill(markerChanged, false);
     finalisedThrough = NONE;
@@ -365,6 +401,7 @@ public final class WindowMerger {
           BinaryReader in = new BinaryReader(value);
           switch (k[0]) {
             case 'N' -> storedPartitions = in.readVarInt();
+            case 's' -> storedSettings = in.readString();
             case 'f' -> finalisedThrough = in.readSigned();
             case 'd' -> dropped = in.readVarLong();
             case MARKER -> {

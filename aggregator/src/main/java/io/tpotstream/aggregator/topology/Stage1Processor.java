@@ -11,7 +11,6 @@ import io.tpotstream.common.event.TokenEventFormatException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -133,17 +132,14 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
 
   private void deadLetter(Record<byte[], byte[]> record, String reason) {
     RecordMetadata source = context.recordMetadata().orElseThrow();
-    Headers headers = new RecordHeaders(record.headers().toArray());
-    headers.add(DeadLetterHeaders.SOURCE_TOPIC, utf8(source.topic()));
-    headers.add(DeadLetterHeaders.SOURCE_PARTITION, utf8(Integer.toString(source.partition())));
-    headers.add(DeadLetterHeaders.SOURCE_OFFSET, utf8(Long.toString(source.offset())));
-    headers.add(DeadLetterHeaders.REASON, utf8(reason));
+    DeadLetter letter =
+        DeadLetter.of(record.key(), record.value(), record.headers(), source, reason);
     context.forward(
         new Record<>(
-            record.key(),
-            StageMessage.deadLetter(source.partition(), record.value()),
+            letter.key(),
+            StageMessage.deadLetter(source.partition(), letter.value()),
             record.timestamp(),
-            headers));
+            letter.headers()));
     long total = stage.addToCounter("deadLetters", 1);
     LOG.warn(
         "record {}-{}@{} is not a token event, sent to {} ({} so far on this partition): {}",
@@ -152,7 +148,7 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
         source.offset(),
         deadLetterTopic,
         total,
-        reason);
+        letter.reason());
   }
 
   private static byte[] utf8(String text) {

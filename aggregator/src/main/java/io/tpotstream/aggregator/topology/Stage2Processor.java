@@ -2,6 +2,7 @@ package io.tpotstream.aggregator.topology;
 
 import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.aggregator.stage2.MergeOutput;
+import io.tpotstream.aggregator.stage2.StateSettings;
 import io.tpotstream.aggregator.stage2.WindowMerger;
 import io.tpotstream.common.Windows;
 import io.tpotstream.common.stats.LatencySummary;
@@ -35,7 +36,11 @@ final class Stage2Processor implements Processor<byte[], StageMessage, String, b
     this.inputTopic = inputTopic;
     this.merger =
         new WindowMerger(
-            partitions, settings.windowMs(), settings.clientLagThresholdUs(), settings.slo());
+            partitions,
+            settings.windowMs(),
+            settings.clientLagThresholdUs(),
+            settings.slo(),
+            StateSettings.of(settings));
   }
 
   @Override

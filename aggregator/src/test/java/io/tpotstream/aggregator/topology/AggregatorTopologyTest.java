@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
 
@@ -354,6 +355,80 @@ class AggregatorTopologyTest {
       WindowSummary s = h.newSummaries().get(0);
       assertEquals(1, s.tpot().count());
       assertEquals(1, s.requests().completed());
+    }
+  }
+
+  @Test
+  void aModelNamedLikeASeriesWithLabelsStaysASeriesOfItsOwn() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS.withGroupBy(List.of("a")))) {
+      Req braced = new Req("r1", "m{a=b}", Map.of(), "p1");
+      Req labelled = new Req("r2", "m", Map.of("a", "b"), "p1");
+      h.pipe(Req.heartbeat(T0, "p1", T0), braced.start(T0 + 1), labelled.start(T0 + 1));
+      h.pipe(braced.token(T0 + 2, ms(2)), braced.token(T0 + 3, ms(3)), braced.end(T0 + 4, ms(4)));
+      h.pipe(
+          labelled.token(T0 + 2, ms(2)),
+          labelled.token(T0 + 3, ms(3)),
+          labelled.token(T0 + 4, ms(4)),
+          labelled.end(T0 + 5, ms(5)),
+          Req.finalHeartbeat(T0 + 6, "p1", T0 + 6));
+
+      List<WindowSummary> out = h.newSummaries();
+      assertEquals(2, out.size());
+      WindowSummary model = out.get(0);
+      WindowSummary series = out.get(1);
+      assertEquals("m\\{a=b}", model.series());
+      assertEquals("m{a=b}", model.model());
+      assertEquals(Map.of(), model.labels());
+      assertEquals(1, model.tpot().count());
+      assertEquals("m{a=b}", series.series());
+      assertEquals("m", series.model());
+      assertEquals(Map.of("a", "b"), series.labels());
+      assertEquals(2, series.tpot().count());
+    }
+  }
+
+  @Test
+  void aPoisonRecordNearTheSizeLimitIsDeadLetteredTruncatedWithItsFirstHeaders() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      byte[] poison = new byte[900_000];
+      java.util.Arrays.fill(poison, (byte) 'x');
+      RecordHeaders headers = new RecordHeaders();
+      headers.add("trace", "t-1".getBytes(StandardCharsets.UTF_8));
+      headers.add("big", new byte[90_000]);
+      headers.add("after", "a".getBytes(StandardCharsets.UTF_8));
+      h.pipeRaw("k".repeat(5_000), poison, headers, T0 + 3);
+
+      TestRecord<byte[], byte[]> d = h.deadLetters().get(0);
+      assertEquals(64 * 1024, d.value().length);
+      assertEquals("true", header(d, DeadLetterHeaders.VALUE_TRUNCATED));
+      assertEquals("900000", header(d, DeadLetterHeaders.VALUE_SIZE));
+      assertEquals("k".repeat(4 * 1024), new String(d.key(), StandardCharsets.UTF_8));
+      assertEquals("true", header(d, DeadLetterHeaders.KEY_TRUNCATED));
+      assertEquals("5000", header(d, DeadLetterHeaders.KEY_SIZE));
+      assertEquals("t-1", header(d, "trace"));
+      assertNull(d.headers().lastHeader("big"));
+      assertEquals("a", header(d, "after"), "a later header that fits is kept");
+      assertEquals("1", header(d, DeadLetterHeaders.HEADERS_DROPPED));
+      assertEquals("0", header(d, DeadLetterHeaders.SOURCE_OFFSET));
+      assertTrue(header(d, DeadLetterHeaders.REASON).startsWith("not a token event"));
+    }
+  }
+
+  @Test
+  void aSmallPoisonRecordIsDeadLetteredWholeWithoutTruncationHeaders() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      h.pipeRaw("bad-key", "{not json".getBytes(StandardCharsets.UTF_8), T0);
+      TestRecord<byte[], byte[]> d = h.deadLetters().get(0);
+      assertEquals("{not json", new String(d.value(), StandardCharsets.UTF_8));
+      for (String name :
+          List.of(
+              DeadLetterHeaders.VALUE_TRUNCATED,
+              DeadLetterHeaders.VALUE_SIZE,
+              DeadLetterHeaders.KEY_TRUNCATED,
+              DeadLetterHeaders.KEY_SIZE,
+              DeadLetterHeaders.HEADERS_DROPPED)) {
+        assertNull(d.headers().lastHeader(name), name);
+      }
     }
   }
 

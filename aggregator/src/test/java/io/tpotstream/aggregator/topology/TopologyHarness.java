@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -108,6 +109,10 @@ final class TopologyHarness implements AutoCloseable {
 
   void pipeRaw(String key, byte[] value, long ts) {
     input.pipeInput(key.getBytes(StandardCharsets.UTF_8), value, ts);
+  }
+
+  void pipeRaw(String key, byte[] value, Headers headers, long ts) {
+    input.pipeInput(new TestRecord<>(key.getBytes(StandardCharsets.UTF_8), value, headers, ts));
   }
 
   /** Reads the summaries emitted since the last call (and keeps them in {@link #summaries}). */
