@@ -57,6 +57,9 @@ public final class PartitionStage {
   private static final Bytes CLOSED_THROUGH = Bytes.wrap(new byte[] {'C'});
   private static final Bytes CLOCK = Bytes.wrap(new byte[] {'K'});
 
+  /** Where the aggregator keeps the settings the state was built with (this class ignores it). */
+  public static final Bytes SETTINGS = Bytes.wrap(new byte[] {'s'});
+
   /**
    * How long a partition must have read nothing before the wall clock moves its clock on: a live
    * producer sends a heartbeat to every partition every second, and a backlog read at speed is
@@ -622,6 +625,7 @@ public final class PartitionStage {
                     new long[] {in.readSigned()});
             case 'C' -> closedThrough = in.readSigned();
             case 'K' -> clockMs = in.readSigned();
+            case 's' -> {} // SETTINGS, the aggregator's
             default ->
                 throw new IllegalStateException(
                     "unknown entry in stage 1's store (tag " + (char) k[0] + ")");

@@ -9,4 +9,14 @@ public final class SettingsChangedException extends RuntimeException {
   public SettingsChangedException(String message) {
     super(message);
   }
+
+  /** The one message for a state built with {@code stored} and a start with {@code now}. */
+  public static SettingsChangedException between(String stored, String now) {
+    return new SettingsChangedException(
+        "settings changed: this application id was started with "
+            + stored
+            + "; now "
+            + now
+            + ": use a new --application-id, or the same settings");
+  }
 }

@@ -137,12 +137,7 @@ public final class WindowMerger {
       storedSettings = settings;
       settingsChanged = true;
     } else if (!storedSettings.equals(settings)) {
-      throw new SettingsChangedException(
-          "settings changed: this application id was started with "
-              + storedSettings
-              + "; now "
-              + settings
-              + ": use a new --application-id, or the same settings");
+      throw SettingsChangedException.between(storedSettings, settings);
     }
   }
 

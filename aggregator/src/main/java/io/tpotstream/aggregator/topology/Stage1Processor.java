@@ -5,6 +5,8 @@ import io.tpotstream.aggregator.partial.WindowCounts;
 import io.tpotstream.aggregator.stage1.PartitionStage;
 import io.tpotstream.aggregator.stage1.Stage1Output;
 import io.tpotstream.aggregator.stage1.StageSettings;
+import io.tpotstream.aggregator.stage2.SettingsChangedException;
+import io.tpotstream.aggregator.stage2.StateSettings;
 import io.tpotstream.common.event.DecodedEvent;
 import io.tpotstream.common.event.TokenEventDecoder;
 import io.tpotstream.common.event.TokenEventFormatException;
@@ -45,6 +47,7 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
   private LiveCommit commit;
   private Cancellable ticking;
   private int partition;
+  private final String settings;
 
   /**
    * A stage of one input partition; its working set is loaded in init.
@@ -55,6 +58,7 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
   Stage1Processor(StageSettings settings, String deadLetterTopic, boolean closeOnFinal) {
     this.stage = new PartitionStage(settings, true, closeOnFinal);
     this.deadLetterTopic = deadLetterTopic;
+    this.settings = StateSettings.of(settings);
   }
 
   @Override
@@ -63,10 +67,18 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
     this.partition = context.taskId().partition();
     this.store = context.getStateStore(AggregatorTopology.STAGE1_STORE);
     StoreState state = new StoreState(store.inner());
+    // stage 1's windows have the settings' size too: checked before any record is read
+    byte[] stored = state.get(PartitionStage.SETTINGS);
+    if (stored != null && !settings.equals(utf8(stored))) {
+      throw SettingsChangedException.between(utf8(stored), settings);
+    }
     stage.load(state);
     commit = new LiveCommit(context);
     store.beforeCommit(
         () -> {
+          if (state.get(PartitionStage.SETTINGS) == null) {
+            state.put(PartitionStage.SETTINGS, settings.getBytes(StandardCharsets.UTF_8));
+          }
           stage.writeChanges(state);
           commit.committed();
         });
@@ -151,8 +163,8 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
         letter.reason());
   }
 
-  private static byte[] utf8(String text) {
-    return text.getBytes(StandardCharsets.UTF_8);
+  private static String utf8(byte[] bytes) {
+    return new String(bytes, StandardCharsets.UTF_8);
   }
 
   /**

@@ -371,6 +371,7 @@ class AggregatorTopologyTest {
           labelled.token(T0 + 4, ms(4)),
           labelled.end(T0 + 5, ms(5)),
           Req.finalHeartbeat(T0 + 6, "p1", T0 + 6));
+      h.advanceWallClock(Duration.ofSeconds(10)); // the clock passes the last window
 
       List<WindowSummary> out = h.newSummaries();
       assertEquals(2, out.size());
