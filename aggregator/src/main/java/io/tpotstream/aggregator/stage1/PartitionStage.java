@@ -5,6 +5,7 @@ import io.tpotstream.aggregator.partial.SeriesName;
 import io.tpotstream.aggregator.partial.WindowCounts;
 import io.tpotstream.aggregator.state.ByteState;
 import io.tpotstream.aggregator.state.WindowHealth;
+import io.tpotstream.common.Durations;
 import io.tpotstream.common.Series;
 import io.tpotstream.common.Windows;
 import io.tpotstream.common.binary.BinaryReader;
@@ -128,7 +129,7 @@ public final class PartitionStage {
           + " is ahead of the record's broker timestamp "
           + Windows.iso(recordTsMs)
           + " by more than --max-clock-skew "
-          + settings.maxClockSkew()
+          + Durations.format(settings.maxClockSkew())
           + ": check the producer host's clock";
     }
     if (event.type() == EventType.HEARTBEAT && event.watermark() - recordTsMs > skewMs) {
@@ -137,7 +138,7 @@ public final class PartitionStage {
           + " is ahead of the record's broker timestamp "
           + Windows.iso(recordTsMs)
           + " by more than --max-clock-skew "
-          + settings.maxClockSkew()
+          + Durations.format(settings.maxClockSkew())
           + ": a producer clock that lies, or a forged heartbeat";
     }
     return null;
