@@ -29,7 +29,9 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * B4: heap after a full GC and state-store size of the aggregator and of the producer while they
- * work through many short requests, each in a JVM of its own: flat, or how it grows.
+ * work through many short requests, each in a JVM of its own: flat, or how it grows. "B4 producers"
+ * ({@link ProducerChurnMemory}) does the same for the aggregator over a week of short-lived
+ * producers, and series, coming and going.
  */
 public final class MemoryGrowth {
   static final int PARTITIONS = 3;
@@ -42,6 +44,7 @@ public final class MemoryGrowth {
         "B4", "memory across " + BenchReport.count(requests) + " requests (heap after a full GC)");
     try {
       aggregator(env, report, requests);
+      ProducerChurnMemory.run(env, report);
       if (!Boolean.getBoolean("tpot.bench.noproducer")) {
         producer(env, report, env.pick(1_000_000L, 10_000L));
       }

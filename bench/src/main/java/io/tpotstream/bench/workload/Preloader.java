@@ -5,6 +5,7 @@ import io.tpotstream.common.kafka.KafkaConnection;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -24,36 +25,50 @@ public final class Preloader {
 
   /** Generates {@code workload} into {@code topic} and waits until Kafka acknowledged it all. */
   public static Loaded load(String bootstrap, String topic, SyntheticWorkload workload) {
+    SyntheticWorkload.Summary[] summary = new SyntheticWorkload.Summary[1];
+    Published published = publish(bootstrap, topic, sink -> summary[0] = workload.generate(sink));
+    return new Loaded(summary[0], published.elapsedNs(), published.bytes());
+  }
+
+  /** What {@link #publish} wrote and how long it took. */
+  public record Published(long records, long bytes, long elapsedNs) {}
+
+  /**
+   * Writes what {@code generator} gives its sink into {@code topic} (events keyed by request id,
+   * heartbeats to their partition, record timestamp = the event's {@code ts}) and waits until Kafka
+   * acknowledged it all.
+   */
+  public static Published publish(
+      String bootstrap, String topic, Consumer<SyntheticWorkload.Sink> generator) {
     AtomicReference<Exception> failure = new AtomicReference<>();
     AtomicLong bytes = new AtomicLong();
+    AtomicLong records = new AtomicLong();
     long startNs = System.nanoTime();
-    SyntheticWorkload.Summary summary;
     try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(props(bootstrap))) {
-      summary =
-          workload.generate(
-              (event, partition) -> {
-                byte[] value = TokenEventCodec.encode(event);
-                bytes.addAndGet(value.length);
-                ProducerRecord<String, byte[]> record =
-                    partition < 0
-                        ? new ProducerRecord<>(topic, null, event.ts(), event.requestId(), value)
-                        : new ProducerRecord<>(
-                            topic, partition, event.ts(), event.producerId(), value);
-                producer.send(
-                    record,
-                    (metadata, error) -> {
-                      if (error != null) {
-                        failure.compareAndSet(null, error);
-                      }
-                    });
-              });
+      generator.accept(
+          (event, partition) -> {
+            byte[] value = TokenEventCodec.encode(event);
+            bytes.addAndGet(value.length);
+            records.incrementAndGet();
+            ProducerRecord<String, byte[]> record =
+                partition < 0
+                    ? new ProducerRecord<>(topic, null, event.ts(), event.requestId(), value)
+                    : new ProducerRecord<>(topic, partition, event.ts(), event.producerId(), value);
+            producer.send(
+                record,
+                (metadata, error) -> {
+                  if (error != null) {
+                    failure.compareAndSet(null, error);
+                  }
+                });
+          });
       producer.flush();
     }
     if (failure.get() != null) {
       throw new IllegalStateException(
           "preloading " + topic + " failed: " + failure.get().getMessage(), failure.get());
     }
-    return new Loaded(summary, System.nanoTime() - startNs, bytes.get());
+    return new Published(records.get(), bytes.get(), System.nanoTime() - startNs);
   }
 
   private static Properties props(String bootstrap) {

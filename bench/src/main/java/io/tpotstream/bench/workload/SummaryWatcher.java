@@ -3,6 +3,8 @@ package io.tpotstream.bench.workload;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 
@@ -60,6 +62,15 @@ public final class SummaryWatcher implements AutoCloseable {
       whilePolling.run();
     }
     return new Seen(first, System.nanoTime(), summaries, inLast);
+  }
+
+  /** The summaries read in one poll of at most {@code timeout}, decoded. */
+  public List<WindowSummary> poll(Duration timeout) {
+    List<WindowSummary> read = new ArrayList<>();
+    for (ConsumerRecord<byte[], byte[]> r : consumer.poll(timeout)) {
+      read.add(WindowSummaryCodec.decode(r.value()));
+    }
+    return read;
   }
 
   @Override
