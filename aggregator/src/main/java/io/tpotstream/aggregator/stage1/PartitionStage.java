@@ -124,24 +124,23 @@ public final class PartitionStage {
   public String distrust(DecodedEvent event, long recordTsMs) {
     long skewMs = settings.maxClockSkewMs();
     if (event.ts() - recordTsMs > skewMs) {
-      return "its ts "
-          + Windows.iso(event.ts())
-          + " is ahead of the record's broker timestamp "
-          + Windows.iso(recordTsMs)
-          + " by more than --max-clock-skew "
-          + Durations.format(settings.maxClockSkew())
-          + ": check the producer host's clock";
+      return ahead("its ts", event.ts(), recordTsMs) + ": check the producer host's clock";
     }
     if (event.type() == EventType.HEARTBEAT && event.watermark() - recordTsMs > skewMs) {
-      return "its watermark "
-          + Windows.iso(event.watermark())
-          + " is ahead of the record's broker timestamp "
-          + Windows.iso(recordTsMs)
-          + " by more than --max-clock-skew "
-          + Durations.format(settings.maxClockSkew())
+      return ahead("its watermark", event.watermark(), recordTsMs)
           + ": a producer clock that lies, or a forged heartbeat";
     }
     return null;
+  }
+
+  private String ahead(String what, long timeMs, long recordTsMs) {
+    return what
+        + " "
+        + Windows.iso(timeMs)
+        + " is ahead of the record's broker timestamp "
+        + Windows.iso(recordTsMs)
+        + " by more than --max-clock-skew "
+        + Durations.format(settings.maxClockSkew());
   }
 
   /**

@@ -71,26 +71,6 @@ public record StageSettings(
     slo = slo == null ? SloSpec.NONE : slo;
   }
 
-  /** The settings with the default max clock skew (5 min). */
-  public StageSettings(
-      Duration windowSize,
-      Duration grace,
-      List<String> groupBy,
-      Duration requestTimeout,
-      Duration producerTimeout,
-      Duration clientLagThreshold,
-      SloSpec slo) {
-    this(
-        windowSize,
-        grace,
-        groupBy,
-        requestTimeout,
-        producerTimeout,
-        clientLagThreshold,
-        slo,
-        DEFAULT_MAX_CLOCK_SKEW);
-  }
-
   /** The settings without an SLO. */
   public StageSettings(
       Duration windowSize,
@@ -106,7 +86,8 @@ public record StageSettings(
         requestTimeout,
         producerTimeout,
         clientLagThreshold,
-        SloSpec.NONE);
+        SloSpec.NONE,
+        DEFAULT_MAX_CLOCK_SKEW);
   }
 
   /** The settings with the default client lag threshold (1 ms). */
