@@ -143,6 +143,13 @@ final class ProduceCommand implements Callable<Integer> {
     if (traffic.requestsOut.file != null) {
       out.println("Requests: " + traffic.requestsOut.file);
     }
+    String nothing = result.nothingMeasured();
+    if (nothing != null) {
+      out.flush();
+      err.println("tpot produce: " + nothing);
+      err.flush();
+      return 2;
+    }
     if (slo.isEmpty()) {
       out.flush();
       return 0;

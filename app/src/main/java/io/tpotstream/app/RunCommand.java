@@ -59,6 +59,12 @@ final class RunCommand implements Callable<Integer> {
             slo,
             traffic.requestsOut.file);
     Pipeline.Outcome outcome = new Pipeline(settings, System.out, System.err).run();
+    String nothing = outcome.producer().nothingMeasured();
+    if (nothing != null) {
+      System.out.flush();
+      System.err.println("tpot run: " + nothing);
+      return 2;
+    }
     boolean bounded =
         !outcome.producer().stoppedEarly() && !Durations.FOREVER.equals(config.duration());
     return outcome.verdict() == null || !bounded ? 0 : outcome.verdict().exitCode();

@@ -7,6 +7,7 @@ import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.http.CallContext;
 import io.tpotstream.producer.http.CallOutcome;
+import io.tpotstream.producer.http.FailFast;
 import io.tpotstream.producer.http.HttpClients;
 import io.tpotstream.producer.load.Lanes;
 import io.tpotstream.producer.load.LoadRunner;
@@ -170,14 +171,18 @@ public final class Producer {
     }
     Dialect dialect = Dialect.of(config.api());
     Sessions sessions = new Sessions(config.prompts().conversations(), config.models());
+    AtomicReference<StagedLoad> stages = new AtomicReference<>();
+    // no new request after a failure no retry can fix; those in flight end as they would
+    FailFast failFast = new FailFast(() -> stages.get().stop(config.stopGrace()));
     StagedLoad load =
         new StagedLoad(
             config,
             (stageConfig, stage) -> {
               stats.stage(stage); // the stage's rows in the order the stages start
               return new LoadRunner(
-                  new CallContext(vertx, stageConfig, dialect, handoff), lanes, sessions);
+                  new CallContext(vertx, stageConfig, dialect, handoff, failFast), lanes, sessions);
             });
+    stages.set(load);
     CompletableFuture<RunResult> result = new CompletableFuture<>();
     long startNs = System.nanoTime();
     ProducerRun run = new ProducerRun(config, producerId, load, publisher, stats, startNs, result);
@@ -244,7 +249,8 @@ public final class Producer {
                       recorder.tokenChunks(),
                       recorder.coalescedChunks(),
                       publisher.outages(),
-                      transport));
+                      transport,
+                      failFast.fatal()));
             });
     return run;
   }

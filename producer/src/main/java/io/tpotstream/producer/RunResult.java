@@ -1,5 +1,6 @@
 package io.tpotstream.producer;
 
+import io.tpotstream.producer.http.RequestFailure;
 import io.tpotstream.producer.load.LoadRunner;
 import io.tpotstream.producer.publish.Publisher;
 import io.tpotstream.producer.result.ModelResult;
@@ -24,6 +25,7 @@ import java.util.List;
  * @param coalescedChunks of those, chunks that came out of the same socket read as the one before
  * @param outages Kafka outages ridden out
  * @param transport the event loops' transport ({@code epoll} or {@code nio})
+ * @param stoppedBy the failure no retry could fix that stopped the run early, or null
  */
 public record RunResult(
     String runId,
@@ -44,4 +46,30 @@ public record RunResult(
     long tokenChunks,
     long coalescedChunks,
     Publisher.Outages outages,
-    String transport) {}
+    String transport,
+    RequestFailure stoppedBy) {
+
+  /**
+   * Why this bounded run measured nothing it could stand behind, or null: the failure that stopped
+   * it, or a model every one of whose requests failed. A run stopped by the user is not judged.
+   */
+  public String nothingMeasured() {
+    if (stoppedBy != null) {
+      return "stopped after the first requests: " + stoppedBy.message();
+    }
+    if (stoppedEarly) {
+      return null;
+    }
+    for (ModelResult m : models) {
+      if (m.failed() > 0 && m.completed() == 0) {
+        return (m.stage() == null ? m.model() : m.model() + " (" + m.stage() + ")")
+            + ": all "
+            + m.failed()
+            + " requests failed ("
+            + m.errors()
+            + "): nothing was measured";
+      }
+    }
+    return null;
+  }
+}

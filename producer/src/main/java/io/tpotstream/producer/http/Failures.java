@@ -12,6 +12,7 @@ import java.net.NoRouteToHostException;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.channels.ClosedChannelException;
+import java.security.cert.CertificateException;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.TimeoutException;
@@ -131,7 +132,22 @@ public final class Failures {
               + " ("
               + text
               + "): check base_url and DNS (no proxy in use)";
-    } else if (root(cause) instanceof SSLException) {
+    } else if (find(cause, CertificateException.class) != null) {
+      // the certificate itself: untrusted or for another host; no retry can fix it
+      return new RequestFailure(
+          ErrorClass.CONNECTION,
+          null,
+          ApiKey.redact(
+              key,
+              "TLS handshake with "
+                  + hostPort
+                  + " failed: the server's certificate was refused ("
+                  + describe(find(cause, CertificateException.class))
+                  + "): a certificate not signed by a CA the JVM trusts, or not issued for "
+                  + target.getHost()
+                  + "; check base_url's host and the JVM's trust store (javax.net.ssl.trustStore)"),
+          true);
+    } else if (find(cause, SSLException.class) != null) {
       message =
           "TLS handshake with "
               + hostPort
@@ -268,6 +284,19 @@ public final class Failures {
 
   private static String proxySource(ProxySettings proxy) {
     return proxy.source() == null ? "the proxy settings" : proxy.source();
+  }
+
+  /** The first throwable of {@code type} in {@code t}'s cause chain, or null. */
+  static <T extends Throwable> T find(Throwable t, Class<T> type) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (type.isInstance(c)) {
+        return type.cast(c);
+      }
+      if (c.getCause() == c) {
+        break;
+      }
+    }
+    return null;
   }
 
   static Throwable root(Throwable t) {

@@ -47,6 +47,7 @@ public final class StreamingCall {
   private final SseFramer framer = new SseFramer(this::onEvent);
   private final Buffer preview = Buffer.buffer();
   private RequestRecord record;
+  private IntFunction<RequestFailure> failure;
   private ArrivalStamp stamp;
   private long readNs;
   private long readNumber;
@@ -355,6 +356,7 @@ public final class StreamingCall {
       return;
     }
     closed = true;
+    failure = why;
     cancelTimers();
     record.failure(why);
     handoff.failed(record, System.nanoTime());
@@ -381,6 +383,15 @@ public final class StreamingCall {
           }
           finishCall();
         });
+  }
+
+  /**
+   * Why the exchange failed as the loop saw it (refused, not a stream, connection), or null when
+   * the server answered a stream; read it once the call completed. Not the measurement's verdict,
+   * which the publisher thread gives.
+   */
+  public RequestFailure loopFailure() {
+    return failure == null ? null : failure.apply(0);
   }
 
   private void finishCall() {

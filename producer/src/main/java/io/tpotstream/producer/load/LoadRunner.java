@@ -196,6 +196,7 @@ public final class LoadRunner {
             ar -> {
               inFlight.remove(call);
               ticket.done();
+              run.failFast().observe(ticket.spec().model(), call.loopFailure());
               // a fresh turn of the loop: no recursion even if a request fails synchronously
               lane.context().runOnContext(v -> nextClosed(lane, workers));
             });
@@ -282,6 +283,7 @@ public final class LoadRunner {
             ar -> {
               inFlight.remove(call);
               due.ticket().done();
+              run.failFast().observe(due.ticket().spec().model(), call.loopFailure());
               Due next;
               synchronized (admission) {
                 next = waiting.poll();

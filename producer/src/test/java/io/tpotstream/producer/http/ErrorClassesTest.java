@@ -131,6 +131,8 @@ class ErrorClassesTest {
     keys.put("timeouts.first_token", "1s");
     keys.put("timeouts.idle", "1s");
     keys.put("timeouts.total", "3s");
+    // a 401 stops the run (FailFast): the requests already in flight end as they would
+    keys.put("stop_grace", "10s");
     run = Runs.run(kafka, Runs.config(keys));
   }
 

@@ -1,0 +1,98 @@
+package io.tpotstream.producer.http;
+
+import static io.tpotstream.producer.testing.ScriptedServer.ROLE;
+import static io.tpotstream.producer.testing.ScriptedServer.content;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tpotstream.producer.RunResult;
+import io.tpotstream.producer.testing.Runs;
+import io.tpotstream.producer.testing.ScriptedServer;
+import io.tpotstream.producer.testing.ScriptedServer.Script;
+import io.tpotstream.testkit.KafkaExtension;
+import io.tpotstream.testkit.TestKafka;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * What no retry can fix stops a run within a handful of requests; what a retry can fix does not.
+ */
+@ExtendWith(KafkaExtension.class)
+class FailFastTest {
+  private static Map<String, String> keys(int concurrency, int total) {
+    return Map.of(
+        "api_key",
+        "sk-wrong-KEY-123",
+        "concurrency",
+        Integer.toString(concurrency),
+        "total_requests",
+        Integer.toString(total),
+        "warmup",
+        "0");
+  }
+
+  @Test
+  void aRefusedKeyStopsTheRunWithinTwiceTheConcurrency(TestKafka kafka) {
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.on(
+          "m",
+          Script.status(401, "application/json")
+              .write("{\"error\":{\"message\":\"Incorrect API key provided\"}}"));
+      RunResult result = Runs.run(kafka, server.baseUrl(), "m", keys(4, 50)).result();
+
+      int sent = server.received().size();
+      assertTrue(sent <= 2 * 4, "requests sent to a refusing endpoint: " + sent);
+      assertEquals(ErrorClass.HTTP_401, result.stoppedBy().errorClass());
+      String why = result.nothingMeasured();
+      assertTrue(why.startsWith("stopped after the first requests: HTTP 401 from POST "), why);
+      assertTrue(why.contains("check the API key (config api_key or TPOT_API_KEY)"), why);
+      assertTrue(!why.contains("sk-wrong-KEY-123"), "the key is never printed: " + why);
+    }
+  }
+
+  @Test
+  void anUnknownModelStopsTheRun(TestKafka kafka) {
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.on(
+          "no-such-model",
+          Script.status(404, "application/json")
+              .write("{\"error\":{\"message\":\"The model does not exist\"}}"));
+      RunResult result = Runs.run(kafka, server.baseUrl(), "no-such-model", keys(2, 30)).result();
+      assertTrue(server.received().size() <= 4, "sent: " + server.received().size());
+      assertEquals(ErrorClass.HTTP_404, result.stoppedBy().errorClass());
+    }
+  }
+
+  @Test
+  void serverErrorsAreTransientAndEveryRequestIsSentButTheRunSaysNothingWasMeasured(
+      TestKafka kafka) {
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.on("m", Script.status(503, "text/plain").write("overloaded"));
+      RunResult result = Runs.run(kafka, server.baseUrl(), "m", keys(2, 6)).result();
+      assertEquals(6, server.received().size(), "5xx is retried by the next request: all sent");
+      assertNull(result.stoppedBy());
+      assertEquals(
+          "m: all 6 requests failed ({http_5xx=6}): nothing was measured",
+          result.nothingMeasured());
+    }
+  }
+
+  @Test
+  void aModelAnsweredOnceIsNotStoppedByALaterRefusal(TestKafka kafka) {
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.on(
+          "ok",
+          Script.sse()
+              .write("data: " + ROLE + "\n\n")
+              .write("data: " + content("a") + "\n\n")
+              .write("data: " + content("b") + "\n\n")
+              .write("data: [DONE]\n\n"));
+      RunResult result = Runs.run(kafka, server.baseUrl(), "ok", keys(2, 6)).result();
+      assertEquals(6, server.received().size());
+      assertNull(result.stoppedBy());
+      assertNull(result.nothingMeasured());
+    }
+  }
+}
