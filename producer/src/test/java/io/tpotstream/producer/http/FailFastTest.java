@@ -66,6 +66,27 @@ class FailFastTest {
   }
 
   @Test
+  void aCertificateNoOneTrustsStopsTheRunAndIsNamed(TestKafka kafka) {
+    try (ScriptedServer server = new ScriptedServer(true)) {
+      server.on("m", Script.sse().write("data: [DONE]\n\n"));
+      RunResult result = Runs.run(kafka, server.httpsUrl(), "m", keys(2, 40)).result();
+      assertEquals(0, server.received().size(), "no request gets past the handshake");
+      RequestFailure why = result.stoppedBy();
+      assertEquals(ErrorClass.CONNECTION, why.errorClass());
+      assertTrue(why.permanent());
+      assertTrue(
+          why.message()
+              .startsWith(
+                  "TLS handshake with 127.0.0.1:"
+                      + server.port()
+                      + " failed:"
+                      + " the server's certificate was refused ("),
+          why.message());
+      assertTrue(why.message().contains("javax.net.ssl.trustStore"), why.message());
+    }
+  }
+
+  @Test
   void serverErrorsAreTransientAndEveryRequestIsSentButTheRunSaysNothingWasMeasured(
       TestKafka kafka) {
     try (ScriptedServer server = new ScriptedServer()) {
@@ -80,7 +101,7 @@ class FailFastTest {
   }
 
   @Test
-  void aModelAnsweredOnceIsNotStoppedByALaterRefusal(TestKafka kafka) {
+  void aModelThatStreamsIsNeverStopped(TestKafka kafka) {
     try (ScriptedServer server = new ScriptedServer()) {
       server.on(
           "ok",

@@ -4,9 +4,11 @@ import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.SelfSignedCertificate;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +31,20 @@ public final class ScriptedServer implements AutoCloseable {
   public record Received(String path, String model, MultiMap headers, JsonObject body) {}
 
   public ScriptedServer() {
-    server = vertx.createHttpServer().requestHandler(this::handle);
+    this(false);
+  }
+
+  /**
+   * With {@code tls}, the server speaks HTTPS with a self-signed certificate made for it, which no
+   * client trusts.
+   */
+  public ScriptedServer(boolean tls) {
+    HttpServerOptions options = new HttpServerOptions();
+    if (tls) {
+      SelfSignedCertificate certificate = SelfSignedCertificate.create("localhost");
+      options.setSsl(true).setKeyCertOptions(certificate.keyCertOptions());
+    }
+    server = vertx.createHttpServer(options).requestHandler(this::handle);
     try {
       server
           .listen(0, "127.0.0.1")
@@ -53,6 +68,11 @@ public final class ScriptedServer implements AutoCloseable {
   /** {@code http://127.0.0.1:PORT} (no /v1: the producer adds it). */
   public String baseUrl() {
     return "http://127.0.0.1:" + port();
+  }
+
+  /** {@code https://127.0.0.1:PORT}, for a server made with {@code tls}. */
+  public String httpsUrl() {
+    return "https://127.0.0.1:" + port();
   }
 
   public List<Received> received() {
