@@ -63,8 +63,8 @@ final class DemoCommand implements Callable<Integer> {
   @Option(
       names = "--warmup",
       description =
-          "Requests run first and left out of every statistic, e.g. 10s (the default), 50req,"
-              + " or 0 for none.")
+          "local (the default: the JIT warms against a loopback server), 10s or 50req to warm"
+              + " the simulator's connections too (left out of every statistic), or 0 for none.")
   String warmup;
 
   @Override

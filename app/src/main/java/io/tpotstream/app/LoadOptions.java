@@ -32,8 +32,9 @@ final class LoadOptions {
   @Option(
       names = "--warmup",
       description =
-          "Config key warmup: requests run first and left out of every statistic, e.g. 10s"
-              + " (the default), 50req, or 0 for none.")
+          "Config key warmup: local (the default: the JIT warms against a loopback server,"
+              + " no request to the endpoint), 10s or 50req to warm the endpoint's connections"
+              + " too (those requests are left out of every statistic), or 0 for none.")
   String warmup;
 
   @Spec CommandSpec spec;

@@ -91,6 +91,7 @@ public final class Producer {
         Vertx.vertx(
             new VertxOptions().setEventLoopPoolSize(EVENT_LOOPS).setPreferNativeTransport(true));
     String transport = vertx.isNativeTransportEnabled() ? "epoll" : "nio";
+    LoadRunner.WarmupEnd localWarmup = config.warmup().local() ? warmLocally(config, vertx) : null;
     RequestsOut requestsOut;
     try {
       requestsOut =
@@ -244,7 +245,7 @@ public final class Producer {
                       pauseMeter.maxEverMicros(),
                       recorder.warmupRequests(),
                       config.warmup().describe(),
-                      load.warmupEnd(),
+                      localWarmup != null ? localWarmup : load.warmupEnd(),
                       lanes.maxLoopLagMicros(),
                       recorder.tokenChunks(),
                       recorder.coalescedChunks(),
@@ -253,6 +254,23 @@ public final class Producer {
                       failFast.fatal()));
             });
     return run;
+  }
+
+  /** The local warm-up (the default); a warm-up that fails leaves a warning, not a failed run. */
+  private static LoadRunner.WarmupEnd warmLocally(ProducerConfig config, Vertx vertx) {
+    try {
+      LocalWarmup.Result warm = LocalWarmup.run(config, vertx, EVENT_LOOPS);
+      LOG.info(
+          "warm-up: {} events streamed from a simulator inside this process in {} ms, JIT {};"
+              + " the endpoint's first request is the run's",
+          warm.events(),
+          warm.took().toMillis(),
+          warm.jitSettled() ? "settled" : "still compiling at the limit");
+      return new LoadRunner.WarmupEnd(warm.took(), warm.jitSettled());
+    } catch (RuntimeException e) {
+      LOG.warn("the local warm-up failed ({}); the run starts with a cold JIT", e.getMessage());
+      return null;
+    }
   }
 
   private static void closeQuietly(RequestsOut out) {

@@ -4,27 +4,36 @@ import java.time.Duration;
 import java.util.Locale;
 
 /**
- * The start of a run that exercises the whole path (HTTP, SSE, parsing, encoding, publishing) until
- * the JIT has compiled it, and is left out of every statistic: its requests' events carry {@code
- * warmup: true}. Either a time ({@code 10s}, the default: the requests started in the first 10
- * seconds, and on until the JIT has settled, at most a minute more), or a number of requests
- * ({@code 50req}), or none ({@code 0}). The run's own requests ({@code total_requests}, {@code
- * duration}) come after it.
+ * What warms the path before a run measures. By default ({@code local}) the whole path (HTTP
+ * client, SSE framing, the dialect, recording and encoding) runs against a loopback server inside
+ * the process until the JIT has settled, and the endpoint sees only the requests the user asked
+ * for. Asked for, the endpoint's own connections are warmed too: a time ({@code 10s}: the requests
+ * started in the first 10 seconds, and on until the JIT has settled, at most a minute more) or a
+ * number of requests ({@code 50req}), whose events carry {@code warmup: true} and are left out of
+ * every statistic. {@code 0}: nothing at all. The run's own requests ({@code total_requests},
+ * {@code duration}) come after it.
  *
- * @param duration the least time the warm-up lasts (then until the JIT settles); null when counted
- *     in requests or off
- * @param requests the first this many requests are warm-up; 0 when timed or off
+ * @param duration the least time an endpoint warm-up lasts (then until the JIT settles); null when
+ *     counted in requests, local or off
+ * @param requests the first this many requests are warm-up; 0 when timed, local or off
+ * @param local the warm-up runs against a loopback server, not the endpoint
  */
-public record Warmup(Duration duration, int requests) {
-  /** The default: the requests of the first 10 seconds. */
-  public static final Warmup DEFAULT = new Warmup(Duration.ofSeconds(10), 0);
+public record Warmup(Duration duration, int requests, boolean local) {
+  /** The default: against a loopback server, no request to the endpoint. */
+  public static final Warmup LOCAL = new Warmup(null, 0, true);
 
-  /** No warm-up: every request is measured. */
-  public static final Warmup NONE = new Warmup(null, 0);
+  /** The default. */
+  public static final Warmup DEFAULT = LOCAL;
+
+  /** No warm-up: every request is measured, from a cold JIT. */
+  public static final Warmup NONE = new Warmup(null, 0, false);
 
   /** Parses {@code 10s}, {@code 50req} or {@code 0} (the config key or flag {@code key}). */
   public static Warmup parse(String key, String text) {
     String t = text.trim().toLowerCase(Locale.ROOT);
+    if (t.equals("local")) {
+      return LOCAL;
+    }
     if (t.equals("0")
         || t.equals("0s")
         || t.equals("0req")
@@ -37,7 +46,7 @@ public record Warmup(Duration duration, int requests) {
       try {
         int count = Integer.parseInt(n);
         if (count > 0) {
-          return new Warmup(null, count);
+          return new Warmup(null, count, false);
         }
       } catch (NumberFormatException e) {
         // falls through to the message
@@ -47,26 +56,30 @@ public record Warmup(Duration duration, int requests) {
               + key
               + "': cannot read '"
               + text
-              + "' as a number of warm-up requests (use e.g. 50req, 10s or 0)");
+              + "' as a number of warm-up requests (use e.g. 50req, 10s, local or 0)");
     }
     try {
-      return new Warmup(Durations.parse(key, t, false), 0);
+      return new Warmup(Durations.parse(key, t, false), 0, false);
     } catch (ConfigException e) {
       throw new ConfigException(
           "config key '"
               + key
               + "': cannot read '"
               + text
-              + "' as a warm-up (use e.g. 10s, 50req, or 0 for none)");
+              + "' as a warm-up (use local, the default, or 10s or 50req to warm the endpoint too, or 0 for none)");
     }
   }
 
+  /** True when no request of the run is a warm-up one (local or off). */
   public boolean none() {
     return duration == null && requests == 0;
   }
 
-  /** {@code 10s}, {@code 50req} or {@code 0}. */
+  /** {@code local}, {@code 10s}, {@code 50req} or {@code 0}. */
   public String describe() {
+    if (local) {
+      return "local";
+    }
     if (duration != null) {
       return Durations.format(duration);
     }

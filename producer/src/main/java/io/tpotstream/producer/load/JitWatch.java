@@ -9,7 +9,7 @@ import java.lang.management.ManagementFactory;
  * until then the measured code runs partly interpreted or less optimised, and the compiler threads
  * take CPU from the event loops).
  */
-final class JitWatch {
+public final class JitWatch {
   static final long QUIET_MS = 50;
 
   private final CompilationMXBean compiler = ManagementFactory.getCompilationMXBean();
@@ -19,7 +19,7 @@ final class JitWatch {
   private int quietChecks;
 
   /** Called once a second; true once the JIT has been quiet for two checks in a row. */
-  boolean check() {
+  public boolean check() {
     if (!supported) {
       return true;
     }

@@ -116,15 +116,30 @@ final class HeldEvents {
   }
 
   int headTokens() {
-    return head.meta[headIndex] >>> 8;
+    return tokensOf(head.meta[headIndex]);
   }
 
   TokenKind headKind() {
-    return KINDS[(head.meta[headIndex] >> 1) & 3];
+    return kindOf(head.meta[headIndex]);
   }
 
   boolean headCoalesced() {
-    return (head.meta[headIndex] & 1) != 0;
+    return coalescedOf(head.meta[headIndex]);
+  }
+
+  /** The tokens of a chunk's {@link #chunkBits}. */
+  static int tokensOf(int bits) {
+    return bits >>> 8;
+  }
+
+  /** The kind of a chunk's {@link #chunkBits}. */
+  static TokenKind kindOf(int bits) {
+    return KINDS[(bits >> 1) & 3];
+  }
+
+  /** Whether a chunk's {@link #chunkBits} say it came in the read of the chunk before. */
+  static boolean coalescedOf(int bits) {
+    return (bits & 1) != 0;
   }
 
   /** Drops the head (it was handed to Kafka). */

@@ -58,7 +58,7 @@ import org.slf4j.event.Level;
  * full it drops the request's remaining events and counts them ({@link #dropped()}, and {@code
  * droppedEvents} on its heartbeats).
  */
-public final class Publisher {
+public final class Publisher implements EventOut {
   /** How far behind "now" a periodic watermark is (an event is queued µs after its timestamp). */
   public static final long WATERMARK_MARGIN_MS = 200;
 
@@ -463,7 +463,8 @@ public final class Publisher {
   }
 
   /** Holds an event of {@code request} (null for none) for sending. */
-  void append(RequestRecord request, TokenEvent event) {
+  @Override
+  public void append(RequestRecord request, TokenEvent event) {
     if (dropping && request != null && request.dropped) {
       dropped.incrementAndGet();
       return;
@@ -488,7 +489,8 @@ public final class Publisher {
    * Holds a token event of {@code request}, as numbers ({@code bits}: its tokens, kind and
    * coalesced flag, from {@link HeldEvents#chunkBits}).
    */
-  void appendToken(RequestRecord request, long ts, long elapsedNs, int seq, int bits) {
+  @Override
+  public void appendToken(RequestRecord request, long ts, long elapsedNs, int seq, int bits) {
     if (dropping && request.dropped) {
       dropped.incrementAndGet();
       return;

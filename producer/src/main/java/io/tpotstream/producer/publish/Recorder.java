@@ -105,7 +105,7 @@ public final class Recorder {
     return warmupRequests;
   }
 
-  void process(Slot slot, Publisher out) {
+  void process(Slot slot, EventOut out) {
     RequestRecord r = slot.request;
     switch (slot.type) {
       case Slot.START -> start(r, out);
@@ -153,7 +153,7 @@ public final class Recorder {
     }
   }
 
-  private void start(RequestRecord r, Publisher out) {
+  private void start(RequestRecord r, EventOut out) {
     r.template =
         TokenTemplate.of(runId, r.requestId, r.model, labelsOf(r), producerId, r.warmup, source);
     r.key = r.requestId.getBytes(StandardCharsets.UTF_8);
@@ -171,7 +171,7 @@ public final class Recorder {
             r));
   }
 
-  private void event(RequestRecord r, Slot slot, Publisher out) {
+  private void event(RequestRecord r, Slot slot, EventOut out) {
     if (r.finished) {
       return;
     }
@@ -198,7 +198,7 @@ public final class Recorder {
     }
   }
 
-  private void token(RequestRecord r, long arrivalNs, long read, Chunk.Token token, Publisher out) {
+  private void token(RequestRecord r, long arrivalNs, long read, Chunk.Token token, EventOut out) {
     int seq = r.chunks;
     if (seq == r.arrivalsNs.length) {
       r.arrivalsNs = Arrays.copyOf(r.arrivalsNs, seq * 2);
@@ -222,7 +222,7 @@ public final class Recorder {
         HeldEvents.chunkBits(token.tokens(), token.kind(), coalesced));
   }
 
-  private void end(RequestRecord r, Slot slot, Publisher out) {
+  private void end(RequestRecord r, Slot slot, EventOut out) {
     if (r.finished) {
       return;
     }
@@ -265,7 +265,7 @@ public final class Recorder {
     }
   }
 
-  private void succeed(RequestRecord r, long atNs, Publisher out) {
+  private void succeed(RequestRecord r, long atNs, EventOut out) {
     out.append(
         r,
         mark(
@@ -286,7 +286,7 @@ public final class Recorder {
     finish(r, atNs, null);
   }
 
-  private void fail(RequestRecord r, long atNs, RequestFailure f, Publisher out) {
+  private void fail(RequestRecord r, long atNs, RequestFailure f, EventOut out) {
     out.append(
         r,
         mark(

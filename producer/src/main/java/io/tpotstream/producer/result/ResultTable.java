@@ -172,6 +172,17 @@ public final class ResultTable {
               "%d due request(s) were not sent because the run stopped%n",
               result.notSent()));
     }
+    if ("local".equals(result.warmup()) && result.warmupEnd() != null) {
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "warm-up: local, %.1f s against a simulator inside this process (%s); no warm-up"
+                  + " request to the endpoint%n",
+              result.warmupEnd().after().toMillis() / 1000.0,
+              result.warmupEnd().jitSettled()
+                  ? "until the JIT had settled"
+                  : "the JIT was still compiling at its limit"));
+    }
     if (result.warmupRequests() > 0) {
       String how = "";
       if (result.warmupEnd() != null) {

@@ -319,9 +319,15 @@ class ConfigLoaderTest {
   }
 
   @Test
-  void warmupIsTenSecondsUnlessSetToATimeARequestCountOrNone() throws IOException {
-    assertEquals(Warmup.DEFAULT, load(SEED, Map.of(), Map.of()).warmup());
-    assertEquals(Duration.ofSeconds(10), load(SEED, Map.of(), Map.of()).warmup().duration());
+  void warmupIsLocalUnlessSetToATimeARequestCountOrNone() throws IOException {
+    Warmup byDefault = load(SEED, Map.of(), Map.of()).warmup();
+    assertEquals(Warmup.LOCAL, byDefault);
+    assertTrue(byDefault.local());
+    assertTrue(byDefault.none(), "no request of the run is a warm-up one");
+    assertEquals("local", byDefault.describe());
+    assertEquals(Warmup.LOCAL, load(SEED, Map.of("warmup", "local"), Map.of()).warmup());
+    assertEquals(
+        Duration.ofSeconds(10), load(SEED, Map.of("warmup", "10s"), Map.of()).warmup().duration());
     Warmup requests = load(SEED, Map.of("warmup", "50req"), Map.of()).warmup();
     assertEquals(50, requests.requests());
     assertEquals("50req", requests.describe());
@@ -332,7 +338,8 @@ class ConfigLoaderTest {
     ConfigException e =
         assertThrows(ConfigException.class, () -> load(SEED, Map.of("warmup", "soon"), Map.of()));
     assertEquals(
-        "config key 'warmup': cannot read 'soon' as a warm-up (use e.g. 10s, 50req, or 0 for none)",
+        "config key 'warmup': cannot read 'soon' as a warm-up (use local, the default, or 10s or"
+            + " 50req to warm the endpoint too, or 0 for none)",
         e.getMessage());
     ConfigException count =
         assertThrows(ConfigException.class, () -> load(SEED, Map.of("warmup", "-2req"), Map.of()));
