@@ -99,6 +99,33 @@ class ProduceCommandTest {
   }
 
   @Test
+  void anSloOverNoSamplesIsMissedWhenEveryRequestFailsAndExits3(TestKafka kafka) throws Exception {
+    TpotCli.Result r =
+        tpot(
+            "produce",
+            "--config",
+            seedConfig("sk-wrong-SECRET").toString(),
+            "--bootstrap-servers",
+            kafka.bootstrapServers(),
+            "--topic",
+            TestKafka.uniqueName("nodata"),
+            "--models",
+            "model-a",
+            "--total-requests",
+            "6",
+            "--warmup",
+            "0",
+            "--slo",
+            "tpot_p99=0.001ms");
+    assertEquals(3, r.exit(), r.out() + r.err());
+    assertTrue(r.outHasLine("requests\\s+6"), r.out());
+    assertTrue(r.outHasLine("error rate\\s+100.00%"), r.out());
+    List<String> lines = r.out().lines().toList();
+    assertEquals("SLO failed: tpot_p99: no data, 0 samples (model-a)", lines.get(lines.size() - 1));
+    assertFalse(r.out().contains("SLO met"), r.out());
+  }
+
+  @Test
   void aBadConfigIsOneLineAndExitCode2() {
     Path missing = dir.resolve("missing.json");
     TpotCli.Result r = tpot("produce", "--config", missing.toString());

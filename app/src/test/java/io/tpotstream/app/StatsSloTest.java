@@ -63,6 +63,45 @@ class StatsSloTest {
   }
 
   @Test
+  void anSloOverAFileWhereEveryRequestFailedExits3AndSaysNoData() throws Exception {
+    List<TokenEvent> events = new ArrayList<>();
+    for (int r = 0; r < 3; r++) {
+      String id = "req-" + r;
+      long start = T0 + r * 100L;
+      events.add(TokenEvent.start(start, "run", id, "m", Map.of(), null, "p1"));
+      events.add(
+          TokenEvent.error(
+              start + 20,
+              "run",
+              id,
+              "m",
+              Map.of(),
+              20_000_000L,
+              0,
+              "http_401",
+              401,
+              "unauthorized",
+              null,
+              "p1"));
+    }
+    events.add(TokenEvent.heartbeat(T0 + 5_000, "run", "p1", T0 + 5_000, true, null));
+    Path file = TestEvents.write(dir.resolve("failed.jsonl"), events);
+    TpotCli.Result r =
+        tpot("stats", file.toString(), "--slo", "tpot_p99=1s,error_rate=100%", "--format", "json");
+    assertEquals(3, r.exit(), r.err());
+    assertTrue(
+        r.err().strip().endsWith("tpot stats: SLO failed: tpot_p99: no data, 0 samples (m)"),
+        r.err());
+    assertTrue(
+        r.out()
+            .contains(
+                "\"slo\":{\"objectives\":[{\"name\":\"tpot_p99\",\"limit\":1000.000,\"met\":false,"
+                    + "\"noData\":true},{\"name\":\"error_rate\",\"limit\":1,"
+                    + "\"measured\":1.0000,\"met\":true}],\"met\":false}"),
+        r.out());
+  }
+
+  @Test
   void anImpossibleSloExits3AndNamesTheObjective() throws Exception {
     TpotCli.Result r = tpot("stats", events().toString(), "--slo", "tpot_max=10ms,error_rate=50%");
     assertEquals(3, r.exit(), r.err());

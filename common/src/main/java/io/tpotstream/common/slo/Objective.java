@@ -123,10 +123,13 @@ public record Objective(String name, SloMetric metric, double percentile, BigDec
     };
   }
 
-  /** Met when nothing was measured, else at most the limit (at least, for goodput). */
+  /**
+   * Never met when nothing was measured (an SLO over no data is not met), else at most the limit
+   * (at least, for goodput).
+   */
   boolean met(BigDecimal measured) {
     if (measured == null) {
-      return true;
+      return false;
     }
     int c = measured.compareTo(limit);
     return metric == SloMetric.GOODPUT ? c >= 0 : c <= 0;

@@ -9,7 +9,7 @@ import java.util.List;
  * limit, measured value and verdict; {@code goodput}, the share of the window's finished requests
  * that met every {@code --goodput} limit (omitted without limits or without finished requests), and
  * {@code goodRequests}, their count (so that windows merge exactly); {@code met} when every
- * objective was met.
+ * objective was met (one with no data never is: see {@link ObjectiveResult}).
  */
 @JsonPropertyOrder({"objectives", "goodput", "goodRequests", "met"})
 public record SloResult(
@@ -24,7 +24,7 @@ public record SloResult(
     return String.join(", ", missed().stream().map(ObjectiveResult::describe).toList());
   }
 
-  /** The objectives that were not met. */
+  /** The objectives that were not met, those with no data included. */
   public List<ObjectiveResult> missed() {
     return objectives.stream().filter(o -> !o.met()).toList();
   }

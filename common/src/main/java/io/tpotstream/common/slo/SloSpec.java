@@ -85,10 +85,9 @@ public record SloSpec(List<Objective> objectives, GoodputLimits goodput) {
     List<ObjectiveResult> results = new ArrayList<>();
     boolean met = true;
     for (Objective o : objectives) {
-      var measured = o.measure(stats);
-      boolean ok = o.met(measured);
-      met &= ok;
-      results.add(new ObjectiveResult(o.name(), o.limit(), measured, ok));
+      ObjectiveResult r = ObjectiveResult.of(o, o.measure(stats));
+      met &= r.met();
+      results.add(r);
     }
     long finished = stats.completed() + stats.failed() + stats.abandoned();
     return new SloResult(

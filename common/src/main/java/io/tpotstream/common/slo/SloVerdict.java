@@ -8,8 +8,10 @@ import java.util.StringJoiner;
 
 /**
  * The whole run's verdict, one line for a CI log: met when every series met every objective on its
- * whole-run statistics (all its windows merged). {@code produce}, {@code run} and {@code stats}
- * exit with {@link #EXIT_FAILED} when it is not met.
+ * whole-run statistics (all its windows merged). An objective a series had no data for (no sample
+ * of its metric, e.g. no TPOT gap when every request failed) is not met, and the line says so:
+ * {@code SLO failed: tpot_p99: no data, 0 samples (model-a)}. {@code produce}, {@code run} and
+ * {@code stats} exit with {@link #EXIT_FAILED} when it is not met.
  */
 public record SloVerdict(boolean met, String line) {
   /** The exit status of a bounded run that failed its SLO. */

@@ -86,11 +86,74 @@ class SloSpecTest {
     assertFalse(WindowSummaryCodec.encodeToString(without).contains("slo"));
   }
 
+  /** 6 requests started, all failed with HTTP 401: no token, so no TPOT, TTFT or request TPOT. */
+  private static WindowStats everyRequestFailed() {
+    WindowStats stats = new WindowStats();
+    stats.started(6);
+    stats.failed("http_401", 6);
+    return stats;
+  }
+
   @Test
-  void anEmptyWindowMeetsEveryObjective() {
-    SloResult r = SloSpec.parse("tpot_p99=1ms,error_rate=0%", null).evaluate(new WindowStats());
-    assertTrue(r.met());
-    assertNull(r.objectives().get(0).measured());
+  void anObjectiveOverAnEmptyHistogramIsNotMetAndSaysNoData() {
+    SloSpec spec = SloSpec.parse("tpot_p99=0.001ms,ttft_p99=1s,request_tpot_mean=1ms", null);
+    SloResult r = spec.evaluate(everyRequestFailed());
+    assertFalse(r.met());
+    assertEquals(3, r.missed().size());
+    ObjectiveResult p99 = r.objectives().get(0);
+    assertEquals(new ObjectiveResult("tpot_p99", new BigDecimal("0.001"), null, false, true), p99);
+    assertTrue(p99.hasNoData());
+    assertEquals("tpot_p99: no data, 0 samples", p99.describe());
+    assertEquals("tpot_p99:no_data", p99.missedName());
+    assertEquals(
+        "tpot_p99: no data, 0 samples, ttft_p99: no data, 0 samples,"
+            + " request_tpot_mean: no data, 0 samples",
+        r.missedText());
+  }
+
+  @Test
+  void anErrorRateOverOnlyFailedRequestsHasDataButOneOverNoFinishedRequestHasNone() {
+    SloSpec spec = SloSpec.parse("error_rate=100%,goodput=0%", "ttft=1s");
+    SloResult failed = spec.evaluate(everyRequestFailed());
+    assertEquals(
+        new ObjectiveResult("error_rate", BigDecimal.ONE, new BigDecimal("1.0000"), true, null),
+        failed.objectives().get(0));
+    assertEquals(
+        new ObjectiveResult("goodput", BigDecimal.ZERO, new BigDecimal("0.0000"), true, null),
+        failed.objectives().get(1));
+    assertTrue(failed.met());
+
+    SloResult empty = spec.evaluate(new WindowStats());
+    assertFalse(empty.met());
+    assertEquals("error_rate: no data, 0 finished requests", empty.objectives().get(0).describe());
+    assertEquals("goodput: no data, 0 finished requests", empty.objectives().get(1).describe());
+    assertNull(empty.goodput());
+  }
+
+  @Test
+  void noDataIsWrittenAsMetFalseAndNoDataTrueWithoutMeasured() {
+    SloSpec spec = SloSpec.parse("tpot_p99=0.001ms,error_rate=100%", null);
+    WindowSummary s =
+        everyRequestFailed()
+            .toSummary(
+                "m", "m", Map.of(), 0, 10_000, WindowStats.DEFAULT_CLIENT_LAG_THRESHOLD_US, spec);
+    String json = WindowSummaryCodec.encodeToString(s);
+    assertTrue(
+        json.contains(
+            "\"slo\":{\"objectives\":[{\"name\":\"tpot_p99\",\"limit\":0.001,\"met\":false,"
+                + "\"noData\":true},{\"name\":\"error_rate\",\"limit\":1,\"measured\":1.0000,"
+                + "\"met\":true}],\"met\":false}"),
+        json);
+    assertEquals(s.slo(), WindowSummaryCodec.decode(json).slo());
+  }
+
+  @Test
+  void theVerdictNamesTheSeriesAndObjectiveThatHadNoData() {
+    SloSpec spec = SloSpec.parse("tpot_p99=0.001ms", null);
+    SloVerdict v = SloVerdict.of(spec, Map.of("model-a", spec.evaluate(everyRequestFailed())));
+    assertFalse(v.met());
+    assertEquals(SloVerdict.EXIT_FAILED, v.exitCode());
+    assertEquals("SLO failed: tpot_p99: no data, 0 samples (model-a)", v.line());
   }
 
   @Test

@@ -34,7 +34,7 @@ import java.util.function.ToDoubleFunction;
  *       event-loop lag, whether the window is client-suspect, and its end time;
  *   <li>the SLO: windows judged and missed, good requests (counters, 0 without an SLO), the latest
  *       window's verdict and goodput (NaN without), and once summaries carry objectives each one's
- *       verdict, value and limit (gauges).
+ *       verdict, value, limit and whether it had no data (gauges).
  * </ul>
  *
  * A value the window does not have (no sample, not reported by the producers) is NaN.
@@ -141,7 +141,8 @@ final class TpotCollector implements MultiCollector {
      * The SLO: windows judged and missed, good requests (0 without an SLO), and for the latest
      * window its verdict and goodput (NaN without) and, when it has objectives, each one's verdict,
      * value and limit (in the objective's base unit: seconds for a latency, a ratio for {@code
-     * error_rate} and {@code goodput}).
+     * error_rate} and {@code goodput}) and whether it had no data (then its value is NaN and its
+     * verdict 0).
      */
     private void slo() {
       counter(
@@ -172,7 +173,9 @@ final class TpotCollector implements MultiCollector {
       GaugeSnapshot.Builder met =
           GaugeSnapshot.builder()
               .name("tpot_window_slo_objective_met")
-              .help("1 when the latest closed window met this objective, 0 when not");
+              .help(
+                  "1 when the latest closed window met this objective, 0 when not (also when it had"
+                      + " no data)");
       GaugeSnapshot.Builder value =
           GaugeSnapshot.builder()
               .name("tpot_window_slo_objective_value")
@@ -183,6 +186,13 @@ final class TpotCollector implements MultiCollector {
           GaugeSnapshot.builder()
               .name("tpot_window_slo_objective_limit")
               .help("The objective's limit, in the unit of tpot_window_slo_objective_value");
+      GaugeSnapshot.Builder noData =
+          GaugeSnapshot.builder()
+              .name("tpot_window_slo_objective_no_data")
+              .help(
+                  "1 when the latest closed window had nothing to measure for this objective (no"
+                      + " sample; no finished request, for error_rate and goodput), which is not"
+                      + " met; 0 when it had");
       for (SeriesMetrics s : all) {
         if (s.latest.slo() == null) {
           continue;
@@ -193,11 +203,13 @@ final class TpotCollector implements MultiCollector {
           met.dataPoint(point(labels, o.met() ? 1 : 0));
           value.dataPoint(point(labels, latency ? seconds(o.measured()) : number(o.measured())));
           limit.dataPoint(point(labels, latency ? seconds(o.limit()) : number(o.limit())));
+          noData.dataPoint(point(labels, o.hasNoData() ? 1 : 0));
         }
       }
       metrics.add(met.build());
       metrics.add(value.build());
       metrics.add(limit.build());
+      metrics.add(noData.build());
     }
 
     private void requests() {

@@ -2,6 +2,7 @@ package io.tpotstream.sink.record;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.tpotstream.common.Json;
+import io.tpotstream.common.slo.ObjectiveResult;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.RequestCounts;
 import io.tpotstream.common.summary.WindowSummary;
@@ -113,8 +114,8 @@ public record FlatRecord(
   /**
    * Columns after the labels: the seed's TPOT table in its order, TTFT, request TPOT and E2E, the
    * request counts, the client's health in the window, then the SLO's verdict on the window ({@code
-   * slo_met}, the missed objectives' names joined by {@code ;}, {@code goodput}; empty without
-   * {@code --slo}/{@code --goodput}).
+   * slo_met}, the missed objectives' names joined by {@code ;}, one with no data as {@code
+   * NAME:no_data}, {@code goodput}; empty without {@code --slo}/{@code --goodput}).
    */
   public static final List<String> STAT_COLUMNS = STATS.stream().map(Map.Entry::getKey).toList();
 
@@ -174,7 +175,7 @@ public record FlatRecord(
         s.slo() == null ? null : s.slo().met(),
         s.slo() == null || s.slo().met()
             ? null
-            : String.join(";", s.slo().missed().stream().map(o -> o.name()).toList()),
+            : String.join(";", s.slo().missed().stream().map(ObjectiveResult::missedName).toList()),
         s.slo() == null ? null : s.slo().goodput());
   }
 

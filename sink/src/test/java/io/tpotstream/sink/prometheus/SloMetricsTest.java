@@ -55,6 +55,31 @@ class SloMetricsTest {
     assertEquals(1.0, m.value("tpot_window_slo_objective_met", errors));
     assertEquals(0.0, m.value("tpot_window_slo_objective_value", errors));
     assertEquals(0.1, m.value("tpot_window_slo_objective_limit", errors));
+    assertEquals(0.0, m.value("tpot_window_slo_objective_no_data", errors));
+  }
+
+  @Test
+  void anObjectiveWithNoDataInTheLatestWindowIsMissedAndFlagged() throws Exception {
+    WindowStats failed = new WindowStats();
+    failed.started(6);
+    failed.failed("http_401", 6);
+    PromText m =
+        PromText.parse(
+            serve(
+                window(0, 2_000, 5, SLO),
+                failed.toSummary("m", "m", Map.of(), 10_000, 20_000, 1_000, SLO)));
+    Map<String, String> model = Map.of("model", "m");
+    assertEquals(2.0, m.value("tpot_slo_windows_total", model));
+    assertEquals(1.0, m.value("tpot_slo_missed_windows_total", model));
+    assertEquals(0.0, m.value("tpot_window_slo_met", model));
+    Map<String, String> p99 = Map.of("model", "m", "objective", "tpot_p99");
+    assertEquals(0.0, m.value("tpot_window_slo_objective_met", p99));
+    assertEquals(1.0, m.value("tpot_window_slo_objective_no_data", p99));
+    assertTrue(Double.isNaN(m.value("tpot_window_slo_objective_value", p99)));
+    Map<String, String> errors = Map.of("model", "m", "objective", "error_rate");
+    assertEquals(0.0, m.value("tpot_window_slo_objective_no_data", errors));
+    assertEquals(1.0, m.value("tpot_window_slo_objective_value", errors));
+    assertEquals(0.0, m.value("tpot_window_slo_objective_met", errors));
   }
 
   @Test

@@ -239,14 +239,44 @@ class FlatRecordTest {
                 WindowStats.DEFAULT_CLIENT_LAG_THRESHOLD_US,
                 SloSpec.parse("tpot_p99=50ms,error_rate=10%,ttft_p99=1s", "ttft=1s")));
     List<String> cells = record.cells(List.of());
+    // the window has no TTFT sample: ttft_p99 had no data, which is missed too
     assertEquals(
-        List.of("false", "tpot_p99;error_rate", "0.6000"),
+        List.of("false", "tpot_p99;error_rate;ttft_p99:no_data", "0.6000"),
         cells.subList(cells.size() - 3, cells.size()));
     String json = new String(record.toJson(), StandardCharsets.UTF_8);
     assertEquals(
         true,
         json.endsWith(
-            "\"slo_met\":false,\"slo_missed\":\"tpot_p99;error_rate\",\"goodput\":0.6000}"),
+            "\"slo_met\":false,\"slo_missed\":\"tpot_p99;error_rate;ttft_p99:no_data\","
+                + "\"goodput\":0.6000}"),
+        json);
+  }
+
+  @Test
+  void aWindowWhereEveryRequestFailedMissesItsTpotObjectiveWithNoData() {
+    WindowStats stats = new WindowStats();
+    stats.started(6);
+    stats.failed("http_401", 6);
+    FlatRecord record =
+        FlatRecord.of(
+            stats.toSummary(
+                "m",
+                "m",
+                Map.of(),
+                0,
+                10_000,
+                WindowStats.DEFAULT_CLIENT_LAG_THRESHOLD_US,
+                SloSpec.parse("tpot_p99=0.001ms,error_rate=100%", null)));
+    List<String> cells = record.cells(List.of());
+    assertEquals(
+        List.of("false", "tpot_p99:no_data", ""), cells.subList(cells.size() - 3, cells.size()));
+    String json = new String(record.toJson(), StandardCharsets.UTF_8);
+    assertEquals(
+        true,
+        json.endsWith(
+            "\"requests_failed\":6,\"error_rate\":1.0000,\"output_tokens\":0,\"tokens_per_s\":0.000,"
+                + "\"late_samples\":0,\"coalesced_gaps\":0,\"warmup_requests\":0,\"slo_met\":false,"
+                + "\"slo_missed\":\"tpot_p99:no_data\"}"),
         json);
   }
 }
