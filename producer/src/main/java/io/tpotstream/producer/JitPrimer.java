@@ -56,7 +56,7 @@ final class JitPrimer {
     long[] total = {0};
     SseFramer framer =
         new SseFramer(
-            (bytes, offset, length, terminal) -> {
+            (bytes, offset, length, terminal, readNs, read) -> {
               if (fields.read(bytes, offset, length)) {
                 reader.read(
                     fields.event(), fields.data(), fields.dataOffset(), fields.dataLength());
@@ -66,7 +66,7 @@ final class JitPrimer {
               }
             });
     for (int i = 0; i < CHUNKS; i++) {
-      framer.feed(chunk, 0, chunk.length);
+      framer.feed(chunk, 0, chunk.length, i, i);
     }
     sink = total[0];
   }

@@ -32,10 +32,11 @@ public class SseParsingBenchmark extends JmhDefaults {
     events = new ArrayList<>();
     SseFramer framer =
         new SseFramer(
-            (bytes, offset, length, terminal) ->
+            (bytes, offset, length, terminal, readNs, read) ->
                 events.add(java.util.Arrays.copyOfRange(bytes, offset, offset + length)));
-    for (byte[] read : reads) {
-      framer.feed(read, 0, read.length);
+    for (int i = 0; i < reads.size(); i++) {
+      byte[] bytes = reads.get(i);
+      framer.feed(bytes, 0, bytes.length, i, i);
     }
   }
 
@@ -86,12 +87,13 @@ public class SseParsingBenchmark extends JmhDefaults {
     byte[] slot = new byte[1024];
     SseFramer framer =
         new SseFramer(
-            (bytes, offset, length, terminal) -> {
+            (bytes, offset, length, terminal, readNs, read) -> {
               System.arraycopy(bytes, offset, slot, 0, Math.min(length, slot.length));
               bh.consume(terminal);
             });
-    for (byte[] read : reads) {
-      framer.feed(read, 0, read.length);
+    for (int i = 0; i < reads.size(); i++) {
+      byte[] bytes = reads.get(i);
+      framer.feed(bytes, 0, bytes.length, i, i);
     }
   }
 

@@ -10,9 +10,9 @@ import io.vertx.core.http.impl.HttpClientConnectionInternal;
 /**
  * The earliest instant the JVM sees a chunk: the first handler of a connection's Netty pipeline
  * (before TLS and HTTP decoding) notes {@code System.nanoTime()} and numbers each socket read.
- * Every SSE event a read completes gets that read's time, and two chunks with the same read number
- * came out of one read (coalesced): their gap says nothing about the server. One per connection,
- * written and read on the connection's event loop only.
+ * Every SSE event gets the time of the read that ended its last data line, and two chunks with the
+ * same read number came out of one read (coalesced): their gap says nothing about the server. One
+ * per connection, written and read on the connection's event loop only.
  */
 public final class ArrivalStamp extends ChannelInboundHandlerAdapter {
   static final String NAME = "tpot-arrival";

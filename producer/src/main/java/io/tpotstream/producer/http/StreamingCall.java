@@ -25,10 +25,10 @@ import java.util.function.IntFunction;
  * One streaming request on the event loop that owns it, doing only what must happen there. The
  * request start is taken just before the HTTP client is asked to send (before pool wait, connect
  * and TLS); each SSE event is found in the bytes as they arrive ({@link SseFramer}) and handed,
- * with the time and number of the socket read that completed it ({@link ArrivalStamp}), to the
- * publisher thread ({@link Handoff}), which reads its JSON, decides what it means and publishes.
- * Here live the HTTP exchange, the timers, and the errors only the loop can see (connect, status,
- * reset, end of stream). Nothing here parses JSON or blocks.
+ * with the time and number of the socket read that completed its last data line ({@link
+ * ArrivalStamp}), to the publisher thread ({@link Handoff}), which reads its JSON, decides what it
+ * means and publishes. Here live the HTTP exchange, the timers, and the errors only the loop can
+ * see (connect, status, reset, end of stream). Nothing here parses JSON or blocks.
  */
 public final class StreamingCall {
   private static final int ERROR_BODY_LIMIT = 64 * 1024;
@@ -49,7 +49,6 @@ public final class StreamingCall {
   private RequestRecord record;
   private IntFunction<RequestFailure> failure;
   private ArrivalStamp stamp;
-  private long readNs;
   private long readNumber;
   private long lastEventNs;
   private boolean closed;
@@ -222,6 +221,7 @@ public final class StreamingCall {
   }
 
   private void onBytes(Buffer buffer) {
+    long readNs;
     if (stamp != null) {
       readNs = stamp.lastReadNs;
       readNumber = stamp.reads;
@@ -235,21 +235,25 @@ public final class StreamingCall {
     if (preview.length() < PREVIEW_BYTES) {
       preview.appendBuffer(buffer, 0, Math.min(buffer.length(), PREVIEW_BYTES - preview.length()));
     }
-    framer.feed(buffer);
+    framer.feed(buffer, readNs, readNumber);
   }
 
-  /** An SSE event with data, found by the framer in the current read. */
-  private void onEvent(byte[] bytes, int offset, int length, boolean terminal) {
+  /**
+   * An SSE event with data, found by the framer, stamped with the read that completed its last data
+   * line.
+   */
+  private void onEvent(
+      byte[] bytes, int offset, int length, boolean terminal, long readNs, long read) {
     if (closed) {
       return;
     }
     boolean first = lastEventNs == 0;
     lastEventNs = readNs;
-    handoff.event(record, bytes, offset, length, readNs, readNumber);
+    handoff.event(record, bytes, offset, length, readNs, read);
     if (first) {
       armIdle(config.timeouts().idle().toMillis());
     }
-    if (terminal && !graceArmed) {
+    if (terminal && !graceArmed && !responseEnded) {
       graceArmed = true;
       // [DONE] arrived; the response's end follows at once on a healthy server
       vertx.setTimer(
@@ -286,6 +290,10 @@ public final class StreamingCall {
 
   private void onEnd() {
     responseEnded = true;
+    if (!closed) {
+      // an event the close cut off, without its blank line, is taken as a plain client takes it
+      framer.end();
+    }
     endOfStream();
   }
 
@@ -303,7 +311,7 @@ public final class StreamingCall {
           Failures.serverText(preview.toString(StandardCharsets.UTF_8)),
           framer.bytes());
     }
-    handoff.end(record, System.nanoTime(), framer.pendingBytes(), framer.pendingLength());
+    handoff.end(record, System.nanoTime());
     finishCall();
   }
 

@@ -63,8 +63,8 @@ public final class Handoff {
   }
 
   /**
-   * One SSE event of {@code request}: its bytes, when the read that completed it returned and that
-   * read's number on the connection.
+   * One SSE event of {@code request}: its bytes, when the read that completed its last data line
+   * returned and that read's number on the connection.
    */
   public void event(
       RequestRecord request, byte[] bytes, int offset, int length, long arrivalNs, long read) {
@@ -78,14 +78,9 @@ public final class Handoff {
     ring.publish(seq);
   }
 
-  /** The response ended at {@code atNs}; {@code pending} is an event cut off by the end. */
-  public void end(RequestRecord request, long atNs, byte[] pending, int pendingLength) {
-    long seq = claim(request);
-    if (seq < 0) {
-      return;
-    }
-    fill(seq, Slot.END, request, atNs).copy(pending, 0, pendingLength);
-    ring.publish(seq);
+  /** The response ended at {@code atNs} (after the framer dispatched any event the end cut off). */
+  public void end(RequestRecord request, long atNs) {
+    simple(Slot.END, request, atNs);
   }
 
   /** The request failed at {@code atNs}, for the reason set with {@link RequestRecord#failure}. */

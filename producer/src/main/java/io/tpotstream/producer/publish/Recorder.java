@@ -3,7 +3,6 @@ package io.tpotstream.producer.publish;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenTemplate;
 import io.tpotstream.producer.dialect.Chunk;
-import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.http.CallOutcome;
 import io.tpotstream.producer.http.ErrorClass;
 import io.tpotstream.producer.http.RequestFailure;
@@ -38,7 +37,6 @@ public final class Recorder {
   private final UnaryOperator<String> redact;
   private final Consumer<CallOutcome> outcomes;
   private final SseFields fields = new SseFields();
-  private final SseFields pending = new SseFields();
   private final java.util.Map<String, TokenTemplate.Family> families = new java.util.HashMap<>();
   private final java.util.Map<String, TokenTemplate.Family> warmupFamilies =
       new java.util.HashMap<>();
@@ -226,11 +224,7 @@ public final class Recorder {
     if (r.finished) {
       return;
     }
-    boolean doneWithoutBlankLine =
-        slot.length > 0
-            && pending.read(slot.bytes, 0, slot.length)
-            && Dialect.isDone(pending.data(), pending.dataOffset(), pending.dataLength());
-    if (doneWithoutBlankLine || r.reader.finished()) {
+    if (r.reader.finished()) {
       succeed(r, slot.ns, out);
     } else if (r.sseEvents == 0) {
       fail(

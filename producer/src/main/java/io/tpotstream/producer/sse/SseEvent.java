@@ -6,7 +6,7 @@ package io.tpotstream.producer.sse;
  *
  * @param event the {@code event:} field, or {@code message} when absent
  * @param data the {@code data:} lines joined by {@code \n}
- * @param arrivalNs {@code System.nanoTime()} when the network read that completed this event
- *     arrived
+ * @param arrivalNs {@code System.nanoTime()} when the network read that completed this event's last
+ *     data line arrived
  */
 public record SseEvent(String event, String data, long arrivalNs) {}

@@ -11,17 +11,25 @@ import io.vertx.core.internal.buffer.BufferInternal;
  * An event with a {@code data} field goes to the sink as the raw bytes of its lines, for {@link
  * SseFields} to read later on another thread; an event without data (a {@code : ping} keep-alive, a
  * bare blank line) is dropped here. An event whose data is {@code [DONE]} or whose type is {@code
- * message_stop} is flagged terminal, so that the loop knows a stream should end. Not thread-safe:
- * one framer per response.
+ * message_stop} is flagged terminal, so that the loop knows a stream should end.
+ *
+ * <p>Each event carries the stamp (time and number) of the read that completed its last {@code
+ * data} line, not of the read that brought its blank line: a server that sends the blank line with
+ * the next event would otherwise shift every gap by one write, where a plain client that reads
+ * lines (the seed's aiohttp script) does not. For the same reason an event cut off by the end of
+ * the stream, without its blank line, is dispatched by {@link #end()}. Not thread-safe: one framer
+ * per response.
  */
 public final class SseFramer {
   /** Receives each complete event with data. */
   public interface Sink {
     /**
      * One event: {@code length} bytes from {@code offset}, its lines with their line ends (the
-     * blank line that ended it excluded). The array is only valid during the call.
+     * blank line that ended it excluded; an event dispatched by {@link #end()} may lack its last
+     * line end). {@code readNs} and {@code read} are the stamp fed with the read that completed the
+     * event's last data line. The array is only valid during the call.
      */
-    void event(byte[] bytes, int offset, int length, boolean terminal);
+    void event(byte[] bytes, int offset, int length, boolean terminal, long readNs, long read);
   }
 
   private static final byte[] BOM = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
@@ -44,31 +52,42 @@ public final class SseFramer {
   private long events;
   private long comments;
   private byte[] scratch;
+  // the stamp of the read being fed, and of the read that completed the event's last data line
+  private long readNs;
+  private long read;
+  private long dataReadNs;
+  private long dataRead;
 
   public SseFramer(Sink sink) {
     this.sink = sink;
   }
 
   /**
-   * Feeds one network read as Vert.x delivered it: the buffer's own array when it has one, else a
-   * copy into a scratch array reused for the response.
+   * Feeds one network read as Vert.x delivered it, with its stamp ({@code readNs}:
+   * System.nanoTime() when it returned; {@code read}: its number): the buffer's own array when it
+   * has one, else a copy into a scratch array reused for the response.
    */
-  public void feed(Buffer buffer) {
+  public void feed(Buffer buffer, long readNs, long read) {
     ByteBuf bytes = ((BufferInternal) buffer).getByteBuf();
     int length = bytes.readableBytes();
     if (bytes.hasArray()) {
-      feed(bytes.array(), bytes.arrayOffset() + bytes.readerIndex(), length);
+      feed(bytes.array(), bytes.arrayOffset() + bytes.readerIndex(), length, readNs, read);
       return;
     }
     if (scratch == null || scratch.length < length) {
       scratch = new byte[Math.max(1024, length)];
     }
     bytes.getBytes(bytes.readerIndex(), scratch, 0, length);
-    feed(scratch, 0, length);
+    feed(scratch, 0, length, readNs, read);
   }
 
-  /** Feeds {@code length} bytes from {@code offset}, as one network read delivered them. */
-  public void feed(byte[] buffer, int offset, int length) {
+  /**
+   * Feeds {@code length} bytes from {@code offset}, as one network read delivered them, with that
+   * read's stamp ({@code readNs}: System.nanoTime() when it returned; {@code read}: its number).
+   */
+  public void feed(byte[] buffer, int offset, int length, long readNs, long read) {
+    this.readNs = readNs;
+    this.read = read;
     bytes += length;
     int i = offset;
     int end = offset + length;
@@ -111,17 +130,23 @@ public final class SseFramer {
   }
 
   /**
-   * The bytes of an event cut off by the end of the stream (its lines so far, the last one perhaps
-   * without a line end), or an empty range; valid until the next {@link #feed}. The spec discards
-   * such an event; callers may still look at it (a final {@code [DONE]} without its blank line).
+   * The stream ended: an event it cut off (no blank line after it, perhaps no line end after its
+   * last line) is dispatched if it has data, as a line-reading client takes it. Its stamp is that
+   * of the read that completed its last data line, or, when that line had no line end, of the last
+   * read. Nothing is left over; feed no more after this.
    */
-  public byte[] pendingBytes() {
-    return pending;
-  }
-
-  /** Length of {@link #pendingBytes()}. */
-  public int pendingLength() {
-    return pendingLength;
+  public void end() {
+    if (lineLength > 0) {
+      endLine();
+    }
+    if (eventLines > 0 && hasData) {
+      events++;
+      sink.event(pending, 0, pendingLength, terminal, dataReadNs, dataRead);
+    }
+    pendingLength = 0;
+    eventLines = 0;
+    hasData = false;
+    terminal = false;
   }
 
   private boolean inEvent() {
@@ -164,9 +189,9 @@ public final class SseFramer {
         events++;
         if (eventStart < 0) {
           append(buffer, start, i - start);
-          sink.event(pending, 0, pendingLength, terminal);
+          sink.event(pending, 0, pendingLength, terminal, dataReadNs, dataRead);
         } else {
-          sink.event(buffer, eventStart, i - eventStart, terminal);
+          sink.event(buffer, eventStart, i - eventStart, terminal, dataReadNs, dataRead);
         }
       }
       pendingLength = 0;
@@ -192,6 +217,8 @@ public final class SseFramer {
     }
     if (startsWithField(h, length, "data")) {
       hasData = true;
+      dataReadNs = readNs;
+      dataRead = read;
       if (valueEquals(h, length, 4, DONE)) {
         terminal = true;
       }

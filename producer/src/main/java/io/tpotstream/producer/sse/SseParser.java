@@ -6,27 +6,26 @@ import java.util.function.Consumer;
  * Whole events from bytes in one place: {@link SseFramer} then {@link SseFields}, the two halves
  * the producer runs on two threads, joined for callers that want decoded events (tests, the JIT
  * primer, benchmarks). Bytes are fed as they arrive, in any split; each event carries the arrival
- * time of the read that completed it. Not thread-safe: one parser per response.
+ * time of the read that completed its last data line. Not thread-safe: one parser per response.
  */
 public final class SseParser {
   private final SseFields fields = new SseFields();
   private final SseFramer framer;
-  private long arrivalNs;
+  private long reads;
 
   public SseParser(Consumer<SseEvent> sink) {
     this.framer =
         new SseFramer(
-            (bytes, offset, length, terminal) -> {
+            (bytes, offset, length, terminal, readNs, read) -> {
               if (fields.read(bytes, offset, length)) {
-                sink.accept(new SseEvent(fields.event(), fields.dataText(), arrivalNs));
+                sink.accept(new SseEvent(fields.event(), fields.dataText(), readNs));
               }
             });
   }
 
   /** Feeds {@code length} bytes that arrived at {@code arrivalNs} (System.nanoTime()). */
   public void feed(byte[] buffer, int offset, int length, long arrivalNs) {
-    this.arrivalNs = arrivalNs;
-    framer.feed(buffer, offset, length);
+    framer.feed(buffer, offset, length, arrivalNs, ++reads);
   }
 
   /** Feeds a whole array. */
@@ -35,15 +34,11 @@ public final class SseParser {
   }
 
   /**
-   * The data of an event cut off by the end of the stream (no blank line after it), or null. The
-   * spec discards it; callers may still look at it (e.g. a final {@code [DONE]} without its blank
-   * line).
+   * The stream ended: an event cut off by it (no blank line after it) is dispatched if it has data
+   * ({@link SseFramer#end()}).
    */
-  public String pendingData() {
-    SseFields pending = new SseFields();
-    return pending.read(framer.pendingBytes(), 0, framer.pendingLength())
-        ? pending.dataText()
-        : null;
+  public void end() {
+    framer.end();
   }
 
   /** Comment lines seen (e.g. {@code : ping} keep-alives). */

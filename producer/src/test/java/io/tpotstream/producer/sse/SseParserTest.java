@@ -1,7 +1,6 @@
 package io.tpotstream.producer.sse;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -47,7 +46,7 @@ class SseParserTest {
     feed("\n", 4);
     // had the LF after a CR counted as a blank line, "a" would have been dispatched alone
     assertEquals(List.of("a\nb"), data());
-    assertEquals(3L, events.get(0).arrivalNs());
+    assertEquals(2L, events.get(0).arrivalNs(), "b's line ended at its CR, in read 2");
   }
 
   @Test
@@ -79,22 +78,22 @@ class SseParserTest {
   }
 
   @Test
-  void eventSplitByteByByteArrivesWithTheTimeOfItsLastByte() {
+  void eventSplitByteByByteArrivesWithTheTimeOfItsDataLinesEnd() {
     byte[] bytes = "data: {\"x\":\"é\"}\n\n".getBytes(StandardCharsets.UTF_8);
     for (int i = 0; i < bytes.length; i++) {
       parser.feed(bytes, i, 1, 100 + i);
     }
     assertEquals(List.of("{\"x\":\"é\"}"), data());
-    assertEquals(100L + bytes.length - 1, events.get(0).arrivalNs());
+    assertEquals(100L + bytes.length - 2, events.get(0).arrivalNs(), "the data line's LF");
   }
 
   @Test
-  void eventsCompletedInOneReadShareThatReadsArrivalTime() {
+  void eachEventCarriesTheReadThatEndedItsDataLineNotItsBlankLine() {
     feed("data: a\n", 10);
     feed("\ndata: b\n\ndata: c", 20);
     feed("\n\n", 30);
     assertEquals(List.of("a", "b", "c"), data());
-    assertEquals(List.of(20L, 20L, 30L), events.stream().map(SseEvent::arrivalNs).toList());
+    assertEquals(List.of(10L, 20L, 30L), events.stream().map(SseEvent::arrivalNs).toList());
   }
 
   @Test
@@ -131,18 +130,21 @@ class SseParserTest {
   }
 
   @Test
-  void unfinishedEventIsNotDispatchedButVisibleAsPending() {
+  void anEventCutOffByTheEndIsDispatchedWhenTheStreamEnds() {
     feed("data: a\n\ndata: [DONE]", 1);
     assertEquals(List.of("a"), data());
-    assertEquals("[DONE]", parser.pendingData());
     feed("\n", 2);
-    assertEquals("[DONE]", parser.pendingData());
+    assertEquals(List.of("a"), data(), "no blank line yet");
+    parser.end();
+    assertEquals(List.of("a", "[DONE]"), data());
+    assertEquals(2L, events.get(1).arrivalNs());
   }
 
   @Test
-  void nothingPendingAfterACompleteEvent() {
-    feed("data: a\n\n", 1);
-    assertNull(parser.pendingData());
+  void theEndAddsNothingAfterACompleteEvent() {
+    feed("data: a\n\n: ping\n", 1);
+    parser.end();
+    assertEquals(List.of("a"), data());
   }
 
   @Test

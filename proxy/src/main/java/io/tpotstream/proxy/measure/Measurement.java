@@ -17,11 +17,11 @@ import java.util.function.IntFunction;
  * The measurement of one exchange, the event loop's share, as the producer's {@code StreamingCall}
  * does it: the request start is when the proxy forwarded the request; each SSE event is found in
  * the response's bytes as they arrive (the producer's {@link SseFramer}) and handed, with the time
- * and number of the upstream read that completed it, to the publisher thread ({@link Handoff}),
- * whose recorder reads it with the producer's dialect and publishes the producer's token events.
- * Runs on the exchange's event loop, after the bytes concerned were forwarded; parses no JSON. What
- * only the loop sees (status, content type, timeouts, disconnects) becomes the request's failure,
- * in messages that never quote the request or the response.
+ * and number of the upstream read that completed its last data line, to the publisher thread
+ * ({@link Handoff}), whose recorder reads it with the producer's dialect and publishes the
+ * producer's token events. Runs on the exchange's event loop, after the bytes concerned were
+ * forwarded; parses no JSON. What only the loop sees (status, content type, timeouts, disconnects)
+ * becomes the request's failure, in messages that never quote the request or the response.
  */
 final class Measurement implements ExchangeObserver {
   private enum State {
@@ -52,8 +52,6 @@ final class Measurement implements ExchangeObserver {
   private long earlyFailureNs;
   private String contentType = "";
   private Decompressor decompressor;
-  private long readNs;
-  private long read;
 
   Measurement(
       Measurements owner,
@@ -176,8 +174,6 @@ final class Measurement implements ExchangeObserver {
     if (state != State.MEASURING) {
       return;
     }
-    readNs = arrivalNs;
-    read = readNumber;
     if (decompressor != null) {
       byte[] plain;
       try {
@@ -196,14 +192,18 @@ final class Measurement implements ExchangeObserver {
                         + " token chunks"));
         return;
       }
-      framer.feed(plain, 0, plain.length);
+      framer.feed(plain, 0, plain.length, arrivalNs, readNumber);
       return;
     }
-    framer.feed(chunk);
+    framer.feed(chunk, arrivalNs, readNumber);
   }
 
-  /** An SSE event with data, found by the framer in the current read. */
-  private void onEvent(byte[] bytes, int offset, int length, boolean terminal) {
+  /**
+   * An SSE event with data, found by the framer, stamped with the read that completed its last data
+   * line.
+   */
+  private void onEvent(
+      byte[] bytes, int offset, int length, boolean terminal, long readNs, long read) {
     if (state == State.MEASURING) {
       owner.handoff().event(record, bytes, offset, length, readNs, read);
     }
@@ -214,13 +214,15 @@ final class Measurement implements ExchangeObserver {
     if (state != State.MEASURING) {
       return;
     }
+    // an event the close cut off, without its blank line, is taken as a plain client takes it
+    framer.end();
     state = State.DONE;
     closeDecompressor();
     if (framer.events() == 0) {
       // what the response looked like, without a preview of its text
       record.response(contentType, "", framer.bytes());
     }
-    owner.handoff().end(record, atNs, framer.pendingBytes(), framer.pendingLength());
+    owner.handoff().end(record, atNs);
   }
 
   @Override
