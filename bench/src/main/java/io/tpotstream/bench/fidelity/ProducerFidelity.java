@@ -252,9 +252,10 @@ public final class ProducerFidelity {
 
   /** The producer's half of the side-by-side comparison with the Python anchor. */
   private static Planned anchor(int requests, int tokens) {
-    // a fresh JVM with the producer's default warm-up (10 s, then until the JIT has settled)
+    // a fresh JVM with the producer's default warm-up (local: no request to the server before the
+    // run's own)
     Map<String, String> keys =
-        ProducerChild.keys("b2-anchor", BenchProfiles.LOGNORMAL, ANCHOR_STREAMS, tokens, "10s");
+        ProducerChild.keys("b2-anchor", BenchProfiles.LOGNORMAL, ANCHOR_STREAMS, tokens, "local");
     keys.put("total_requests", Integer.toString(requests));
     keys.put("stop_grace", "10s");
     // about (TTFT + tokens x 20 ms) per request, requests / streams rounds of them
