@@ -143,22 +143,24 @@ final class ProduceCommand implements Callable<Integer> {
     if (traffic.requestsOut.file != null) {
       out.println("Requests: " + traffic.requestsOut.file);
     }
+    // nothing measured: 2, unless an SLO was asked for, whose verdict (3, "no data") is the gate's
     String nothing = result.nothingMeasured();
     if (nothing != null) {
       out.flush();
       err.println("tpot produce: " + nothing);
       err.flush();
-      return 2;
     }
+    int failed = nothing != null ? 2 : 0;
     if (slo.isEmpty()) {
       out.flush();
-      return 0;
+      return failed;
     }
     SloVerdict verdict = verdict(slo, result);
     out.println(verdict.line());
     out.flush();
     boolean bounded = !result.stoppedEarly() && !Durations.FOREVER.equals(config.duration());
-    return bounded ? verdict.exitCode() : 0;
+    int missed = bounded ? verdict.exitCode() : 0;
+    return missed != 0 ? missed : failed;
   }
 
   /** The producer's own verdict: per model (and stage), from its own measurements. */

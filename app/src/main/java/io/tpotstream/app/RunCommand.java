@@ -59,14 +59,16 @@ final class RunCommand implements Callable<Integer> {
             slo,
             traffic.requestsOut.file);
     Pipeline.Outcome outcome = new Pipeline(settings, System.out, System.err).run();
+    // nothing measured: 2, unless an SLO was asked for, whose verdict (3, "no data") is the gate's
     String nothing = outcome.producer().nothingMeasured();
     if (nothing != null) {
       System.out.flush();
       System.err.println("tpot run: " + nothing);
-      return 2;
     }
+    int failed = nothing != null ? 2 : 0;
     boolean bounded =
         !outcome.producer().stoppedEarly() && !Durations.FOREVER.equals(config.duration());
-    return outcome.verdict() == null || !bounded ? 0 : outcome.verdict().exitCode();
+    int missed = outcome.verdict() == null || !bounded ? 0 : outcome.verdict().exitCode();
+    return missed != 0 ? missed : failed;
   }
 }

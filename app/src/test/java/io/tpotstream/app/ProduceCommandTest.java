@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tpotstream.common.Json;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
 import io.tpotstream.testkit.KafkaExtension;
@@ -118,11 +120,44 @@ class ProduceCommandTest {
             "--slo",
             "tpot_p99=0.001ms");
     assertEquals(3, r.exit(), r.out() + r.err());
-    assertTrue(r.outHasLine("requests\\s+6"), r.out());
+    // the 401 stops the run after its first requests (FailFast): at most twice the concurrency
+    assertTrue(r.outHasLine("requests\\s+[1-8]"), r.out());
     assertTrue(r.outHasLine("error rate\\s+100.00%"), r.out());
     List<String> lines = r.out().lines().toList();
     assertEquals("SLO failed: tpot_p99: no data, 0 samples (model-a)", lines.get(lines.size() - 1));
     assertFalse(r.out().contains("SLO met"), r.out());
+  }
+
+  @Test
+  void aRefusedKeyStopsTheRunWithinTwiceItsConcurrencyAndExits2(TestKafka kafka) throws Exception {
+    simulator.truth().reset();
+    TpotCli.Result r =
+        tpot(
+            "produce",
+            "--config",
+            seedConfig("sk-wrong-SECRET").toString(),
+            "--bootstrap-servers",
+            kafka.bootstrapServers(),
+            "--topic",
+            TestKafka.uniqueName("refused"),
+            "--models",
+            "model-a",
+            "--total-requests",
+            "50",
+            "--concurrency",
+            "4");
+    assertEquals(2, r.exit(), r.out() + r.err());
+    JsonNode refused =
+        Json.MAPPER.readTree(simulator.truth().toJson()).path("models").path("model-a");
+    long sent = refused.path("requests").asLong();
+    assertTrue(sent >= 1 && sent <= 8, "requests that reached the endpoint: " + refused);
+    String line =
+        r.err().lines().filter(l -> l.startsWith("tpot produce: ")).findFirst().orElse("");
+    assertTrue(
+        line.startsWith("tpot produce: stopped after the first requests: HTTP 401 from POST "),
+        r.err());
+    assertTrue(line.contains("check the API key"), line);
+    assertFalse(r.err().contains("sk-wrong-SECRET"), r.err());
   }
 
   @Test
