@@ -48,8 +48,32 @@ public final class Handoff {
     this.onFull = handler;
   }
 
-  EventPoller<Slot> poller() {
-    return poller;
+  /**
+   * Takes up to {@code max} entries on the calling thread (the publisher's): a whole event goes to
+   * {@code out} as it is, the rest through {@code recorder}. Returns how many it took.
+   */
+  int drain(int max, Recorder recorder, EventOut out) {
+    int[] count = {0};
+    try {
+      poller.poll(
+          (slot, sequence, endOfBatch) -> {
+            try {
+              if (slot.type == Slot.OBJECT) {
+                out.append(null, slot.object);
+              } else {
+                recorder.process(slot, out);
+              }
+            } finally {
+              slot.clear();
+            }
+            return ++count[0] < max;
+          });
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+    return count[0];
   }
 
   /** Entries published and not yet taken by the publisher thread. */

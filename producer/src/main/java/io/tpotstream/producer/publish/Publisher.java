@@ -431,30 +431,9 @@ public final class Publisher implements EventOut {
   }
 
   private int poll() {
-    int[] count = {0};
-    try {
-      handoff
-          .poller()
-          .poll(
-              (slot, sequence, endOfBatch) -> {
-                try {
-                  if (slot.type == Slot.OBJECT) {
-                    append(slot.object);
-                  } else {
-                    recorder.process(slot, this);
-                  }
-                } finally {
-                  slot.clear();
-                }
-                return ++count[0] < POLL_BATCH;
-              });
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
+    int taken = handoff.drain(POLL_BATCH, recorder, this);
     heldNow.set(held.size());
-    return count[0];
+    return taken;
   }
 
   /** Holds an event (start, end, error, heartbeat, or one handed over whole) for sending. */

@@ -74,28 +74,6 @@ public final class Rehearsal implements EventOut, AutoCloseable {
   }
 
   private int poll() {
-    int[] count = {0};
-    try {
-      handoff
-          .poller()
-          .poll(
-              (slot, sequence, endOfBatch) -> {
-                try {
-                  if (slot.type == Slot.OBJECT) {
-                    append(null, slot.object);
-                  } else {
-                    recorder.process(slot, this);
-                  }
-                } finally {
-                  slot.clear();
-                }
-                return ++count[0] < 256;
-              });
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-    return count[0];
+    return handoff.drain(256, recorder, this);
   }
 }

@@ -1,0 +1,53 @@
+package io.tpotstream.producer;
+
+import static io.tpotstream.producer.testing.ScriptedServer.ROLE;
+import static io.tpotstream.producer.testing.ScriptedServer.content;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tpotstream.common.event.EventType;
+import io.tpotstream.producer.testing.Runs;
+import io.tpotstream.producer.testing.ScriptedServer;
+import io.tpotstream.producer.testing.ScriptedServer.Script;
+import io.tpotstream.producer.testing.TopicReader;
+import io.tpotstream.testkit.KafkaExtension;
+import io.tpotstream.testkit.TestKafka;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The default warm-up is the producer's own: the endpoint and Kafka see only the run. */
+@ExtendWith(KafkaExtension.class)
+class LocalWarmupTest {
+  @Test
+  void theEndpointAndTheTopicSeeOnlyTheRunsOwnRequests(TestKafka kafka) {
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.on(
+          "m",
+          Script.sse()
+              .write("data: " + ROLE + "\n\n")
+              .write("data: " + content("a") + "\n\n")
+              .write("data: " + content("b") + "\n\n")
+              .write("data: [DONE]\n\n"));
+      Runs.Finished run =
+          Runs.run(
+              kafka,
+              server.baseUrl(),
+              "m",
+              Map.of("warmup", "local", "total_requests", "5", "concurrency", "2"));
+
+      assertEquals(5, server.received().size(), "not one warm-up request reached the endpoint");
+      RunResult result = run.result();
+      assertEquals(0, result.warmupRequests());
+      assertEquals("local", result.warmup());
+      assertTrue(
+          result.warmupEnd().after().compareTo(LocalWarmup.MIN) >= 0,
+          "the local warm-up lasted " + result.warmupEnd().after());
+      List<TopicReader.Rec> starts =
+          run.records().stream().filter(r -> r.event().type() == EventType.START).toList();
+      assertEquals(5, starts.size(), "only the run's requests are in the topic");
+      assertTrue(starts.stream().noneMatch(r -> Boolean.TRUE.equals(r.event().warmup())));
+    }
+  }
+}
