@@ -22,10 +22,12 @@ import io.tpotstream.producer.publish.Recorder;
 import io.tpotstream.producer.result.RequestsOut;
 import io.tpotstream.producer.result.RunStats;
 import io.tpotstream.producer.workload.Sessions;
+import io.tpotstream.simulator.Simulator;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
@@ -91,7 +93,6 @@ public final class Producer {
         Vertx.vertx(
             new VertxOptions().setEventLoopPoolSize(EVENT_LOOPS).setPreferNativeTransport(true));
     String transport = vertx.isNativeTransportEnabled() ? "epoll" : "nio";
-    LoadRunner.WarmupEnd localWarmup = config.warmup().local() ? warmLocally(config, vertx) : null;
     RequestsOut requestsOut;
     try {
       requestsOut =
@@ -171,6 +172,18 @@ public final class Producer {
       throw e;
     }
     Dialect dialect = Dialect.of(config.api());
+    Simulator warmupServer;
+    try {
+      warmupServer = config.warmup().local() ? LocalWarmup.start(config) : null;
+    } catch (RuntimeException e) {
+      lanes.close();
+      vertx.close();
+      pauseMeter.close();
+      closeQuietly(requestsOut);
+      publisher.finish();
+      throw new IllegalStateException("cannot start the local warm-up's simulator: " + e, e);
+    }
+    URI warmupUrl = warmupServer == null ? null : LocalWarmup.streamUrl(warmupServer, config);
     Sessions sessions = new Sessions(config.prompts().conversations(), config.models());
     AtomicReference<StagedLoad> stages = new AtomicReference<>();
     // no new request after a failure no retry can fix; those in flight end as they would
@@ -181,7 +194,9 @@ public final class Producer {
             (stageConfig, stage) -> {
               stats.stage(stage); // the stage's rows in the order the stages start
               return new LoadRunner(
-                  new CallContext(vertx, stageConfig, dialect, handoff, failFast), lanes, sessions);
+                  new CallContext(vertx, stageConfig, dialect, handoff, failFast, warmupUrl),
+                  lanes,
+                  sessions);
             });
     stages.set(load);
     CompletableFuture<RunResult> result = new CompletableFuture<>();
@@ -209,6 +224,9 @@ public final class Producer {
         .thenCompose(v -> publisher.finish())
         .whenComplete(
             (v, error) -> {
+              if (warmupServer != null) {
+                warmupServer.close();
+              }
               lanes.close();
               vertx.close();
               pauseMeter.close();
@@ -245,7 +263,7 @@ public final class Producer {
                       pauseMeter.maxEverMicros(),
                       recorder.warmupRequests(),
                       config.warmup().describe(),
-                      localWarmup != null ? localWarmup : load.warmupEnd(),
+                      load.warmupEnd(),
                       lanes.maxLoopLagMicros(),
                       recorder.tokenChunks(),
                       recorder.coalescedChunks(),
@@ -254,23 +272,6 @@ public final class Producer {
                       failFast.fatal()));
             });
     return run;
-  }
-
-  /** The local warm-up (the default); a warm-up that fails leaves a warning, not a failed run. */
-  private static LoadRunner.WarmupEnd warmLocally(ProducerConfig config, Vertx vertx) {
-    try {
-      LocalWarmup.Result warm = LocalWarmup.run(config, vertx, EVENT_LOOPS);
-      LOG.info(
-          "warm-up: {} events streamed from a simulator inside this process in {} ms, JIT {};"
-              + " the endpoint's first request is the run's",
-          warm.events(),
-          warm.took().toMillis(),
-          warm.jitSettled() ? "settled" : "still compiling at the limit");
-      return new LoadRunner.WarmupEnd(warm.took(), warm.jitSettled());
-    } catch (RuntimeException e) {
-      LOG.warn("the local warm-up failed ({}); the run starts with a cold JIT", e.getMessage());
-      return null;
-    }
   }
 
   private static void closeQuietly(RequestsOut out) {

@@ -175,8 +175,7 @@ public final class ProducerChild {
       long elapsedMs = (System.nanoTime() - startNs) / 1_000_000;
       if (warmupEndMs < 0 && !run.progress().warmingUp()) {
         // what the JVM spends from here on is the run's own, after its warm-up
-        // a local warm-up ran inside Producer.start: the run's own starts here too
-        warmupEndMs = config.warmup().none() && !config.warmup().local() ? 0 : elapsedMs;
+        warmupEndMs = config.warmup().none() ? 0 : elapsedMs;
         meter.close();
         meter = ProcessMeter.start();
       }

@@ -4,23 +4,27 @@ import java.time.Duration;
 import java.util.Locale;
 
 /**
- * What warms the path before a run measures. By default ({@code local}) the whole path (HTTP
- * client, SSE framing, the dialect, recording and encoding) runs against a loopback server inside
- * the process until the JIT has settled, and the endpoint sees only the requests the user asked
- * for. Asked for, the endpoint's own connections are warmed too: a time ({@code 10s}: the requests
- * started in the first 10 seconds, and on until the JIT has settled, at most a minute more) or a
- * number of requests ({@code 50req}), whose events carry {@code warmup: true} and are left out of
- * every statistic. {@code 0}: nothing at all. The run's own requests ({@code total_requests},
- * {@code duration}) come after it.
+ * What warms the path before a run measures: warm-up requests, whose events carry {@code warmup:
+ * true} and are left out of every statistic. By default ({@code local}) they go to a simulator
+ * inside the process (the run's models, in the run's API) for at least 3 s and on until the JIT has
+ * settled: the whole path (HTTP client, SSE, the dialect, recording, encoding, Kafka) is warm, and
+ * the endpoint sees only the requests the user asked for. Asked for, they go to the endpoint, to
+ * warm its connections too: a time ({@code 10s}: the requests started in the first 10 seconds, and
+ * on until the JIT has settled, at most a minute more) or a number of requests ({@code 50req}).
+ * {@code 0}: none at all. The run's own requests ({@code total_requests}, {@code duration}) come
+ * after it.
  *
- * @param duration the least time an endpoint warm-up lasts (then until the JIT settles); null when
- *     counted in requests, local or off
- * @param requests the first this many requests are warm-up; 0 when timed, local or off
- * @param local the warm-up runs against a loopback server, not the endpoint
+ * @param duration the least time a timed warm-up lasts (then until the JIT settles); null when
+ *     counted in requests or off
+ * @param requests the first this many requests are warm-up; 0 when timed or off
+ * @param local the warm-up requests go to a simulator inside the process, not the endpoint
  */
 public record Warmup(Duration duration, int requests, boolean local) {
-  /** The default: against a loopback server, no request to the endpoint. */
-  public static final Warmup LOCAL = new Warmup(null, 0, true);
+  /**
+   * The default: the run's own warm-up requests, sent to a simulator inside the process for at
+   * least 3 s and on until the JIT has settled; none reaches the endpoint.
+   */
+  public static final Warmup LOCAL = new Warmup(Duration.ofSeconds(3), 0, true);
 
   /** The default. */
   public static final Warmup DEFAULT = LOCAL;
@@ -70,7 +74,7 @@ public record Warmup(Duration duration, int requests, boolean local) {
     }
   }
 
-  /** True when no request of the run is a warm-up one (local or off). */
+  /** True when no request of the run is a warm-up one. */
   public boolean none() {
     return duration == null && requests == 0;
   }

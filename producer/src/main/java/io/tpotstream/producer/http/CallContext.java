@@ -4,11 +4,18 @@ import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.publish.Handoff;
 import io.vertx.core.Vertx;
+import java.net.URI;
 
 /**
  * What every streaming call of a run (or of a sweep's stage) shares: the Vert.x instance, the
- * config, the API's dialect, the hand-off to the publisher and the watch for failures no retry can
- * fix.
+ * config, the API's dialect, the hand-off to the publisher, the watch for failures no retry can
+ * fix, and where warm-up requests go ({@code warmupUrl}: the simulator inside the process of a
+ * local warm-up; null: the endpoint, as every other request).
  */
 public record CallContext(
-    Vertx vertx, ProducerConfig config, Dialect dialect, Handoff handoff, FailFast failFast) {}
+    Vertx vertx,
+    ProducerConfig config,
+    Dialect dialect,
+    Handoff handoff,
+    FailFast failFast,
+    URI warmupUrl) {}

@@ -10,6 +10,8 @@ import io.vertx.core.http.PoolOptions;
 import io.vertx.core.net.ProxyOptions;
 import io.vertx.core.net.ProxyType;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The producer's HTTP clients: HTTP/1.1 keep-alive, no decompression, TLS with the JVM's default
@@ -54,7 +56,11 @@ public final class HttpClients {
       if (proxy.password() != null) {
         proxyOptions.setPassword(proxy.password());
       }
-      options.setProxyOptions(proxyOptions).setNonProxyHosts(proxy.nonProxyHosts());
+      List<String> direct = new ArrayList<>(proxy.nonProxyHosts());
+      if (config.warmup().local()) {
+        direct.add("127.0.0.1"); // the local warm-up's simulator is in this process
+      }
+      options.setProxyOptions(proxyOptions).setNonProxyHosts(direct);
     }
     // eventLoopSize 0: a connection lives on the event loop of the request that created it
     PoolOptions pool =

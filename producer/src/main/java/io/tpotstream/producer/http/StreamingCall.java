@@ -69,7 +69,7 @@ public final class StreamingCall {
     this.dialect = run.dialect();
     this.handoff = run.handoff();
     this.spec = spec;
-    this.url = config.streamUrl();
+    this.url = spec.warmup() && run.warmupUrl() != null ? run.warmupUrl() : config.streamUrl();
     this.context = vertx.getOrCreateContext();
   }
 

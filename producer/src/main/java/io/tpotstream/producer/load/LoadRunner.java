@@ -196,7 +196,9 @@ public final class LoadRunner {
             ar -> {
               inFlight.remove(call);
               ticket.done();
-              run.failFast().observe(ticket.spec().model(), call.loopFailure());
+              if (!ticket.spec().warmup()) {
+                run.failFast().observe(ticket.spec().model(), call.loopFailure());
+              }
               // a fresh turn of the loop: no recursion even if a request fails synchronously
               lane.context().runOnContext(v -> nextClosed(lane, workers));
             });
@@ -283,7 +285,9 @@ public final class LoadRunner {
             ar -> {
               inFlight.remove(call);
               due.ticket().done();
-              run.failFast().observe(due.ticket().spec().model(), call.loopFailure());
+              if (!due.ticket().spec().warmup()) {
+                run.failFast().observe(due.ticket().spec().model(), call.loopFailure());
+              }
               Due next;
               synchronized (admission) {
                 next = waiting.poll();

@@ -58,7 +58,7 @@ import org.slf4j.event.Level;
  * full it drops the request's remaining events and counts them ({@link #dropped()}, and {@code
  * droppedEvents} on its heartbeats).
  */
-public final class Publisher implements EventOut {
+public final class Publisher {
   /** How far behind "now" a periodic watermark is (an event is queued µs after its timestamp). */
   public static final long WATERMARK_MARGIN_MS = 200;
 
@@ -442,8 +442,7 @@ public final class Publisher implements EventOut {
   }
 
   /** Holds an event of {@code request} (null for none) for sending. */
-  @Override
-  public void append(RequestRecord request, TokenEvent event) {
+  void append(RequestRecord request, TokenEvent event) {
     if (dropping && request != null && request.dropped) {
       dropped.incrementAndGet();
       return;
@@ -468,8 +467,7 @@ public final class Publisher implements EventOut {
    * Holds a token event of {@code request}, as numbers ({@code bits}: its tokens, kind and
    * coalesced flag, from {@link HeldEvents#chunkBits}).
    */
-  @Override
-  public void appendToken(RequestRecord request, long ts, long elapsedNs, int seq, int bits) {
+  void appendToken(RequestRecord request, long ts, long elapsedNs, int seq, int bits) {
     if (dropping && request.dropped) {
       dropped.incrementAndGet();
       return;

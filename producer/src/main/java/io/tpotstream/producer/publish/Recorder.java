@@ -103,7 +103,7 @@ public final class Recorder {
     return warmupRequests;
   }
 
-  void process(Slot slot, EventOut out) {
+  void process(Slot slot, Publisher out) {
     RequestRecord r = slot.request;
     switch (slot.type) {
       case Slot.START -> start(r, out);
@@ -151,7 +151,7 @@ public final class Recorder {
     }
   }
 
-  private void start(RequestRecord r, EventOut out) {
+  private void start(RequestRecord r, Publisher out) {
     r.template =
         TokenTemplate.of(runId, r.requestId, r.model, labelsOf(r), producerId, r.warmup, source);
     r.key = r.requestId.getBytes(StandardCharsets.UTF_8);
@@ -169,7 +169,7 @@ public final class Recorder {
             r));
   }
 
-  private void event(RequestRecord r, Slot slot, EventOut out) {
+  private void event(RequestRecord r, Slot slot, Publisher out) {
     if (r.finished) {
       return;
     }
@@ -196,7 +196,7 @@ public final class Recorder {
     }
   }
 
-  private void token(RequestRecord r, long arrivalNs, long read, Chunk.Token token, EventOut out) {
+  private void token(RequestRecord r, long arrivalNs, long read, Chunk.Token token, Publisher out) {
     int seq = r.chunks;
     if (seq == r.arrivalsNs.length) {
       r.arrivalsNs = Arrays.copyOf(r.arrivalsNs, seq * 2);
@@ -220,7 +220,7 @@ public final class Recorder {
         HeldEvents.chunkBits(token.tokens(), token.kind(), coalesced));
   }
 
-  private void end(RequestRecord r, Slot slot, EventOut out) {
+  private void end(RequestRecord r, Slot slot, Publisher out) {
     if (r.finished) {
       return;
     }
@@ -259,7 +259,7 @@ public final class Recorder {
     }
   }
 
-  private void succeed(RequestRecord r, long atNs, EventOut out) {
+  private void succeed(RequestRecord r, long atNs, Publisher out) {
     out.append(
         r,
         mark(
@@ -280,7 +280,7 @@ public final class Recorder {
     finish(r, atNs, null);
   }
 
-  private void fail(RequestRecord r, long atNs, RequestFailure f, EventOut out) {
+  private void fail(RequestRecord r, long atNs, RequestFailure f, Publisher out) {
     out.append(
         r,
         mark(

@@ -172,17 +172,6 @@ public final class ResultTable {
               "%d due request(s) were not sent because the run stopped%n",
               result.notSent()));
     }
-    if ("local".equals(result.warmup()) && result.warmupEnd() != null) {
-      out.append(
-          String.format(
-              Locale.ROOT,
-              "warm-up: local, %.1f s against a simulator inside this process (%s); no warm-up"
-                  + " request to the endpoint%n",
-              result.warmupEnd().after().toMillis() / 1000.0,
-              result.warmupEnd().jitSettled()
-                  ? "until the JIT had settled"
-                  : "the JIT was still compiling at its limit"));
-    }
     if (result.warmupRequests() > 0) {
       String how = "";
       if (result.warmupEnd() != null) {
@@ -198,10 +187,13 @@ public final class ResultTable {
       out.append(
           String.format(
               Locale.ROOT,
-              "warm-up (--warmup %s): %d request(s)%s before these, left out of this table (their"
-                  + " events are marked warmup)%n",
+              "warm-up (--warmup %s): %d request(s)%s%s before these, left out of this table"
+                  + " (their events are marked warmup)%n",
               result.warmup(),
               result.warmupRequests(),
+              "local".equals(result.warmup())
+                  ? " to a simulator inside this process, none to the endpoint,"
+                  : "",
               how));
     }
     out.append(

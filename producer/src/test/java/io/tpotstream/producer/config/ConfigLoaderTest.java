@@ -323,7 +323,7 @@ class ConfigLoaderTest {
     Warmup byDefault = load(SEED, Map.of(), Map.of()).warmup();
     assertEquals(Warmup.LOCAL, byDefault);
     assertTrue(byDefault.local());
-    assertTrue(byDefault.none(), "no request of the run is a warm-up one");
+    assertEquals(Duration.ofSeconds(3), byDefault.duration(), "at least 3 s, then until settled");
     assertEquals("local", byDefault.describe());
     assertEquals(Warmup.LOCAL, load(SEED, Map.of("warmup", "local"), Map.of()).warmup());
     assertEquals(
