@@ -23,9 +23,10 @@ final class LocalWarmup {
   static Simulator start(ProducerConfig config) {
     Map<String, ModelProfile> profiles = new LinkedHashMap<>();
     for (String model : config.models()) {
-      // the first chunk after 5 ms, then one every 2 ms: paced as a server paces them, and many
+      // the first chunk after 5 ms, then one every 10 ms: a realistic pace (100 tokens/s), gentle
+      // on the cores the run will measure with
       profiles.put(
-          model, ModelProfile.of(new Distribution.Constant(5), new Distribution.Constant(2)));
+          model, ModelProfile.of(new Distribution.Constant(5), new Distribution.Constant(10)));
     }
     return Simulator.start(
         SimulatorConfig.defaults()

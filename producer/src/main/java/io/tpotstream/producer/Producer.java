@@ -34,6 +34,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
@@ -184,6 +185,13 @@ public final class Producer {
       throw new IllegalStateException("cannot start the local warm-up's simulator: " + e, e);
     }
     URI warmupUrl = warmupServer == null ? null : LocalWarmup.streamUrl(warmupServer, config);
+    AtomicBoolean warmupServerOpen = new AtomicBoolean(warmupServer != null);
+    Runnable closeWarmupServer =
+        () -> {
+          if (warmupServerOpen.getAndSet(false)) {
+            warmupServer.close();
+          }
+        };
     Sessions sessions = new Sessions(config.prompts().conversations(), config.models());
     AtomicReference<StagedLoad> stages = new AtomicReference<>();
     // no new request after a failure no retry can fix; those in flight end as they would
@@ -193,10 +201,16 @@ public final class Producer {
             config,
             (stageConfig, stage) -> {
               stats.stage(stage); // the stage's rows in the order the stages start
-              return new LoadRunner(
-                  new CallContext(vertx, stageConfig, dialect, handoff, failFast, warmupUrl),
-                  lanes,
-                  sessions);
+              LoadRunner runner =
+                  new LoadRunner(
+                      new CallContext(vertx, stageConfig, dialect, handoff, failFast, warmupUrl),
+                      lanes,
+                      sessions);
+              if (warmupServer != null) {
+                // its streams still in flight end at once: the run measures on cores of its own
+                runner.afterWarmup(() -> new Thread(closeWarmupServer, "tpot-warmup-stop").start());
+              }
+              return runner;
             });
     stages.set(load);
     CompletableFuture<RunResult> result = new CompletableFuture<>();
@@ -224,9 +238,7 @@ public final class Producer {
         .thenCompose(v -> publisher.finish())
         .whenComplete(
             (v, error) -> {
-              if (warmupServer != null) {
-                warmupServer.close();
-              }
+              closeWarmupServer.run();
               lanes.close();
               vertx.close();
               pauseMeter.close();

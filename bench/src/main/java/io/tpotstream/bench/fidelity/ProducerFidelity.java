@@ -252,10 +252,15 @@ public final class ProducerFidelity {
 
   /** The producer's half of the side-by-side comparison with the Python anchor. */
   private static Planned anchor(int requests, int tokens) {
-    // a fresh JVM with the producer's default warm-up (local: no request to the server before the
-    // run's own)
+    // a fresh JVM with the producer's default warm-up (local: its requests go to a simulator in
+    // the producer's JVM, not to this one); -Dtpot.bench.b2.warmup=10s compares another
     Map<String, String> keys =
-        ProducerChild.keys("b2-anchor", BenchProfiles.LOGNORMAL, ANCHOR_STREAMS, tokens, "local");
+        ProducerChild.keys(
+            "b2-anchor",
+            BenchProfiles.LOGNORMAL,
+            ANCHOR_STREAMS,
+            tokens,
+            System.getProperty("tpot.bench.b2.warmup", "local"));
     keys.put("total_requests", Integer.toString(requests));
     keys.put("stop_grace", "10s");
     // about (TTFT + tokens x 20 ms) per request, requests / streams rounds of them

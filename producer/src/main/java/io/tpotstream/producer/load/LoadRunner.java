@@ -58,6 +58,7 @@ public final class LoadRunner {
   private int dispatched;
 
   private volatile boolean stopping;
+  private Runnable afterWarmup = () -> {};
   private Thread scheduler;
 
   private record Due(long lane, Ticket ticket) {}
@@ -82,6 +83,14 @@ public final class LoadRunner {
     this.tickets = new Tickets(config, run.dialect(), sessions);
   }
 
+  /**
+   * Runs {@code action} (on an event loop: it must not block) when a timed warm-up ends, before the
+   * run's first request.
+   */
+  public void afterWarmup(Runnable action) {
+    this.afterWarmup = action;
+  }
+
   /** Starts the load; the future completes when every request sent has finished. */
   public CompletableFuture<Void> start() {
     tickets.start(System.nanoTime());
@@ -93,6 +102,7 @@ public final class LoadRunner {
           id -> {
             if (tickets.endWarmupIfSettled(System.nanoTime(), jit.check())) {
               vertx.cancelTimer(id);
+              afterWarmup.run();
             }
           });
     }
