@@ -58,7 +58,12 @@ public final class Failures {
     String what = "HTTP " + status + " from " + method + " " + url;
     String message =
         switch (status) {
-          case 401 -> what + said + ": check the API key (config api_key or TPOT_API_KEY)";
+          case 401 ->
+              what
+                  + said
+                  + (key == null
+                      ? ": no API key was sent: set config key api_key or TPOT_API_KEY"
+                      : ": check the API key (taken from " + key.source() + ")");
           case 403 ->
               what
                   + said

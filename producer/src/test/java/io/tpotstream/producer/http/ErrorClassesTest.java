@@ -164,7 +164,7 @@ class ErrorClassesTest {
         "HTTP 401 from POST "
             + server.baseUrl()
             + "/v1/chat/completions (server said: Incorrect API key provided: ***.): check the API"
-            + " key (config api_key or TPOT_API_KEY)",
+            + " key (taken from config key 'api_key')",
         e.message());
   }
 

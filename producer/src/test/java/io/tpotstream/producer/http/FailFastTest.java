@@ -47,7 +47,7 @@ class FailFastTest {
       assertEquals(ErrorClass.HTTP_401, result.stoppedBy().errorClass());
       String why = result.nothingMeasured();
       assertTrue(why.startsWith("stopped after the first requests: HTTP 401 from POST "), why);
-      assertTrue(why.contains("check the API key (config api_key or TPOT_API_KEY)"), why);
+      assertTrue(why.contains("check the API key (taken from config key 'api_key')"), why);
       assertTrue(!why.contains("sk-wrong-KEY-123"), "the key is never printed: " + why);
     }
   }
