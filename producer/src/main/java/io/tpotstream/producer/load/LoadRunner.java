@@ -206,12 +206,17 @@ public final class LoadRunner {
             ar -> {
               inFlight.remove(call);
               ticket.done();
-              if (!ticket.spec().warmup()) {
+              if (reachedTheEndpoint(ticket.spec())) {
                 run.failFast().observe(ticket.spec().model(), call.loopFailure());
               }
               // a fresh turn of the loop: no recursion even if a request fails synchronously
               lane.context().runOnContext(v -> nextClosed(lane, workers));
             });
+  }
+
+  /** False for a local warm-up's request: the simulator in this process answered it. */
+  private boolean reachedTheEndpoint(RequestSpec spec) {
+    return !spec.warmup() || run.warmupUrl() == null;
   }
 
   private void schedule() {
@@ -295,7 +300,7 @@ public final class LoadRunner {
             ar -> {
               inFlight.remove(call);
               due.ticket().done();
-              if (!due.ticket().spec().warmup()) {
+              if (reachedTheEndpoint(due.ticket().spec())) {
                 run.failFast().observe(due.ticket().spec().model(), call.loopFailure());
               }
               Due next;

@@ -53,6 +53,21 @@ class FailFastTest {
   }
 
   @Test
+  void aRefusedKeyStopsAnEndpointWarmUpToo(TestKafka kafka) {
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.on(
+          "m",
+          Script.status(401, "application/json")
+              .write("{\"error\":{\"message\":\"Incorrect API key provided\"}}"));
+      Map<String, String> keys = new java.util.HashMap<>(keys(4, 50));
+      keys.put("warmup", "10s"); // warm-up requests to the endpoint: refused as well
+      RunResult result = Runs.run(kafka, server.baseUrl(), "m", keys).result();
+      assertTrue(server.received().size() <= 2 * 4, "sent: " + server.received().size());
+      assertEquals(ErrorClass.HTTP_401, result.stoppedBy().errorClass());
+    }
+  }
+
+  @Test
   void anUnknownModelStopsTheRun(TestKafka kafka) {
     try (ScriptedServer server = new ScriptedServer()) {
       server.on(
