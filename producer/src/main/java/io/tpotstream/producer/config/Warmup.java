@@ -6,7 +6,7 @@ import java.util.Locale;
 /**
  * What warms the path before a run measures: warm-up requests, whose events carry {@code warmup:
  * true} and are left out of every statistic. By default ({@code local}) they go to a simulator
- * inside the process (the run's models, in the run's API) for at least 3 s and on until the JIT has
+ * inside the process (the run's models, in the run's API) for at least 10 s and on until the JIT has
  * settled: the whole path (HTTP client, SSE, the dialect, recording, encoding, Kafka) is warm, and
  * the endpoint sees only the requests the user asked for. Asked for, they go to the endpoint, to
  * warm its connections too: a time ({@code 10s}: the requests started in the first 10 seconds, and
@@ -22,9 +22,9 @@ import java.util.Locale;
 public record Warmup(Duration duration, int requests, boolean local) {
   /**
    * The default: the run's own warm-up requests, sent to a simulator inside the process for at
-   * least 3 s and on until the JIT has settled; none reaches the endpoint.
+   * least 10 s and on until the JIT has settled; none reaches the endpoint.
    */
-  public static final Warmup LOCAL = new Warmup(Duration.ofSeconds(3), 0, true);
+  public static final Warmup LOCAL = new Warmup(Duration.ofSeconds(10), 0, true);
 
   /** The default. */
   public static final Warmup DEFAULT = LOCAL;
