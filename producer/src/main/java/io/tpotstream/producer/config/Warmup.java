@@ -6,11 +6,11 @@ import java.util.Locale;
 /**
  * What warms the path before a run measures: warm-up requests, whose events carry {@code warmup:
  * true} and are left out of every statistic. By default ({@code local}) they go to a simulator
- * inside the process (the run's models, in the run's API) for at least 10 s and on until the JIT has
- * settled: the whole path (HTTP client, SSE, the dialect, recording, encoding, Kafka) is warm, and
- * the endpoint sees only the requests the user asked for. Asked for, they go to the endpoint, to
- * warm its connections too: a time ({@code 10s}: the requests started in the first 10 seconds, and
- * on until the JIT has settled, at most a minute more) or a number of requests ({@code 50req}).
+ * inside the process (the run's models, in the run's API) for at least 10 s and on until the JIT
+ * has settled: the whole path (HTTP client, SSE, the dialect, recording, encoding, Kafka) is warm,
+ * and the endpoint sees only the requests the user asked for. Asked for, they go to the endpoint,
+ * to warm its connections too: a time ({@code 10s}: the requests started in the first 10 seconds,
+ * and on until the JIT has settled, at most a minute more) or a number of requests ({@code 50req}).
  * {@code 0}: none at all. The run's own requests ({@code total_requests}, {@code duration}) come
  * after it.
  *
