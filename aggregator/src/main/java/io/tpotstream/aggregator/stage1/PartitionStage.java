@@ -225,7 +225,7 @@ public final class PartitionStage {
         clockChanged = true;
       }
     }
-    advance(out);
+    advance(out, true);
   }
 
   /**
@@ -312,11 +312,15 @@ public final class PartitionStage {
     if (old == null || !mark.equals(old.mark)) {
       producers.put(e.producerId(), new Producer(mark, true));
     }
-    advance(out);
+    advance(out, false);
   }
 
-  /** Closes what the producers and the clock now allow, then prunes what is gone. */
-  private void advance(Stage1Output out) {
+  /**
+   * Closes what the producers and the clock now allow, then prunes what is gone: whenever windows
+   * closed, and at every tick ({@code tick}), never per heartbeat otherwise (a heartbeat comes from
+   * every producer four times a second: pruning then would cost a pass over all producers each).
+   */
+  private void advance(Stage1Output out, boolean tick) {
     List<CloseTime.Mark> marks = new ArrayList<>(producers.size());
     producers.values().forEach(p -> marks.add(p.mark));
     long through =
@@ -330,8 +334,10 @@ public final class PartitionStage {
     if (through != NONE && (closedThrough == NONE || through > closedThrough)) {
       close(closedThrough, through, out);
       pruneSeries();
+      pruneProducers();
+    } else if (tick) {
+      pruneProducers();
     }
-    pruneProducers();
   }
 
   /** Forgets producers not heard from within the timeout (final or silent): they hold nothing. */
