@@ -110,8 +110,10 @@ final class JitPrimer {
         TokenKind kind = r % 4 == 0 && k < chunks / 5 ? TokenKind.REASONING : TokenKind.CONTENT;
         int tokens = k % 17 == 16 ? 2 : 1;
         long at = ts + elapsedNs / 1_000_000;
+        long lagUs = k % 29 == 28 ? 1_000 + random.nextInt(9_000) : 0;
         events.add(
-            new Keyed(at, utf8(id), template.encode(at, elapsedNs, k, tokens, kind, tokens > 1)));
+            new Keyed(
+                at, utf8(id), template.encode(at, elapsedNs, k, tokens, kind, tokens > 1, lagUs)));
       }
       elapsedNs += 1_000_000L;
       long at = ts + elapsedNs / 1_000_000;

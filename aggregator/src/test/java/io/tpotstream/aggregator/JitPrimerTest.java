@@ -66,7 +66,7 @@ class JitPrimerTest {
       }
     }
     assertEquals(EnumSet.allOf(EventType.class), types);
-    assertEquals(28, FIELDS.size());
+    assertEquals(29, FIELDS.size());
     assertEquals(FIELDS, fields);
     assertEquals(Set.of("content", "reasoning"), kinds);
     assertEquals(3, labelSets.size(), "label sets: " + labelSets);

@@ -45,8 +45,9 @@ final class WindowOptions {
       names = "--client-lag-threshold",
       defaultValue = "1ms",
       description =
-          "A window is clientSuspect when a producer's own event-loop lag or pause passed this"
-              + " in it (default: ${DEFAULT-VALUE}; e.g. 500us, 5ms).")
+          "A window is clientSuspect when the gaps a producer's own event-loop lag touched raise"
+              + " one of its reported TPOT percentiles by more than this (default:"
+              + " ${DEFAULT-VALUE}; e.g. 500us, 5ms).")
   Duration clientLagThreshold;
 
   /** The stages' settings these options give. */

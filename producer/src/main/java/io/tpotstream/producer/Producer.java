@@ -279,6 +279,7 @@ public final class Producer {
                       lanes.maxLoopLagMicros(),
                       recorder.tokenChunks(),
                       recorder.coalescedChunks(),
+                      recorder.touchedChunks(),
                       publisher.outages(),
                       transport,
                       failFast.fatal()));

@@ -23,6 +23,7 @@ import java.util.List;
  * @param loopLagMaxUs the worst lateness of an event loop's 1 ms tick over the run, in µs
  * @param tokenChunks token chunks received (warm-up included)
  * @param coalescedChunks of those, chunks that came out of the same socket read as the one before
+ * @param touchedChunks of those, chunks whose gap the event loop ran more than 1 ms late in
  * @param outages Kafka outages ridden out
  * @param transport the event loops' transport ({@code epoll} or {@code nio})
  * @param stoppedBy the failure no retry could fix that stopped the run early, or null
@@ -45,6 +46,7 @@ public record RunResult(
     long loopLagMaxUs,
     long tokenChunks,
     long coalescedChunks,
+    long touchedChunks,
     Publisher.Outages outages,
     String transport,
     RequestFailure stoppedBy) {

@@ -10,7 +10,9 @@ public enum Metric {
   REQUEST_TPOT,
   E2E,
   SCHEDULE_LAG,
-  TTFT_FROM_INTENDED;
+  TTFT_FROM_INTENDED,
+  /** The TPOT samples whose gap the producer's own lag touched (a subset of {@link #TPOT}). */
+  TPOT_CLIENT_TOUCHED;
 
   static final Metric[] VALUES = values();
 
@@ -23,6 +25,7 @@ public enum Metric {
       case E2E -> stats.e2e;
       case SCHEDULE_LAG -> stats.scheduleLag;
       case TTFT_FROM_INTENDED -> stats.ttftFromIntended;
+      case TPOT_CLIENT_TOUCHED -> stats.tpotClientTouched;
     };
   }
 }

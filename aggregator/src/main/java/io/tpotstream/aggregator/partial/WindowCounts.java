@@ -14,8 +14,14 @@ import java.util.TreeMap;
  * statistics core's {@link WindowStats}, once, when the window's summary is built.
  */
 public final class WindowCounts {
-  /** 2 added the good-request count (goodput); 1 is still read, as none. */
-  private static final int FORMAT = 2;
+  /**
+   * 3 added the client-touched TPOT histogram, 2 the good-request count (goodput); 1 and 2 are
+   * still read, as none.
+   */
+  private static final int FORMAT = 3;
+
+  /** The latency metrics formats 1 and 2 wrote. */
+  private static final int METRICS_BEFORE_3 = 6;
 
   private final BucketCounts[] latency = new BucketCounts[Metric.VALUES.length];
   private long started;
@@ -178,7 +184,7 @@ public final class WindowCounts {
   /** Reads what {@link #writeTo} wrote. */
   public static WindowCounts readFrom(BinaryReader in) {
     int format = in.readByte();
-    if (format != FORMAT && format != 1) {
+    if (format < 1 || format > FORMAT) {
       throw new IllegalArgumentException(
           "window counts in format " + format + ", this aggregator reads " + FORMAT);
     }
@@ -196,7 +202,8 @@ public final class WindowCounts {
     for (int i = 0; i < errorClasses; i++) {
       c.failed(in.readString(), in.readVarLong());
     }
-    for (int m = 0; m < c.latency.length; m++) {
+    int metrics = format >= 3 ? c.latency.length : METRICS_BEFORE_3;
+    for (int m = 0; m < metrics; m++) {
       if (in.readByte() == 1) {
         c.latency[m] = BucketCounts.readFrom(in);
       }

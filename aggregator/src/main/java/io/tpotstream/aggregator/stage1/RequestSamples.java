@@ -102,6 +102,10 @@ final class RequestSamples {
       if (recorded && e.coalesced()) {
         out.count(Counter.COALESCED_GAPS, s.series, e.ts(), k);
       }
+      if (recorded && e.clientLagUs() > 0) {
+        out.latency(
+            Metric.TPOT_CLIENT_TOUCHED, s.series, e.ts(), RequestRules.gapMicros(gapNs, k), k);
+      }
     }
     s.lastTsMs = Math.max(s.lastTsMs, e.ts());
     s.chunks++;

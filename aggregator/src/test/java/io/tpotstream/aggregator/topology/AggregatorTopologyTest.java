@@ -565,21 +565,57 @@ class AggregatorTopologyTest {
   }
 
   @Test
-  void loopLagGoesToItsWindowAsPausesDoAndMakesItSuspectPastTheThreshold() {
-    StageSettings lenient = TEN_SECONDS.withClientLagThreshold(Duration.ofMillis(2));
+  void loopLagAndPausesGoToTheirWindowAndALateTickAloneMakesNothingSuspect() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      Req r = new Req("r1", "model-a");
+      h.pipe(Req.heartbeat(T0, "p1", T0), r.start(T0 + 1), r.token(T0 + 100, ms(100)));
+      h.pipe(TokenEvent.heartbeat(T0 + 1_000, "run", "p1", T0 + 800, false, 300L, 7_500L, 4L));
+      h.pipe(TokenEvent.heartbeat(T0 + 2_000, "run", "p1", T0 + 1_800, false, 200L, 900L, 0L));
+      h.pipe(r.token(T0 + 2_100, ms(2_100)), r.end(T0 + 2_200, ms(2_200)));
+      h.pipe(Req.finalHeartbeat(T0 + 2_300, "p1", T0 + 2_300));
+      h.advanceWallClock(Duration.ofSeconds(10)); // the clock passes the last window
+      WindowSummary s = h.newSummaries().get(0);
+      assertEquals(new BigDecimal("7.500"), s.clientLagMaxMs());
+      assertEquals(new BigDecimal("0.300"), s.clientPauseMaxMs());
+      assertNull(s.clientTouched(), "no gap touched");
+      assertEquals(false, s.clientSuspect(), "the late tick touched no gap");
+    }
+  }
+
+  /**
+   * 20 gaps of 10 ms, then 2 of 30 ms whose chunks carry the client's lag: the tail is the
+   * client's, so the window is suspect, and the percentiles without them are the server's.
+   */
+  @Test
+  void gapsTheClientsLagTouchedAreCountedAndMakeTheWindowSuspectWhenTheyMoveItsTail() {
+    StageSettings lenient = TEN_SECONDS.withClientLagThreshold(Duration.ofMillis(25));
     for (StageSettings settings : List.of(TEN_SECONDS, lenient)) {
       try (TopologyHarness h = new TopologyHarness(settings)) {
         Req r = new Req("r1", "model-a");
-        h.pipe(Req.heartbeat(T0, "p1", T0), r.start(T0 + 1), r.token(T0 + 100, ms(100)));
-        h.pipe(TokenEvent.heartbeat(T0 + 1_000, "run", "p1", T0 + 800, false, 300L, 1_500L, 4L));
-        h.pipe(TokenEvent.heartbeat(T0 + 2_000, "run", "p1", T0 + 1_800, false, 200L, 900L, 0L));
-        h.pipe(r.token(T0 + 2_100, ms(2_100)), r.end(T0 + 2_200, ms(2_200)));
-        h.pipe(Req.finalHeartbeat(T0 + 2_300, "p1", T0 + 2_300));
+        h.pipe(Req.heartbeat(T0, "p1", T0), r.start(T0 + 1), r.token(T0 + 10, ms(10)));
+        long at = 10;
+        for (int i = 0; i < 20; i++) {
+          at += 10;
+          h.pipe(r.token(T0 + at, ms(at)));
+        }
+        for (int i = 0; i < 2; i++) {
+          at += 30;
+          h.pipe(r.token(T0 + at, ms(at)).withClientLag(22_000));
+        }
+        h.pipe(r.end(T0 + at + 1, ms(at + 1)), Req.finalHeartbeat(T0 + at + 2, "p1", T0 + at + 2));
         h.advanceWallClock(Duration.ofSeconds(10)); // the clock passes the last window
         WindowSummary s = h.newSummaries().get(0);
-        assertEquals(new BigDecimal("1.500"), s.clientLagMaxMs());
-        assertEquals(new BigDecimal("0.300"), s.clientPauseMaxMs());
-        assertEquals(settings == TEN_SECONDS, s.clientSuspect(), "1.5 ms against " + settings);
+        assertEquals(22, s.tpot().count());
+        assertEquals(new BigDecimal("30.015"), s.tpot().p99Ms());
+        assertEquals(2, s.clientTouched().gaps());
+        assertEquals(new BigDecimal("1.0000"), s.clientTouched().tailShare());
+        assertEquals(new BigDecimal("10.007"), s.clientTouched().tpotWithout().maxMs());
+        boolean strict = settings == TEN_SECONDS;
+        assertEquals(
+            strict ? List.of("p99", "p99.9", "p99.99", "max") : List.of(),
+            s.clientTouched().moved(),
+            "20 ms higher with them: past 1 ms, not past 25 ms");
+        assertEquals(strict, s.clientSuspect());
       }
     }
   }

@@ -3,6 +3,7 @@ package io.tpotstream.app.run;
 import io.tpotstream.app.PlainReader;
 import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.stats.LatencySummary;
+import io.tpotstream.common.summary.ClientTouch;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import io.tpotstream.sink.record.WholeRunTable;
@@ -179,8 +180,22 @@ final class LiveView implements AutoCloseable {
     if (s.tpot().count() > 0 && s.coalescedGaps() > 0) {
       line.append(", ").append(s.coalescedGaps()).append(" coalesced gaps");
     }
+    ClientTouch touch = s.clientTouched();
+    if (touch != null && touch.gaps() > 0) {
+      line.append(", client lag touched ")
+          .append(touch.gaps())
+          .append(" gaps (")
+          .append(touch.tailShare().movePointRight(2).stripTrailingZeros().toPlainString())
+          .append("% of the tail ≥ p99)");
+    }
     if (Boolean.TRUE.equals(s.clientSuspect())) {
-      line.append("  CLIENT SUSPECT (the producer's own delay passed the threshold)");
+      line.append("  CLIENT SUSPECT (without those gaps p99 ")
+          .append(ms(touch.tpotWithout().p99Ms()))
+          .append(" p99.9 ")
+          .append(ms(touch.tpotWithout().p999Ms()))
+          .append(" ms; moved: ")
+          .append(String.join(", ", touch.moved()))
+          .append(')');
     }
     if (s.slo() != null) {
       if (s.slo().goodput() != null) {

@@ -235,6 +235,10 @@ final class CompactScanner {
         }
         case TokenEventDecoder.COALESCED_CHUNKS, TokenEventDecoder.DROPPED_EVENTS ->
             i = integer(b, i, 18);
+        case TokenEventDecoder.CLIENT_LAG_US -> {
+          i = integer(b, i, 18);
+          d.clientLagUs = number;
+        }
         default -> {
           return false;
         }

@@ -32,6 +32,7 @@ public final class DecodedEvent {
   boolean hasLoopLag;
   long loopLagMaxUs;
   boolean coalesced;
+  long clientLagUs;
   boolean warmup;
 
   // the series fields, read on demand from the record (or set from a TokenEvent)
@@ -71,6 +72,7 @@ public final class DecodedEvent {
     hasLoopLag = false;
     loopLagMaxUs = 0;
     coalesced = false;
+    clientLagUs = 0;
     warmup = false;
     seriesRead = false;
     model = null;
@@ -172,6 +174,14 @@ public final class DecodedEvent {
   /** True when this chunk arrived in the same socket read as the chunk before it. */
   public boolean coalesced() {
     return coalesced;
+  }
+
+  /**
+   * How long the producer's event loop ran late within this chunk's gap, µs (0: not at all, or not
+   * said): the most the client can have stretched the gap.
+   */
+  public long clientLagUs() {
+    return clientLagUs;
   }
 
   /** True when this event belongs to a warm-up request. */

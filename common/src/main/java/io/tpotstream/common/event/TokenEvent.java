@@ -43,7 +43,8 @@ import java.util.TreeMap;
   "coalesced",
   "warmup",
   "source",
-  "droppedEvents"
+  "droppedEvents",
+  "clientLagUs"
 })
 public record TokenEvent(
     EventType type,
@@ -75,7 +76,8 @@ public record TokenEvent(
     Boolean coalesced,
     Boolean warmup,
     String source,
-    Long droppedEvents) {
+    Long droppedEvents,
+    Long clientLagUs) {
 
   /** The event format version this code writes. */
   public static final int VERSION = 1;
@@ -217,6 +219,21 @@ public record TokenEvent(
     return withFlags(true, warmup, source);
   }
 
+  /**
+   * This token event with the client's own lag within its gap (µs): how long the producer's event
+   * loop ran more than 1 ms late between the chunk before and this one (0: left out).
+   */
+  public TokenEvent withClientLag(long micros) {
+    Draft copy = new Draft(this);
+    copy.clientLagUs = micros > 0 ? micros : null;
+    return copy.build();
+  }
+
+  /** The client's own lag within this chunk's gap in µs (0 when none). */
+  public long clientLagOrZero() {
+    return clientLagUs == null ? 0 : clientLagUs;
+  }
+
   /** This event with its {@code source} ({@code producer} or {@code proxy}). */
   public TokenEvent withSource(String source) {
     return withFlags(coalesced, warmup, source);
@@ -268,7 +285,7 @@ public record TokenEvent(
   }
 
   /**
-   * An event being made: the one place that calls the 29-field constructor. Each factory sets only
+   * An event being made: the one place that calls the 30-field constructor. Each factory sets only
    * its own fields; every other field stays null and is left out of the JSON.
    */
   private static final class Draft {
@@ -301,6 +318,7 @@ public record TokenEvent(
     private Boolean warmup;
     private String source;
     private Long droppedEvents;
+    private Long clientLagUs;
 
     /** A new event of this version: only its type, time and run. */
     Draft(EventType type, long ts, String runId) {
@@ -341,6 +359,7 @@ public record TokenEvent(
       warmup = event.warmup;
       source = event.source;
       droppedEvents = event.droppedEvents;
+      clientLagUs = event.clientLagUs;
     }
 
     /** An event of one request, {@code elapsedNs} after its start (empty labels become none). */
@@ -403,7 +422,8 @@ public record TokenEvent(
           trueOrNull(coalesced),
           trueOrNull(warmup),
           source,
-          droppedEvents);
+          droppedEvents,
+          clientLagUs);
     }
   }
 }

@@ -78,6 +78,7 @@ public final class TokenEventDecoder {
   static final int WARMUP = 26;
   static final int SOURCE = 27;
   static final int DROPPED_EVENTS = 28;
+  static final int CLIENT_LAG_US = 29;
   private static final int UNKNOWN = -1;
 
   /**
@@ -85,7 +86,7 @@ public final class TokenEventDecoder {
    * TokenEvent}'s order. Fields no statistic reads ({@code droppedEvents}, {@code message}, …) are
    * checked, not kept.
    */
-  static final String[] FIELD_NAMES = Arrays.copyOf(TokenEvent.fieldNames(), DROPPED_EVENTS + 1);
+  static final String[] FIELD_NAMES = Arrays.copyOf(TokenEvent.fieldNames(), CLIENT_LAG_US + 1);
 
   /** The same names for Jackson, which matches an expected name as bytes. */
   private static final SerializedString[] NAMES =
@@ -206,6 +207,7 @@ public final class TokenEventDecoder {
       d.loopLagMaxUs = e.loopLagMaxUs();
     }
     d.coalesced = e.arrivedCoalesced();
+    d.clientLagUs = e.clientLagOrZero();
     d.warmup = e.inWarmup();
     d.model = e.model();
     d.labels = e.labels();
@@ -382,6 +384,12 @@ public final class TokenEventDecoder {
             if (!isLong(p, t)) {
               return false;
             }
+          }
+          case CLIENT_LAG_US -> {
+            if (!isLong(p, t)) {
+              return false;
+            }
+            d.clientLagUs = p.getLongValue();
           }
           default -> throw new IllegalStateException("field " + field);
         }
@@ -569,6 +577,7 @@ public final class TokenEventDecoder {
       case "warmup" -> WARMUP;
       case "source" -> SOURCE;
       case "droppedEvents" -> DROPPED_EVENTS;
+      case "clientLagUs" -> CLIENT_LAG_US;
       default -> UNKNOWN;
     };
   }

@@ -24,7 +24,8 @@ final class TokenEventRules {
           TokenEventDecoder.CLIENT_PAUSE_MAX_US,
           TokenEventDecoder.LOOP_LAG_MAX_US,
           TokenEventDecoder.COALESCED_CHUNKS,
-          TokenEventDecoder.DROPPED_EVENTS);
+          TokenEventDecoder.DROPPED_EVENTS,
+          TokenEventDecoder.CLIENT_LAG_US);
 
   private TokenEventRules() {}
 
@@ -155,7 +156,8 @@ final class TokenEventRules {
       e.clientPauseMaxUs(),
       e.loopLagMaxUs(),
       e.coalescedChunks(),
-      e.droppedEvents()
+      e.droppedEvents(),
+      e.clientLagUs()
     };
     String[] names = {
       "promptTokens",
@@ -164,7 +166,8 @@ final class TokenEventRules {
       "clientPauseMaxUs",
       "loopLagMaxUs",
       "coalescedChunks",
-      "droppedEvents"
+      "droppedEvents",
+      "clientLagUs"
     };
     for (int i = 0; i < counts.length && name == null; i++) {
       if (counts[i] != null && counts[i].longValue() < 0) {

@@ -176,7 +176,26 @@ public final class TokenTemplate {
   /** The JSON of a token event: the same bytes as {@code TokenEventCodec.encode(event(...))}. */
   public byte[] encode(
       long ts, long elapsedNs, int seq, int tokens, TokenKind kind, boolean coalesced) {
+    return encode(ts, elapsedNs, seq, tokens, kind, coalesced, 0);
+  }
+
+  /**
+   * The same, with the client's own lag in the chunk's gap ({@code clientLagUs}, 0: none; a touched
+   * chunk is rare and goes through the codec).
+   */
+  public byte[] encode(
+      long ts,
+      long elapsedNs,
+      int seq,
+      int tokens,
+      TokenKind kind,
+      boolean coalesced,
+      long clientLagUs) {
     Parts p = family.parts(kind.ordinal() * 2 + (coalesced ? 1 : 0), kind, coalesced);
+    if (clientLagUs > 0) {
+      return TokenEventCodec.encode(
+          event(ts, elapsedNs, seq, tokens, kind, coalesced).withClientLag(clientLagUs));
+    }
     if (p == null || requestId.contains(REQUEST_MARKER)) {
       return TokenEventCodec.encode(event(ts, elapsedNs, seq, tokens, kind, coalesced));
     }

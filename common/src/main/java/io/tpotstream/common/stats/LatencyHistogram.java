@@ -87,6 +87,22 @@ public final class LatencyHistogram {
     clamped += other.clamped;
   }
 
+  /** A new histogram of this one's samples less {@code subset}'s (which must be among them). */
+  public LatencyHistogram without(LatencyHistogram subset) {
+    Histogram rest = histogram.copy();
+    rest.subtract(subset.histogram);
+    return new LatencyHistogram(rest);
+  }
+
+  /** Samples at or above {@code micros} (the whole bucket that holds it included). */
+  public long countAtOrAbove(long micros) {
+    if (count() == 0) {
+      return 0;
+    }
+    return histogram.getCountBetweenValues(
+        histogram.lowestEquivalentValue(clampMicros(micros)), HIGHEST_MICROS);
+  }
+
   /** Forgets every sample (to reuse one histogram for many small sets, e.g. one per request). */
   public void reset() {
     histogram.reset();

@@ -5,13 +5,23 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 /**
  * The window's histograms, base64 of HdrHistogram's compressed encoding (µs), so that any consumer
  * can merge windows exactly. {@code scheduleLag} and {@code ttftFromIntended} only in open-loop
- * runs.
+ * runs; {@code tpotClientTouched} (the TPOT samples the client's own lag touched, a subset of
+ * {@code tpot}) only when there were some.
  */
-@JsonPropertyOrder({"tpot", "ttft", "requestTpot", "e2e", "scheduleLag", "ttftFromIntended"})
+@JsonPropertyOrder({
+  "tpot",
+  "ttft",
+  "requestTpot",
+  "e2e",
+  "scheduleLag",
+  "ttftFromIntended",
+  "tpotClientTouched"
+})
 public record EncodedHistograms(
     String tpot,
     String ttft,
     String requestTpot,
     String e2e,
     String scheduleLag,
-    String ttftFromIntended) {}
+    String ttftFromIntended,
+    String tpotClientTouched) {}

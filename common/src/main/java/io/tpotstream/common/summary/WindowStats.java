@@ -6,6 +6,8 @@ import io.tpotstream.common.stats.HistogramCodec;
 import io.tpotstream.common.stats.LatencyHistogram;
 import io.tpotstream.common.stats.LatencySummary;
 import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -23,6 +25,10 @@ public final class WindowStats {
   public final LatencyHistogram e2e = new LatencyHistogram();
   public final LatencyHistogram scheduleLag = new LatencyHistogram();
   public final LatencyHistogram ttftFromIntended = new LatencyHistogram();
+
+  /** The TPOT samples whose gap the client's own lag touched: a subset of {@link #tpot}. */
+  public final LatencyHistogram tpotClientTouched = new LatencyHistogram();
+
   private long started;
   private long completed;
   private long failed;
@@ -37,7 +43,10 @@ public final class WindowStats {
   private long warmupRequests;
   private long goodRequests;
 
-  /** A window is {@code clientSuspect} when the client's own lag or pause passed this (µs). */
+  /**
+   * A window is {@code clientSuspect} when the client's own lag could have raised a reported TPOT
+   * percentile by more than this (µs).
+   */
   public static final long DEFAULT_CLIENT_LAG_THRESHOLD_US = 1_000;
 
   public void started(long count) {
@@ -102,6 +111,7 @@ public final class WindowStats {
     e2e.add(other.e2e);
     scheduleLag.add(other.scheduleLag);
     ttftFromIntended.add(other.ttftFromIntended);
+    tpotClientTouched.add(other.tpotClientTouched);
     started += other.started;
     completed += other.completed;
     failed += other.failed;
@@ -183,6 +193,47 @@ public final class WindowStats {
         + ttftFromIntended.clamped();
   }
 
+  /**
+   * What the client's own lag did to TPOT: how many samples it touched, their share of the tail at
+   * or above p99, the percentiles without them, and which reported percentiles they raise by more
+   * than {@code thresholdUs}. Null when no sample was touched (a summary then leaves it out).
+   */
+  public ClientTouch clientTouch(long thresholdUs) {
+    long touched = tpotClientTouched.count();
+    if (touched == 0) {
+      return null;
+    }
+    long p99 = tpot.percentileMicros(99.0);
+    BigDecimal tailShare =
+        LatencyHistogram.ratio(tpotClientTouched.countAtOrAbove(p99), tpot.countAtOrAbove(p99), 4);
+    LatencyHistogram without = tpot.without(tpotClientTouched);
+    List<String> moved = new ArrayList<>();
+    for (int i = 0; i < REPORTED.length; i++) {
+      long all = REPORTED[i] == 100 ? tpot.maxMicros() : tpot.percentileMicros(REPORTED[i]);
+      long rest =
+          without.count() == 0
+              ? 0
+              : REPORTED[i] == 100 ? without.maxMicros() : without.percentileMicros(REPORTED[i]);
+      if (all - rest > thresholdUs) {
+        moved.add(REPORTED_NAMES[i]);
+      }
+    }
+    return new ClientTouch(touched, tailShare, without.summary(), moved);
+  }
+
+  /** Whether the client could have moved a percentile; null when no producer said how it ran. */
+  private static Boolean suspect(ClientTouch touch, long clientWorstUs) {
+    if (touch != null) {
+      return touch.movedAny();
+    }
+    return clientWorstUs < 0 ? null : Boolean.FALSE;
+  }
+
+  /** The TPOT percentiles a summary reports (100: the max), and their names. */
+  private static final double[] REPORTED = {50.0, 90.0, 99.0, 99.9, 99.99, 100};
+
+  private static final String[] REPORTED_NAMES = {"p50", "p90", "p99", "p99.9", "p99.99", "max"};
+
   /** The summary of this (series, window), suspect past the default client-lag threshold. */
   public WindowSummary toSummary(
       String series,
@@ -195,8 +246,8 @@ public final class WindowStats {
   }
 
   /**
-   * The summary of this (series, window); {@code clientSuspect} when the producers' own lag or
-   * pause passed {@code clientLagThresholdUs}.
+   * The summary of this (series, window); {@code clientSuspect} when the producers' own lag could
+   * have raised a reported TPOT percentile by more than {@code clientLagThresholdUs}.
    */
   public WindowSummary toSummary(
       String series,
@@ -221,6 +272,7 @@ public final class WindowStats {
       long windowEndMs,
       long clientLagThresholdUs,
       SloSpec slo) {
+    ClientTouch touch = clientTouch(clientLagThresholdUs);
     long clientWorstUs = Math.max(clientLagMaxUs, clientPauseMaxUs);
     RequestCounts requests =
         new RequestCounts(
@@ -240,7 +292,8 @@ public final class WindowStats {
             HistogramCodec.encode(requestTpot),
             HistogramCodec.encode(e2e),
             scheduleLag.count() == 0 ? null : HistogramCodec.encode(scheduleLag),
-            ttftFromIntended.count() == 0 ? null : HistogramCodec.encode(ttftFromIntended));
+            ttftFromIntended.count() == 0 ? null : HistogramCodec.encode(ttftFromIntended),
+            tpotClientTouched.count() == 0 ? null : HistogramCodec.encode(tpotClientTouched));
     return new WindowSummary(
         WindowSummary.VERSION,
         series,
@@ -263,7 +316,8 @@ public final class WindowStats {
         clientPauseMaxUs < 0 ? null : LatencyHistogram.ms(clientPauseMaxUs),
         clientLagMaxUs < 0 ? null : LatencyHistogram.ms(clientLagMaxUs),
         coalescedGaps,
-        clientWorstUs < 0 ? null : clientWorstUs > clientLagThresholdUs,
+        suspect(touch, clientWorstUs),
+        touch,
         warmupRequests,
         slo.evaluate(this),
         histograms);
@@ -279,6 +333,7 @@ public final class WindowStats {
     addEncoded(stats.e2e, h.e2e());
     addEncoded(stats.scheduleLag, h.scheduleLag());
     addEncoded(stats.ttftFromIntended, h.ttftFromIntended());
+    addEncoded(stats.tpotClientTouched, h.tpotClientTouched());
     RequestCounts r = summary.requests();
     if (r != null) {
       stats.started = r.started();

@@ -13,10 +13,12 @@ import java.util.TreeMap;
  * in ms; {@code scheduleLag} and {@code ttftFromIntended} are omitted in closed-loop runs; {@code
  * clientPauseMaxMs} is the producers' own worst pause seen in the window, when they reported it;
  * {@code clientLagMaxMs} their worst event-loop lag; {@code coalescedGaps} the TPOT samples taken
- * from chunks that arrived in one socket read with the chunk before; {@code clientSuspect} is true
- * when the client's own lag or pause passed the threshold in this window (null when no producer
- * reported either); {@code warmupRequests} counts warm-up requests left out of every statistic;
- * {@code slo} is present when the aggregator was given {@code --slo} or {@code --goodput}.
+ * from chunks that arrived in one socket read with the chunk before; {@code clientTouched} what the
+ * producers' own lag did to the TPOT samples ({@link ClientTouch}); {@code clientSuspect} is true
+ * when that lag could have raised a reported TPOT percentile by more than the threshold (null when
+ * no producer reported its lag); {@code warmupRequests} counts warm-up requests left out of every
+ * statistic; {@code slo} is present when the aggregator was given {@code --slo} or {@code
+ * --goodput}.
  */
 @JsonPropertyOrder({
   "v",
@@ -41,6 +43,7 @@ import java.util.TreeMap;
   "clientLagMaxMs",
   "coalescedGaps",
   "clientSuspect",
+  "clientTouched",
   "warmupRequests",
   "slo",
   "histograms"
@@ -68,6 +71,7 @@ public record WindowSummary(
     BigDecimal clientLagMaxMs,
     long coalescedGaps,
     Boolean clientSuspect,
+    ClientTouch clientTouched,
     long warmupRequests,
     SloResult slo,
     EncodedHistograms histograms) {
@@ -104,6 +108,7 @@ public record WindowSummary(
         clientLagMaxMs,
         coalescedGaps,
         clientSuspect,
+        clientTouched,
         warmupRequests,
         slo,
         histograms);

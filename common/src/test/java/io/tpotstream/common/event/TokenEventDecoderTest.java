@@ -263,6 +263,7 @@ class TokenEventDecoderTest {
             .withSource("producer"),
         TokenEvent.token(ts, "run-1", "req-1", "model-a", labels, 9L, 2, 3, TokenKind.TOOL, "p-1")
             .asCoalesced()
+            .withClientLag(1_500)
             .asWarmup()
             .withSource("proxy"),
         TokenEvent.end(ts, "run-1", "req-1", "model-a", labels, 90L, 3, 12, 4, "stop", 1, "p-1")
@@ -413,6 +414,7 @@ class TokenEventDecoderTest {
         actual.hasCompletionTokens() ? actual.completionTokens() : null,
         on);
     assertEquals(expected.arrivedCoalesced(), actual.coalesced(), on);
+    assertEquals(expected.clientLagOrZero(), actual.clientLagUs(), on);
     assertEquals(expected.inWarmup(), actual.warmup(), on);
     assertEquals(expected.model(), actual.model(), on);
     assertEquals(expected.labels(), actual.labels(), on);
@@ -495,6 +497,9 @@ class TokenEventDecoderTest {
         };
     if (e.type() == EventType.TOKEN && r.nextInt(4) == 0) {
       e = e.asCoalesced();
+    }
+    if (e.type() == EventType.TOKEN && r.nextInt(5) == 0) {
+      e = e.withClientLag(1 + r.nextInt(20_000));
     }
     if (e.type() != EventType.HEARTBEAT && r.nextInt(6) == 0) {
       e = e.asWarmup();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import io.tpotstream.common.Series;
 import io.tpotstream.common.stats.HistogramCodec;
 import java.math.BigDecimal;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -87,35 +88,83 @@ class WindowStatsTest {
   }
 
   @Test
-  void clientHealthIsCarriedAndFlagsTheWindowPastTheThreshold() {
+  void clientHealthIsCarried() {
     WindowStats quiet = sample();
-    assertNull(quiet.toSummary("m", "m", null, 0, 10_000).clientSuspect(), "no client report");
+    WindowSummary none = quiet.toSummary("m", "m", null, 0, 10_000);
+    assertNull(none.clientSuspect(), "no client report");
+    assertNull(none.clientTouched(), "no client report");
 
     WindowStats lagging = sample();
-    lagging.clientLag(1_400);
+    lagging.clientLag(7_400);
     lagging.clientPause(300);
     lagging.coalescedGaps(7);
     lagging.warmupRequests(2);
     WindowSummary s = lagging.toSummary("m", "m", null, 0, 10_000);
-    assertEquals(new BigDecimal("1.400"), s.clientLagMaxMs());
+    assertEquals(new BigDecimal("7.400"), s.clientLagMaxMs());
     assertEquals(new BigDecimal("0.300"), s.clientPauseMaxMs());
     assertEquals(7, s.coalescedGaps());
     assertEquals(2, s.warmupRequests());
-    assertEquals(Boolean.TRUE, s.clientSuspect(), "1.4 ms lag > default 1 ms");
     assertEquals(
-        Boolean.FALSE, lagging.toSummary("m", "m", null, 0, 10_000, 2_000).clientSuspect());
+        Boolean.FALSE, s.clientSuspect(), "a late tick that touched no gap moves no percentile");
+    assertNull(s.clientTouched(), "no gap touched: left out, as before there was attribution");
+  }
 
-    WindowStats paused = sample();
-    paused.clientLag(200);
-    paused.clientPause(5_000);
+  /** 1,000 gaps of 20 ms, and 10 of 30 ms; {@code touched} of the gaps of {@code touchedMs}. */
+  private static WindowStats touched(int touched, long touchedMicros) {
+    WindowStats stats = new WindowStats();
+    stats.tpot.recordMicros(20_000, 1_000);
+    stats.tpot.recordMicros(30_000, 10);
+    stats.tpotClientTouched.recordMicros(touchedMicros, touched);
+    stats.clientLag(12_000);
+    return stats;
+  }
+
+  @Test
+  void aWindowIsSuspectWhenTheTouchedGapsRaiseAReportedPercentile() {
+    WindowSummary s = touched(10, 30_000).toSummary("m", "m", null, 0, 10_000);
+    ClientTouch touch = s.clientTouched();
+    assertEquals(10, touch.gaps());
+    // at or above p99 (20 ms, its whole bucket): all 1,010 gaps, 10 of them touched
+    assertEquals(new BigDecimal("0.0099"), touch.tailShare());
+    assertEquals(1_000, touch.tpotWithout().count());
+    assertEquals(new BigDecimal("20.015"), touch.tpotWithout().maxMs());
+    assertEquals(List.of("p99.9", "p99.99", "max"), touch.moved());
+    assertEquals(Boolean.TRUE, s.clientSuspect());
+    assertEquals(new BigDecimal("30.015"), s.tpot().p999Ms(), "the reported values stay");
+
     assertEquals(
-        Boolean.TRUE, paused.toSummary("m", "m", null, 0, 10_000).clientSuspect(), "a pause too");
+        Boolean.FALSE,
+        touched(10, 30_000).toSummary("m", "m", null, 0, 10_000, 10_100).clientSuspect(),
+        "they raise p99.9 by 10 ms: not past a 10.1 ms threshold");
+  }
 
+  @Test
+  void touchedGapsInTheBodyMoveNothing() {
+    WindowSummary s = touched(10, 20_000).toSummary("m", "m", null, 0, 10_000);
+    assertEquals(10, s.clientTouched().gaps());
+    assertEquals(List.of(), s.clientTouched().moved());
+    assertEquals(Boolean.FALSE, s.clientSuspect());
+  }
+
+  @Test
+  void everyGapTouchedLeavesNothingToStandOn() {
+    WindowStats stats = new WindowStats();
+    stats.tpot.recordMicros(20_000, 5);
+    stats.tpotClientTouched.recordMicros(20_000, 5);
+    WindowSummary s = stats.toSummary("m", "m", null, 0, 10_000);
+    assertEquals(0, s.clientTouched().tpotWithout().count());
+    assertEquals(List.of("p50", "p90", "p99", "p99.9", "p99.99", "max"), s.clientTouched().moved());
+    assertEquals(Boolean.TRUE, s.clientSuspect());
+  }
+
+  @Test
+  void theTouchedHistogramSurvivesTheSummaryAndMerges() {
+    WindowSummary s = touched(10, 30_000).toSummary("m", "m", null, 0, 10_000);
     String json = WindowSummaryCodec.encodeToString(s);
+    WindowStats back = WindowStats.fromSummary(WindowSummaryCodec.decode(json));
     assertEquals(
-        json,
-        WindowSummaryCodec.encodeToString(
-            WindowStats.fromSummary(WindowSummaryCodec.decode(json))
-                .toSummary("m", "m", null, 0, 10_000)));
+        json, WindowSummaryCodec.encodeToString(back.toSummary("m", "m", null, 0, 10_000)));
+    back.add(touched(10, 30_000));
+    assertEquals(20, back.toSummary("m", "m", null, 0, 10_000).clientTouched().gaps());
   }
 }

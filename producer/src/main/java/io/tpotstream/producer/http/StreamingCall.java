@@ -3,6 +3,7 @@ package io.tpotstream.producer.http;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.publish.Handoff;
+import io.tpotstream.producer.publish.LoopLagMeter;
 import io.tpotstream.producer.publish.RequestRecord;
 import io.tpotstream.producer.sse.SseFramer;
 import io.vertx.core.Context;
@@ -44,6 +45,7 @@ public final class StreamingCall {
   private final URI url;
   private final Promise<Void> promise = Promise.promise();
   private final Context context;
+  private final LoopLagMeter lag;
   private final SseFramer framer = new SseFramer(this::onEvent);
   private final Buffer preview = Buffer.buffer();
   private RequestRecord record;
@@ -63,6 +65,7 @@ public final class StreamingCall {
 
   /** Creates the call on the current event-loop context, which then runs all of it. */
   public StreamingCall(CallContext run, HttpClient client, RequestSpec spec) {
+    this.lag = LoopLagMeter.current();
     this.vertx = run.vertx();
     this.client = client;
     this.config = run.config();
@@ -248,8 +251,9 @@ public final class StreamingCall {
       return;
     }
     boolean first = lastEventNs == 0;
+    long lagNs = first || lag == null ? 0 : lag.lagNs(lastEventNs, readNs);
     lastEventNs = readNs;
-    handoff.event(record, bytes, offset, length, readNs, read);
+    handoff.event(record, bytes, offset, length, readNs, read, lagNs);
     if (first) {
       armIdle(config.timeouts().idle().toMillis());
     }

@@ -88,16 +88,24 @@ public final class Handoff {
 
   /**
    * One SSE event of {@code request}: its bytes, when the read that completed its last data line
-   * returned and that read's number on the connection.
+   * returned, that read's number on the connection, and how long the loop ran late since the
+   * request's event before ({@link LoopLagMeter#lagNs}).
    */
   public void event(
-      RequestRecord request, byte[] bytes, int offset, int length, long arrivalNs, long read) {
+      RequestRecord request,
+      byte[] bytes,
+      int offset,
+      int length,
+      long arrivalNs,
+      long read,
+      long lagNs) {
     long seq = claim(request);
     if (seq < 0) {
       return;
     }
     Slot s = fill(seq, Slot.EVENT, request, arrivalNs);
     s.read = read;
+    s.lagNs = lagNs;
     s.copy(bytes, offset, length);
     ring.publish(seq);
   }

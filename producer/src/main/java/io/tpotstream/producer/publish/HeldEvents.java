@@ -5,11 +5,11 @@ import io.tpotstream.common.event.TokenKind;
 
 /**
  * The publisher's FIFO of events not yet handed to the Kafka client: normally a few events long,
- * during a broker outage the outage buffer. A token event is held as numbers (28 bytes: its
- * request, ts, elapsed ns, seq, tokens, kind, coalesced) and encoded only when it is sent; other
- * events (start, end, error, heartbeat) are held as objects. Memory comes in segments of {@value
- * #SEGMENT} events, taken as the FIFO grows and given back as it drains. Bounded: {@link #offer}
- * refuses once {@code capacity} events are held. Publisher thread only.
+ * during a broker outage the outage buffer. A token event is held as numbers (32 bytes: its
+ * request, ts, elapsed ns, seq, tokens, kind, coalesced, client lag) and encoded only when it is
+ * sent; other events (start, end, error, heartbeat) are held as objects. Memory comes in segments
+ * of {@value #SEGMENT} events, taken as the FIFO grows and given back as it drains. Bounded: {@link
+ * #offer} refuses once {@code capacity} events are held. Publisher thread only.
  */
 final class HeldEvents {
   static final int SEGMENT = 4096;
@@ -21,6 +21,7 @@ final class HeldEvents {
     final long[] elapsedNs = new long[SEGMENT];
     final int[] seq = new int[SEGMENT];
     final int[] meta = new int[SEGMENT];
+    final int[] lagUs = new int[SEGMENT];
     final Object[] ref = new Object[SEGMENT];
     Segment next;
   }
@@ -63,8 +64,11 @@ final class HeldEvents {
     return Math.min(tokens, 0xFFFFFF) << 8 | kind.ordinal() << 1 | (coalesced ? 1 : 0);
   }
 
-  /** Holds a token event ({@code bits} from {@link #chunkBits}); false when the buffer is full. */
-  boolean offerToken(RequestRecord request, long ts, long elapsedNs, int seq, int bits) {
+  /**
+   * Holds a token event ({@code bits} from {@link #chunkBits}, {@code lagUs} the client's lag in
+   * its gap); false when the buffer is full.
+   */
+  boolean offerToken(RequestRecord request, long ts, long elapsedNs, int seq, int bits, int lagUs) {
     if (!room()) {
       return false;
     }
@@ -75,6 +79,7 @@ final class HeldEvents {
     s.elapsedNs[i] = elapsedNs;
     s.seq[i] = seq;
     s.meta[i] = bits;
+    s.lagUs[i] = lagUs;
     advanceTail();
     return true;
   }
@@ -125,6 +130,10 @@ final class HeldEvents {
 
   boolean headCoalesced() {
     return coalescedOf(head.meta[headIndex]);
+  }
+
+  int headLagUs() {
+    return head.lagUs[headIndex];
   }
 
   /** The tokens of a chunk's {@link #chunkBits}. */

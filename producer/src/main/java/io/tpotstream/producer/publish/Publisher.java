@@ -465,9 +465,9 @@ public final class Publisher {
 
   /**
    * Holds a token event of {@code request}, as numbers ({@code bits}: its tokens, kind and
-   * coalesced flag, from {@link HeldEvents#chunkBits}).
+   * coalesced flag, from {@link HeldEvents#chunkBits}; {@code lagUs}: the client's lag in its gap).
    */
-  void appendToken(RequestRecord request, long ts, long elapsedNs, int seq, int bits) {
+  void appendToken(RequestRecord request, long ts, long elapsedNs, int seq, int bits, int lagUs) {
     if (dropping && request.dropped) {
       dropped.incrementAndGet();
       return;
@@ -477,7 +477,7 @@ public final class Publisher {
       lateAtSource.incrementAndGet();
       at = watermarkMs;
     }
-    if (!held.offerToken(request, at, elapsedNs, seq, bits)) {
+    if (!held.offerToken(request, at, elapsedNs, seq, bits, lagUs)) {
       if (dropping) {
         dropFrom(request);
         return;
@@ -613,7 +613,8 @@ public final class Publisher {
               held.headSeq(),
               held.headTokens(),
               held.headKind(),
-              held.headCoalesced());
+              held.headCoalesced(),
+              held.headLagUs());
       if (!send(new ProducerRecord<>(settings.topic(), null, ts, r.key, value), eventAck)) {
         return false;
       }

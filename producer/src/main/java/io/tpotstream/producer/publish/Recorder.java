@@ -42,6 +42,7 @@ public final class Recorder {
       new java.util.HashMap<>();
   private long coalescedSinceTake;
   private long coalescedTotal;
+  private long touchedTotal;
   private long tokenChunks;
   private long warmupRequests;
 
@@ -91,6 +92,14 @@ public final class Recorder {
   /** Token chunks that came out of the same socket read as the chunk before, over the run. */
   public long coalescedChunks() {
     return coalescedTotal;
+  }
+
+  /**
+   * Token chunks whose gap the client's own lag touched (its event loop ran more than 1 ms late
+   * within it), over the run.
+   */
+  public long touchedChunks() {
+    return touchedTotal;
   }
 
   /** Token chunks over the run. */
@@ -175,6 +184,7 @@ public final class Recorder {
     }
     r.sseEvents++;
     r.lastEventNs = slot.ns;
+    r.lagSinceTokenNs += slot.lagNs;
     if (!fields.read(slot.bytes, 0, slot.length)) {
       return;
     }
@@ -206,6 +216,12 @@ public final class Recorder {
     r.tokensPerChunk[seq] = token.tokens();
     boolean coalesced = seq > 0 && read == r.lastTokenRead;
     r.lastTokenRead = read;
+    // the loop's lateness since the chunk before: what the client can have added to this gap
+    int lagUs = seq == 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, r.lagSinceTokenNs / 1000);
+    r.lagSinceTokenNs = 0;
+    if (lagUs > 0) {
+      touchedTotal++;
+    }
     r.chunks++;
     tokenChunks++;
     if (coalesced) {
@@ -217,7 +233,8 @@ public final class Recorder {
         clock.tsMs(arrivalNs),
         arrivalNs - r.startNs,
         seq,
-        HeldEvents.chunkBits(token.tokens(), token.kind(), coalesced));
+        HeldEvents.chunkBits(token.tokens(), token.kind(), coalesced),
+        lagUs);
   }
 
   private void end(RequestRecord r, Slot slot, Publisher out) {

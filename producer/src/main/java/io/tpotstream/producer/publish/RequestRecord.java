@@ -45,6 +45,10 @@ public final class RequestRecord {
   int sseEvents;
   long lastEventNs;
   long lastTokenRead = -1;
+
+  /** How long the event loop ran late since the last token chunk (ns, summed over events). */
+  long lagSinceTokenNs;
+
   long endNs;
   RequestFailure failed;
   boolean finished;

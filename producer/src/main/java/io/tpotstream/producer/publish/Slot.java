@@ -24,6 +24,9 @@ final class Slot {
   /** Which socket read of the connection completed the event. */
   long read;
 
+  /** How long the event loop ran late since the request's event before (an event's only). */
+  long lagNs;
+
   byte[] bytes = NONE;
   int length;
 

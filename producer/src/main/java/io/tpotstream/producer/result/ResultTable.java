@@ -199,12 +199,14 @@ public final class ResultTable {
     out.append(
         String.format(
             Locale.ROOT,
-            "client: event-loop lag max %.1f ms, longest own pause %.1f ms; %s of %d token chunks"
-                + " arrived in the same socket read as the chunk before (coalesced)%n",
+            "client: event-loop lag max %.1f ms, longest own pause %.1f ms; of %d token chunks,"
+                + " %s arrived in the same socket read as the chunk before (coalesced), %s had"
+                + " the event loop more than 1 ms late within their gap (touched)%n",
             result.loopLagMaxUs() / 1000.0,
             result.clientPauseMaxUs() / 1000.0,
+            result.tokenChunks(),
             percent(LatencyHistogram.ratio(result.coalescedChunks(), result.tokenChunks(), 4)),
-            result.tokenChunks()));
+            percent(LatencyHistogram.ratio(result.touchedChunks(), result.tokenChunks(), 4))));
     if (result.outages().count() > 0) {
       out.append(
           String.format(

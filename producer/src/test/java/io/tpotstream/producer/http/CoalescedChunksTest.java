@@ -5,6 +5,7 @@ import static io.tpotstream.producer.testing.ScriptedServer.ROLE;
 import static io.tpotstream.producer.testing.ScriptedServer.content;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.common.event.EventType;
 import io.tpotstream.common.event.TokenEvent;
@@ -26,6 +27,51 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(KafkaExtension.class)
 class CoalescedChunksTest {
+  /**
+   * A stop-the-world pause (a full collection) halfway through one gap stalls the producer's event
+   * loop as a long GC pause or a descheduled thread would: that gap, and only gaps that overlap a
+   * stall, carry the client's lag, never more than the gap itself.
+   */
+  @Test
+  void aGapTheClientStalledInCarriesTheClientsLag(TestKafka kafka) {
+    long[] pauseNs = {0};
+    Script stalled =
+        Script.sse()
+            .write("data: " + ROLE + "\n\n")
+            .pause(100)
+            .write("data: " + content("a") + "\n\n")
+            .pause(100)
+            .run(
+                () -> {
+                  long start = System.nanoTime();
+                  System.gc();
+                  pauseNs[0] = System.nanoTime() - start;
+                })
+            .pause(200)
+            .write("data: " + content("b") + "\n\n")
+            .pause(50)
+            .write("data: " + FINISH + "\n\ndata: [DONE]\n\n");
+    try (ScriptedServer server = new ScriptedServer().on("stalled", stalled)) {
+      Runs.Finished run =
+          Runs.run(kafka, server.baseUrl(), "stalled", Map.of("total_requests", "1"));
+
+      List<TokenEvent> tokens =
+          TopicReader.onlyRequestOf(run.records(), "stalled").stream()
+              .filter(e -> e.type() == EventType.TOKEN)
+              .toList();
+      assertEquals(2, tokens.size());
+      assertEquals(0, tokens.get(0).clientLagOrZero(), "the first chunk has no gap");
+      long gapUs = (tokens.get(1).elapsedNs() - tokens.get(0).elapsedNs()) / 1000;
+      long lagUs = tokens.get(1).clientLagOrZero();
+      assertTrue(
+          pauseNs[0] > 2_000_000, "the full collection stopped the world for more than 2 ms");
+      assertTrue(
+          lagUs > 1_000 && lagUs <= gapUs,
+          "a → b overlapped the pause: lag " + lagUs + " µs in a gap of " + gapUs + " µs");
+      assertEquals(1, run.result().touchedChunks());
+    }
+  }
+
   @Test
   void chunksOfOneReadAreMarkedCoalescedAndCountedInHeartbeats(TestKafka kafka) {
     Script burst =

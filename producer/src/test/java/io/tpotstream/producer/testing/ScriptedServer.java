@@ -120,6 +120,10 @@ public final class ScriptedServer implements AutoCloseable {
       }
       case PAUSE -> vertx.setTimer(s.delayMs, id -> next.run());
       case CUT -> request.connection().close();
+      case RUN -> {
+        s.action.run();
+        next.run();
+      }
       case END -> response.end();
     }
   }
@@ -133,10 +137,15 @@ public final class ScriptedServer implements AutoCloseable {
     WRITE,
     PAUSE,
     CUT,
+    RUN,
     END
   }
 
-  record Step(Kind kind, byte[] bytes, long delayMs) {}
+  record Step(Kind kind, byte[] bytes, long delayMs, Runnable action) {
+    Step(Kind kind, byte[] bytes, long delayMs) {
+      this(kind, bytes, delayMs, null);
+    }
+  }
 
   /** What to answer: a status, headers, then writes, pauses and an end or a cut connection. */
   public static final class Script {
@@ -185,6 +194,12 @@ public final class ScriptedServer implements AutoCloseable {
 
     public Script pause(long ms) {
       steps.add(new Step(Kind.PAUSE, null, ms));
+      return this;
+    }
+
+    /** Runs {@code action} on the server's event loop at this point of the answer. */
+    public Script run(Runnable action) {
+      steps.add(new Step(Kind.RUN, null, 0, action));
       return this;
     }
 

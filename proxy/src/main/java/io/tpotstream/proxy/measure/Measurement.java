@@ -4,6 +4,7 @@ import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.http.ErrorClass;
 import io.tpotstream.producer.http.RequestFailure;
 import io.tpotstream.producer.publish.Handoff;
+import io.tpotstream.producer.publish.LoopLagMeter;
 import io.tpotstream.producer.publish.RequestRecord;
 import io.tpotstream.producer.sse.SseFramer;
 import io.tpotstream.proxy.http.ExchangeObserver;
@@ -52,6 +53,8 @@ final class Measurement implements ExchangeObserver {
   private long earlyFailureNs;
   private String contentType = "";
   private Decompressor decompressor;
+  private final LoopLagMeter lag = LoopLagMeter.current();
+  private long lastEventNs;
 
   Measurement(
       Measurements owner,
@@ -205,7 +208,9 @@ final class Measurement implements ExchangeObserver {
   private void onEvent(
       byte[] bytes, int offset, int length, boolean terminal, long readNs, long read) {
     if (state == State.MEASURING) {
-      owner.handoff().event(record, bytes, offset, length, readNs, read);
+      long lagNs = lastEventNs == 0 || lag == null ? 0 : lag.lagNs(lastEventNs, readNs);
+      lastEventNs = readNs;
+      owner.handoff().event(record, bytes, offset, length, readNs, read, lagNs);
     }
   }
 

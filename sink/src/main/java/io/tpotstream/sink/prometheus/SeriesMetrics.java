@@ -29,6 +29,7 @@ final class SeriesMetrics {
   long outputTokens;
   long lateSamples;
   long coalescedGaps;
+  long clientTouchedGaps;
   long warmupRequests;
   long windows;
   long suspectWindows;
@@ -83,6 +84,9 @@ final class SeriesMetrics {
     outputTokens += summary.outputTokens();
     lateSamples += summary.lateSamples();
     coalescedGaps += summary.coalescedGaps();
+    if (summary.clientTouched() != null) {
+      clientTouchedGaps += summary.clientTouched().gaps();
+    }
     warmupRequests += summary.warmupRequests();
     windows++;
     if (Boolean.TRUE.equals(summary.clientSuspect())) {

@@ -90,13 +90,18 @@ final class TpotCollector implements MultiCollector {
           "TPOT samples whose chunk arrived in the same socket read as the chunk before",
           s -> s.coalescedGaps);
       counter(
+          "tpot_client_touched_gaps",
+          "TPOT samples whose gap a producer's own event loop ran more than 1 ms late in",
+          s -> s.clientTouchedGaps);
+      counter(
           "tpot_warmup_requests",
           "Warm-up requests, left out of every statistic",
           s -> s.warmupRequests);
       counter("tpot_windows", "Closed windows read by the sink", s -> s.windows);
       counter(
           "tpot_client_suspect_windows",
-          "Closed windows in which the producers' own lag or pause passed the threshold",
+          "Closed windows in which the producers' own lag could have raised a reported TPOT"
+              + " percentile by more than the threshold",
           s -> s.suspectWindows);
 
       for (LatencyMetric latency : LatencyMetric.ALL) {
@@ -124,10 +129,20 @@ final class TpotCollector implements MultiCollector {
           w -> seconds(w.clientLagMaxMs()));
       gauge(
           "tpot_window_client_suspect",
-          "1 when the producers' own lag or pause passed the threshold in the latest closed window,"
-              + " 0 when not, NaN when they did not report it",
+          "1 when the producers' own lag could have raised a reported TPOT percentile by more than"
+              + " the threshold in the latest closed window, 0 when not, NaN when they did not"
+              + " report it",
           null,
           w -> w.clientSuspect() == null ? Double.NaN : w.clientSuspect() ? 1 : 0);
+      gauge(
+          "tpot_window_client_touched_tail_ratio",
+          "The share of the TPOT samples at or above p99 whose gap the producers' own lag touched,"
+              + " in the latest closed window",
+          null,
+          w ->
+              w.clientTouched() == null || w.clientTouched().tailShare() == null
+                  ? Double.NaN
+                  : number(w.clientTouched().tailShare()));
       slo();
       gauge(
           "tpot_window_end_timestamp_seconds",

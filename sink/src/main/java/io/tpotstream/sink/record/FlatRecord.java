@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import io.tpotstream.common.Json;
 import io.tpotstream.common.slo.ObjectiveResult;
 import io.tpotstream.common.stats.LatencySummary;
+import io.tpotstream.common.summary.ClientTouch;
 import io.tpotstream.common.summary.RequestCounts;
 import io.tpotstream.common.summary.WindowSummary;
 import java.io.ByteArrayOutputStream;
@@ -63,6 +64,11 @@ public record FlatRecord(
     BigDecimal clientLagMaxMs,
     long coalescedGaps,
     Boolean clientSuspect,
+    Long clientTouchedGaps,
+    BigDecimal clientTouchedTailShare,
+    BigDecimal tpotP99WithoutClientMs,
+    BigDecimal tpotP999WithoutClientMs,
+    BigDecimal tpotMaxWithoutClientMs,
     long warmupRequests,
     Boolean sloMet,
     String sloMissed,
@@ -106,6 +112,11 @@ public record FlatRecord(
           Map.entry("client_lag_max_ms", FlatRecord::clientLagMaxMs),
           Map.entry("coalesced_gaps", FlatRecord::coalescedGaps),
           Map.entry("client_suspect", FlatRecord::clientSuspect),
+          Map.entry("client_touched_gaps", FlatRecord::clientTouchedGaps),
+          Map.entry("client_touched_tail_share", FlatRecord::clientTouchedTailShare),
+          Map.entry("tpot_p99_without_client_ms", FlatRecord::tpotP99WithoutClientMs),
+          Map.entry("tpot_p99_9_without_client_ms", FlatRecord::tpotP999WithoutClientMs),
+          Map.entry("tpot_max_without_client_ms", FlatRecord::tpotMaxWithoutClientMs),
           Map.entry("warmup_requests", FlatRecord::warmupRequests),
           Map.entry("slo_met", FlatRecord::sloMet),
           Map.entry("slo_missed", FlatRecord::sloMissed),
@@ -113,9 +124,11 @@ public record FlatRecord(
 
   /**
    * Columns after the labels: the seed's TPOT table in its order, TTFT, request TPOT and E2E, the
-   * request counts, the client's health in the window, then the SLO's verdict on the window ({@code
-   * slo_met}, the missed objectives' names joined by {@code ;}, one with no data as {@code
-   * NAME:no_data}, {@code goodput}; empty without {@code --slo}/{@code --goodput}).
+   * request counts, the client's health in the window (its lag's touched gaps, their share of the
+   * tail at or above p99, and TPOT p99, p99.9 and max without them when there were some), then the
+   * SLO's verdict on the window ({@code slo_met}, the missed objectives' names joined by {@code ;},
+   * one with no data as {@code NAME:no_data}, {@code goodput}; empty without {@code --slo}/{@code
+   * --goodput}).
    */
   public static final List<String> STAT_COLUMNS = STATS.stream().map(Map.Entry::getKey).toList();
 
@@ -133,6 +146,9 @@ public record FlatRecord(
     LatencySummary requestTpot = orEmpty(s.requestTpot());
     LatencySummary e2e = orEmpty(s.e2e());
     RequestCounts requests = s.requests();
+    ClientTouch touch = s.clientTouched();
+    LatencySummary without =
+        touch == null || touch.tpotWithout() == null ? LatencySummary.EMPTY : touch.tpotWithout();
     return new FlatRecord(
         s.windowStart(),
         s.windowEnd(),
@@ -171,6 +187,11 @@ public record FlatRecord(
         s.clientLagMaxMs(),
         s.coalescedGaps(),
         s.clientSuspect(),
+        touch != null ? (Long) touch.gaps() : s.clientSuspect() == null ? null : 0L,
+        touch != null ? touch.tailShare() : s.clientSuspect() == null ? null : BigDecimal.ZERO,
+        without.p99Ms(),
+        without.p999Ms(),
+        without.maxMs(),
         s.warmupRequests(),
         s.slo() == null ? null : s.slo().met(),
         s.slo() == null || s.slo().met()

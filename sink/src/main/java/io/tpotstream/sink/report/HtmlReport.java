@@ -1,8 +1,10 @@
 package io.tpotstream.sink.report;
 
 import io.tpotstream.common.stats.LatencySummary;
+import io.tpotstream.common.summary.ClientTouch;
 import io.tpotstream.common.summary.RequestCounts;
 import io.tpotstream.common.summary.WindowSummary;
+import io.tpotstream.sink.record.WholeRunTable;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -48,7 +50,9 @@ final class HtmlReport {
         .append("<th>TPOT count</th><th>TPOT mean</th><th>TPOT p50</th><th>TPOT p90</th>")
         .append("<th>TPOT p99</th><th>TPOT p99.9</th><th>TPOT p99.99</th><th>TPOT max</th>")
         .append("<th>TTFT p50</th><th>TTFT p99</th><th>finished requests</th><th>failed</th>")
-        .append("<th>error rate</th><th>output tokens/s</th></tr>\n");
+        .append("<th>error rate</th><th>output tokens/s</th>")
+        .append("<th>client-touched gaps (share of the tail ≥ p99)</th>")
+        .append("<th>TPOT p99 / p99.9 / max without them</th></tr>\n");
     for (String name : names) {
       WindowSummary run = model.wholeRun(name);
       LatencySummary tpot = run.tpot();
@@ -69,6 +73,27 @@ final class HtmlReport {
       cell(html, null, Long.toString(requests.failed()));
       cell(html, null, requests.errorRate().movePointRight(2).toPlainString() + "%");
       cell(html, null, run.tokensPerSecond().toPlainString());
+      ClientTouch touch = run.clientTouched();
+      boolean touched = touch != null && touch.gaps() > 0;
+      cell(
+          html,
+          null,
+          touched
+              ? touch.gaps()
+                  + " ("
+                  + touch.tailShare().movePointRight(2).stripTrailingZeros().toPlainString()
+                  + "%)"
+              : run.clientSuspect() == null ? "" : "0");
+      cell(
+          html,
+          null,
+          touched
+              ? WholeRunTable.ms(touch.tpotWithout().p99Ms())
+                  + " / "
+                  + WholeRunTable.ms(touch.tpotWithout().p999Ms())
+                  + " / "
+                  + WholeRunTable.ms(touch.tpotWithout().maxMs())
+              : "");
       html.append("</tr>\n");
     }
     html.append("</table>\n");
