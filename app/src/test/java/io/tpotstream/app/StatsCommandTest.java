@@ -302,9 +302,25 @@ class StatsCommandTest {
         run.err());
   }
 
+  /**
+   * Every gap is 5 ms but req-0's last, 6.5 ms, whose chunk carries the client's lag: without it
+   * the max is 1.5 ms lower, so only a threshold below 1.5 ms makes the window suspect.
+   */
   @Test
   void theClientLagThresholdDecidesWhichWindowsAreSuspect() throws Exception {
     List<TokenEvent> events = new ArrayList<>(events());
+    int last =
+        events.indexOf(
+            events.stream()
+                .filter(e -> e.seq() != null && e.seq() == 19)
+                .findFirst()
+                .orElseThrow());
+    TokenEvent stretched = events.get(last);
+    events.set(
+        last,
+        TestEvents.content(
+                stretched.ts(), "req-0", stretched.labels(), stretched.elapsedNs() + 1_500_000L, 19)
+            .withClientLag(1_600));
     events.add(1, TokenEvent.heartbeat(T0 + 50, "run", "p1", T0 - 100, false, 200L, 1_500L, 2L));
     Path file = exportFile(events);
     for (String threshold : List.of("1ms", "1500us", "2ms")) {
@@ -312,6 +328,8 @@ class StatsCommandTest {
           tpot("stats", file.toString(), "--format", "json", "--client-lag-threshold", threshold);
       WindowSummary s = WindowSummaryCodec.decode(run.out().lines().findFirst().orElseThrow());
       assertEquals(new java.math.BigDecimal("1.500"), s.clientLagMaxMs());
+      assertEquals(1, s.clientTouched().gaps());
+      assertEquals(new java.math.BigDecimal("5.003"), s.clientTouched().tpotWithout().maxMs());
       assertEquals(threshold.equals("1ms"), s.clientSuspect(), threshold);
     }
   }

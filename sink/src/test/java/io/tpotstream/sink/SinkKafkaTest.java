@@ -103,7 +103,9 @@ class SinkKafkaTest {
           "2026-01-01T00:00:40Z,2026-01-01T00:00:50Z,1767225650000,model-b{concurrency=20},"
               + "model-b,20,0"
               + ",".repeat(20)
-              + "2,0,2,1.0000,0,0.000,0,,,0,,0"
+              + "2,0,2,1.0000,0,0.000,0,,,0,"
+              + ",,,,," // no client report: no touched gaps either
+              + ",0"
               + ",,,", // slo_met, slo_missed, goodput: empty without an SLO
           lines.stream().filter(l -> l.startsWith("2026-01-01T00:00:40Z")).findFirst().get());
       assertTrue(Files.readAllLines(dir.resolve("out/summaries.jsonl")).size() == summaries.size());

@@ -25,12 +25,12 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Follows the run's summaries topic while it goes on: the latest window per series (p50, p99,
- * p99.9, errors, and the producer's own worst event-loop lag and pause beside them, with the window
- * flagged CLIENT SUSPECT when they passed the threshold), and per model the requests accounted for,
- * which tells the run when every request it made is in a closed window. Shown on stderr as the
- * progress of every command is ({@link Progress.Mode}): redrawn in place on a terminal, a line per
- * window elsewhere, nothing with {@code --quiet} (it still follows the summaries: the run needs its
- * counts).
+ * p99.9, errors, the producer's own worst event-loop lag and pause, the gaps that lag touched, and
+ * CLIENT SUSPECT with the percentiles without them when those gaps moved a reported percentile),
+ * and per model the requests accounted for, which tells the run when every request it made is in a
+ * closed window. Shown on stderr as the progress of every command is ({@link Progress.Mode}):
+ * redrawn in place on a terminal, a line per window elsewhere, nothing with {@code --quiet} (it
+ * still follows the summaries: the run needs its counts).
  */
 final class LiveView implements AutoCloseable {
   private static final DateTimeFormatter CLOCK =
@@ -184,7 +184,7 @@ final class LiveView implements AutoCloseable {
     if (touch != null && touch.gaps() > 0) {
       line.append(", client lag touched ")
           .append(touch.gaps())
-          .append(" gaps (")
+          .append(touch.gaps() == 1 ? " gap (" : " gaps (")
           .append(touch.tailShare().movePointRight(2).stripTrailingZeros().toPlainString())
           .append("% of the tail ≥ p99)");
     }

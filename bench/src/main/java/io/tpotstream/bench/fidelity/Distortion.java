@@ -12,8 +12,8 @@ import java.util.Optional;
  * Measured gap minus sent gap, token by token: a client's gap between chunks seq-1 and seq against
  * the simulator's gap between sending them (its ground truth for the same X-Request-Id).
  * Percentiles are of the absolute difference. For the producer, gaps distorted by more than 1 ms
- * are also checked against its heartbeats: was the client's own lag over 1 ms then (flagged), or
- * was the distortion silent?
+ * are also checked against its own attribution: did the chunk carry the client's lag (touched), or
+ * was the distortion silent? And of the gaps it touched, how many were distorted that much?
  */
 final class Distortion {
   static final long SUSPECT_THRESHOLD_US = 1000;
@@ -27,7 +27,9 @@ final class Distortion {
   long requestsMatched;
   long requestsWithoutTruth;
   long distorted;
-  long distortedFlagged;
+  long distortedTouched;
+  long touched;
+  long touchedDistorted;
 
   /** The producer's gaps, from its published events. */
   static Distortion of(EventsTopic events, GroundTruth truth) {
@@ -40,7 +42,7 @@ final class Distortion {
       }
       d.requestsMatched++;
       EventsTopic.Request r = e.getValue();
-      d.add(r.elapsedBySeq, r.tsBySeq, events, sent.get().chunks());
+      d.add(r.elapsedBySeq, r, sent.get().chunks());
     }
     return d;
   }
@@ -55,12 +57,12 @@ final class Distortion {
         continue;
       }
       d.requestsMatched++;
-      d.add(e.getValue(), null, null, sent.get().chunks());
+      d.add(e.getValue(), null, sent.get().chunks());
     }
     return d;
   }
 
-  private void add(long[] bySeq, long[] tsBySeq, EventsTopic events, List<ChunkTruth> chunks) {
+  private void add(long[] bySeq, EventsTopic.Request events, List<ChunkTruth> chunks) {
     ChunkTruth previous = null;
     for (ChunkTruth chunk : chunks) {
       if (previous != null && previous.seq() == chunk.seq() - 1) {
@@ -77,11 +79,13 @@ final class Distortion {
             maxNegativeNs = Math.min(maxNegativeNs, diffNs);
           }
           absolute.recordNanos(Math.abs(diffNs));
-          if (events != null && Math.abs(diffNs) > SUSPECT_THRESHOLD_US * 1000) {
-            distorted++;
-            if (events.clientSuspectAt(tsBySeq[chunk.seq()], SUSPECT_THRESHOLD_US)) {
-              distortedFlagged++;
-            }
+          if (events != null) {
+            boolean far = Math.abs(diffNs) > SUSPECT_THRESHOLD_US * 1000;
+            boolean lagged = events.lagUs(chunk.seq()) > 0;
+            distorted += far ? 1 : 0;
+            distortedTouched += far && lagged ? 1 : 0;
+            touched += lagged ? 1 : 0;
+            touchedDistorted += far && lagged ? 1 : 0;
           }
         }
       }

@@ -23,20 +23,28 @@ final class EventsTopic {
   static final class Request {
     long[] elapsedBySeq = new long[0];
     long[] tsBySeq = new long[0];
+    long[] lagUsBySeq = new long[0];
     Long scheduleLagNs;
     long startTsMs = -1;
 
-    void token(int seq, long elapsedNs, long ts) {
+    void token(int seq, long elapsedNs, long ts, long lagUs) {
       if (seq >= elapsedBySeq.length) {
         int old = elapsedBySeq.length;
         int size = Math.max(seq + 1, old * 2);
         elapsedBySeq = Arrays.copyOf(elapsedBySeq, size);
         tsBySeq = Arrays.copyOf(tsBySeq, size);
+        lagUsBySeq = Arrays.copyOf(lagUsBySeq, size);
         Arrays.fill(elapsedBySeq, old, size, -1);
         Arrays.fill(tsBySeq, old, size, -1);
       }
       elapsedBySeq[seq] = elapsedNs;
       tsBySeq[seq] = ts;
+      lagUsBySeq[seq] = lagUs;
+    }
+
+    /** The client's own lag within chunk {@code seq}'s gap, µs (0: untouched). */
+    long lagUs(int seq) {
+      return seq < lagUsBySeq.length ? lagUsBySeq[seq] : 0;
     }
 
     long elapsedNs(int seq) {
@@ -110,7 +118,7 @@ final class EventsTopic {
       r.startTsMs = e.ts();
       firstStartTsMs = Math.min(firstStartTsMs, e.ts());
     } else if (e.type() == EventType.TOKEN) {
-      r.token(e.seq(), e.elapsedNs(), e.ts());
+      r.token(e.seq(), e.elapsedNs(), e.ts(), e.clientLagOrZero());
       if (tokens == tokenTsMs.length) {
         tokenTsMs = Arrays.copyOf(tokenTsMs, tokens * 2);
       }
@@ -127,29 +135,6 @@ final class EventsTopic {
       }
     }
     return n;
-  }
-
-  /**
-   * True when the client's own lag or pause passed {@code thresholdUs} in the heartbeat interval
-   * holding {@code ts} or the one after it (a late tick is reported by the heartbeat after it).
-   */
-  boolean clientSuspectAt(long ts, long thresholdUs) {
-    int lo = 0;
-    int hi = heartbeats.size();
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (heartbeats.get(mid).ts() < ts) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    for (int i = lo; i < Math.min(lo + 2, heartbeats.size()); i++) {
-      if (heartbeats.get(i).worstUs() > thresholdUs) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** Heartbeat intervals whose client lag or pause passed {@code thresholdUs}. */

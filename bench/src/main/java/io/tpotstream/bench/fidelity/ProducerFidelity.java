@@ -335,13 +335,16 @@ public final class ProducerFidelity {
             suspect,
             events.heartbeats.size()));
     report.figure(
-        p.label() + ": gaps distorted by more than 1 ms, flagged by the client's own lag",
+        p.label() + ": gaps distorted by more than 1 ms that the client's own lag touched",
         String.format(
             Locale.ROOT,
-            "%s of %s (%.1f%%); the rest were silent",
-            BenchReport.count(d.distortedFlagged),
+            "%s of %s (%.1f%%; the rest were silent); of %s touched gaps, %.1f%% were distorted"
+                + " that much",
+            BenchReport.count(d.distortedTouched),
             BenchReport.count(d.distorted),
-            d.distorted == 0 ? 100.0 : 100.0 * d.distortedFlagged / d.distorted));
+            d.distorted == 0 ? 100.0 : 100.0 * d.distortedTouched / d.distorted,
+            BenchReport.count(d.touched),
+            d.touched == 0 ? 0.0 : 100.0 * d.touchedDistorted / d.touched));
     report.figure(
         p.label() + ": producer's worst own pause",
         BenchReport.ms(r.clientPauseMaxUs())

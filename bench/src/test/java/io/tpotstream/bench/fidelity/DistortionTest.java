@@ -76,27 +76,24 @@ class DistortionTest {
   }
 
   @Test
-  void distortedGapsAreCheckedAgainstTheClientsOwnLagInItsHeartbeats() {
-    GroundTruth truth = sentEvery20Ms("r-3", 0, 4);
+  void distortedGapsAreCheckedAgainstTheClientsOwnLagOnTheirChunks() {
+    GroundTruth truth = sentEvery20Ms("r-3", 0, 5);
     EventsTopic events = new EventsTopic();
-    // gaps of 25, 20 and 35 ms against 20 ms sent: +5 ms at ts 2000, 0, +15 ms at ts 5000
-    long[] measuredNs = {0, 25 * MS, 45 * MS, 80 * MS};
-    long[] ts = {1990, 2000, 2100, 5000};
-    for (int seq = 0; seq < 4; seq++) {
-      events.add(token(ts[seq], "r-3", seq, measuredNs[seq]));
+    // gaps of 25, 20, 35 and 20 ms against 20 ms sent: +5 ms, 0, +15 ms, 0
+    long[] measuredNs = {0, 25 * MS, 45 * MS, 80 * MS, 100 * MS};
+    // the client's lag touched the first gap (+5 ms) and the fourth (not distorted)
+    long[] lagUs = {0, 5_000, 0, 0, 2_000};
+    for (int seq = 0; seq < measuredNs.length; seq++) {
+      events.add(token("r-3", seq, measuredNs[seq]).withClientLag(lagUs[seq]));
     }
-    // the heartbeat after ts 2000 says the loops ran 4 ms late; the ones around 5000 say 0.2 ms
-    events.add(TokenEvent.heartbeat(3000, "run", "p", 2800, false, 100L, 4000L, 0L));
-    events.add(TokenEvent.heartbeat(5500, "run", "p", 5300, false, 100L, 200L, 0L));
-    events.add(TokenEvent.heartbeat(6500, "run", "p", 6300, false, 100L, 200L, 0L));
-    events.heartbeats.sort((a, b) -> Long.compare(a.ts(), b.ts()));
 
     Distortion d = Distortion.of(events, truth);
 
-    assertEquals(3, d.pairs);
+    assertEquals(4, d.pairs);
     assertEquals(2, d.distorted, "two gaps off by more than 1 ms");
-    assertEquals(1, d.distortedFlagged, "one of them in a second the client flagged itself");
-    assertEquals(1, events.suspectIntervals(1000));
+    assertEquals(1, d.distortedTouched, "one of them touched by the client's own lag");
+    assertEquals(2, d.touched);
+    assertEquals(1, d.touchedDistorted, "the other touched gap was not distorted");
   }
 
   @Test

@@ -50,11 +50,13 @@ public class PrometheusEndpointTest {
 
   /**
    * TPOT 10..1000 µs, TTFT 1000..2000 µs, 5 requests of which one failed with http_429, 104 output
-   * tokens; the client's worst loop lag 2.5 ms (suspect).
+   * tokens; the client's worst loop lag 2.5 ms, its lag touched the 1 ms gap, the largest, which
+   * raises the max by 10 µs only (not suspect).
    */
   private static WindowSummary modelA(int window) {
     WindowStats stats = TestWindows.knownTpotAndTtft();
     stats.clientLag(2_500);
+    stats.tpotClientTouched.recordMicros(1_000);
     return TestWindows.of("model-a", Map.of("concurrency", "5"), window, stats);
   }
 
@@ -95,7 +97,8 @@ public class PrometheusEndpointTest {
             "tpot_errors_total{concurrency=\"5\",error_class=\"timeout_idle\",model=\"model-a\"} 0.0",
             "tpot_output_tokens_total{" + a + "} 104.0",
             "tpot_windows_total{" + a + "} 1.0",
-            "tpot_client_suspect_windows_total{" + a + "} 1.0",
+            "tpot_client_suspect_windows_total{" + a + "} 0.0",
+            "tpot_client_touched_gaps_total{" + a + "} 1.0",
             "# TYPE tpot_window_tpot_seconds gauge",
             "tpot_window_tpot_seconds{" + a + ",percentile=\"50\"} 5.0E-4",
             "tpot_window_tpot_seconds{" + a + ",percentile=\"99\"} 9.9E-4",
@@ -108,7 +111,9 @@ public class PrometheusEndpointTest {
             "tpot_window_tokens_per_second{" + a + "} 10.4",
             "tpot_window_client_lag_max_seconds{" + a + "} 0.0025",
             "tpot_window_client_pause_max_seconds{" + a + "} NaN",
-            "tpot_window_client_suspect{" + a + "} 1.0",
+            "tpot_window_client_suspect{" + a + "} 0.0",
+            // at or above p99 (990 µs): the 990 and 1000 µs gaps, one of them touched
+            "tpot_window_client_touched_tail_ratio{" + a + "} 0.5",
             "tpot_window_end_timestamp_seconds{" + a + "} 1.76722562E9")) {
       assertTrue(lines.contains(expected), "missing line " + expected + " in\n" + text);
     }

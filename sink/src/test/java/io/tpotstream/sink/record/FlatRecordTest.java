@@ -58,6 +58,11 @@ class FlatRecordTest {
             "client_lag_max_ms",
             "coalesced_gaps",
             "client_suspect",
+            "client_touched_gaps",
+            "client_touched_tail_share",
+            "tpot_p99_without_client_ms",
+            "tpot_p99_9_without_client_ms",
+            "tpot_max_without_client_ms",
             "warmup_requests",
             "slo_met",
             "slo_missed",
@@ -109,6 +114,11 @@ class FlatRecordTest {
             "0.250",
             "3",
             "false",
+            "0",
+            "0",
+            "",
+            "",
+            "",
             "1",
             "",
             "",
@@ -135,7 +145,8 @@ class FlatRecordTest {
             + "\"requests_started\":5,\"requests_completed\":4,\"requests_failed\":1,"
             + "\"error_rate\":0.2000,\"output_tokens\":104,\"tokens_per_s\":10.400,"
             + "\"late_samples\":2,\"client_lag_max_ms\":0.250,\"coalesced_gaps\":3,"
-            + "\"client_suspect\":false,\"warmup_requests\":1}",
+            + "\"client_suspect\":false,\"client_touched_gaps\":0,"
+            + "\"client_touched_tail_share\":0,\"warmup_requests\":1}",
         json);
   }
 
@@ -185,6 +196,11 @@ class FlatRecordTest {
             "",
             "0",
             "",
+            "",
+            "",
+            "",
+            "",
+            "",
             "0",
             "",
             "",
@@ -201,7 +217,7 @@ class FlatRecordTest {
   }
 
   @Test
-  void clientHealthColumnsComeLastAndSaySuspectPastTheThreshold() {
+  void clientHealthColumnsComeLastAndALateTickThatTouchedNoGapIsNotSuspect() {
     WindowStats stats = new WindowStats();
     stats.clientPause(1_234);
     stats.clientLag(800);
@@ -210,14 +226,39 @@ class FlatRecordTest {
 
     List<String> cells = record.cells(List.of());
     assertEquals(
-        List.of("1.234", "0.800", "7", "true", "0", "", "", ""),
-        cells.subList(cells.size() - 8, cells.size()));
+        List.of("1.234", "0.800", "7", "false", "0", "0", "", "", "", "0", "", "", ""),
+        cells.subList(cells.size() - 13, cells.size()));
     String json = new String(record.toJson(), StandardCharsets.UTF_8);
     assertEquals(
         true,
         json.endsWith(
             "\"late_samples\":0,\"client_pause_max_ms\":1.234,\"client_lag_max_ms\":0.800,"
-                + "\"coalesced_gaps\":7,\"client_suspect\":true,\"warmup_requests\":0}"),
+                + "\"coalesced_gaps\":7,\"client_suspect\":false,\"client_touched_gaps\":0,"
+                + "\"client_touched_tail_share\":0,\"warmup_requests\":0}"),
+        json);
+  }
+
+  @Test
+  void touchedGapsInTheTailMakeTheWindowSuspectAndGiveTheTpotWithoutThem() {
+    WindowStats stats = new WindowStats();
+    stats.tpot.recordMicros(20_000, 1_000);
+    stats.tpot.recordMicros(30_000, 10);
+    stats.tpotClientTouched.recordMicros(30_000, 10);
+    stats.clientLag(12_000);
+    FlatRecord record = FlatRecord.of(TestWindows.of("m", Map.of(), 0, stats));
+
+    List<String> cells = record.cells(List.of());
+    assertEquals(
+        List.of("true", "10", "0.0099", "20.015", "20.015", "20.015", "0"),
+        cells.subList(cells.size() - 10, cells.size() - 3));
+    String json = new String(record.toJson(), StandardCharsets.UTF_8);
+    assertEquals(
+        true,
+        json.endsWith(
+            "\"client_suspect\":true,\"client_touched_gaps\":10,"
+                + "\"client_touched_tail_share\":0.0099,\"tpot_p99_without_client_ms\":20.015,"
+                + "\"tpot_p99_9_without_client_ms\":20.015,"
+                + "\"tpot_max_without_client_ms\":20.015,\"warmup_requests\":0}"),
         json);
   }
 
