@@ -12,7 +12,9 @@ public enum Metric {
   SCHEDULE_LAG,
   TTFT_FROM_INTENDED,
   /** The TPOT samples whose gap the producer's own lag touched (a subset of {@link #TPOT}). */
-  TPOT_CLIENT_TOUCHED;
+  TPOT_CLIENT_TOUCHED,
+  /** The same samples with the client's lag taken out of their gap. */
+  TPOT_CLIENT_CORRECTED;
 
   static final Metric[] VALUES = values();
 
@@ -26,6 +28,7 @@ public enum Metric {
       case SCHEDULE_LAG -> stats.scheduleLag;
       case TTFT_FROM_INTENDED -> stats.ttftFromIntended;
       case TPOT_CLIENT_TOUCHED -> stats.tpotClientTouched;
+      case TPOT_CLIENT_CORRECTED -> stats.tpotClientCorrected;
     };
   }
 }

@@ -15,7 +15,7 @@ import java.util.TreeMap;
  */
 public final class WindowCounts {
   /**
-   * 3 added the client-touched TPOT histogram, 2 the good-request count (goodput); 1 and 2 are
+   * 3 added the client-touched TPOT histograms, 2 the good-request count (goodput); 1 and 2 are
    * still read, as none.
    */
   private static final int FORMAT = 3;

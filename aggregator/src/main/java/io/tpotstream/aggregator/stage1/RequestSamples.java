@@ -105,6 +105,13 @@ final class RequestSamples {
       if (recorded && e.clientLagUs() > 0) {
         out.latency(
             Metric.TPOT_CLIENT_TOUCHED, s.series, e.ts(), RequestRules.gapMicros(gapNs, k), k);
+        long lessLagNs = Math.max(0, gapNs - e.clientLagUs() * 1000);
+        out.latency(
+            Metric.TPOT_CLIENT_CORRECTED,
+            s.series,
+            e.ts(),
+            RequestRules.gapMicros(lessLagNs, k),
+            k);
       }
     }
     s.lastTsMs = Math.max(s.lastTsMs, e.ts());

@@ -26,8 +26,8 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * Follows the run's summaries topic while it goes on: the latest window per series (p50, p99,
  * p99.9, errors, the producer's own worst event-loop lag and pause, the gaps that lag touched, and
- * CLIENT SUSPECT with the percentiles without them when those gaps moved a reported percentile),
- * and per model the requests accounted for, which tells the run when every request it made is in a
+ * CLIENT SUSPECT with the percentiles without that lag when it moved a reported percentile), and
+ * per model the requests accounted for, which tells the run when every request it made is in a
  * closed window. Shown on stderr as the progress of every command is ({@link Progress.Mode}):
  * redrawn in place on a terminal, a line per window elsewhere, nothing with {@code --quiet} (it
  * still follows the summaries: the run needs its counts).
@@ -189,7 +189,7 @@ final class LiveView implements AutoCloseable {
           .append("% of the tail ≥ p99)");
     }
     if (Boolean.TRUE.equals(s.clientSuspect())) {
-      line.append("  CLIENT SUSPECT (without those gaps p99 ")
+      line.append("  CLIENT SUSPECT (without the client's lag p99 ")
           .append(ms(touch.tpotWithout().p99Ms()))
           .append(" p99.9 ")
           .append(ms(touch.tpotWithout().p999Ms()))

@@ -15,11 +15,14 @@ class LiveViewTest {
     return window(lagUs, pauseUs, coalesced, 0);
   }
 
-  /** Gaps of 1, 1.5 and 2 ms, and {@code touched} gaps of 9 ms the client's lag touched. */
+  /**
+   * Gaps of 1, 1.5 and 2 ms, and {@code touched} gaps of 9 ms in which the client's loop ran 7 ms
+   * late.
+   */
   private static WindowSummary window(long lagUs, long pauseUs, long coalesced, int touched) {
     WindowStats stats = new WindowStats();
     stats.tpot.recordMicros(9_000, touched);
-    stats.tpotClientTouched.recordMicros(9_000, touched);
+    stats.clientTouched(9_000, 7_000, touched);
     stats.started(1);
     stats.completed(1, false);
     for (long gapUs : new long[] {1_000, 1_500, 2_000}) {
@@ -53,7 +56,7 @@ class LiveViewTest {
     assertEquals(
         "00:00:00–00:00:10  m          TPOT p50 1.50 p99 9.01 p99.9 9.01 ms (4 gaps), TTFT p50"
             + " 1.90 ms, errors 0, client lag max 12.50 ms, pause max 0.20 ms, client lag touched"
-            + " 1 gap (100% of the tail ≥ p99)  CLIENT SUSPECT (without those gaps p99 2.00"
+            + " 1 gap (100% of the tail ≥ p99)  CLIENT SUSPECT (without the client's lag p99 2.00"
             + " p99.9 2.00 ms; moved: p90, p99, p99.9, p99.99, max)",
         LiveView.line(window(12_500, 200, 0, 1)));
   }

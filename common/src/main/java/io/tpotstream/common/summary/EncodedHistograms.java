@@ -6,7 +6,8 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * The window's histograms, base64 of HdrHistogram's compressed encoding (µs), so that any consumer
  * can merge windows exactly. {@code scheduleLag} and {@code ttftFromIntended} only in open-loop
  * runs; {@code tpotClientTouched} (the TPOT samples the client's own lag touched, a subset of
- * {@code tpot}) only when there were some.
+ * {@code tpot}) and {@code tpotClientCorrected} (the same with the client's lag taken out of each
+ * gap) only when there were some.
  */
 @JsonPropertyOrder({
   "tpot",
@@ -15,7 +16,8 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
   "e2e",
   "scheduleLag",
   "ttftFromIntended",
-  "tpotClientTouched"
+  "tpotClientTouched",
+  "tpotClientCorrected"
 })
 public record EncodedHistograms(
     String tpot,
@@ -24,4 +26,5 @@ public record EncodedHistograms(
     String e2e,
     String scheduleLag,
     String ttftFromIntended,
-    String tpotClientTouched) {}
+    String tpotClientTouched,
+    String tpotClientCorrected) {}

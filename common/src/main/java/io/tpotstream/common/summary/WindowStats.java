@@ -29,6 +29,9 @@ public final class WindowStats {
   /** The TPOT samples whose gap the client's own lag touched: a subset of {@link #tpot}. */
   public final LatencyHistogram tpotClientTouched = new LatencyHistogram();
 
+  /** The same samples with the client's lag taken out of their gap (never below 0). */
+  public final LatencyHistogram tpotClientCorrected = new LatencyHistogram();
+
   private long started;
   private long completed;
   private long failed;
@@ -88,6 +91,15 @@ public final class WindowStats {
     clientLagMaxUs = Math.max(clientLagMaxUs, micros);
   }
 
+  /**
+   * {@code count} TPOT samples of {@code micros} whose gap the client's own lag touched for {@code
+   * lagMicros} each (already recorded in {@link #tpot}).
+   */
+  public void clientTouched(long micros, long lagMicros, long count) {
+    tpotClientTouched.recordMicros(micros, count);
+    tpotClientCorrected.recordMicros(Math.max(0, micros - lagMicros), count);
+  }
+
   /** Counts TPOT samples whose chunk arrived in the same socket read as the chunk before. */
   public void coalescedGaps(long count) {
     coalescedGaps += count;
@@ -112,6 +124,7 @@ public final class WindowStats {
     scheduleLag.add(other.scheduleLag);
     ttftFromIntended.add(other.ttftFromIntended);
     tpotClientTouched.add(other.tpotClientTouched);
+    tpotClientCorrected.add(other.tpotClientCorrected);
     started += other.started;
     completed += other.completed;
     failed += other.failed;
@@ -195,8 +208,9 @@ public final class WindowStats {
 
   /**
    * What the client's own lag did to TPOT: how many samples it touched, their share of the tail at
-   * or above p99, the percentiles without them, and which reported percentiles they raise by more
-   * than {@code thresholdUs}. Null when no sample was touched (a summary then leaves it out).
+   * or above p99, the percentiles with that lag taken out of the touched gaps (the most the server
+   * can have been faster), and which reported percentiles the lag raises by more than {@code
+   * thresholdUs}. Null when no sample was touched (a summary then leaves it out).
    */
   public ClientTouch clientTouch(long thresholdUs) {
     long touched = tpotClientTouched.count();
@@ -207,13 +221,11 @@ public final class WindowStats {
     BigDecimal tailShare =
         LatencyHistogram.ratio(tpotClientTouched.countAtOrAbove(p99), tpot.countAtOrAbove(p99), 4);
     LatencyHistogram without = tpot.without(tpotClientTouched);
+    without.add(tpotClientCorrected);
     List<String> moved = new ArrayList<>();
     for (int i = 0; i < REPORTED.length; i++) {
       long all = REPORTED[i] == 100 ? tpot.maxMicros() : tpot.percentileMicros(REPORTED[i]);
-      long rest =
-          without.count() == 0
-              ? 0
-              : REPORTED[i] == 100 ? without.maxMicros() : without.percentileMicros(REPORTED[i]);
+      long rest = REPORTED[i] == 100 ? without.maxMicros() : without.percentileMicros(REPORTED[i]);
       if (all - rest > thresholdUs) {
         moved.add(REPORTED_NAMES[i]);
       }
@@ -293,7 +305,8 @@ public final class WindowStats {
             HistogramCodec.encode(e2e),
             scheduleLag.count() == 0 ? null : HistogramCodec.encode(scheduleLag),
             ttftFromIntended.count() == 0 ? null : HistogramCodec.encode(ttftFromIntended),
-            tpotClientTouched.count() == 0 ? null : HistogramCodec.encode(tpotClientTouched));
+            tpotClientTouched.count() == 0 ? null : HistogramCodec.encode(tpotClientTouched),
+            tpotClientCorrected.count() == 0 ? null : HistogramCodec.encode(tpotClientCorrected));
     return new WindowSummary(
         WindowSummary.VERSION,
         series,
@@ -334,6 +347,7 @@ public final class WindowStats {
     addEncoded(stats.scheduleLag, h.scheduleLag());
     addEncoded(stats.ttftFromIntended, h.ttftFromIntended());
     addEncoded(stats.tpotClientTouched, h.tpotClientTouched());
+    addEncoded(stats.tpotClientCorrected, h.tpotClientCorrected());
     RequestCounts r = summary.requests();
     if (r != null) {
       stats.started = r.started();

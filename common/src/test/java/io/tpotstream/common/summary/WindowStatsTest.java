@@ -109,12 +109,15 @@ class WindowStatsTest {
     assertNull(s.clientTouched(), "no gap touched: left out, as before there was attribution");
   }
 
-  /** 1,000 gaps of 20 ms, and 10 of 30 ms; {@code touched} of the gaps of {@code touchedMs}. */
+  /**
+   * 1,000 gaps of 20 ms, and 10 of 30 ms; {@code touched} of the gaps of {@code touchedMicros} had
+   * the client's loop 10 ms late within them.
+   */
   private static WindowStats touched(int touched, long touchedMicros) {
     WindowStats stats = new WindowStats();
     stats.tpot.recordMicros(20_000, 1_000);
     stats.tpot.recordMicros(30_000, 10);
-    stats.tpotClientTouched.recordMicros(touchedMicros, touched);
+    stats.clientTouched(touchedMicros, 10_000, touched);
     stats.clientLag(12_000);
     return stats;
   }
@@ -126,7 +129,8 @@ class WindowStatsTest {
     assertEquals(10, touch.gaps());
     // at or above p99 (20 ms, its whole bucket): all 1,010 gaps, 10 of them touched
     assertEquals(new BigDecimal("0.0099"), touch.tailShare());
-    assertEquals(1_000, touch.tpotWithout().count());
+    // the 10 ms taken out of each touched 30 ms gap: 20 ms at best
+    assertEquals(1_010, touch.tpotWithout().count());
     assertEquals(new BigDecimal("20.015"), touch.tpotWithout().maxMs());
     assertEquals(List.of("p99.9", "p99.99", "max"), touch.moved());
     assertEquals(Boolean.TRUE, s.clientSuspect());
@@ -147,14 +151,19 @@ class WindowStatsTest {
   }
 
   @Test
-  void everyGapTouchedLeavesNothingToStandOn() {
+  void aLagLongerThanItsGapLeavesAZeroGapAndSmallLagsMoveNothing() {
     WindowStats stats = new WindowStats();
     stats.tpot.recordMicros(20_000, 5);
-    stats.tpotClientTouched.recordMicros(20_000, 5);
+    stats.clientTouched(20_000, 25_000, 5);
     WindowSummary s = stats.toSummary("m", "m", null, 0, 10_000);
-    assertEquals(0, s.clientTouched().tpotWithout().count());
+    assertEquals(new BigDecimal("0.000"), s.clientTouched().tpotWithout().maxMs());
     assertEquals(List.of("p50", "p90", "p99", "p99.9", "p99.99", "max"), s.clientTouched().moved());
     assertEquals(Boolean.TRUE, s.clientSuspect());
+
+    WindowStats small = new WindowStats();
+    small.tpot.recordMicros(20_000, 5);
+    small.clientTouched(20_000, 900, 5);
+    assertEquals(Boolean.FALSE, small.toSummary("m", "m", null, 0, 10_000).clientSuspect());
   }
 
   @Test

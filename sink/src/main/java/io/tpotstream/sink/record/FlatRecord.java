@@ -125,10 +125,10 @@ public record FlatRecord(
   /**
    * Columns after the labels: the seed's TPOT table in its order, TTFT, request TPOT and E2E, the
    * request counts, the client's health in the window (its lag's touched gaps, their share of the
-   * tail at or above p99, and TPOT p99, p99.9 and max without them when there were some), then the
-   * SLO's verdict on the window ({@code slo_met}, the missed objectives' names joined by {@code ;},
-   * one with no data as {@code NAME:no_data}, {@code goodput}; empty without {@code --slo}/{@code
-   * --goodput}).
+   * tail at or above p99, and TPOT p99, p99.9 and max with that lag taken out when there were
+   * some), then the SLO's verdict on the window ({@code slo_met}, the missed objectives' names
+   * joined by {@code ;}, one with no data as {@code NAME:no_data}, {@code goodput}; empty without
+   * {@code --slo}/{@code --goodput}).
    */
   public static final List<String> STAT_COLUMNS = STATS.stream().map(Map.Entry::getKey).toList();
 

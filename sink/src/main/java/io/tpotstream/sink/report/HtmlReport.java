@@ -52,7 +52,7 @@ final class HtmlReport {
         .append("<th>TTFT p50</th><th>TTFT p99</th><th>finished requests</th><th>failed</th>")
         .append("<th>error rate</th><th>output tokens/s</th>")
         .append("<th>client-touched gaps (share of the tail ≥ p99)</th>")
-        .append("<th>TPOT p99 / p99.9 / max without them</th></tr>\n");
+        .append("<th>TPOT p99 / p99.9 / max without the client's lag</th></tr>\n");
     for (String name : names) {
       WindowSummary run = model.wholeRun(name);
       LatencySummary tpot = run.tpot();

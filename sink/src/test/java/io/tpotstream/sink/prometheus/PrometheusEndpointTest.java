@@ -50,13 +50,13 @@ public class PrometheusEndpointTest {
 
   /**
    * TPOT 10..1000 µs, TTFT 1000..2000 µs, 5 requests of which one failed with http_429, 104 output
-   * tokens; the client's worst loop lag 2.5 ms, its lag touched the 1 ms gap, the largest, which
-   * raises the max by 10 µs only (not suspect).
+   * tokens; the client's worst loop lag 2.5 ms, its lag touched the 1 ms gap, the largest, for 10
+   * µs only (not suspect).
    */
   private static WindowSummary modelA(int window) {
     WindowStats stats = TestWindows.knownTpotAndTtft();
     stats.clientLag(2_500);
-    stats.tpotClientTouched.recordMicros(1_000);
+    stats.clientTouched(1_000, 10, 1);
     return TestWindows.of("model-a", Map.of("concurrency", "5"), window, stats);
   }
 

@@ -243,7 +243,7 @@ class FlatRecordTest {
     WindowStats stats = new WindowStats();
     stats.tpot.recordMicros(20_000, 1_000);
     stats.tpot.recordMicros(30_000, 10);
-    stats.tpotClientTouched.recordMicros(30_000, 10);
+    stats.clientTouched(30_000, 10_000, 10);
     stats.clientLag(12_000);
     FlatRecord record = FlatRecord.of(TestWindows.of("m", Map.of(), 0, stats));
 
