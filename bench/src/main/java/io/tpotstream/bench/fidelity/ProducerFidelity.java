@@ -430,6 +430,10 @@ public final class ProducerFidelity {
             BenchReport.count(tokens),
             cpu[0] / 1e9));
     if (py == null) {
+      report.headline(
+          label + ": max RSS",
+          String.format(
+              Locale.ROOT, "tpot %.0f MB (VmHWM at the run's end)", r.maxRssKb() / 1024.0));
       report.note(
           "Python anchor skipped: no python3 with aiohttp"
               + (python.isEmpty() ? " (apt-get install python3-aiohttp)" : ""));
@@ -451,6 +455,14 @@ public final class ProducerFidelity {
             py.cpuMicrosPerChunk(),
             BenchReport.count(py.chunks()),
             py.cpuNs() / 1e9));
+    report.headline(
+        label + ": max RSS",
+        String.format(
+            Locale.ROOT,
+            "tpot %.0f MB vs Python %.0f MB (VmHWM of the producer's JVM at the run's end, with"
+                + " its local warm-up; Python's VmHWM at its end)",
+            r.maxRssKb() / 1024.0,
+            py.maxRssKb() / 1024.0));
   }
 
   private static void reportOpenLoop(

@@ -28,8 +28,15 @@ final class PythonAnchor {
    * @param arrivals per request id, the arrival of each content chunk (perf_counter_ns)
    * @param cpuNs the Python process's CPU time while streaming
    * @param chunks content chunks received
+   * @param maxRssKb the Python process's maximum resident size (VmHWM), in KiB
    */
-  record Result(Map<String, long[]> arrivals, long cpuNs, long wallNs, long chunks, int errors) {
+  record Result(
+      Map<String, long[]> arrivals,
+      long cpuNs,
+      long wallNs,
+      long chunks,
+      int errors,
+      long maxRssKb) {
     double cpuMicrosPerChunk() {
       return chunks == 0 ? 0 : cpuNs / 1000.0 / chunks;
     }
@@ -112,7 +119,8 @@ final class PythonAnchor {
           json.get("cpu_ns").asLong(),
           json.get("wall_ns").asLong(),
           json.get("chunks").asLong(),
-          json.get("errors").asInt());
+          json.get("errors").asInt(),
+          json.path("max_rss_kb").asLong());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot run the Python anchor", e);
     } catch (InterruptedException e) {

@@ -128,6 +128,24 @@ public final class ProcessMeter implements AutoCloseable {
         .getProcessCpuTime();
   }
 
+  /**
+   * This process's maximum resident size so far ({@code VmHWM} in {@code /proc/self/status}, what
+   * GNU time's {@code %M} shows), in KiB; 0 where there is no such file.
+   */
+  public static long maxResidentKb() {
+    try {
+      for (String line :
+          java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+        if (line.startsWith("VmHWM:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", ""));
+        }
+      }
+    } catch (java.io.IOException | RuntimeException e) {
+      return 0;
+    }
+    return 0;
+  }
+
   /** Heap in use right after a full collection, in bytes. */
   public static long heapAfterGc() {
     System.gc();

@@ -44,6 +44,7 @@ public final class ProducerChild {
    * @param cpuTimeline pairs of (ms since the run started, process CPU ns since then), every 250 ms
    * @param costs what the JVM spent from the end of the run's warm-up (its start when none)
    * @param warmupEndMs when the run's warm-up ended, ms since the run started (0 when none)
+   * @param maxRssKb this JVM's maximum resident size at the run's end ({@code VmHWM}), in KiB
    */
   public record Result(
       long eventsPublished,
@@ -62,7 +63,8 @@ public final class ProducerChild {
       long tokenChunks,
       long coalescedChunks,
       long warmupRequests,
-      long warmupEndMs) {
+      long warmupEndMs,
+      long maxRssKb) {
 
     /**
      * Process CPU ns between {@code fromMs} and {@code toMs} of the run (the nearest samples), with
@@ -223,6 +225,7 @@ public final class ProducerChild {
             r.tokenChunks(),
             r.coalescedChunks(),
             r.warmupRequests(),
-            Math.max(0, warmupEndMs)));
+            Math.max(0, warmupEndMs),
+            ProcessMeter.maxResidentKb()));
   }
 }

@@ -5,8 +5,10 @@ content is timestamped when aiohttp hands the line over, before its JSON is pars
 
 Usage: aiohttp_client.py URL MODEL CONCURRENCY REQUESTS MAX_TOKENS ID_PREFIX
 Prints one JSON object on stdout: {"requests": [{"id": ..., "arrivals": [ns, ...]}, ...],
-"cpu_ns": ..., "wall_ns": ..., "chunks": ..., "errors": ...}; cpu_ns is this process's user plus
-system time while streaming (not the interpreter's start).
+"cpu_ns": ..., "wall_ns": ..., "chunks": ..., "errors": ..., "max_rss_kb": ...}; cpu_ns is this
+process's user plus system time while streaming (not the interpreter's start); max_rss_kb its maximum
+resident size (VmHWM in /proc/self/status; not ru_maxrss, which on Linux keeps the high-water mark of the
+process that started this one: the benchmark's JVM, when it spawns the interpreter).
 """
 import asyncio
 import json
@@ -15,6 +17,17 @@ import sys
 import time
 
 import aiohttp
+
+
+def max_rss_kb():
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def cpu_ns():
@@ -70,7 +83,7 @@ async def main():
         cpu1, wall1 = cpu_ns(), time.perf_counter_ns()
     chunks = sum(len(r["arrivals"]) for r in results)
     json.dump({"requests": results, "cpu_ns": cpu1 - cpu0, "wall_ns": wall1 - wall0,
-               "chunks": chunks, "errors": len(errors),
+               "chunks": chunks, "errors": len(errors), "max_rss_kb": max_rss_kb(),
                "firstErrors": [str(e) for e in errors[:3]]}, sys.stdout)
 
 
