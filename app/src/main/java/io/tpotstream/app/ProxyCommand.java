@@ -234,7 +234,8 @@ final class ProxyCommand implements Callable<Integer> {
       if (h.getValue().equals("route")) {
         throw new ParameterException(
             spec.commandLine(),
-            "--label-header: the label 'route' is the request's path; choose another name");
+            "--label-header: the label 'route' is the request's API route (/v1/chat/completions,"
+                + " /v1/completions or /v1/messages); choose another name");
       }
     }
     for (String name : labelOptions.labels.keySet()) {

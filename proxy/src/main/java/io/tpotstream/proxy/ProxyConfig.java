@@ -5,6 +5,7 @@ import io.tpotstream.proxy.http.Upstream;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -48,6 +49,20 @@ public record ProxyConfig(
 
   public static final int DEFAULT_METRICS_PORT = 9405;
 
+  /**
+   * Headers that carry credentials: never read into an event, as a label or as a request id (events
+   * are published to a shared topic).
+   */
+  public static final Set<String> CREDENTIAL_HEADERS =
+      Set.of(
+          "authorization",
+          "proxy-authorization",
+          "x-api-key",
+          "api-key",
+          "x-goog-api-key",
+          "cookie",
+          "set-cookie");
+
   public ProxyConfig {
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("--listen: a port from 0 to 65535, got " + port);
@@ -69,12 +84,29 @@ public record ProxyConfig(
     }
     TreeMap<String, String> headers = new TreeMap<>();
     labelHeaders.forEach((h, l) -> headers.put(h.toLowerCase(Locale.ROOT), l));
+    for (String header : headers.keySet()) {
+      refuseCredentials("--label-header", header);
+    }
+    if (requestIdHeader != null) {
+      refuseCredentials("--request-id-header", requestIdHeader.toLowerCase(Locale.ROOT));
+    }
     labelHeaders = Map.copyOf(headers);
     labels = new TreeMap<>(labels);
     requestIdHeader =
         requestIdHeader == null || requestIdHeader.isBlank()
             ? null
             : requestIdHeader.toLowerCase(Locale.ROOT);
+  }
+
+  private static void refuseCredentials(String option, String header) {
+    if (CREDENTIAL_HEADERS.contains(header)) {
+      throw new IllegalArgumentException(
+          option
+              + " "
+              + header
+              + ": that header carries credentials, which would be published with every event;"
+              + " choose a header that names the caller without its secret (e.g. X-App)");
+    }
   }
 
   /**

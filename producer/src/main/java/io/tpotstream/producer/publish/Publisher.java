@@ -118,6 +118,9 @@ public final class Publisher {
   // a send refused synchronously (no metadata, no buffer space) lands here, on this thread
   private volatile Thread sendingOn;
   private Exception refused;
+
+  /** The last {@link #send} skipped its record (counted as dropped, never acknowledged). */
+  private boolean skipped;
   private long retryAtNs;
 
   // outage bookkeeping (publisher thread)
@@ -618,7 +621,9 @@ public final class Publisher {
       if (!send(new ProducerRecord<>(settings.topic(), null, ts, r.key, value), eventAck)) {
         return false;
       }
-      sentEvents.incrementAndGet();
+      if (!skipped) {
+        sentEvents.incrementAndGet();
+      }
       return true;
     }
     TokenEvent e = held.headEvent();
@@ -643,17 +648,22 @@ public final class Publisher {
         eventAck)) {
       return false;
     }
-    sentEvents.incrementAndGet();
+    if (!skipped) {
+      sentEvents.incrementAndGet();
+    }
     return true;
   }
 
   /**
    * One {@code KafkaProducer.send}; false when the client refused it at once for want of metadata
    * or buffer space (it then calls back on this thread, during the send, with a TimeoutException).
+   * A record the client refuses for itself (too large: a client sent a huge model name through the
+   * proxy) is counted as dropped and skipped ({@link #skipped}): one record never stops publishing.
    */
   private boolean send(ProducerRecord<byte[], byte[]> record, Callback ack) {
     boolean wasIdle = outstanding() == 0;
     refused = null;
+    skipped = false;
     sendingOn = Thread.currentThread();
     try {
       kafka.send(record, ack);
@@ -670,6 +680,17 @@ public final class Publisher {
     }
     if (refused instanceof org.apache.kafka.common.errors.TimeoutException) {
       return false;
+    }
+    if (refused instanceof org.apache.kafka.common.errors.RecordTooLargeException) {
+      skipped = true;
+      dropped.incrementAndGet();
+      LOG.warn(
+          "Kafka refused one event of {} bytes ({}): skipped and counted as dropped ({} so far);"
+              + " the other events go on",
+          record.value().length,
+          refused.getMessage(),
+          dropped.get());
+      return true;
     }
     throw new PublishException(kafkaFailed(refused), refused);
   }

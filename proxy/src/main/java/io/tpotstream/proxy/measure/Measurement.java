@@ -84,7 +84,10 @@ final class Measurement implements ExchangeObserver {
       return;
     }
     RequestProbe.Facts facts = probe.read();
-    model = facts.model() == null || facts.model().isBlank() ? "unknown" : facts.model();
+    model = Measurements.bounded(facts.model(), Measurements.MAX_MODEL_CHARS, owner.metrics());
+    if (model == null || model.isBlank()) {
+      model = "unknown";
+    }
     if (facts.stream()) {
       begin();
       if (earlyFailure != null) {

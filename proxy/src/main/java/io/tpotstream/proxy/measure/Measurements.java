@@ -24,6 +24,12 @@ public final class Measurements implements ObserverFactory {
   /** The longest label value taken from a header; longer ones are cut. */
   static final int MAX_LABEL_CHARS = 64;
 
+  /** The longest model name taken from a request body; longer ones are cut. */
+  static final int MAX_MODEL_CHARS = 256;
+
+  /** The longest request id taken from a header; longer ones are cut. */
+  static final int MAX_REQUEST_ID_CHARS = 128;
+
   private final ProxyConfig config;
   private final ProxyEvents events;
   private final ProxyMetrics metrics;
@@ -49,7 +55,7 @@ public final class Measurements implements ObserverFactory {
     }
     String requestId = null;
     if (config.requestIdHeader() != null) {
-      requestId = request.getHeader(config.requestIdHeader());
+      requestId = bounded(request.getHeader(config.requestIdHeader()), MAX_REQUEST_ID_CHARS, metrics);
     }
     if (requestId == null || requestId.isBlank()) {
       requestId = events.producerId() + "-" + requests.incrementAndGet();
@@ -57,15 +63,26 @@ public final class Measurements implements ObserverFactory {
     return new Measurement(this, route, request.path(), requestId, labels(request), startNs);
   }
 
+  /**
+   * {@code value} cut to {@code max} characters (counted as cut in {@code metrics}): a client sends
+   * what it likes, and every value that reaches an event, a series or Kafka is bounded.
+   */
+  static String bounded(String value, int max, ProxyMetrics metrics) {
+    if (value == null || value.length() <= max) {
+      return value;
+    }
+    metrics.valueCut();
+    return value.substring(0, max);
+  }
+
   private SortedMap<String, String> labels(HttpServerRequest request) {
     SortedMap<String, String> labels = new TreeMap<>(config.labels());
-    labels.put("route", request.path());
+    labels.put("route", Route.template(request.path()));
     for (Map.Entry<String, String> h : config.labelHeaders().entrySet()) {
       String value = request.getHeader(h.getKey());
       if (value != null && !value.isBlank()) {
         String v = value.trim();
-        labels.put(
-            h.getValue(), v.length() > MAX_LABEL_CHARS ? v.substring(0, MAX_LABEL_CHARS) : v);
+        labels.put(h.getValue(), bounded(v, MAX_LABEL_CHARS, metrics));
       }
     }
     return labels;

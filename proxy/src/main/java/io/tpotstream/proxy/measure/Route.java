@@ -29,6 +29,22 @@ public enum Route {
     return OTHER;
   }
 
+  /**
+   * The route label of a request to {@code path}: the API's own path, whatever prefix or ids the
+   * request's path carried, so that a path never becomes a series ({@code other} for paths that are
+   * only forwarded).
+   */
+  public static String template(String path) {
+    String p = path == null ? "" : path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+    if (p.endsWith("/chat/completions")) {
+      return "/v1/chat/completions";
+    }
+    if (p.endsWith("/completions")) {
+      return "/v1/completions";
+    }
+    return p.endsWith("/messages") ? "/v1/messages" : "other";
+  }
+
   /** True when responses on this route may be measured. */
   public boolean measurable() {
     return this != OTHER;

@@ -30,6 +30,7 @@ public final class ProxyMetrics {
   private final CounterDataPoint passthrough;
   private final Counter gatewayErrors;
   private final Counter clientDisconnects;
+  private final Counter valuesCut;
   private final Histogram addedLatency;
   private final AtomicLong inFlight = new AtomicLong();
   private final LongAccumulator maxAddedNs = new LongAccumulator(Math::max, 0);
@@ -60,6 +61,13 @@ public final class ProxyMetrics {
         Counter.builder()
             .name("tpot_proxy_client_disconnects")
             .help("Clients that closed their connection before the response ended")
+            .register(registry);
+    valuesCut =
+        Counter.builder()
+            .name("tpot_proxy_values_cut")
+            .help(
+                "Values a client sent (model, a label header, a request id) longer than their cap,"
+                    + " cut before they reached an event")
             .register(registry);
     addedLatency =
         Histogram.builder()
@@ -130,6 +138,11 @@ public final class ProxyMetrics {
 
   public void clientDisconnect() {
     clientDisconnects.inc();
+  }
+
+  /** A value from a request was longer than its cap and was cut. */
+  public void valueCut() {
+    valuesCut.inc();
   }
 
   public void requestStarted() {

@@ -1,0 +1,129 @@
+package io.tpotstream.proxy;
+
+import io.tpotstream.producer.load.JitWatch;
+import io.tpotstream.proxy.http.Upstream;
+import io.tpotstream.proxy.measure.Measurements;
+import io.tpotstream.proxy.metrics.ProxyMetrics;
+import io.tpotstream.simulator.Simulator;
+import io.tpotstream.simulator.SimulatorConfig;
+import io.tpotstream.simulator.profile.Distribution;
+import io.tpotstream.simulator.profile.ModelProfile;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Primes the proxy before it listens: a second proxy with the same settings, in the same JVM,
+ * forwards streams from a simulator inside the process to a client inside the process, and measures
+ * them through the real publishing path (their events marked {@code warmup: true}, which every
+ * statistic leaves out), until the JIT has settled. The first request of a real client then meets
+ * compiled code; no byte reaches the upstream or the real port meanwhile.
+ */
+final class ProxyPrimer {
+  static final String MODEL = "tpot-primer";
+
+  /** Streams in flight at once while priming. */
+  private static final int STREAMS = 16;
+
+  private static final String OPENAI_BODY =
+      "{\"model\":\"" + MODEL + "\",\"stream\":true,\"messages\":[{\"role\":\"user\","
+          + "\"content\":\"prime\"}],\"max_tokens\":64}";
+  private static final String ANTHROPIC_BODY =
+      "{\"model\":\"" + MODEL + "\",\"max_tokens\":64,\"stream\":true,\"messages\":"
+          + "[{\"role\":\"user\",\"content\":\"prime\"}]}";
+
+  private ProxyPrimer() {}
+
+  /** What priming did: how long it took, the streams it forwarded, whether the JIT settled. */
+  record Primed(Duration took, long streams, boolean settled) {}
+
+  /**
+   * Primes for at least {@code min}, then until the JIT has settled, at most six times {@code min}.
+   *
+   * @param measurements where the priming proxy's measurements go (marked warm-up)
+   */
+  static Primed prime(ProxyConfig config, Measurements measurements, Duration min) {
+    long startNs = System.nanoTime();
+    Simulator simulator =
+        Simulator.start(
+            SimulatorConfig.defaults()
+                .withPort(0)
+                .withProfiles(
+                    Map.of(
+                        MODEL,
+                        ModelProfile.of(
+                            new Distribution.Constant(5), new Distribution.Constant(5))))
+                .withEventLoops(1)
+                .withWarmupChunks(0)
+                .withRequestsKept(16));
+    TpotProxy proxy = null;
+    Vertx client = Vertx.vertx();
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicLong streams = new AtomicLong();
+    boolean settled = false;
+    try {
+      ProxyConfig priming =
+          config
+              .withHost("127.0.0.1")
+              .withPort(0)
+              .withUpstream(Upstream.parse(simulator.baseUrl()))
+              .withMetricsPort(-1)
+              .withSample(1.0);
+      proxy = TpotProxy.start(priming, new ProxyMetrics(), measurements);
+      HttpClient http =
+          client.createHttpClient(
+              new HttpClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(proxy.port()),
+              new io.vertx.core.http.PoolOptions().setHttp1MaxSize(STREAMS));
+      for (int i = 0; i < STREAMS; i++) {
+        stream(http, i % 2 == 0, stop, streams);
+      }
+      JitWatch jit = new JitWatch();
+      long minNs = min.toNanos();
+      while (System.nanoTime() - startNs < 6 * minNs) {
+        Thread.sleep(1000);
+        settled = jit.check();
+        if (settled && System.nanoTime() - startNs >= minNs) {
+          break;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      stop.set(true);
+      Waits.quietly(client.close().toCompletionStage(), 10);
+      if (proxy != null) {
+        proxy.close();
+      }
+      simulator.close();
+    }
+    return new Primed(Duration.ofNanos(System.nanoTime() - startNs), streams.get(), settled);
+  }
+
+  /** One stream read to its end, then the next, until {@code stop}. */
+  private static void stream(
+      HttpClient http, boolean openAi, AtomicBoolean stop, AtomicLong streams) {
+    if (stop.get()) {
+      return;
+    }
+    RequestOptions options =
+        new RequestOptions()
+            .setMethod(HttpMethod.POST)
+            .setURI(openAi ? "/v1/chat/completions" : "/v1/messages")
+            .putHeader("Content-Type", "application/json");
+    http.request(options)
+        .compose(req -> req.send(Buffer.buffer(openAi ? OPENAI_BODY : ANTHROPIC_BODY)))
+        .compose(response -> response.body())
+        .onComplete(
+            done -> {
+              streams.incrementAndGet();
+              stream(http, openAi, stop, streams);
+            });
+  }
+}
