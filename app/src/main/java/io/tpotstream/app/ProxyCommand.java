@@ -124,6 +124,16 @@ final class ProxyCommand implements Callable<Integer> {
   Duration idleTimeout;
 
   @Option(
+      names = "--prime",
+      defaultValue = "10s",
+      description =
+          "Before listening, run the forwarding and measuring path against a simulator inside the"
+              + " process for at least this long, then until the JIT has settled, so that the"
+              + " first requests meet compiled code (default: ${DEFAULT-VALUE}; 0: listen at"
+              + " once).")
+  Duration prime;
+
+  @Option(
       names = "--drain-timeout",
       defaultValue = "30s",
       description =
@@ -173,7 +183,14 @@ final class ProxyCommand implements Callable<Integer> {
                   stopped.countDown();
                 },
                 "proxy-stop"));
-    out.println("tpot proxy listening on " + proxy.baseUrl() + " -> " + config.upstream().url());
+    out.println(
+        "tpot proxy listening on "
+            + proxy.baseUrl()
+            + " -> "
+            + config.upstream().url()
+            + " ("
+            + proxy.startup()
+            + ")");
     out.println(
         "Events: "
             + settings.topic()
@@ -257,7 +274,8 @@ final class ProxyCommand implements Callable<Integer> {
               .withTimeouts(connectTimeout, idleTimeout)
               .withMaxConnectionsPerLoop(maxConnections)
               .withMetricsPort(metricsPort)
-              .withDrainTimeout(drainTimeout);
+              .withDrainTimeout(drainTimeout)
+              .withPrime(prime);
       return eventLoops.eventLoops == null ? config : config.withEventLoops(eventLoops.eventLoops);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());

@@ -35,7 +35,8 @@ class ProxyCommandTest {
   @Test
   void theRouteLabelIsTheProxysOwn() {
     assertEquals(
-        "--label-header: the label 'route' is the request's path; choose another name",
+        "--label-header: the label 'route' is the request's API route (/v1/chat/completions,"
+            + " /v1/completions or /v1/messages); choose another name",
         firstErrorLine(
             "proxy", "--listen", "0", "--upstream", "http://h", "--label-header", "X-Path=route"));
   }

@@ -30,6 +30,8 @@ import java.util.TreeMap;
  * @param maxConnectionsPerLoop upstream connections one event loop may open
  * @param metricsPort the port of {@code /metrics}; 0 picks a free one, -1 serves none
  * @param drainTimeout on stop, how long requests in flight may take to finish
+ * @param prime before listening, how long at least the forwarding and measuring path runs against a
+ *     simulator inside the process (then until the JIT has settled); zero: not primed
  */
 public record ProxyConfig(
     String host,
@@ -45,7 +47,8 @@ public record ProxyConfig(
     int eventLoops,
     int maxConnectionsPerLoop,
     int metricsPort,
-    Duration drainTimeout) {
+    Duration drainTimeout,
+    Duration prime) {
 
   public static final int DEFAULT_METRICS_PORT = 9405;
 
@@ -128,11 +131,25 @@ public record ProxyConfig(
         Runtime.getRuntime().availableProcessors(),
         1000,
         DEFAULT_METRICS_PORT,
-        Duration.ofSeconds(30));
+        Duration.ofSeconds(30),
+        Duration.ZERO);
   }
 
   public ProxyConfig withHost(String newHost) {
     return Records.with(this, "host", newHost);
+  }
+
+  public ProxyConfig withPort(int newPort) {
+    return Records.with(this, "port", newPort);
+  }
+
+  public ProxyConfig withUpstream(Upstream newUpstream) {
+    return Records.with(this, "upstream", newUpstream);
+  }
+
+  /** Primes for at least {@code min} before listening ({@link Duration#ZERO}: not at all). */
+  public ProxyConfig withPrime(Duration min) {
+    return Records.with(this, "prime", min);
   }
 
   public ProxyConfig withLabelHeaders(Map<String, String> headerToLabel) {

@@ -1,5 +1,6 @@
 package io.tpotstream.proxy;
 
+import io.tpotstream.common.Waits;
 import io.tpotstream.producer.load.JitWatch;
 import io.tpotstream.proxy.http.Upstream;
 import io.tpotstream.proxy.measure.Measurements;
@@ -33,10 +34,14 @@ final class ProxyPrimer {
   private static final int STREAMS = 16;
 
   private static final String OPENAI_BODY =
-      "{\"model\":\"" + MODEL + "\",\"stream\":true,\"messages\":[{\"role\":\"user\","
+      "{\"model\":\""
+          + MODEL
+          + "\",\"stream\":true,\"messages\":[{\"role\":\"user\","
           + "\"content\":\"prime\"}],\"max_tokens\":64}";
   private static final String ANTHROPIC_BODY =
-      "{\"model\":\"" + MODEL + "\",\"max_tokens\":64,\"stream\":true,\"messages\":"
+      "{\"model\":\""
+          + MODEL
+          + "\",\"max_tokens\":64,\"stream\":true,\"messages\":"
           + "[{\"role\":\"user\",\"content\":\"prime\"}]}";
 
   private ProxyPrimer() {}

@@ -14,7 +14,9 @@ import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,6 +39,8 @@ public final class TpotProxy implements AutoCloseable {
   private ProxyEvents events;
   private String producerId;
   private boolean closed;
+
+  private String startup = "";
 
   private TpotProxy(
       ProxyConfig config,
@@ -64,8 +68,15 @@ public final class TpotProxy implements AutoCloseable {
             kafka, config.runId(), producerId, AnchoredClock.start(), config.upstream().url());
     ProxyMetrics metrics = new ProxyMetrics();
     metrics.registerEvents(events::published, events::dropped, events::held);
+    long startNs = System.nanoTime();
     TpotProxy proxy;
+    ProxyPrimer.Primed primed = null;
     try {
+      if (config.prime().compareTo(Duration.ZERO) > 0) {
+        primed =
+            ProxyPrimer.prime(
+                config, new Measurements(config, events, new ProxyMetrics(), true), config.prime());
+      }
       proxy = start(config, metrics, new Measurements(config, events, metrics));
     } catch (RuntimeException e) {
       events.close();
@@ -74,7 +85,31 @@ public final class TpotProxy implements AutoCloseable {
     proxy.instances.forEach(v -> events.watch(v.loopLag()));
     proxy.events = events;
     proxy.producerId = producerId;
+    proxy.startup = startup(Duration.ofNanos(System.nanoTime() - startNs), primed);
     return proxy;
+  }
+
+  /** What the start took, and what priming did, in one line. */
+  private static String startup(Duration took, ProxyPrimer.Primed primed) {
+    String line = String.format(Locale.ROOT, "started in %.1f s", took.toMillis() / 1000.0);
+    if (primed == null) {
+      return line + ", not primed (--prime 0)";
+    }
+    return line
+        + String.format(
+            Locale.ROOT,
+            ", primed first: %,d streams forwarded and measured inside the process (events marked"
+                + " warmup), %s",
+            primed.streams(),
+            primed.settled() ? "the JIT settled" : "the JIT still compiling");
+  }
+
+  /**
+   * What the start took and whether the proxy was primed, e.g. {@code started in 12.1 s, primed
+   * first: …}.
+   */
+  public String startup() {
+    return startup;
   }
 
   /**

@@ -121,6 +121,7 @@ public final class Publisher {
 
   /** The last {@link #send} skipped its record (counted as dropped, never acknowledged). */
   private boolean skipped;
+
   private long retryAtNs;
 
   // outage bookkeeping (publisher thread)

@@ -199,7 +199,12 @@ final class Exchange {
     observer.chunk(chunk, arrivalNs, read);
     if (out.writeQueueFull()) {
       upstreamResponse.pause();
-      out.drainHandler(v -> upstreamResponse.resume());
+      long pausedNs = System.nanoTime();
+      out.drainHandler(
+          v -> {
+            observer.heldBack(pausedNs, System.nanoTime());
+            upstreamResponse.resume();
+          });
     }
   }
 

@@ -23,6 +23,12 @@ public interface ExchangeObserver {
    */
   default void chunk(Buffer chunk, long arrivalNs, long read) {}
 
+  /**
+   * The upstream was not read from {@code fromNs} to {@code toNs} (System.nanoTime()) because the
+   * client was slow to take what was forwarded: chunks that arrived meanwhile are read late.
+   */
+  default void heldBack(long fromNs, long toNs) {}
+
   /** The response ended as the upstream ended it. */
   default void end(long atNs) {}
 

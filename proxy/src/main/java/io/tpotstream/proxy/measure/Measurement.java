@@ -56,6 +56,9 @@ final class Measurement implements ExchangeObserver {
   private final LoopLagMeter lag = LoopLagMeter.current();
   private long lastEventNs;
 
+  /** How long the upstream was held back by the client since the last event (ns). */
+  private long heldSinceEventNs;
+
   Measurement(
       Measurements owner,
       Route route,
@@ -108,7 +111,7 @@ final class Measurement implements ExchangeObserver {
         new RequestRecord(
             requestId,
             model,
-            false,
+            owner.warmup(),
             null,
             Dialect.of(route.api()).newReader(),
             // a stream that says it failed is the client's business: the proxy never cuts it
@@ -176,6 +179,13 @@ final class Measurement implements ExchangeObserver {
   }
 
   @Override
+  public void heldBack(long fromNs, long toNs) {
+    if (state == State.MEASURING && lastEventNs != 0 && toNs > lastEventNs) {
+      heldSinceEventNs = Math.max(heldSinceEventNs, toNs - Math.max(fromNs, lastEventNs));
+    }
+  }
+
+  @Override
   public void chunk(Buffer chunk, long arrivalNs, long readNumber) {
     if (state != State.MEASURING) {
       return;
@@ -212,6 +222,9 @@ final class Measurement implements ExchangeObserver {
       byte[] bytes, int offset, int length, boolean terminal, long readNs, long read) {
     if (state == State.MEASURING) {
       long lagNs = lastEventNs == 0 || lag == null ? 0 : lag.lagNs(lastEventNs, readNs);
+      // a slow client held the upstream back within this gap: its chunk was read late by as much
+      lagNs = Math.max(lagNs, lastEventNs == 0 ? 0 : heldSinceEventNs);
+      heldSinceEventNs = 0;
       lastEventNs = readNs;
       owner.handoff().event(record, bytes, offset, length, readNs, read, lagNs);
     }

@@ -34,9 +34,20 @@ public final class Measurements implements ObserverFactory {
   private final ProxyEvents events;
   private final ProxyMetrics metrics;
   private final AtomicLong requests = new AtomicLong();
+  private final boolean warmup;
 
   /** Measures into {@code events}; a request id the client did not give is its producer id-N. */
   public Measurements(ProxyConfig config, ProxyEvents events, ProxyMetrics metrics) {
+    this(config, events, metrics, false);
+  }
+
+  /**
+   * The same, every measured request marked as warm-up ({@code warmup}: the proxy's priming, whose
+   * events every statistic leaves out).
+   */
+  public Measurements(
+      ProxyConfig config, ProxyEvents events, ProxyMetrics metrics, boolean warmup) {
+    this.warmup = warmup;
     this.config = config;
     this.events = events;
     this.metrics = metrics;
@@ -55,10 +66,12 @@ public final class Measurements implements ObserverFactory {
     }
     String requestId = null;
     if (config.requestIdHeader() != null) {
-      requestId = bounded(request.getHeader(config.requestIdHeader()), MAX_REQUEST_ID_CHARS, metrics);
+      requestId =
+          bounded(request.getHeader(config.requestIdHeader()), MAX_REQUEST_ID_CHARS, metrics);
     }
     if (requestId == null || requestId.isBlank()) {
-      requestId = events.producerId() + "-" + requests.incrementAndGet();
+      // the priming's ids are its own: they never meet a real request's in the topic
+      requestId = events.producerId() + (warmup ? "-prime-" : "-") + requests.incrementAndGet();
     }
     return new Measurement(this, route, request.path(), requestId, labels(request), startNs);
   }
@@ -86,6 +99,11 @@ public final class Measurements implements ObserverFactory {
       }
     }
     return labels;
+  }
+
+  /** True when these measurements are the priming's (marked warm-up). */
+  boolean warmup() {
+    return warmup;
   }
 
   Handoff handoff() {
