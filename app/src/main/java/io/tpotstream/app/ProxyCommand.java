@@ -1,10 +1,12 @@
 package io.tpotstream.app;
 
+import io.tpotstream.producer.http.TlsFiles;
 import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.proxy.ProxyConfig;
 import io.tpotstream.proxy.TpotProxy;
 import io.tpotstream.proxy.http.Upstream;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -122,6 +124,23 @@ final class ProxyCommand implements Callable<Integer> {
           "How long the upstream may stay silent before answering 504 (or, mid-response, cutting"
               + " the client's connection) (default: ${DEFAULT-VALUE}).")
   Duration idleTimeout;
+
+  @Option(
+      names = "--tls-cert",
+      description =
+          "Serve HTTPS with this certificate (PEM; with --tls-key), e.g. a certificate from your"
+              + " private CA for the name clients call.")
+  Path tlsCert;
+
+  @Option(names = "--tls-key", description = "The private key of --tls-cert (PEM).")
+  Path tlsKey;
+
+  @Option(
+      names = "--upstream-ca",
+      description =
+          "Trust these certificate authorities (a PEM bundle) for an https upstream instead of the"
+              + " JVM's (default: the file named by SSL_CERT_FILE, when set).")
+  Path upstreamCa;
 
   @Option(
       names = "--prime",
@@ -275,7 +294,13 @@ final class ProxyCommand implements Callable<Integer> {
               .withMaxConnectionsPerLoop(maxConnections)
               .withMetricsPort(metricsPort)
               .withDrainTimeout(drainTimeout)
-              .withPrime(prime);
+              .withPrime(prime)
+              .withListenTls(
+                  tlsCert == null && tlsKey == null
+                      ? TlsFiles.NONE
+                      : new TlsFiles(null, tlsCert, tlsKey))
+              .withUpstreamTls(
+                  new TlsFiles(TlsFiles.caOrEnvironment(upstreamCa, System.getenv()), null, null));
       return eventLoops.eventLoops == null ? config : config.withEventLoops(eventLoops.eventLoops);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());

@@ -1,6 +1,7 @@
 package io.tpotstream.proxy;
 
 import io.tpotstream.common.Records;
+import io.tpotstream.producer.http.TlsFiles;
 import io.tpotstream.proxy.http.Upstream;
 import java.time.Duration;
 import java.util.Locale;
@@ -32,6 +33,10 @@ import java.util.TreeMap;
  * @param drainTimeout on stop, how long requests in flight may take to finish
  * @param prime before listening, how long at least the forwarding and measuring path runs against a
  *     simulator inside the process (then until the JIT has settled); zero: not primed
+ * @param listenTls the certificate and key (PEM) to serve HTTPS with, or {@link TlsFiles#NONE} for
+ *     plain HTTP (a CA file here asks clients for their certificates, signed by it: mutual TLS)
+ * @param upstreamTls the CA bundle to trust for an https upstream instead of the JVM's, and a
+ *     client certificate for mutual TLS; {@link TlsFiles#NONE}: the JVM's trust store
  */
 public record ProxyConfig(
     String host,
@@ -48,7 +53,9 @@ public record ProxyConfig(
     int maxConnectionsPerLoop,
     int metricsPort,
     Duration drainTimeout,
-    Duration prime) {
+    Duration prime,
+    TlsFiles listenTls,
+    TlsFiles upstreamTls) {
 
   public static final int DEFAULT_METRICS_PORT = 9405;
 
@@ -77,6 +84,17 @@ public record ProxyConfig(
     if (!(sample >= 0 && sample <= 1)) {
       throw new IllegalArgumentException(
           "--sample: a fraction from 0 to 1 (0.1 measures one request in ten), got " + sample);
+    }
+    if (listenTls == null) {
+      listenTls = TlsFiles.NONE;
+    }
+    if (upstreamTls == null) {
+      upstreamTls = TlsFiles.NONE;
+    }
+    if (listenTls.caFile() != null && !listenTls.hasCertificate()) {
+      throw new IllegalArgumentException(
+          "--tls-client-ca asks clients for certificates: serve HTTPS too (--tls-cert and"
+              + " --tls-key)");
     }
     if (eventLoops < 1) {
       throw new IllegalArgumentException("--event-loops must be at least 1, got " + eventLoops);
@@ -132,7 +150,9 @@ public record ProxyConfig(
         1000,
         DEFAULT_METRICS_PORT,
         Duration.ofSeconds(30),
-        Duration.ZERO);
+        Duration.ZERO,
+        TlsFiles.NONE,
+        TlsFiles.NONE);
   }
 
   public ProxyConfig withHost(String newHost) {
@@ -145,6 +165,16 @@ public record ProxyConfig(
 
   public ProxyConfig withUpstream(Upstream newUpstream) {
     return Records.with(this, "upstream", newUpstream);
+  }
+
+  /** Serves HTTPS with {@code files}' certificate and key. */
+  public ProxyConfig withListenTls(TlsFiles files) {
+    return Records.with(this, "listenTls", files);
+  }
+
+  /** Trusts {@code files}' CA bundle (and shows its client certificate) toward the upstream. */
+  public ProxyConfig withUpstreamTls(TlsFiles files) {
+    return Records.with(this, "upstreamTls", files);
   }
 
   /** Primes for at least {@code min} before listening ({@link Duration#ZERO}: not at all). */

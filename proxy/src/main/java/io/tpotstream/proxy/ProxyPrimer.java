@@ -1,6 +1,7 @@
 package io.tpotstream.proxy;
 
 import io.tpotstream.common.Waits;
+import io.tpotstream.producer.http.TlsFiles;
 import io.tpotstream.producer.load.JitWatch;
 import io.tpotstream.proxy.http.Upstream;
 import io.tpotstream.proxy.measure.Measurements;
@@ -80,6 +81,7 @@ final class ProxyPrimer {
               .withPort(0)
               .withUpstream(Upstream.parse(simulator.baseUrl()))
               .withMetricsPort(-1)
+              .withListenTls(TlsFiles.NONE)
               .withSample(1.0);
       proxy = TpotProxy.start(priming, new ProxyMetrics(), measurements);
       HttpClient http =

@@ -177,7 +177,8 @@ public final class TpotProxy implements AutoCloseable {
   /** The proxy's root URL, e.g. {@code http://127.0.0.1:8080}: an application's new base. */
   public String baseUrl() {
     String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
-    return "http://" + ("0.0.0.0".equals(host) ? "127.0.0.1" : host) + ":" + port;
+    String scheme = config.listenTls().hasCertificate() ? "https://" : "http://";
+    return scheme + ("0.0.0.0".equals(host) ? "127.0.0.1" : host) + ":" + port;
   }
 
   /** The port of {@code /metrics}, or -1 when none is served. */

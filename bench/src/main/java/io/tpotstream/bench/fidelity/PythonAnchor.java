@@ -77,7 +77,8 @@ final class PythonAnchor {
       int maxTokens,
       String idPrefix) {
     try {
-      Path script = workDir.resolve("aiohttp_client.py");
+      // one copy per client: two may start at once (P1 runs one each way)
+      Path script = workDir.resolve(idPrefix + "-aiohttp_client.py");
       try (InputStream in = PythonAnchor.class.getResourceAsStream("aiohttp_client.py")) {
         Files.copy(in, script, StandardCopyOption.REPLACE_EXISTING);
       }

@@ -26,6 +26,7 @@ public final class ScriptedServer implements AutoCloseable {
   private final Map<String, Script> scripts = new ConcurrentHashMap<>();
   private final List<Received> received = new CopyOnWriteArrayList<>();
   private final HttpServer server;
+  private final String certificatePath;
 
   /** One request as the server saw it. */
   public record Received(String path, String model, MultiMap headers, JsonObject body) {}
@@ -40,10 +41,13 @@ public final class ScriptedServer implements AutoCloseable {
    */
   public ScriptedServer(boolean tls) {
     HttpServerOptions options = new HttpServerOptions();
+    String certificatePem = null;
     if (tls) {
       SelfSignedCertificate certificate = SelfSignedCertificate.create("localhost");
       options.setSsl(true).setKeyCertOptions(certificate.keyCertOptions());
+      certificatePem = certificate.certificatePath();
     }
+    certificatePath = certificatePem;
     server = vertx.createHttpServer(options).requestHandler(this::handle);
     try {
       server
@@ -73,6 +77,11 @@ public final class ScriptedServer implements AutoCloseable {
   /** {@code https://127.0.0.1:PORT}, for a server made with {@code tls}. */
   public String httpsUrl() {
     return "https://127.0.0.1:" + port();
+  }
+
+  /** The PEM file of the self-signed certificate (for {@code localhost}) of a TLS server. */
+  public String certificatePath() {
+    return certificatePath;
   }
 
   public List<Received> received() {

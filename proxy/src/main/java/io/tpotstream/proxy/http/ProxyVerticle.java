@@ -64,6 +64,7 @@ public final class ProxyVerticle extends VerticleBase {
             .setName("tpot-proxy");
     PoolOptions pool =
         new PoolOptions().setHttp1MaxSize(config.maxConnectionsPerLoop()).setMaxWaitQueueSize(-1);
+    config.upstreamTls().applyTo(clientOptions);
     client = vertx.createHttpClient(clientOptions, pool);
     HttpServerOptions serverOptions =
         new HttpServerOptions()
@@ -78,6 +79,12 @@ public final class ProxyVerticle extends VerticleBase {
             .setPerMessageWebSocketCompressionSupported(false)
             .setPerFrameWebSocketCompressionSupported(false)
             .setHandle100ContinueAutomatically(true);
+    if (config.listenTls().hasCertificate()) {
+      config.listenTls().applyTo(serverOptions).setSsl(true);
+      if (config.listenTls().caFile() != null) {
+        serverOptions.setClientAuth(io.vertx.core.http.ClientAuth.REQUIRED);
+      }
+    }
     server = vertx.createHttpServer(serverOptions).requestHandler(this::handle);
     loopLag =
         LoopLagMeter.start(((ContextInternal) context).nettyEventLoop(), LoopLagMeter.TICK_NS);
