@@ -24,8 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Primes the proxy before it listens: a second proxy with the same settings, in the same JVM,
  * forwards streams from a simulator inside the process to a client inside the process, and measures
- * them through the real publishing path (their events marked {@code warmup: true}, which every
- * statistic leaves out), until the JIT has settled. The first request of a real client then meets
+ * them (framing, hand-off, the recorder; requests marked warm-up, whose events the proxy's
+ * publisher never sends), until the JIT has settled. The first request of a real client then meets
  * compiled code; no byte reaches the upstream or the real port meanwhile.
  */
 final class ProxyPrimer {

@@ -98,8 +98,8 @@ public final class TpotProxy implements AutoCloseable {
     return line
         + String.format(
             Locale.ROOT,
-            ", primed first: %,d streams forwarded and measured inside the process (events marked"
-                + " warmup), %s",
+            ", primed first: %,d streams forwarded and measured inside the process (their events"
+                + " not published), %s",
             primed.streams(),
             primed.settled() ? "the JIT settled" : "the JIT still compiling");
   }

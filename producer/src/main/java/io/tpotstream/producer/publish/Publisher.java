@@ -447,6 +447,9 @@ public final class Publisher {
 
   /** Holds an event of {@code request} (null for none) for sending. */
   void append(RequestRecord request, TokenEvent event) {
+    if (dropping && request != null && request.warmup) {
+      return; // a proxy's priming: measured to warm the path, never published
+    }
     if (dropping && request != null && request.dropped) {
       dropped.incrementAndGet();
       return;
@@ -472,6 +475,9 @@ public final class Publisher {
    * coalesced flag, from {@link HeldEvents#chunkBits}; {@code lagUs}: the client's lag in its gap).
    */
   void appendToken(RequestRecord request, long ts, long elapsedNs, int seq, int bits, int lagUs) {
+    if (dropping && request.warmup) {
+      return; // a proxy's priming: measured to warm the path, never published
+    }
     if (dropping && request.dropped) {
       dropped.incrementAndGet();
       return;
