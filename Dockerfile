@@ -4,6 +4,8 @@ FROM eclipse-temurin:17-jdk AS build
 WORKDIR /src
 COPY .mvn .mvn
 COPY mvnw pom.xml tpot ./
+# each command's JVM options: the launcher reads them, and the common module packs them for tpot run
+COPY jvm jvm
 # Every module of the root pom, as the reactor needs them all (DeployConfigTest fails when one is
 # missing here); each module's tests are left out by .dockerignore.
 COPY common common
@@ -32,16 +34,11 @@ RUN apt-get update \
 WORKDIR /opt/tpot
 # laid out as in the repository, so that the launcher runs the jar it finds (it builds nothing here)
 COPY --from=build /src/tpot tpot
+COPY --from=build /src/jvm jvm
 COPY --from=build /src/app/target/tpot.jar app/target/tpot.jar
 COPY --from=build /src/app/target/lib app/target/lib
-# The class archive, made here once with this image's Java (the launcher's training run on an embedded
-# broker, about 20 s): a container's commands then start about half a second sooner. Where it cannot be
-# made the launcher says so and the image works without it (app/target is not the user's to write).
-RUN ./tpot --version
 USER 10001:10001
-# The launcher gives each command its JVM settings, as ./tpot does outside the image: the producer's
-# (docs/producer.md, "JVM settings"), the throughput settings to aggregate, export, replay and stats
-# (docs/aggregation.md, docs/formats-and-replay.md), the JVM's defaults to the rest; TPOT_JAVA_OPTS
-# adds to them.
+# The launcher gives each command the JVM options of jvm/<command>.options, as ./tpot does outside the
+# image (TPOT_HEAP_OPTS, TPOT_JVM_PERFORMANCE_OPTS and TPOT_JAVA_OPTS override them).
 ENTRYPOINT ["/opt/tpot/tpot"]
 CMD ["--help"]

@@ -115,7 +115,6 @@ public final class Aggregator implements AutoCloseable {
         ready.processingGuarantee(),
         ready.deadLetterTopic());
     Aggregator aggregator = new Aggregator(ready);
-    JitPrimer.start(); // while Streams joins its group and creates its topics
     aggregator.streams.start();
     return aggregator;
   }

@@ -18,15 +18,15 @@ public record BenchEnv(
   }
 
   /**
-   * Options of a JVM that runs the producer: the producer's own settings ({@link
-   * io.tpotstream.producer.ProducerJvm}, or {@code -Dtpot.bench.producerJvm=a,b,c} to compare
-   * others; {@code ,} alone: the JVM's defaults), then {@link #childJvmOptions()}.
+   * Options of a JVM that runs the producer: the producer's own settings ({@code
+   * jvm/produce.options}), or {@code -Dtpot.bench.producerJvm=a,b,c} to compare others; {@code ,}
+   * alone: the JVM's defaults), then {@link #childJvmOptions()}.
    */
   public List<String> producerJvmOptions() {
     String other = System.getProperty("tpot.bench.producerJvm");
     List<String> options = new java.util.ArrayList<>();
     if (other == null) {
-      options.addAll(io.tpotstream.producer.ProducerJvm.OPTIONS);
+      options.addAll(io.tpotstream.common.jvm.JvmOptions.of("produce"));
     } else {
       for (String option : other.split("[,\\s]+")) {
         if (!option.isBlank()) {

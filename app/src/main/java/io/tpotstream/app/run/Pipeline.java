@@ -1,8 +1,8 @@
 package io.tpotstream.app.run;
 
 import io.tpotstream.app.Logging;
-import io.tpotstream.app.ThroughputJvm;
 import io.tpotstream.common.Stages;
+import io.tpotstream.common.jvm.JvmOptions;
 import io.tpotstream.common.kafka.KafkaAccessException;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.progress.Progress;
@@ -37,7 +37,6 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
-import java.util.stream.Stream;
 
 /**
  * {@code tpot run} and {@code tpot demo}: the producer in this JVM; the broker (unless given), the
@@ -124,8 +123,8 @@ public final class Pipeline {
     BackendJvm backend =
         BackendJvm.start(
             Backend.class,
-            Stream.concat(Stream.of("-Xmx1g"), ThroughputJvm.forChildJvm(System.getenv()).stream())
-                .toList(),
+            // the aggregator's JVM, as ./tpot aggregate would start it
+            JvmOptions.of("aggregate", System.getenv()),
             args,
             line -> {
               if (line.startsWith(Backend.FAILED)) {

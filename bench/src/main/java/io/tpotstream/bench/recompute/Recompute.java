@@ -2,7 +2,6 @@ package io.tpotstream.bench.recompute;
 
 import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.stage1.StageSettings;
-import io.tpotstream.app.ThroughputJvm;
 import io.tpotstream.app.Tpot;
 import io.tpotstream.bench.BenchEnv;
 import io.tpotstream.bench.BenchReport;
@@ -12,6 +11,7 @@ import io.tpotstream.bench.workload.WorkloadShape;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
 import io.tpotstream.common.jvm.JavaLauncher;
+import io.tpotstream.common.jvm.JvmOptions;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import java.io.BufferedOutputStream;
@@ -335,7 +335,7 @@ public final class Recompute {
 
   /**
    * A {@code tpot} command line as a user runs it: through {@code ./tpot} when the benchmarks were
-   * started by it (the launcher gives the command its JVM settings and the class archive; {@link
+   * started by it (the launcher gives the command its JVM settings; {@link
    * BenchEnv#childJvmOptions()} go in {@code TPOT_JAVA_OPTS}); else (the smoke tests, which must
    * not build or train anything) a JVM on this class path with the settings the launcher gives that
    * command.
@@ -350,10 +350,7 @@ public final class Recompute {
       command.addAll(List.of(args));
       return command;
     }
-    List<String> jvm = new ArrayList<>();
-    if (ThroughputJvm.COMMANDS.contains(args[0])) {
-      jvm.addAll(ThroughputJvm.OPTIONS);
-    }
+    List<String> jvm = new ArrayList<>(JvmOptions.of(args[0]));
     jvm.addAll(env.childJvmOptions());
     return JavaLauncher.builder(List.of(), Tpot.class, jvm, List.of(args)).command();
   }
