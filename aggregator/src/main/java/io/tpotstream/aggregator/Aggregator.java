@@ -269,24 +269,13 @@ public final class Aggregator implements AutoCloseable {
 
   /**
    * Stage 1's changelog has one partition per input partition: if this application id ran before
-   * with another count, its windows can no longer be completed. An application id whose state was
-   * written by the aggregator before its working-set stores (another format) cannot go on either.
+   * with another count, its windows can no longer be completed.
    */
   private static boolean checkPartitionsUnchanged(Admin admin, AggregatorConfig config, int now)
       throws ExecutionException, InterruptedException, TimeoutException {
     String changelog = changelog(config, AggregatorTopology.STAGE1_STORE);
     Set<String> topics =
         admin.listTopics().names().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    for (String old : AggregatorTopology.OLD_STORES) {
-      if (topics.contains(changelog(config, old)) && !topics.contains(changelog)) {
-        throw new PartitionsChangedException(
-            "application id "
-                + config.applicationId()
-                + " holds the state of an earlier version of the aggregator (topic "
-                + changelog(config, old)
-                + "): re-aggregate with a new --application-id");
-      }
-    }
     if (!topics.contains(changelog)) {
       return true;
     }

@@ -1,7 +1,6 @@
 package io.tpotstream.aggregator.topology;
 
 import io.tpotstream.aggregator.AggregatorConfig;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -32,15 +31,6 @@ public final class AggregatorTopology {
 
   /** Stage 2's working set (merged partials per window and series, N, markers, progress). */
   public static final String STAGE2_STORE = "stage2-working-set";
-
-  /** Stores of the aggregator before issue 13 (another format): their changelogs mean old state. */
-  public static final List<String> OLD_STORES =
-      List.of(
-          "request-state",
-          "window-partials",
-          "partition-progress",
-          "merged-windows",
-          "merge-progress");
 
   /** Name of the single-partition internal topic between the stages (prefixed by Streams). */
   public static final String PARTIALS_TOPIC = "window-partials";
