@@ -51,19 +51,14 @@ public final class Tpot implements Runnable {
 
   public static void main(String[] args) {
     System.setProperty("java.awt.headless", "true");
-    System.exit(commandLine(args).execute(args));
-  }
-
-  /** The command line with every subcommand, for tests. */
-  public static CommandLine commandLine() {
-    return commandLine(new String[0]);
+    System.exit(commandLine().execute(args));
   }
 
   /**
    * The command line with every subcommand; every {@link Duration} flag reads {@link
    * HumanDuration}s.
    */
-  public static CommandLine commandLine(String[] args) {
+  public static CommandLine commandLine() {
     CommandLine tpot = new CommandLine(new Tpot());
     COMMANDS.forEach(tpot::addSubcommand);
     return tpot.registerConverter(Duration.class, new HumanDuration())

@@ -38,39 +38,4 @@ class HelpTextTest {
     assertTrue(rendered > 15, "commands rendered: " + rendered);
     assertEquals("", warnings.toString(StandardCharsets.UTF_8));
   }
-
-  @Test
-  void aCommandLineNamingOneCommandBuildsOnlyThatOneAndTheHelpBuildsThemAll() {
-    int all = Tpot.commandLine().getSubcommands().size();
-    assertTrue(all > 15, "subcommands: " + all);
-    assertEquals(
-        List.of("stats"),
-        List.copyOf(
-            Tpot.commandLine(new String[] {"stats", "--file", "x.jsonl"})
-                .getSubcommands()
-                .keySet()));
-    assertEquals(
-        List.of("aggregate"),
-        List.copyOf(
-            Tpot.commandLine(new String[] {"--gc-log", "aggregate", "--topic", "t"})
-                .getSubcommands()
-                .keySet()));
-    assertEquals(
-        List.of("stats"),
-        List.copyOf(
-            Tpot.commandLine(new String[] {"--gc-log", "gc.log", "stats", "x.jsonl"})
-                .getSubcommands()
-                .keySet()));
-    for (String[] line :
-        List.of(
-            new String[] {},
-            new String[] {"--help"},
-            new String[] {"help", "stats"},
-            new String[] {"stast", "--file", "x"})) {
-      assertEquals(all, Tpot.commandLine(line).getSubcommands().size(), String.join(" ", line));
-    }
-    assertEquals(
-        Tpot.commandLine().getUsageMessage(),
-        Tpot.commandLine(new String[] {"--help"}).getUsageMessage());
-  }
 }
