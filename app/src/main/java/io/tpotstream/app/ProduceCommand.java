@@ -9,7 +9,7 @@ import io.tpotstream.common.slo.SloVerdict;
 import io.tpotstream.producer.Producer;
 import io.tpotstream.producer.ProducerRun;
 import io.tpotstream.producer.RunResult;
-import io.tpotstream.producer.config.Durations;
+import io.tpotstream.producer.config.ConfigDurations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.producer.publish.Publisher;
@@ -112,7 +112,7 @@ final class ProduceCommand implements Callable<Integer> {
     long everyMs =
         progressInterval.equals("0")
             ? 0
-            : Durations.parse("--progress-interval", progressInterval, false).toMillis();
+            : ConfigDurations.parse("--progress-interval", progressInterval, false).toMillis();
     RunResult result;
     try (Progress progress =
         Progress.start(
@@ -120,12 +120,12 @@ final class ProduceCommand implements Callable<Integer> {
             everyMs == 0 ? Progress.Mode.QUIET : progressOptions.mode(),
             err,
             Duration.ofMillis(Math.max(1, everyMs)))) {
-      io.tpotstream.producer.Progress first = run.progress();
+      io.tpotstream.producer.ProducerState first = run.progress();
       progress.phase(
           first.planned() >= 0 ? "" : "running", "requests", Math.max(-1, first.planned()));
       progress.refresh(
           () -> {
-            io.tpotstream.producer.Progress now = run.progress();
+            io.tpotstream.producer.ProducerState now = run.progress();
             progress.set(now.finished());
             if (now.planned() < 0 && now.duration() != null) {
               progress.fraction(now.elapsed().toMillis(), now.duration().toMillis());
@@ -158,7 +158,7 @@ final class ProduceCommand implements Callable<Integer> {
     SloVerdict verdict = verdict(slo, result);
     out.println(verdict.line());
     out.flush();
-    boolean bounded = !result.stoppedEarly() && !Durations.FOREVER.equals(config.duration());
+    boolean bounded = !result.stoppedEarly() && !ConfigDurations.FOREVER.equals(config.duration());
     int missed = bounded ? verdict.exitCode() : 0;
     return missed != 0 ? missed : failed;
   }

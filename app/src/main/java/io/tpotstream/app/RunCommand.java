@@ -2,7 +2,7 @@ package io.tpotstream.app;
 
 import io.tpotstream.app.run.Pipeline;
 import io.tpotstream.common.slo.SloSpec;
-import io.tpotstream.producer.config.Durations;
+import io.tpotstream.producer.config.ConfigDurations;
 import io.tpotstream.producer.config.ProducerConfig;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -67,7 +67,7 @@ final class RunCommand implements Callable<Integer> {
     }
     int failed = nothing != null ? 2 : 0;
     boolean bounded =
-        !outcome.producer().stoppedEarly() && !Durations.FOREVER.equals(config.duration());
+        !outcome.producer().stoppedEarly() && !ConfigDurations.FOREVER.equals(config.duration());
     int missed = outcome.verdict() == null || !bounded ? 0 : outcome.verdict().exitCode();
     return missed != 0 ? missed : failed;
   }

@@ -3,7 +3,7 @@ package io.tpotstream.app;
 import io.tpotstream.app.run.Pipeline;
 import io.tpotstream.common.Stages;
 import io.tpotstream.common.slo.SloSpec;
-import io.tpotstream.producer.config.Durations;
+import io.tpotstream.producer.config.ConfigDurations;
 import io.tpotstream.producer.config.ProducerConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -68,6 +68,6 @@ final class RunOptions {
   }
 
   Duration drain() {
-    return Durations.parse("--drain-timeout", drainTimeout, false);
+    return ConfigDurations.parse("--drain-timeout", drainTimeout, false);
   }
 }

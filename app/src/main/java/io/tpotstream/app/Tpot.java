@@ -56,12 +56,12 @@ public final class Tpot implements Runnable {
 
   /**
    * The command line with every subcommand; every {@link Duration} flag reads {@link
-   * HumanDuration}s.
+   * DurationConverter}s.
    */
   public static CommandLine commandLine() {
     CommandLine tpot = new CommandLine(new Tpot());
     COMMANDS.forEach(tpot::addSubcommand);
-    return tpot.registerConverter(Duration.class, new HumanDuration())
+    return tpot.registerConverter(Duration.class, new DurationConverter())
         .setExecutionExceptionHandler(new UserErrors());
   }
 

@@ -2,7 +2,7 @@ package io.tpotstream.producer;
 
 import io.tpotstream.common.Stages;
 import io.tpotstream.common.slo.GoodputLimits;
-import io.tpotstream.producer.config.Durations;
+import io.tpotstream.producer.config.ConfigDurations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.http.CallContext;
@@ -301,9 +301,9 @@ public final class Producer {
     String bound =
         config.duration() == null
             ? config.totalRequests() + " requests per model"
-            : config.duration().equals(Durations.FOREVER)
+            : config.duration().equals(ConfigDurations.FOREVER)
                 ? "until stopped"
-                : "for " + Durations.format(config.duration());
+                : "for " + ConfigDurations.format(config.duration());
     String sweep =
         config.sweep() == null ? "" : ", sweep " + config.sweep().text() + " (per stage)";
     if (config.openLoop()) {

@@ -104,8 +104,8 @@ public final class ProducerRun {
   }
 
   /** The state now, for a progress line. */
-  public Progress progress() {
-    return new Progress(
+  public ProducerState progress() {
+    return new ProducerState(
         stats.finished(),
         config.plannedRequests(),
         load.inFlight(),

@@ -2,8 +2,8 @@ package io.tpotstream.simulator;
 
 import io.tpotstream.common.Waits;
 import io.tpotstream.simulator.api.Routes;
+import io.tpotstream.simulator.api.SimulatorPrimer;
 import io.tpotstream.simulator.api.SimulatorVerticle;
-import io.tpotstream.simulator.api.Warmup;
 import io.tpotstream.simulator.pacing.LoopPriority;
 import io.tpotstream.simulator.pacing.LoopTimers;
 import io.tpotstream.simulator.truth.GroundTruth;
@@ -126,7 +126,9 @@ public final class Simulator implements AutoCloseable {
           "cannot listen on a free port of 127.0.0.1 for the warm-up: " + e.getMessage(), e);
     }
     try {
-      await(Warmup.run(vertx, "127.0.0.1", warmupPort, config.warmupChunks(), config.eventLoops()));
+      await(
+          SimulatorPrimer.run(
+              vertx, "127.0.0.1", warmupPort, config.warmupChunks(), config.eventLoops()));
     } catch (RuntimeException e) {
       throw new IllegalStateException(
           "the warm-up (" + config.warmupChunks() + " chunks) did not finish: " + e.getMessage(),

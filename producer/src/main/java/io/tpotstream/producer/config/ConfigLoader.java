@@ -477,7 +477,7 @@ public final class ConfigLoader {
     return v;
   }
 
-  /** A duration: a number of seconds or text such as 90s ({@link Durations}). */
+  /** A duration: a number of seconds or text such as 90s ({@link ConfigDurations}). */
   private static Duration duration(String key, JsonNode n, boolean foreverAllowed) {
     if (n.isNumber()) {
       if (!(n.asDouble() > 0)) {
@@ -488,7 +488,7 @@ public final class ConfigLoader {
     if (!n.isValueNode()) {
       throw new ConfigException("config key '" + key + "': must be a duration, got " + n);
     }
-    return Durations.parse(key, n.asText(), foreverAllowed);
+    return ConfigDurations.parse(key, n.asText(), foreverAllowed);
   }
 
   /** A names-to-values object, sorted; a null value is refused. */

@@ -21,8 +21,8 @@ import java.util.SortedMap;
  * @param totalRequests requests per model when {@code duration} is null
  * @param maxTokens {@code max_tokens} sent with each request, or null to leave it out
  * @param rate open-loop requests per second over all models, or null for a closed loop
- * @param duration how long to run (replaces {@code totalRequests}), {@link Durations#FOREVER}, or
- *     null
+ * @param duration how long to run (replaces {@code totalRequests}), {@link
+ *     ConfigDurations#FOREVER}, or null
  * @param seed seed of the Poisson arrival gaps
  * @param labels labels on every event, {@code concurrency} included
  * @param extraBody merged into each request body (null values remove keys)

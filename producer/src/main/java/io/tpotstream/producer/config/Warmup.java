@@ -63,7 +63,7 @@ public record Warmup(Duration duration, int requests, boolean local) {
               + "' as a number of warm-up requests (use e.g. 50req, 10s, local or 0)");
     }
     try {
-      return new Warmup(Durations.parse(key, t, false), 0, false);
+      return new Warmup(ConfigDurations.parse(key, t, false), 0, false);
     } catch (ConfigException e) {
       throw new ConfigException(
           "config key '"
@@ -85,7 +85,7 @@ public record Warmup(Duration duration, int requests, boolean local) {
       return "local";
     }
     if (duration != null) {
-      return Durations.format(duration);
+      return ConfigDurations.format(duration);
     }
     return requests > 0 ? requests + "req" : "0";
   }

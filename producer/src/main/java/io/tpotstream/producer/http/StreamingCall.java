@@ -4,7 +4,7 @@ import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.publish.Handoff;
 import io.tpotstream.producer.publish.LoopLagMeter;
-import io.tpotstream.producer.publish.RequestRecord;
+import io.tpotstream.producer.publish.MeasuredRequest;
 import io.tpotstream.producer.sse.SseFramer;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -48,7 +48,7 @@ public final class StreamingCall {
   private final LoopLagMeter lag;
   private final SseFramer framer = new SseFramer(this::onEvent);
   private final Buffer preview = Buffer.buffer();
-  private RequestRecord record;
+  private MeasuredRequest record;
   private IntFunction<RequestFailure> failure;
   private ArrivalStamp stamp;
   private long readNumber;
@@ -85,7 +85,7 @@ public final class StreamingCall {
     Buffer body = Buffer.buffer(spec.body());
     RequestOptions options = requestOptions();
     record =
-        new RequestRecord(
+        new MeasuredRequest(
             spec.requestId(),
             spec.model(),
             spec.warmup(),

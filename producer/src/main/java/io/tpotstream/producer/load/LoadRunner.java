@@ -1,7 +1,7 @@
 package io.tpotstream.producer.load;
 
 import io.tpotstream.common.Json;
-import io.tpotstream.producer.config.Durations;
+import io.tpotstream.producer.config.ConfigDurations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.config.Warmup;
 import io.tpotstream.producer.dialect.Dialect;
@@ -439,7 +439,7 @@ public final class LoadRunner {
       if (measured == 0) {
         measuredStartNs = atNs;
         Duration d = config.duration();
-        if (d != null && !d.equals(Durations.FOREVER)) {
+        if (d != null && !d.equals(ConfigDurations.FOREVER)) {
           deadlineNs = measuredStartNs + d.toNanos();
         }
       }

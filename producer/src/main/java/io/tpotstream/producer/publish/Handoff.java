@@ -81,8 +81,8 @@ public final class Handoff {
     return ring.getCursor() - poller.getSequence().get();
   }
 
-  /** The request started at {@link RequestRecord#startNs()}. */
-  public void start(RequestRecord request) {
+  /** The request started at {@link MeasuredRequest#startNs()}. */
+  public void start(MeasuredRequest request) {
     simple(Slot.START, request, request.startNs);
   }
 
@@ -92,7 +92,7 @@ public final class Handoff {
    * request's event before ({@link LoopLagMeter#lagNs}).
    */
   public void event(
-      RequestRecord request,
+      MeasuredRequest request,
       byte[] bytes,
       int offset,
       int length,
@@ -111,22 +111,24 @@ public final class Handoff {
   }
 
   /** The response ended at {@code atNs} (after the framer dispatched any event the end cut off). */
-  public void end(RequestRecord request, long atNs) {
+  public void end(MeasuredRequest request, long atNs) {
     simple(Slot.END, request, atNs);
   }
 
-  /** The request failed at {@code atNs}, for the reason set with {@link RequestRecord#failure}. */
-  public void failed(RequestRecord request, long atNs) {
+  /**
+   * The request failed at {@code atNs}, for the reason set with {@link MeasuredRequest#failure}.
+   */
+  public void failed(MeasuredRequest request, long atNs) {
     simple(Slot.FAILED, request, atNs);
   }
 
   /** The first-token deadline passed at {@code atNs}: the publisher thread judges it. */
-  public void firstTokenDue(RequestRecord request, long atNs) {
+  public void firstTokenDue(MeasuredRequest request, long atNs) {
     simple(Slot.FIRST_TOKEN_DUE, request, atNs);
   }
 
   /** The stream was quiet for the idle timeout at {@code atNs}: the publisher thread judges it. */
-  public void idleDue(RequestRecord request, long atNs) {
+  public void idleDue(MeasuredRequest request, long atNs) {
     simple(Slot.IDLE_DUE, request, atNs);
   }
 
@@ -142,7 +144,7 @@ public final class Handoff {
     ring.publish(seq);
   }
 
-  private void simple(int type, RequestRecord request, long ns) {
+  private void simple(int type, MeasuredRequest request, long ns) {
     long seq = claim(request);
     if (seq < 0) {
       return;
@@ -152,7 +154,7 @@ public final class Handoff {
   }
 
   /** The next free slot's sequence, or -1 when the ring is full (said by {@link #full}). */
-  private long claim(RequestRecord request) {
+  private long claim(MeasuredRequest request) {
     try {
       return ring.tryNext();
     } catch (InsufficientCapacityException e) {
@@ -161,7 +163,7 @@ public final class Handoff {
     }
   }
 
-  private Slot fill(long seq, int type, RequestRecord request, long ns) {
+  private Slot fill(long seq, int type, MeasuredRequest request, long ns) {
     Slot s = ring.get(seq);
     s.type = type;
     s.request = request;
@@ -169,7 +171,7 @@ public final class Handoff {
     return s;
   }
 
-  private void full(RequestRecord request) {
+  private void full(MeasuredRequest request) {
     if (request != null) {
       // the rest of this request is dropped with it (a dropping publisher goes on)
       request.dropped = true;

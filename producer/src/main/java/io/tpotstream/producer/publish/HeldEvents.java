@@ -68,7 +68,8 @@ final class HeldEvents {
    * Holds a token event ({@code bits} from {@link #chunkBits}, {@code lagUs} the client's lag in
    * its gap); false when the buffer is full.
    */
-  boolean offerToken(RequestRecord request, long ts, long elapsedNs, int seq, int bits, int lagUs) {
+  boolean offerToken(
+      MeasuredRequest request, long ts, long elapsedNs, int seq, int bits, int lagUs) {
     if (!room()) {
       return false;
     }
@@ -104,8 +105,8 @@ final class HeldEvents {
     return (TokenEvent) head.ref[headIndex];
   }
 
-  RequestRecord headRequest() {
-    return (RequestRecord) head.ref[headIndex];
+  MeasuredRequest headRequest() {
+    return (MeasuredRequest) head.ref[headIndex];
   }
 
   long headTs() {

@@ -446,7 +446,7 @@ public final class Publisher {
   }
 
   /** Holds an event of {@code request} (null for none) for sending. */
-  void append(RequestRecord request, TokenEvent event) {
+  void append(MeasuredRequest request, TokenEvent event) {
     if (dropping && request != null && request.warmup) {
       return; // a proxy's priming: measured to warm the path, never published
     }
@@ -474,7 +474,7 @@ public final class Publisher {
    * Holds a token event of {@code request}, as numbers ({@code bits}: its tokens, kind and
    * coalesced flag, from {@link HeldEvents#chunkBits}; {@code lagUs}: the client's lag in its gap).
    */
-  void appendToken(RequestRecord request, long ts, long elapsedNs, int seq, int bits, int lagUs) {
+  void appendToken(MeasuredRequest request, long ts, long elapsedNs, int seq, int bits, int lagUs) {
     if (dropping && request.warmup) {
       return; // a proxy's priming: measured to warm the path, never published
     }
@@ -497,7 +497,7 @@ public final class Publisher {
   }
 
   /** A dropping publisher could not hold an event of {@code request}: it and the rest go. */
-  private void dropFrom(RequestRecord request) {
+  private void dropFrom(MeasuredRequest request) {
     if (request != null) {
       request.dropped = true;
     }
@@ -614,7 +614,7 @@ public final class Publisher {
   /** Sends the FIFO's head; false when Kafka refused it for now (it stays held). */
   private boolean sendHead() {
     if (held.headIsToken()) {
-      RequestRecord r = held.headRequest();
+      MeasuredRequest r = held.headRequest();
       long ts = held.headTs();
       byte[] value =
           r.template.encode(

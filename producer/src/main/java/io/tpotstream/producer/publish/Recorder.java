@@ -48,7 +48,7 @@ public final class Recorder {
 
   /**
    * A recorder whose events carry {@code source} ({@link #SOURCE}, or e.g. {@code proxy}); a
-   * request's own labels ({@link RequestRecord}) win over {@code labels}.
+   * request's own labels ({@link MeasuredRequest}) win over {@code labels}.
    *
    * @param url the streaming endpoint, for messages
    * @param redact removes the API key from any text that may quote it
@@ -113,7 +113,7 @@ public final class Recorder {
   }
 
   void process(Slot slot, Publisher out) {
-    RequestRecord r = slot.request;
+    MeasuredRequest r = slot.request;
     switch (slot.type) {
       case Slot.START -> start(r, out);
       case Slot.EVENT -> event(r, slot, out);
@@ -160,7 +160,7 @@ public final class Recorder {
     }
   }
 
-  private void start(RequestRecord r, Publisher out) {
+  private void start(MeasuredRequest r, Publisher out) {
     r.template =
         TokenTemplate.of(runId, r.requestId, r.model, labelsOf(r), producerId, r.warmup, source);
     r.key = r.requestId.getBytes(StandardCharsets.UTF_8);
@@ -178,7 +178,7 @@ public final class Recorder {
             r));
   }
 
-  private void event(RequestRecord r, Slot slot, Publisher out) {
+  private void event(MeasuredRequest r, Slot slot, Publisher out) {
     if (r.finished) {
       return;
     }
@@ -206,7 +206,8 @@ public final class Recorder {
     }
   }
 
-  private void token(RequestRecord r, long arrivalNs, long read, Chunk.Token token, Publisher out) {
+  private void token(
+      MeasuredRequest r, long arrivalNs, long read, Chunk.Token token, Publisher out) {
     int seq = r.chunks;
     if (seq == r.arrivalsNs.length) {
       r.arrivalsNs = Arrays.copyOf(r.arrivalsNs, seq * 2);
@@ -237,7 +238,7 @@ public final class Recorder {
         lagUs);
   }
 
-  private void end(RequestRecord r, Slot slot, Publisher out) {
+  private void end(MeasuredRequest r, Slot slot, Publisher out) {
     if (r.finished) {
       return;
     }
@@ -276,7 +277,7 @@ public final class Recorder {
     }
   }
 
-  private void succeed(RequestRecord r, long atNs, Publisher out) {
+  private void succeed(MeasuredRequest r, long atNs, Publisher out) {
     out.append(
         r,
         mark(
@@ -297,7 +298,7 @@ public final class Recorder {
     finish(r, atNs, null);
   }
 
-  private void fail(RequestRecord r, long atNs, RequestFailure f, Publisher out) {
+  private void fail(MeasuredRequest r, long atNs, RequestFailure f, Publisher out) {
     out.append(
         r,
         mark(
@@ -318,7 +319,7 @@ public final class Recorder {
     finish(r, atNs, f);
   }
 
-  private void finish(RequestRecord r, long atNs, RequestFailure f) {
+  private void finish(MeasuredRequest r, long atNs, RequestFailure f) {
     r.finished = true;
     r.endNs = atNs;
     r.failed = f;
@@ -341,11 +342,11 @@ public final class Recorder {
             r.scheduleLagNs));
   }
 
-  private SortedMap<String, String> labelsOf(RequestRecord r) {
+  private SortedMap<String, String> labelsOf(MeasuredRequest r) {
     return r.labels != null ? r.labels : labels;
   }
 
-  private TokenEvent mark(TokenEvent e, RequestRecord r) {
+  private TokenEvent mark(TokenEvent e, MeasuredRequest r) {
     TokenEvent marked = e.withSource(source);
     return r.warmup ? marked.asWarmup() : marked;
   }

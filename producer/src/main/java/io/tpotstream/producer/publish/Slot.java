@@ -15,7 +15,7 @@ final class Slot {
   private static final byte[] NONE = new byte[0];
 
   int type;
-  RequestRecord request;
+  MeasuredRequest request;
   TokenEvent object;
 
   /** When it happened: an event's socket read, the end of the stream, the timer. */

@@ -1,9 +1,9 @@
 package io.tpotstream.producer.result;
 
 import io.tpotstream.common.stats.LatencyHistogram;
-import io.tpotstream.producer.Progress;
+import io.tpotstream.producer.ProducerState;
 import io.tpotstream.producer.RunResult;
-import io.tpotstream.producer.config.Durations;
+import io.tpotstream.producer.config.ConfigDurations;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -229,7 +229,7 @@ public final class ResultTable {
   }
 
   /** What the progress line of {@code tpot produce} adds: in flight, errors by class, tokens/s. */
-  public static String progressDetail(Progress p) {
+  public static String progressDetail(ProducerState p) {
     StringBuilder line = new StringBuilder();
     line.append(p.inFlight()).append(" in flight");
     long errors = p.errors().values().stream().mapToLong(Long::longValue).sum();
@@ -248,14 +248,14 @@ public final class ResultTable {
   }
 
   /** One progress line: requests done (or time), in flight, errors by class, tokens/s. */
-  public static String progressLine(Progress p) {
+  public static String progressLine(ProducerState p) {
     StringBuilder line = new StringBuilder("progress: ");
     if (p.planned() >= 0) {
       line.append(p.finished()).append('/').append(p.planned()).append(" requests");
     } else {
       line.append(seconds(p.elapsed().toNanos()));
       if (p.duration() != null) {
-        line.append(" / ").append(Durations.format(p.duration()));
+        line.append(" / ").append(ConfigDurations.format(p.duration()));
       }
       line.append(", ").append(p.finished()).append(" requests done");
     }

@@ -171,13 +171,13 @@ class ConfigLoaderTest {
 
   @Test
   void durationsReadUnitsAndForever() {
-    assertEquals(Duration.ofSeconds(90), Durations.parse("d", "90s", true));
-    assertEquals(Duration.ofMinutes(10), Durations.parse("d", "10m", true));
-    assertEquals(Duration.ofMillis(500), Durations.parse("d", "500ms", true));
-    assertEquals(Duration.ofSeconds(60), Durations.parse("d", "60", true));
-    assertEquals(Durations.FOREVER, Durations.parse("d", "forever", true));
+    assertEquals(Duration.ofSeconds(90), ConfigDurations.parse("d", "90s", true));
+    assertEquals(Duration.ofMinutes(10), ConfigDurations.parse("d", "10m", true));
+    assertEquals(Duration.ofMillis(500), ConfigDurations.parse("d", "500ms", true));
+    assertEquals(Duration.ofSeconds(60), ConfigDurations.parse("d", "60", true));
+    assertEquals(ConfigDurations.FOREVER, ConfigDurations.parse("d", "forever", true));
     ConfigException e =
-        assertThrows(ConfigException.class, () -> Durations.parse("duration", "soon", true));
+        assertThrows(ConfigException.class, () -> ConfigDurations.parse("duration", "soon", true));
     assertEquals(
         "config key 'duration': cannot read 'soon' as a duration (use e.g. 500ms, 90s, 10m, 2h or"
             + " forever)",

@@ -5,7 +5,7 @@ import io.tpotstream.producer.http.ErrorClass;
 import io.tpotstream.producer.http.RequestFailure;
 import io.tpotstream.producer.publish.Handoff;
 import io.tpotstream.producer.publish.LoopLagMeter;
-import io.tpotstream.producer.publish.RequestRecord;
+import io.tpotstream.producer.publish.MeasuredRequest;
 import io.tpotstream.producer.sse.SseFramer;
 import io.tpotstream.proxy.http.ExchangeObserver;
 import io.vertx.core.MultiMap;
@@ -48,7 +48,7 @@ final class Measurement implements ExchangeObserver {
   private final SseFramer framer = new SseFramer(this::onEvent);
   private State state = State.READING_REQUEST;
   private String model;
-  private RequestRecord record;
+  private MeasuredRequest record;
   private Failure earlyFailure;
   private long earlyFailureNs;
   private String contentType = "";
@@ -108,7 +108,7 @@ final class Measurement implements ExchangeObserver {
     state = State.MEASURING;
     owner.metrics().measured();
     record =
-        new RequestRecord(
+        new MeasuredRequest(
             requestId,
             model,
             owner.warmup(),

@@ -6,8 +6,8 @@ package io.tpotstream.simulator.api;
 final class ErrorBodies {
   private ErrorBodies() {}
 
-  static String body(Dialect dialect, int status, String message, String param) {
-    return dialect == Dialect.ANTHROPIC
+  static String body(ApiShape dialect, int status, String message, String param) {
+    return dialect == ApiShape.ANTHROPIC
         ? anthropic(status, message)
         : openAi(status, message, param);
   }

@@ -42,8 +42,8 @@ public final class Routes {
   public Routes(
       Map<String, ModelProfile> profiles, long runSeed, String apiKey, GroundTruth truth) {
     Map<String, ModelProfile> served = new java.util.HashMap<>(profiles);
-    served.putIfAbsent(Warmup.MODEL, Warmup.PROFILE);
-    served.putIfAbsent(Warmup.CALIBRATION_MODEL, Warmup.CALIBRATION_PROFILE);
+    served.putIfAbsent(SimulatorPrimer.MODEL, SimulatorPrimer.PROFILE);
+    served.putIfAbsent(SimulatorPrimer.CALIBRATION_MODEL, SimulatorPrimer.CALIBRATION_PROFILE);
     this.profiles = Map.copyOf(served);
     this.runSeed = runSeed;
     this.apiKey = apiKey == null ? null : apiKey.getBytes(StandardCharsets.UTF_8);
@@ -59,14 +59,14 @@ public final class Routes {
     }
     HttpMethod method = request.method();
     if (path.endsWith("/chat/completions")) {
-      requirePost(request, method, Dialect.OPENAI, timer);
+      requirePost(request, method, ApiShape.OPENAI, timer);
     } else if (path.endsWith("/messages")) {
-      requirePost(request, method, Dialect.ANTHROPIC, timer);
+      requirePost(request, method, ApiShape.ANTHROPIC, timer);
     } else if (path.endsWith("/models") && method == HttpMethod.GET) {
       if (authorized(request)) {
         json(request.response(), 200, modelsJson);
       } else {
-        unauthorized(request, Dialect.OPENAI);
+        unauthorized(request, ApiShape.OPENAI);
       }
     } else if (path.equals("/truth") && method == HttpMethod.GET) {
       json(request.response(), 200, truth.toJson());
@@ -76,7 +76,7 @@ public final class Routes {
     } else {
       error(
           request.response(),
-          Dialect.OPENAI,
+          ApiShape.OPENAI,
           404,
           "no route for "
               + method
@@ -89,7 +89,7 @@ public final class Routes {
   }
 
   private void requirePost(
-      HttpServerRequest request, HttpMethod method, Dialect dialect, LoopTimer timer) {
+      HttpServerRequest request, HttpMethod method, ApiShape dialect, LoopTimer timer) {
     if (method != HttpMethod.POST) {
       error(request.response(), dialect, 405, method + " is not allowed here: use POST", null);
       return;
@@ -101,7 +101,7 @@ public final class Routes {
   }
 
   private void chat(
-      HttpServerRequest request, Dialect dialect, Buffer body, long arrivalNs, LoopTimer timer) {
+      HttpServerRequest request, ApiShape dialect, Buffer body, long arrivalNs, LoopTimer timer) {
     HttpServerResponse response = request.response();
     JsonNode json;
     try {
@@ -152,7 +152,8 @@ public final class Routes {
     ModelProfile profile = profiles.get(model);
     ResponsePlan plan =
         Planner.plan(profile, runSeed, model, requestId, chat.maxTokens(), chat.promptTokens());
-    RequestRecorder recorder = truth.begin(requestId, model, arrivalNs, !Warmup.isWarmup(model));
+    RequestRecorder recorder =
+        truth.begin(requestId, model, arrivalNs, !SimulatorPrimer.isWarmup(model));
     response.putHeader(REQUEST_ID_HEADER, requestId);
     if (plan.fault() == Fault.HTTP_429) {
       recorder.end(Outcome.HTTP_429);
@@ -169,7 +170,7 @@ public final class Routes {
     } else if (chat.stream()) {
       long createdS = System.currentTimeMillis() / 1000;
       StreamFormat format =
-          dialect == Dialect.ANTHROPIC
+          dialect == ApiShape.ANTHROPIC
               ? new AnthropicStreamFormat(plan, chat, requestId)
               : new OpenAiStreamFormat(plan, chat, requestId, createdS);
       new StreamSession(timer, request, plan, format, recorder, profile.catchUp()).start(arrivalNs);
@@ -181,7 +182,7 @@ public final class Routes {
   /** A non-streamed answer comes when the whole output would have been generated. */
   private void answerWhole(
       HttpServerRequest request,
-      Dialect dialect,
+      ApiShape dialect,
       ChatRequest chat,
       ResponsePlan plan,
       RequestRecorder recorder,
@@ -206,7 +207,7 @@ public final class Routes {
               json(
                   request.response(),
                   200,
-                  dialect == Dialect.ANTHROPIC
+                  dialect == ApiShape.ANTHROPIC
                       ? CompleteBodies.anthropic(plan, chat, requestId)
                       : CompleteBodies.openAi(plan, chat, requestId, createdS));
             });
@@ -228,7 +229,7 @@ public final class Routes {
     return MessageDigest.isEqual(apiKey, given.getBytes(StandardCharsets.UTF_8));
   }
 
-  private static void unauthorized(HttpServerRequest request, Dialect dialect) {
+  private static void unauthorized(HttpServerRequest request, ApiShape dialect) {
     error(
         request.response(),
         dialect,
@@ -239,7 +240,7 @@ public final class Routes {
   }
 
   private static void error(
-      HttpServerResponse response, Dialect dialect, int status, String message, String param) {
+      HttpServerResponse response, ApiShape dialect, int status, String message, String param) {
     json(response, status, ErrorBodies.body(dialect, status, message, param));
   }
 
@@ -249,7 +250,9 @@ public final class Routes {
 
   /** The models a user asked for (the warm-up's are hidden). */
   private static java.util.List<String> listed(Map<String, ModelProfile> profiles) {
-    return Profiles.names(profiles).stream().filter(name -> !Warmup.isWarmup(name)).toList();
+    return Profiles.names(profiles).stream()
+        .filter(name -> !SimulatorPrimer.isWarmup(name))
+        .toList();
   }
 
   private static String modelsJson(Map<String, ModelProfile> profiles) {

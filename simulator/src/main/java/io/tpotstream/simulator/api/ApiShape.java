@@ -1,7 +1,7 @@
 package io.tpotstream.simulator.api;
 
 /** The two API shapes the simulator speaks. */
-enum Dialect {
+enum ApiShape {
   /** {@code POST .../chat/completions}: OpenAI chat completions (vLLM and gateways alike). */
   OPENAI,
   /** {@code POST .../messages}: Anthropic messages. */

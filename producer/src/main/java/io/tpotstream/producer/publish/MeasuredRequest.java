@@ -12,7 +12,7 @@ import java.util.function.IntFunction;
  * the hand-off that announces it; everything else (the dialect's reading of the stream, the chunks,
  * the arrival times kept for the producer's own table) belongs to the publisher thread.
  */
-public final class RequestRecord {
+public final class MeasuredRequest {
   final String requestId;
   final String model;
   final boolean warmup;
@@ -61,7 +61,7 @@ public final class RequestRecord {
    * @param labels the request's own labels (a proxy's: the route, the operator's named headers),
    *     instead of the recorder's; null: the recorder's
    */
-  public RequestRecord(
+  public MeasuredRequest(
       String requestId,
       String model,
       boolean warmup,

@@ -8,11 +8,11 @@ import java.util.Locale;
  * The durations of config files: {@code 500ms}, {@code 90s}, {@code 10m}, {@code 2h} (read with the
  * common {@link io.tpotstream.common.Durations}), more than 0, or {@code forever}.
  */
-public final class Durations {
+public final class ConfigDurations {
   /** A run length that never ends on its own (only Ctrl-C or SIGTERM stop it). */
   public static final Duration FOREVER = Duration.ofSeconds(Long.MAX_VALUE);
 
-  private Durations() {}
+  private ConfigDurations() {}
 
   /**
    * Parses {@code text}; a bare number is in seconds. {@code forever} gives {@link #FOREVER} when

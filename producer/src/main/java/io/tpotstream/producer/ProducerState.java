@@ -16,7 +16,7 @@ import java.util.SortedMap;
  * @param warmupRequests warm-up requests sent so far
  * @param heldEvents events held while Kafka is unreachable (0 when it is not)
  */
-public record Progress(
+public record ProducerState(
     long finished,
     long planned,
     int inFlight,

@@ -10,7 +10,7 @@ import picocli.CommandLine.TypeConversionException;
  * Reads durations as users write them ({@link Durations}: 500us, 500ms, 1.5s, 10s, 1m, 2h, 1d; a
  * bare number is in seconds), or ISO-8601 such as PT10S.
  */
-final class HumanDuration implements ITypeConverter<Duration> {
+final class DurationConverter implements ITypeConverter<Duration> {
   @Override
   public Duration convert(String text) {
     try {

@@ -21,7 +21,7 @@ import java.util.List;
  * ms apart) lets each loop's timer learn its lead at the pace of real streams rather than at the
  * warm-up's.
  */
-public final class Warmup {
+public final class SimulatorPrimer {
   /** The hidden model the warm-up streams; it is not listed by {@code /v1/models}. */
   public static final String MODEL = "tpot-warmup";
 
@@ -42,7 +42,7 @@ public final class Warmup {
   private static final int CALM_STREAMS_PER_LOOP = 2;
   private static final int CALM_TOKENS = 150;
 
-  private Warmup() {}
+  private SimulatorPrimer() {}
 
   /** True for the warm-up's own models, which no user sees. */
   public static boolean isWarmup(String model) {
