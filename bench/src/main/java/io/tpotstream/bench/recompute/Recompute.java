@@ -69,7 +69,7 @@ public final class Recompute {
   public static void main(String[] args) throws IOException {
     Path dir = Path.of(args[0]);
     Files.createDirectories(dir);
-    long target = args.length > 1 ? Long.parseLong(args[1]) : 2_000_000L;
+    long target = args.length > 1 ? Long.parseLong(args[1]) : 10_000_000L;
     Generated g = generate(target, dir);
     Files.write(dir.resolve("reference.json"), g.reference());
     System.out.printf(
@@ -85,7 +85,8 @@ public final class Recompute {
   }
 
   public static void run(BenchEnv env, BenchReport report) {
-    run(env, report, env.pick(2_000_000L, 200_000L), FORMATS);
+    // ten million events in a full run, so that start-up does not dominate what is compared
+    run(env, report, env.pick(10_000_000L, 200_000L), FORMATS);
   }
 
   static Outcome run(BenchEnv env, BenchReport report, long target, List<String> formats) {
