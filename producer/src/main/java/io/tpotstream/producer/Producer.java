@@ -86,7 +86,6 @@ public final class Producer {
    * an event loop; the records are written by a thread of their own.
    */
   public static ProducerRun start(ProducerConfig config, KafkaSettings kafka, Outputs outputs) {
-    JitPrimer.run(config);
     String producerId = newProducerId();
     AnchoredClock clock = AnchoredClock.start();
     PauseMeter pauseMeter = PauseMeter.start();
