@@ -3,18 +3,13 @@ package io.tpotstream.producer.publish;
 import io.tpotstream.common.event.EventType;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
-import io.tpotstream.common.kafka.KafkaAccessException;
-import io.tpotstream.common.kafka.KafkaConnection;
-import io.tpotstream.common.kafka.KafkaTopics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,14 +17,11 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -82,7 +74,6 @@ public final class Publisher {
   private static final long CONNECT_RETRY_NS = TimeUnit.SECONDS.toNanos(5);
   private static final long DROP_REPORT_NS = TimeUnit.SECONDS.toNanos(60);
   private static final Logger LOG = LoggerFactory.getLogger(Publisher.class);
-  private static final String BYTES = ByteArraySerializer.class.getName();
 
   private final KafkaSettings settings;
   private final String runId;
@@ -158,7 +149,7 @@ public final class Publisher {
     this.held = new HeldEvents(settings.outageBuffer());
     this.thread = new Thread(this::loop, "tpot-publisher");
     this.thread.setDaemon(true);
-    Properties props = producerProperties(settings, producerId);
+    Properties props = PublishTopic.producerProperties(settings, producerId);
     this.deliveryTimeoutNs =
         TimeUnit.MILLISECONDS.toNanos(
             Long.parseLong(props.getProperty(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)));
@@ -227,7 +218,7 @@ public final class Publisher {
    * @throws PublishException when Kafka cannot be reached within the setup timeout
    */
   public static Publisher open(KafkaSettings settings, Wiring wiring) {
-    List<Integer> partitions = partitionList(ensureTopic(settings));
+    List<Integer> partitions = PublishTopic.partitionList(PublishTopic.ensureTopic(settings));
     Publisher publisher = new Publisher(settings, wiring, partitions, false);
     try {
       publisher.sendStartHeartbeats();
@@ -236,7 +227,7 @@ public final class Publisher {
       if (e instanceof PublishException p) {
         throw p;
       }
-      throw new PublishException(unreachable(settings, e), e);
+      throw new PublishException(PublishTopic.unreachable(settings, e), e);
     }
     publisher.thread.start();
     return publisher;
@@ -535,7 +526,9 @@ public final class Publisher {
   private void connect(long now) {
     if (connecting == null) {
       if (now >= nextConnectNs) {
-        connecting = CompletableFuture.supplyAsync(() -> ensureTopic(settings), Publisher::daemon);
+        connecting =
+            CompletableFuture.supplyAsync(
+                () -> PublishTopic.ensureTopic(settings), Publisher::daemon);
       }
       return;
     }
@@ -544,7 +537,7 @@ public final class Publisher {
     }
     try {
       int count = connecting.join();
-      partitions = partitionList(count);
+      partitions = PublishTopic.partitionList(count);
       connected = true;
       lastProgressNs = now;
       // after a failed attempt (a WARN), a WARN too: --quiet shows warnings, and this one ends it
@@ -860,7 +853,8 @@ public final class Publisher {
         held.remove();
       } else if (System.nanoTime() > deadline) {
         throw new PublishException(
-            unreachable(settings, new TimeoutException("no partition metadata")), null);
+            PublishTopic.unreachable(settings, new TimeoutException("no partition metadata")),
+            null);
       } else {
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
       }
@@ -903,105 +897,5 @@ public final class Publisher {
         + atRisk()
         + " events at risk (held or not acknowledged); the run stopped. Check the brokers at "
         + settings.bootstrapServers();
-  }
-
-  /**
-   * The Kafka client's settings in three layers: our defaults, then the user's client properties
-   * (security, tuning) and the bootstrap servers, then what the publisher relies on.
-   */
-  static Properties producerProperties(KafkaSettings settings, String producerId) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.CLIENT_ID_CONFIG, "tpot-producer-" + producerId);
-    p.putAll(
-        Map.ofEntries(
-            // token events are small and repetitive JSON; lz4 is cheap on the sender
-            Map.entry(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"),
-            // events carry their own timestamps, so batching delay is harmless: 20 ms of
-            // linger makes batches of hundreds of events (fewer requests, better lz4 ratios)
-            Map.entry(ProducerConfig.LINGER_MS_CONFIG, "20"),
-            // a batch closes on linger, not on size, at the rates a producer makes
-            Map.entry(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024)),
-            // ride out a broker restart: retried batches wait up to 5 minutes (idempotence
-            // keeps order)
-            Map.entry(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000")));
-    p.putAll(settings.connection().clientProperties());
-    p.putAll(
-        Map.ofEntries(
-            Map.entry(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, BYTES),
-            Map.entry(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, BYTES),
-            // no duplicates and no reordering on retry: the aggregator relies on per-request order
-            Map.entry(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true"),
-            Map.entry(ProducerConfig.ACKS_CONFIG, "all"),
-            // never block the publisher thread: no metadata or no buffer space refuses the send
-            // at once, and the event waits in the outage buffer instead
-            Map.entry(ProducerConfig.MAX_BLOCK_MS_CONFIG, "0")));
-    return p;
-  }
-
-  /** Partitions 0 to {@code count} - 1. */
-  private static List<Integer> partitionList(int count) {
-    return java.util.stream.IntStream.range(0, count).boxed().toList();
-  }
-
-  /** Creates the topic when it is missing (main's one reader); returns its partition count. */
-  private static int ensureTopic(KafkaSettings settings) {
-    KafkaConnection kafka = settings.connection();
-    int timeoutMs = (int) settings.setupTimeout().toMillis();
-    try (Admin admin = Admin.create(kafka.adminProperties())) {
-      KafkaTopics.Ensured topic =
-          KafkaTopics.ensure(admin, kafka, settings.topic(), settings.partitions(), Map.of());
-      if (topic.created()) {
-        return awaitLeaders(admin, settings, timeoutMs);
-      }
-      return topic.partitions();
-    } catch (KafkaAccessException e) {
-      throw new PublishException(e.getMessage(), e);
-    } catch (TimeoutException e) {
-      throw new PublishException(unreachable(settings, e), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new PublishException("interrupted while connecting to Kafka", e);
-    }
-  }
-
-  /**
-   * Waits until every partition of a topic created a moment ago has a leader: the first sends to a
-   * partition whose leader is not yet known are retried by the client, and were seen to end in
-   * sequence errors on a fresh single-node broker. Returns the partition count.
-   */
-  private static int awaitLeaders(Admin admin, KafkaSettings settings, int timeoutMs)
-      throws InterruptedException, TimeoutException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-    int count = settings.partitions();
-    while (System.nanoTime() < deadline) {
-      try {
-        TopicDescription d =
-            admin
-                .describeTopics(List.of(settings.topic()))
-                .allTopicNames()
-                .get(timeoutMs, TimeUnit.MILLISECONDS)
-                .get(settings.topic());
-        count = d.partitions().size();
-        if (d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
-          return count;
-        }
-      } catch (ExecutionException e) {
-        // metadata not propagated yet: ask again
-      }
-      Thread.sleep(50);
-    }
-    LOG.warn("topic {}: not every partition had a leader after {} ms", settings.topic(), timeoutMs);
-    return count;
-  }
-
-  private static String unreachable(KafkaSettings settings, Throwable cause) {
-    return "cannot reach Kafka at "
-        + settings.bootstrapServers()
-        + " within "
-        + settings.setupTimeout().toSeconds()
-        + " s ("
-        + cause.getClass().getSimpleName()
-        + (cause.getMessage() == null ? "" : ": " + cause.getMessage())
-        + "): check --bootstrap-server and, for a secured cluster, --kafka-config";
   }
 }
