@@ -67,8 +67,6 @@ public final class Publisher {
   // nothing that is measured and saves the wake-ups (250 a second instead of 1,000)
   private static final long PARK_NS = TimeUnit.MILLISECONDS.toNanos(4);
   private static final long RETRY_NS = TimeUnit.MILLISECONDS.toNanos(100);
-  private static final long OUTAGE_AFTER_NS = TimeUnit.SECONDS.toNanos(2);
-  private static final long OUTAGE_REPORT_NS = TimeUnit.SECONDS.toNanos(10);
   private static final int POLL_BATCH = 4096;
   private static final int SEND_BATCH = 8192;
   private static final long CONNECT_RETRY_NS = TimeUnit.SECONDS.toNanos(5);
@@ -116,12 +114,7 @@ public final class Publisher {
   private long retryAtNs;
 
   // outage bookkeeping (publisher thread)
-  private long outageSinceNs;
-  private volatile boolean inOutage;
-  private long lastOutageReportNs;
-  private boolean backAfterOutage;
-  private long outages;
-  private long longestOutageNs;
+  private final OutageWatch outage;
 
   // a dropping publisher: reaching Kafka in the background, and giving up on it at the end
   private volatile boolean connected = true;
@@ -153,6 +146,7 @@ public final class Publisher {
     this.deliveryTimeoutNs =
         TimeUnit.MILLISECONDS.toNanos(
             Long.parseLong(props.getProperty(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)));
+    this.outage = new OutageWatch(settings.bootstrapServers(), held, deliveryTimeoutNs, dropping);
     // last: nothing that follows can fail and leave the client open
     this.kafka = new KafkaProducer<>(props);
     if (dropping) {
@@ -312,12 +306,12 @@ public final class Publisher {
 
   /** True while Kafka is taking nothing (an outage the console has been told about). */
   public boolean inOutage() {
-    return inOutage;
+    return outage.inOutage();
   }
 
   /** The outages seen so far: count, longest (ns), most events held at once. */
   public Outages outages() {
-    return new Outages(outages, Duration.ofNanos(longestOutageNs), held.maxSize());
+    return new Outages(outage.count(), Duration.ofNanos(outage.longestNs()), held.maxSize());
   }
 
   /**
@@ -381,7 +375,7 @@ public final class Publisher {
           LockSupport.parkNanos(PARK_NS);
         }
       }
-      if (dropping && (!connected || outageSinceNs != 0 || !held.isEmpty())) {
+      if (dropping && (!connected || outage.active() || !held.isEmpty())) {
         // Kafka is away: no final heartbeat can go, and a flush would wait for it
         dropHeld();
         dropped.addAndGet(Math.max(0, sentEvents.get() - ackedEvents.get()));
@@ -414,7 +408,7 @@ public final class Publisher {
     } catch (RuntimeException e) {
       fail(new PublishException(kafkaFailed(e), e));
     } finally {
-      boolean away = dropping && (!connected || outageSinceNs != 0);
+      boolean away = dropping && (!connected || outage.active());
       kafka.close(Duration.ofSeconds(failure.get() == null && !away ? 30 : 0));
       PublishException failed = failure.get();
       if (failed == null) {
@@ -743,63 +737,10 @@ public final class Publisher {
     lastProgressNs = System.nanoTime();
   }
 
-  /** Says on the console when Kafka stops taking events, how it goes, and when it is back. */
+  /** Watches for an outage; a stopping publisher stops once one passes delivery.timeout.ms. */
   private void watchOutage(long now) {
-    boolean waiting = !held.isEmpty() || outstanding() > 0;
-    long stalledNs = waiting ? now - lastProgressNs : 0;
-    if (outageSinceNs == 0) {
-      if (stalledNs >= OUTAGE_AFTER_NS) {
-        outageSinceNs = lastProgressNs;
-        inOutage = true;
-        lastOutageReportNs = now;
-        outages++;
-        LOG.warn(
-            String.format(
-                Locale.ROOT,
-                "Kafka at %s has taken nothing for %.1f s (broker down or unreachable?):"
-                    + " holding events in the outage buffer while the measurement goes on (%,d"
-                    + " held, room for %,d); %s",
-                settings.bootstrapServers(),
-                stalledNs / 1e9,
-                held.size(),
-                held.capacity(),
-                dropping
-                    ? "when it is full, events are dropped and counted"
-                    : String.format(
-                        Locale.ROOT,
-                        "the run stops if the buffer fills or the outage passes"
-                            + " delivery.timeout.ms (%d s)",
-                        TimeUnit.NANOSECONDS.toSeconds(deliveryTimeoutNs))));
-      }
-      if (backAfterOutage && held.size() < 1000 && outstanding() < 1000) {
-        backAfterOutage = false;
-        LOG.warn( // ends the outage's warning, so shown where that one is (--quiet too)
-            String.format(
-                Locale.ROOT,
-                "caught up after the outage: every held event was handed to Kafka in order (at"
-                    + " most %,d held)",
-                held.maxSize()));
-      }
-      return;
-    }
-    long outageNs = now - outageSinceNs;
-    if (lastProgressNs > outageSinceNs && stalledNs < OUTAGE_AFTER_NS) {
-      longestOutageNs = Math.max(longestOutageNs, lastProgressNs - outageSinceNs);
-      LOG.warn( // ends the outage's warning, so shown where that one is (--quiet too)
-          String.format(
-              Locale.ROOT,
-              "Kafka is back after %.1f s: the held events go out in order (%,d still held, %,d"
-                  + " sent and not yet acknowledged)",
-              (lastProgressNs - outageSinceNs) / 1e9,
-              held.size(),
-              Math.max(0, sentEvents.get() - ackedEvents.get())));
-      outageSinceNs = 0;
-      inOutage = false;
-      backAfterOutage = true;
-      return;
-    }
-    longestOutageNs = Math.max(longestOutageNs, outageNs);
-    if (outageNs >= deliveryTimeoutNs && !dropping) {
+    long unacked = Math.max(0, sentEvents.get() - ackedEvents.get());
+    if (outage.tooLong(now, lastProgressNs, outstanding(), unacked)) {
       fail(
           new PublishException(
               String.format(
@@ -808,22 +749,9 @@ public final class Publisher {
                       + " %,d events at risk (held or not acknowledged); the run stopped. Check"
                       + " the brokers",
                   settings.bootstrapServers(),
-                  outageNs / 1e9,
+                  outage.lastingNs(now) / 1e9,
                   atRisk()),
               null));
-      return;
-    }
-    if (now - lastOutageReportNs >= OUTAGE_REPORT_NS) {
-      lastOutageReportNs = now;
-      LOG.warn(
-          String.format(
-              Locale.ROOT,
-              "Kafka still unreachable after %.0f s: %,d events held (%.1f%% of the outage"
-                  + " buffer), %,d sent and not acknowledged",
-              outageNs / 1e9,
-              held.size(),
-              100.0 * held.size() / held.capacity(),
-              Math.max(0, sentEvents.get() - ackedEvents.get())));
     }
   }
 
