@@ -121,8 +121,7 @@ public final class OfflineStats {
 
     /**
      * Batches waiting for each worker: what a streamed file holds in flight beyond the reader's
-     * blocks (four, not sixteen: 10% less time in pauses, 70 MB less; BENCHMARKS.md, B5, "Stats
-     * while reading").
+     * blocks; few, so that they die young (BENCHMARKS.md, B5, "Stats while reading").
      */
     private static final int QUEUED = 4;
 

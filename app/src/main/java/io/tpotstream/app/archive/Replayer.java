@@ -376,11 +376,8 @@ public final class Replayer {
   private static final int STRETCH = 16_384;
 
   /**
-   * Stretches waiting for each sender. With 4 MB blocks (a streamed stretch is one block), eight
-   * held about 60 MB more in flight than the young generation could let die young: it was promoted,
-   * and four full collections cleared it; with three, one or two, and a quarter less time in pauses
-   * (BENCHMARKS.md, B5, "Fewer stretches in flight"). With 256 KB blocks (some 640 records each)
-   * three, eight and sixteen measured alike (B5, "Smaller blocks").
+   * Stretches waiting for each sender: few, so that what is in flight dies in the young generation
+   * instead of being promoted (BENCHMARKS.md, B5, "Fewer stretches in flight").
    */
   private static final int QUEUED = 3;
 

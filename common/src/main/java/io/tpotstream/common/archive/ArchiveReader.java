@@ -39,10 +39,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ArchiveReader {
   /**
    * Uncompressed bytes per block. Blocks in flight (decompressed, being parsed, handed over) live
-   * across young collections: at 4 MB they were 40-60 MB, more than the survivor spaces hold, and
-   * were copied into the old generation, which then had to be collected whole; at 256 KB a streamed
-   * replay spends a third of the time in pauses and none in full collections, and stats is no
-   * slower (BENCHMARKS.md, B5, "Smaller blocks").
+   * across young collections; small blocks fit the survivor spaces instead of filling the old
+   * generation (BENCHMARKS.md, B5, "Smaller blocks").
    */
   private static final int BLOCK = 256 << 10;
 
