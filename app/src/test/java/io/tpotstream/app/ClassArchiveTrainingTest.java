@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * leaves its topic with records.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class ClassArchiveTrainingTest {
   @Test
   void theTrainingProducesAggregatesExportsAndReplaysOnTheBrokerItIsGiven(

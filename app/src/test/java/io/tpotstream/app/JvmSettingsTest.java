@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,7 @@ class JvmSettingsTest {
     assertLauncherGives("PRODUCER_JVM", ProducerJvm.OPTIONS, "produce|run|demo");
   }
 
+  @Tag("slow")
   @Test
   void theLauncherGivesTheBacklogReadersTheThroughputSettings() throws Exception {
     assertLauncherGives(
@@ -92,6 +94,7 @@ class JvmSettingsTest {
     assertTrue(page.contains(String.join(" ", ProducerJvm.OPTIONS)), "docs/producer.md");
   }
 
+  @Tag("slow")
   @Test
   void theYoungGenerationsCapIsLeftOutWhereItWouldStarveTheOldGeneration() throws Exception {
     List<String> uncapped =
@@ -116,6 +119,7 @@ class JvmSettingsTest {
     assertEquals(ThroughputJvm.OPTIONS, launcherGives("-Xmx2g", null, "--gc-log", "stats"));
   }
 
+  @Tag("slow")
   @Test
   void anInliningOrPageSettingOfTheUsersReplacesOurs() throws Exception {
     // in JAVA_TOOL_OPTIONS or JDK_JAVA_OPTIONS the user's settings come before ours, which would
@@ -137,6 +141,7 @@ class JvmSettingsTest {
         ThroughputJvm.forChildJvm(Map.of("JAVA_TOOL_OPTIONS", "-XX:+UseLargePages -Xss1m")));
   }
 
+  @Tag("slow")
   @Test
   void tpotRunsBackendGetsNoCollectorOfOursBesideTheUsers() {
     List<String> compilerOnly = withoutCollector();
