@@ -39,6 +39,7 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,6 +50,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the application id or partition count.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class AggregatorOnBrokerTest {
   static final long T0 = 1_700_000_000_000L;
   static final StageSettings SETTINGS =

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * start and says once that it caught up; quiet, it says nothing.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class CatchUpTest {
   private static final int PER_PARTITION = 1_000;
 

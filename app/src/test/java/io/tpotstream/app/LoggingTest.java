@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
@@ -20,6 +21,7 @@ import org.slf4j.LoggerFactory;
  * (the test class path also holds the testkit's log4j2-test.xml, which log4j would otherwise
  * prefer).
  */
+@Tag("slow")
 class LoggingTest {
   @TempDir Path dir;
 

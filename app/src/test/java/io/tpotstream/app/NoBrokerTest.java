@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -64,6 +65,7 @@ class NoBrokerTest {
    * reading at once, with the same line. The archive is a named pipe nobody writes to, so the
    * reading alone would never end.
    */
+  @Tag("slow")
   @Test
   void replayStopsReadingTheArchiveWhenNoBrokerListens() throws Exception {
     Path pipe = dir.resolve("never-written.jsonl");
@@ -85,6 +87,7 @@ class NoBrokerTest {
    * accepts but never answers, so the check gives up after its timeout) is what the replay throws,
    * and it leaves the calling thread as it found it: not interrupted.
    */
+  @Tag("slow")
   @Test
   void aReplayWhoseConnectionFailsAfterTheReadingLeavesItsThreadUninterrupted() throws Exception {
     Path empty = Files.createFile(dir.resolve("empty.jsonl"));

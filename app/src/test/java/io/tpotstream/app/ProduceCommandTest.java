@@ -21,6 +21,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code tpot produce} and {@code tpot models} from the command line: output, exit codes, no key.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class ProduceCommandTest {
   static final String KEY = "sk-cli-SECRET-7";
   static Simulator simulator;

@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and the test broker, checked against the events themselves ({@code export}, then {@code stats}).
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class ProduceTrafficTest {
   static Simulator simulator;
   @TempDir Path dir;

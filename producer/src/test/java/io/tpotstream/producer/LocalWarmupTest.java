@@ -15,6 +15,7 @@ import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the endpoint sees only the run's.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class LocalWarmupTest {
   @Test
   void theEndpointSeesOnlyTheRunsOwnRequests(TestKafka kafka) {

@@ -36,6 +36,7 @@ import java.util.function.Supplier;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -46,6 +47,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * and no prompt text in any topic or log; with Kafka down the traffic flows and drops are counted.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class EventsTest {
   private static final String KEY = "sk-proxy-events-test-0123456789";
   private static final String PROMPT = "my private prompt about the quarterly numbers";

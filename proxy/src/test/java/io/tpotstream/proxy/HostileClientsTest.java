@@ -20,6 +20,7 @@ import io.tpotstream.testkit.TestKafka;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * after them is measured. Credential-carrying headers are refused as labels or ids.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class HostileClientsTest {
   private static String chat(String model) {
     return "{\"model\":\"" + model + "\",\"stream\":true,\"messages\":[]}";

@@ -18,6 +18,7 @@ import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * taken.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class SseStampsThroughTheProxyTest {
   private static final long AB_MS = 300;
   private static final long BC_MS = 700;

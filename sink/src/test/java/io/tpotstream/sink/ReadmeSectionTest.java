@@ -23,6 +23,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -132,6 +133,7 @@ class ReadmeSectionTest {
     }
   }
 
+  @Tag("slow")
   @Test
   void prometheusScrapeConfigPassesPromtool() throws Exception {
     Promtool.assumeInstalled();

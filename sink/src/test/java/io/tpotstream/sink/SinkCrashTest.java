@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * topic hold each (series, window) exactly once, no duplicate and no hole.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class SinkCrashTest {
   private static final int SERIES = 3;
   private static final int WINDOWS = 20;

@@ -31,6 +31,7 @@ import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * aggregator, byte for byte, each exactly once.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class AggregatorInstancesTest {
   static final long T0 = 1_700_000_000_000L;
   static final long WINDOW_MS = 2_000;

@@ -31,11 +31,13 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.utils.Utils;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class ExportReplayTest {
   // In the past: brokers reject timestamps more than an hour ahead
   // (log.message.timestamp.after.max.ms).

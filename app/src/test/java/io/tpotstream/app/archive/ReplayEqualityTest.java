@@ -33,6 +33,7 @@ import java.util.Properties;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,6 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * TTFT, request TPOT, E2E, request counts) equals its windows merged.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class ReplayEqualityTest {
   private static final int REQUESTS_PER_MODEL = 12;
   private static final StageSettings WINDOWS =

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -92,6 +93,7 @@ class DeployConfigTest {
     }
   }
 
+  @Tag("slow")
   @Test
   void composeRunsThePipelineWithPrometheusAndGrafanaOnFilesThatExist() throws Exception {
     String compose = Files.readString(DeployFiles.ROOT.resolve("docker-compose.yml"));
@@ -117,6 +119,7 @@ class DeployConfigTest {
     }
   }
 
+  @Tag("slow")
   @Test
   void prometheusConfigAndAlertRulesPassPromtoolAndItsRuleTests() throws Exception {
     Promtool.assumeInstalled();
@@ -132,6 +135,7 @@ class DeployConfigTest {
     assertTrue(tests.contains("SUCCESS"), tests);
   }
 
+  @Tag("slow")
   @Test
   void everyDashboardQueryParsesAndUsesTheProvisionedDatasource() throws Exception {
     Promtool.assumeInstalled();

@@ -41,6 +41,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,6 +56,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the run to a file.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class MonitoringPipelineTest {
   private static final Duration WAIT = Duration.ofMinutes(3);
 

@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The demo's wiring end to end: simulator, producer, embedded broker, aggregator, sink, report;
  * with --quiet, so the results print and nothing else does.
  */
+@Tag("slow")
 class DemoPipelineTest {
   private static final int REQUESTS = 20;
   private static final int MAX_TOKENS = 100;

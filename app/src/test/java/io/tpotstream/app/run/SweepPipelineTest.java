@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A sweep with an SLO through the whole pipeline (simulator, producer, embedded broker, aggregator,
  * sink): summaries split by stage, every window judged, the run's verdict.
  */
+@Tag("slow")
 class SweepPipelineTest {
   @Test
   void aSweepIsSplitByStageAndAnImpossibleSloFailsTheRun(@TempDir Path out) throws Exception {

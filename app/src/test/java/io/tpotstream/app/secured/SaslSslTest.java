@@ -11,6 +11,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -20,6 +21,7 @@ import picocli.CommandLine;
  * test with keytool): the user's properties file with a trust store is all a command needs, and a
  * trust store that does not hold the broker's certificate is named in one line.
  */
+@Tag("slow")
 class SaslSslTest {
   @TempDir Path dir;
 

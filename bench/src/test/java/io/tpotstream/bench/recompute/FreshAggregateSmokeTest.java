@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * recomputation, byte for byte.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class FreshAggregateSmokeTest {
   @Test
   void aFreshAggregateProcessWritesTheRecomputedSummariesAndItsRatesArePrinted(

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * replay (as processes) keep every record and recompute the reference summaries exactly.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class RecomputeSmokeTest {
   @Test
   void exportStatsAndReplayKeepEveryRecordAndTheSummaries(TestKafka kafka, @TempDir Path dir) {

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * timing has it (BENCHMARKS.md, S1).
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class ColdStartFidelityTest {
   @Test
   void aColdSimulatorDrivenByThePythonAiohttpClientSendsModelAsGapsFromTheFirstRequest(

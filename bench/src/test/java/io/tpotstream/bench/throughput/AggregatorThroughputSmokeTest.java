@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * B1 end to end on a small topic: it runs, prints rates with units, and every summary comes out.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class AggregatorThroughputSmokeTest {
   @Test
   void smallRunPrintsBothRatesAndEverySeriesWindowComesOut(TestKafka kafka, @TempDir Path dir) {

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@code base_url} spellings of the OpenAI seed script, Gemini's OpenAI-compatible API and Azure.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class BaseUrlRequestTest {
 
   @Test

@@ -17,6 +17,7 @@ import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * loops' worst lag.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class CoalescedChunksTest {
   /**
    * A stop-the-world pause (a full collection) halfway through one gap stalls the producer's event

@@ -16,11 +16,13 @@ import java.net.ServerSocket;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Refused connections and dead proxies are class {@code connection}, naming what to check. */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class ConnectionErrorsTest {
   static final ScriptedServer server = new ScriptedServer();
 

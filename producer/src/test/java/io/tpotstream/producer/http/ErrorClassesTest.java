@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * stream that breaks keeps the tokens it delivered; the API key appears nowhere.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class ErrorClassesTest {
   static final String KEY = "sk-error-SECRET-42";
   static final ScriptedServer server = new ScriptedServer();

@@ -13,6 +13,7 @@ import io.tpotstream.producer.testing.ScriptedServer.Script;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * What no retry can fix stops a run within a handful of requests; what a retry can fix does not.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class FailFastTest {
   private static Map<String, String> keys(int concurrency, int total) {
     return Map.of(

@@ -19,6 +19,7 @@ import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * blank line is taken.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class SseStampsOverHttpTest {
   private static final long AB_MS = 300;
   private static final long BC_MS = 700;

@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * token event per output chunk, a start and an end.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class StreamFramingTest {
   static final int TOKENS = 6;
   static final ScriptedServer server = new ScriptedServer();

@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * request waits and the wait shows in {@code scheduleLagNs}; none is skipped.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class OpenLoopTest {
   static final ScriptedServer server =
       new ScriptedServer()

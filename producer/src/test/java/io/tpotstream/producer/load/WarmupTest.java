@@ -16,6 +16,7 @@ import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * are left out of the producer's own table; the run's own requests follow, as many as asked.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class WarmupTest {
   @Test
   void warmupRequestsAreMarkedAndLeftOutOfTheTable(TestKafka kafka) {

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * in order when the broker is back, and every token event is in the topic exactly once. The test
  * has a broker of its own (the shared one must not stop).
  */
+@Tag("slow")
 class BrokerOutageTest {
   static final String PROFILE =
       """

@@ -15,6 +15,7 @@ import io.tpotstream.testkit.TestKafka;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * final one on every partition after the run's last events; no event below a sent watermark.
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class HeartbeatTest {
   static final ScriptedServer server = new ScriptedServer();
 

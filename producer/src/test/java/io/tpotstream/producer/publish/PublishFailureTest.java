@@ -15,11 +15,13 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** When Kafka cannot take the events the run fails loudly, never dropping them silently. */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class PublishFailureTest {
   @Test
   void unreachableKafkaStopsTheRunBeforeAnyRequest() throws Exception {

@@ -11,11 +11,13 @@ import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The publisher keeps its promise: no event below a watermark it already sent. */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class PublisherTest {
   @Test
   void eventBelowASentWatermarkIsRaisedToItAndCountedLateAtSource(TestKafka kafka) {

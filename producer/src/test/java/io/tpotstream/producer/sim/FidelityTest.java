@@ -16,6 +16,7 @@ import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * BENCHMARKS.md, B2 "stall").
  */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class FidelityTest {
   static final String PROFILE =
       """

@@ -14,12 +14,14 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A dataset's prompts reach a real HTTP server as written, conversations turn after turn. */
 @ExtendWith(KafkaExtension.class)
+@Tag("slow")
 class DatasetRunTest {
   static final ScriptedServer server =
       new ScriptedServer().on("ds", Script.sse().write(ScriptedServer.openAiStream(3)));

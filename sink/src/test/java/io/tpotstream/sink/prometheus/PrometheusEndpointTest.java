@@ -22,6 +22,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 public class PrometheusEndpointTest {
@@ -183,6 +184,7 @@ public class PrometheusEndpointTest {
         "no folded series label");
   }
 
+  @Tag("slow")
   @Test
   void passesPromtoolCheckMetrics() throws Exception {
     Promtool.assumeInstalled();

@@ -10,6 +10,7 @@ import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.testkit.PromText;
 import io.tpotstream.testkit.Promtool;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The SLO on {@code /metrics}: counters over the sink's life, the latest window's verdicts. */
@@ -91,6 +92,7 @@ class SloMetricsTest {
     assertTrue(m.samples.stream().noneMatch(s -> s.name().startsWith("tpot_window_slo_objective")));
   }
 
+  @Tag("slow")
   @Test
   void passesPromtoolCheckMetrics() throws Exception {
     Promtool.assumeInstalled();
