@@ -28,7 +28,8 @@ public final class AggregatorThroughput {
   private AggregatorThroughput() {}
 
   public static void run(BenchEnv env, BenchReport report) {
-    // ten million events in a full run: what is measured is the steady rate users wait for, not start-up
+    // ten million events in a full run: what is measured is the steady rate users wait for, not
+    // start-up
     run(env, report, env.pick(10_000_000L, 500_000L));
     FreshAggregate.run(env, report, env.pick(10_000_000L, 200_000L));
   }
