@@ -40,12 +40,18 @@ public record TestKafka(String bootstrapServers, String source) {
     createTopic(name, partitions, Map.of());
   }
 
+  /**
+   * Creates {@code name} and returns once every partition has a leader: a producer's first sends to
+   * a partition whose leader is not yet known can end in sequence errors on a fresh single-node
+   * broker, and records are lost (the publisher waits the same way).
+   */
   public void createTopic(String name, int partitions, Map<String, String> configs) {
     try (Admin admin = admin()) {
       admin
           .createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs)))
           .all()
           .get();
+      awaitLeaders(admin, name);
     } catch (ExecutionException e) {
       if (!(e.getCause() instanceof TopicExistsException)) {
         throw new IllegalStateException("cannot create topic " + name, e.getCause());
@@ -53,6 +59,22 @@ public record TestKafka(String bootstrapServers, String source) {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted creating topic " + name, e);
+    }
+  }
+
+  private static void awaitLeaders(Admin admin, String name) throws InterruptedException {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline) {
+      try {
+        var description = admin.describeTopics(List.of(name)).allTopicNames().get().get(name);
+        if (description.partitions().stream()
+            .allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+          return;
+        }
+      } catch (ExecutionException e) {
+        // the topic's metadata has not reached the broker's cache yet: ask again
+      }
+      Thread.sleep(50);
     }
   }
 
