@@ -77,7 +77,7 @@ public class TokenEventCodecBenchmark extends JmhDefaults {
     return decoder.decode(key, json).elapsedNs();
   }
 
-  /** The same event with one space in it: read by Jackson's streaming parser instead. */
+  /** The same event with one space in it: read by the reference codec instead. */
   @Benchmark
   public long decodeStreamingNotCompact() {
     return decoder.decode(key, spaced).elapsedNs();

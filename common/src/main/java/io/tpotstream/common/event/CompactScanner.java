@@ -279,7 +279,9 @@ final class CompactScanner {
    */
   static void readSeries(DecodedEvent d) {
     byte[] b = d.source;
-    d.model = ascii(b, d.modelStart, d.modelEnd);
+    if (d.modelStart >= 0) {
+      d.model = ascii(b, d.modelStart, d.modelEnd);
+    }
     if (d.labelsStart < 0) {
       return;
     }
