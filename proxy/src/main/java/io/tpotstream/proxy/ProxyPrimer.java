@@ -8,8 +8,6 @@ import io.tpotstream.proxy.measure.Measurements;
 import io.tpotstream.proxy.metrics.ProxyMetrics;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
-import io.tpotstream.simulator.profile.Distribution;
-import io.tpotstream.simulator.profile.ModelProfile;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -17,7 +15,7 @@ import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import java.time.Duration;
-import java.util.Map;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -57,18 +55,7 @@ final class ProxyPrimer {
    */
   static Primed prime(ProxyConfig config, Measurements measurements, Duration min) {
     long startNs = System.nanoTime();
-    Simulator simulator =
-        Simulator.start(
-            SimulatorConfig.defaults()
-                .withPort(0)
-                .withProfiles(
-                    Map.of(
-                        MODEL,
-                        ModelProfile.of(
-                            new Distribution.Constant(5), new Distribution.Constant(5))))
-                .withEventLoops(1)
-                .withWarmupChunks(0)
-                .withRequestsKept(16));
+    Simulator simulator = Simulator.start(SimulatorConfig.inProcess(List.of(MODEL), 5, 5));
     TpotProxy proxy = null;
     Vertx client = Vertx.vertx();
     AtomicBoolean stop = new AtomicBoolean();

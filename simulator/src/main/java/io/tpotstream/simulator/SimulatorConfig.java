@@ -1,9 +1,11 @@
 package io.tpotstream.simulator;
 
 import io.tpotstream.common.Records;
+import io.tpotstream.simulator.profile.Distribution;
 import io.tpotstream.simulator.profile.ModelProfile;
 import io.tpotstream.simulator.profile.Profiles;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -74,6 +76,26 @@ public record SimulatorConfig(
         DEFAULT_REQUESTS_KEPT,
         DEFAULT_WARMUP_CHUNKS,
         false);
+  }
+
+  /**
+   * A quiet simulator inside another process's JVM, for warming that process's own path: a free
+   * loopback port, {@code models} each sending its first chunk after {@code firstMs} and then one
+   * every {@code gapMs}, one event loop, no warm-up of its own, the truth of 16 requests kept.
+   */
+  public static SimulatorConfig inProcess(Iterable<String> models, double firstMs, double gapMs) {
+    Map<String, ModelProfile> profiles = new LinkedHashMap<>();
+    for (String model : models) {
+      profiles.put(
+          model,
+          ModelProfile.of(new Distribution.Constant(firstMs), new Distribution.Constant(gapMs)));
+    }
+    return defaults()
+        .withPort(0)
+        .withProfiles(profiles)
+        .withEventLoops(1)
+        .withWarmupChunks(0)
+        .withRequestsKept(16);
   }
 
   public SimulatorConfig withHost(String newHost) {
