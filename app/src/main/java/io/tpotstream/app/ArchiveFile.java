@@ -1,6 +1,6 @@
 package io.tpotstream.app;
 
-import io.tpotstream.common.archive.ArchivedRecord;
+import io.tpotstream.archive.ArchivedRecord;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventFormatException;
 import io.tpotstream.common.progress.Progress;

@@ -2,10 +2,10 @@ package io.tpotstream.app;
 
 import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.stage1.StageSettings;
+import io.tpotstream.archive.ArchiveReader;
+import io.tpotstream.archive.ArchivedRecord;
 import io.tpotstream.common.Json;
 import io.tpotstream.common.Series;
-import io.tpotstream.common.archive.ArchiveReader;
-import io.tpotstream.common.archive.ArchivedRecord;
 import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.request.RequestRecords;
 import io.tpotstream.common.slo.GoodputLimits;

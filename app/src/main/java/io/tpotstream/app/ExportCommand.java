@@ -1,6 +1,6 @@
 package io.tpotstream.app;
 
-import io.tpotstream.app.archive.Exporter;
+import io.tpotstream.archive.Exporter;
 import io.tpotstream.common.kafka.KafkaConnection;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

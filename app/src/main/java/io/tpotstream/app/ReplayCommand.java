@@ -1,6 +1,6 @@
 package io.tpotstream.app;
 
-import io.tpotstream.app.archive.Replayer;
+import io.tpotstream.archive.Replayer;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.kafka.KafkaPreflight;
 import java.nio.file.Files;

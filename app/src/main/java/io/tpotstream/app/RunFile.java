@@ -1,8 +1,8 @@
 package io.tpotstream.app;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tpotstream.archive.ArchiveCompression;
 import io.tpotstream.common.Json;
-import io.tpotstream.common.archive.ArchiveCompression;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

@@ -2,8 +2,8 @@ package io.tpotstream.app;
 
 import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.stage1.StageSettings;
-import io.tpotstream.common.archive.ArchiveManifest;
-import io.tpotstream.common.archive.ArchiveReader;
+import io.tpotstream.archive.ArchiveManifest;
+import io.tpotstream.archive.ArchiveReader;
 import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.request.RequestRecords;
 import io.tpotstream.common.request.RequestsFile;

@@ -5,7 +5,7 @@ import io.tpotstream.aggregator.stage1.Stage1Output;
 import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.aggregator.stage2.MergeOutput;
 import io.tpotstream.aggregator.stage2.WindowMerger;
-import io.tpotstream.common.archive.ArchivedRecord;
+import io.tpotstream.archive.ArchivedRecord;
 import io.tpotstream.common.event.DecodedEvent;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventDecoder;
@@ -45,9 +45,9 @@ public final class OfflineStats {
 
   /**
    * Same, for the records of an archive in replay order ({@link
-   * io.tpotstream.common.archive.ArchiveReader}), on as many threads as there are cores; a record
-   * that is not a token event is reported to {@code problems} with its line ("line N: why") and
-   * skipped. {@code progress}, when not null, counts the records.
+   * io.tpotstream.archive.ArchiveReader}), on as many threads as there are cores; a record that is
+   * not a token event is reported to {@code problems} with its line ("line N: why") and skipped.
+   * {@code progress}, when not null, counts the records.
    */
   public static List<WindowSummary> computeArchived(
       List<ArchivedRecord> records,

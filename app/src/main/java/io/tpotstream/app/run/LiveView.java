@@ -1,6 +1,6 @@
 package io.tpotstream.app.run;
 
-import io.tpotstream.app.PlainReader;
+import io.tpotstream.common.kafka.PlainReader;
 import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.ClientTouch;

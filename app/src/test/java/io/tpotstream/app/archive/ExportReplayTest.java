@@ -7,10 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.app.TpotCli;
-import io.tpotstream.common.archive.ArchiveManifest;
-import io.tpotstream.common.archive.ArchiveReader;
-import io.tpotstream.common.archive.ArchiveWriter;
-import io.tpotstream.common.archive.ArchivedRecord;
+import io.tpotstream.archive.ArchiveManifest;
+import io.tpotstream.archive.ArchiveReader;
+import io.tpotstream.archive.ArchiveWriter;
+import io.tpotstream.archive.ArchivedRecord;
+import io.tpotstream.archive.Exporter;
+import io.tpotstream.archive.Replayer;
 import io.tpotstream.common.event.EventType;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;

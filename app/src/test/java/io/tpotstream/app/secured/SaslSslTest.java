@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.app.Tpot;
-import io.tpotstream.common.archive.ArchiveReader;
+import io.tpotstream.archive.ArchiveReader;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
 import java.io.PrintWriter;

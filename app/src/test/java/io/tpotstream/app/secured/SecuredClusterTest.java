@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.app.Tpot;
 import io.tpotstream.app.TpotCli;
+import io.tpotstream.archive.ArchiveReader;
+import io.tpotstream.archive.ArchivedRecord;
 import io.tpotstream.broker.LocalKafka;
-import io.tpotstream.common.archive.ArchiveReader;
-import io.tpotstream.common.archive.ArchivedRecord;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
 import java.io.IOException;

@@ -1,8 +1,8 @@
 package io.tpotstream.bench.workload;
 
-import io.tpotstream.app.PlainReader;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.kafka.KafkaTopics;
+import io.tpotstream.common.kafka.PlainReader;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.tpotstream.app;
+package io.tpotstream.common.kafka;
 
 import java.util.Map;
 import java.util.Properties;

@@ -1,4 +1,4 @@
-package io.tpotstream.common.archive;
+package io.tpotstream.archive;
 
 import java.io.IOException;
 import java.util.ArrayDeque;

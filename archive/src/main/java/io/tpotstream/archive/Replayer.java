@@ -1,8 +1,5 @@
-package io.tpotstream.app.archive;
+package io.tpotstream.archive;
 
-import io.tpotstream.common.archive.ArchiveManifest;
-import io.tpotstream.common.archive.ArchiveReader;
-import io.tpotstream.common.archive.ArchivedRecord;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.kafka.KafkaPreflight;
 import io.tpotstream.common.kafka.KafkaTopics;

@@ -1,4 +1,4 @@
-package io.tpotstream.common.archive;
+package io.tpotstream.archive;
 
 import java.util.Arrays;
 import java.util.Comparator;

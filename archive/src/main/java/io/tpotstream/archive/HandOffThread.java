@@ -1,4 +1,4 @@
-package io.tpotstream.common.archive;
+package io.tpotstream.archive;
 
 import java.io.Closeable;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.tpotstream.common.archive;
+package io.tpotstream.archive;
 
 import io.tpotstream.common.progress.Progress;
 import java.io.FilterInputStream;

@@ -1,10 +1,6 @@
-package io.tpotstream.app.archive;
+package io.tpotstream.archive;
 
-import io.tpotstream.app.PlainReader;
-import io.tpotstream.common.archive.ArchiveManifest;
-import io.tpotstream.common.archive.ArchiveWriter;
-import io.tpotstream.common.archive.ExportOrder;
-import io.tpotstream.common.archive.HandOffThread;
+import io.tpotstream.common.kafka.PlainReader;
 import io.tpotstream.common.progress.Progress;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.tpotstream.common.archive;
+package io.tpotstream.archive;
 
 import com.github.luben.zstd.ZstdInputStreamNoFinalizer;
 import com.github.luben.zstd.ZstdOutputStreamNoFinalizer;

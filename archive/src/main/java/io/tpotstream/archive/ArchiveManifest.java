@@ -1,4 +1,4 @@
-package io.tpotstream.common.archive;
+package io.tpotstream.archive;
 
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.tpotstream.common.Json;
