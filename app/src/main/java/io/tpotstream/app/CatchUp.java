@@ -11,18 +11,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
-import java.util.function.Function;
-import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
-import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -123,9 +117,11 @@ final class CatchUp implements AutoCloseable {
     List<TopicPartition> partitions =
         IntStream.range(0, count).mapToObj(p -> new TopicPartition(topic, p)).toList();
     Duration timeout = kafka.timeout();
-    Map<TopicPartition, Long> earliest = offsets(admin, partitions, OffsetSpec.earliest(), timeout);
+    Map<TopicPartition, Long> earliest =
+        KafkaTopics.offsets(admin, partitions, OffsetSpec.earliest(), timeout);
     // the aggregator reads committed events only: its end is the last stable offset
-    Map<TopicPartition, Long> end = offsets(admin, partitions, OffsetSpec.latest(), timeout);
+    Map<TopicPartition, Long> end =
+        KafkaTopics.offsets(admin, partitions, OffsetSpec.latest(), timeout);
     Map<TopicPartition, OffsetAndMetadata> committed =
         KafkaGroups.committedOffsets(admin, kafka, group, topic);
     Map<TopicPartition, Long> from = new HashMap<>();
@@ -134,21 +130,6 @@ final class CatchUp implements AutoCloseable {
       from.put(p, Math.max(earliest.get(p), c == null ? 0 : c.offset()));
     }
     return new CatchUp(admin, topic, group, progress, kafka, from, end, ready);
-  }
-
-  private static Map<TopicPartition, Long> offsets(
-      Admin admin, List<TopicPartition> partitions, OffsetSpec spec, Duration timeout)
-      throws ExecutionException, TimeoutException, InterruptedException {
-    Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> info =
-        admin
-            .listOffsets(
-                partitions.stream().collect(Collectors.toMap(Function.identity(), p -> spec)),
-                new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
-            .all()
-            .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    Map<TopicPartition, Long> offsets = new HashMap<>();
-    info.forEach((p, i) -> offsets.put(p, i.offset()));
-    return offsets;
   }
 
   /** Offsets of the backlog: from the group's start to the end offsets at start, summed. */

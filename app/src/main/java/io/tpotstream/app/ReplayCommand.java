@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
     description = {
       "Publish an archive written by tpot export again, in (ts, original partition, original"
           + " offset) order, keys and timestamps kept, each distinct heartbeat once to every"
-          + " partition of the target; a new target gets retention.ms=-1.",
+          + " partition of the target; a new target gets retention.ms=-1. The target is a new"
+          + " topic unless told (never the live one by default).",
       "An export with its manifest (in the replay order) is sent while it is read; any other"
           + " archive is read and sorted whole first (held in memory, uncompressed). Progress on"
           + " stderr."
@@ -32,7 +33,22 @@ final class ReplayCommand implements Callable<Integer> {
 
   @Mixin ArchiveFileOptions archive;
 
-  @Mixin EventsTopicOptions events;
+  @Option(
+      names = "--topic",
+      paramLabel = "TOPIC",
+      description =
+          "Target topic (default: tpot.replay.NAME, NAME the file's name without extensions). A"
+              + " topic that already holds records is refused unless --append.")
+  String topic;
+
+  @Option(
+      names = "--append",
+      description =
+          "Add to a target that already holds records (the live topic: the replayed requests are"
+              + " counted again by a live aggregator).")
+  boolean append;
+
+  @Mixin AllowIncompleteOptions incomplete;
 
   @Option(
       names = "--speed",
@@ -51,7 +67,7 @@ final class ReplayCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Path file = archive.file("replay");
-    String topic = events.topic;
+    String topic = this.topic != null ? this.topic : Replayer.defaultTopic(file);
     double factor = parseSpeed(speed);
     // the replay checks the connection while it reads the archive (KafkaPreflight); for a file that
     // is missing or unreadable, Kafka's problems are still said first
@@ -70,7 +86,9 @@ final class ReplayCommand implements Callable<Integer> {
                 factor,
                 partitions.partitions,
                 range.fromMs(),
-                range.toMs()),
+                range.toMs(),
+                incomplete.allow,
+                append),
             progress.start("replay", spec.commandLine().getErr()));
     KafkaOptions.explained(
         connection, KafkaAccess.writer(topic), "replay " + file + " into " + topic, replayer::run);

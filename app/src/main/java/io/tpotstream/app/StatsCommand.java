@@ -60,6 +60,8 @@ final class StatsCommand implements Callable<Integer> {
 
   @Mixin TimeRangeOptions range;
 
+  @Mixin AllowIncompleteOptions incomplete;
+
   @Mixin ProgressOptions progressOptions;
 
   @Override
@@ -85,6 +87,7 @@ final class StatsCommand implements Callable<Integer> {
               progress.warn("tpot stats: " + file.getFileName() + " " + problem + " (skipped)");
             }
           };
+      ArchiveManifest.check(file, "stats", incomplete.allow, progress::warn);
       ArchiveReader.Options options =
           new ArchiveReader.Options(
               range.fromMs(),

@@ -20,7 +20,7 @@ class FlagSpellingTest {
     assertEquals("t", ((AggregateCommand) command("aggregate", "--topic", "t")).events.topic);
     assertEquals("t", ((AggregateCommand) command("aggregate", "--input", "t")).events.topic);
     assertEquals("t", ((ExportCommand) command("export", "--topic", "t")).events.topic);
-    assertEquals("t", ((ReplayCommand) command("replay", "--topic", "t")).events.topic);
+    assertEquals("t", ((ReplayCommand) command("replay", "--topic", "t")).topic);
   }
 
   @Test

@@ -96,7 +96,8 @@ class NoBrokerTest {
       KafkaConnection kafka = KafkaConnection.of(address).withTimeout(Duration.ofSeconds(2));
       Replayer replayer =
           new Replayer(
-              new Replayer.Settings(kafka, empty, "t", 0, 1, null, null), Progress.quiet());
+              new Replayer.Settings(kafka, empty, "t", 0, 1, null, null, false, false),
+              Progress.quiet());
       KafkaAccessException e = assertThrows(KafkaAccessException.class, replayer::run);
       assertTrue(e.getMessage().contains(address), e.getMessage());
       for (Thread t : Thread.getAllStackTraces().keySet()) {

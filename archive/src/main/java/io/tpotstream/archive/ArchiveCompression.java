@@ -15,7 +15,9 @@ import net.jpountz.lz4.LZ4FrameOutputStream;
 /**
  * How an archive file is compressed, chosen by the end of its name: {@code .gz} (gzip), {@code
  * .zst} (Zstandard), {@code .lz4} (LZ4 frame), anything else plain JSONL. The files are the
- * standard formats, so {@code zcat}, {@code zstdcat} and {@code lz4cat} read them too.
+ * standard formats, so {@code zcat}, {@code zstdcat} and {@code lz4cat} read them too. Every format
+ * carries content checksums (gzip's CRC-32, zstd's and LZ4's xxHash, LZ4's per block too), so a
+ * damaged block fails its reading instead of yielding wrong lines.
  */
 public enum ArchiveCompression {
   NONE(0, 0, 0),
@@ -110,12 +112,19 @@ public enum ArchiveCompression {
       case GZIP -> new LevelGzipOutputStream(raw, level);
       case ZSTD -> {
         ZstdOutputStreamNoFinalizer zstd = new ZstdOutputStreamNoFinalizer(raw, level);
+        zstd.setChecksum(true); // a damaged frame fails its reading, never yields wrong lines
         if (workers > 0) {
           zstd.setWorkers(workers);
         }
         yield zstd;
       }
-      case LZ4 -> new LZ4FrameOutputStream(raw, LZ4FrameOutputStream.BLOCKSIZE.SIZE_4MB);
+      case LZ4 ->
+          new LZ4FrameOutputStream(
+              raw,
+              LZ4FrameOutputStream.BLOCKSIZE.SIZE_4MB,
+              LZ4FrameOutputStream.FLG.Bits.BLOCK_INDEPENDENCE,
+              LZ4FrameOutputStream.FLG.Bits.BLOCK_CHECKSUM,
+              LZ4FrameOutputStream.FLG.Bits.CONTENT_CHECKSUM);
     };
   }
 

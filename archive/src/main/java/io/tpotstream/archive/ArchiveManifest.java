@@ -1,33 +1,52 @@
 package io.tpotstream.archive;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.tpotstream.common.Json;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.zip.CRC32C;
 
 /**
  * What {@code tpot export} knows about the archive it wrote, in a file beside it ({@code
- * run.jsonl.zst.manifest.json}): the topic, its partitions, the record count, the file's size and
- * the order of its lines. {@code replay} reads an archive whose lines are in the replay order as a
- * stream, sending while it reads, when the manifest still describes the file (same size); any other
- * archive is read whole and sorted first, as before: a file written by hand or by kcat (no
- * manifest), one changed since (another size), or one in partition order ({@code --follow} writes
- * records as they are polled; a partition that went back in time by more than a second).
+ * run.jsonl.zst.manifest.json}), written once the archive is closed and renamed into place: the
+ * topic, its partitions, the offsets read of each, the record count, the file's size and CRC-32C,
+ * the order of its lines, and whether the export reached its end ({@code complete}). An export
+ * stopped before the end (Ctrl-C, SIGTERM) or that found records deleted by retention while it read
+ * ({@code gaps}) is incomplete, and {@link #check} refuses it unless told.
+ *
+ * <p>{@code replay} and {@code stats} read an archive whose lines are in the replay order as a
+ * stream when the manifest still describes the file; any other archive is read whole and sorted
+ * first: a file written by hand or by kcat (no manifest), or one in partition order ({@code
+ * --follow} writes records as they are polled; a partition that went back in time by more than a
+ * second).
  *
  * @param manifest the format, {@value #FORMAT}
  * @param topic the topic exported
  * @param partitions its partitions read
  * @param records lines written
- * @param bytes the archive's size in bytes when it was finished
+ * @param bytes the archive's size in bytes
  * @param order {@value #REPLAY_ORDER} when the lines are in the replay order, {@value
  *     #PARTITION_ORDER} when only each partition's lines are in offset order
  * @param fromMs the export's --from (epoch ms), or null
  * @param toMs the export's --to (epoch ms), or null
+ * @param complete true when the export read every partition to its end (with --follow: to where it
+ *     was stopped) and retention deleted nothing before it was read
+ * @param crc32c the CRC-32C of the archive's bytes, as 8 hex digits
+ * @param offsets per partition, the offsets read
+ * @param gaps the offsets retention deleted while the export read them (none when complete)
  */
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record ArchiveManifest(
     String manifest,
     String topic,
@@ -36,10 +55,71 @@ public record ArchiveManifest(
     long bytes,
     String order,
     Long fromMs,
-    Long toMs) {
-  public static final String FORMAT = "tpot-archive/1";
+    Long toMs,
+    boolean complete,
+    String crc32c,
+    List<Offsets> offsets,
+    List<Gap> gaps) {
+  public static final String FORMAT = "tpot-archive/2";
   public static final String REPLAY_ORDER = "replay";
   public static final String PARTITION_ORDER = "partition";
+
+  /**
+   * The offsets of one partition an export read.
+   *
+   * @param from the first offset it read from
+   * @param to the offset it had reached when it finished: every record before it is in the file
+   *     (but those in {@link ArchiveManifest#gaps})
+   * @param end the partition's end offset when the export started, which a whole export reaches;
+   *     null with --follow (no end)
+   */
+  public record Offsets(int partition, long from, long to, Long end) {
+    boolean reachedEnd() {
+      return end == null || to >= end;
+    }
+  }
+
+  /** Offsets {@code from} (inclusive) to {@code to} (exclusive) of a partition, never read. */
+  public record Gap(int partition, long from, long to) {}
+
+  public ArchiveManifest {
+    partitions = List.copyOf(partitions);
+    offsets = offsets == null ? List.of() : List.copyOf(offsets);
+    gaps = gaps == null ? List.of() : List.copyOf(gaps);
+  }
+
+  /**
+   * A manifest of a complete archive, without its checksum yet (see {@link #withChecksumOf}) or
+   * offsets: for files written by other means than an export (tests, tools).
+   */
+  public ArchiveManifest(
+      String manifest,
+      String topic,
+      List<Integer> partitions,
+      long records,
+      long bytes,
+      String order,
+      Long fromMs,
+      Long toMs) {
+    this(manifest, topic, partitions, records, bytes, order, fromMs, toMs, true, null, null, null);
+  }
+
+  /** This manifest with the CRC-32C of {@code archive} as it is now. */
+  public ArchiveManifest withChecksumOf(Path archive) throws IOException {
+    return new ArchiveManifest(
+        manifest,
+        topic,
+        partitions,
+        records,
+        bytes,
+        order,
+        fromMs,
+        toMs,
+        complete,
+        crc32c(archive),
+        offsets,
+        gaps);
+  }
 
   /** Where the manifest of {@code archive} is. */
   public static Path of(Path archive) {
@@ -73,6 +153,114 @@ public record ArchiveManifest(
   }
 
   /**
+   * The manifest of {@code archive}, checked before anything is read from it or sent: an archive
+   * whose bytes are not those its manifest describes is refused (nothing read yet, nothing sent),
+   * and so is an incomplete one unless {@code allowIncomplete} (then {@code say} warns). Without a
+   * manifest (a file of kcat's, or written by hand) {@code say} notes that its completeness is
+   * unknown, and the file is read as it is.
+   *
+   * @param command the command, for the messages ({@code replay}, {@code stats})
+   * @throws IllegalStateException naming what is wrong and what to do
+   */
+  public static Optional<ArchiveManifest> check(
+      Path archive, String command, boolean allowIncomplete, Consumer<String> say)
+      throws IOException {
+    Optional<ArchiveManifest> found = read(archive);
+    if (found.isEmpty()) {
+      if (Files.exists(of(archive))) {
+        say.accept(
+            "tpot "
+                + command
+                + ": "
+                + of(archive).getFileName()
+                + " is not a manifest of this version ("
+                + FORMAT
+                + "): "
+                + archive
+                + " is read as a file of unknown completeness");
+      }
+      return found;
+    }
+    ArchiveManifest m = found.get();
+    long size = Files.size(archive);
+    if (size != m.bytes()) {
+      throw new IllegalStateException(
+          archive
+              + " has "
+              + size
+              + " bytes and its manifest was written for "
+              + m.bytes()
+              + ": the file changed after the export (copied while written? cut?); nothing was"
+              + " read. Export it again, or delete "
+              + of(archive).getFileName()
+              + " to read it as a file of unknown completeness");
+    }
+    String crc = crc32c(archive);
+    if (!crc.equals(m.crc32c())) {
+      throw new IllegalStateException(
+          archive
+              + " is damaged: its CRC-32C is "
+              + crc
+              + " and its manifest says "
+              + m.crc32c()
+              + " (a byte changed since the export); nothing was read or sent. Export it"
+              + " again");
+    }
+    String missing = m.whyIncomplete();
+    if (missing != null) {
+      if (!allowIncomplete) {
+        throw new IllegalStateException(
+            archive
+                + " is incomplete: "
+                + missing
+                + ". Export it again, or pass --allow-incomplete to "
+                + command
+                + " what it holds");
+      }
+      say.accept("tpot " + command + ": WARNING " + archive + " is incomplete: " + missing);
+    }
+    return found;
+  }
+
+  /** Null when the archive holds everything its export set out to read, else what is missing. */
+  public String whyIncomplete() {
+    List<String> parts = new ArrayList<>();
+    if (!complete) {
+      List<String> short_ = new ArrayList<>();
+      long missing = 0;
+      for (Offsets o : offsets) {
+        if (!o.reachedEnd()) {
+          short_.add(
+              String.format(
+                  Locale.ROOT, "partition %d offsets %,d to %,d", o.partition(), o.to(), o.end()));
+          missing += o.end() - o.to();
+        }
+      }
+      parts.add(
+          short_.isEmpty()
+              ? "the export was stopped before it finished"
+              : String.format(
+                  Locale.ROOT,
+                  "the export was stopped before the end, %,d records in (up to %,d offsets not"
+                      + " read: %s)",
+                  records,
+                  missing,
+                  String.join(", ", short_)));
+    }
+    for (Gap g : gaps) {
+      parts.add(
+          String.format(
+              Locale.ROOT,
+              "partition %d offsets %,d to %,d were deleted by retention before the export read"
+                  + " them",
+              g.partition(),
+              g.from(),
+              g.to()));
+    }
+    return parts.isEmpty() ? null : String.join("; ", parts);
+  }
+
+  /**
    * Null when {@code archive} can be read as a stream in the replay order by this manifest, else
    * why not, worded for a message.
    */
@@ -92,5 +280,24 @@ public record ArchiveManifest(
           + " (changed after the export?)";
     }
     return null;
+  }
+
+  /** The CRC-32C of {@code file}'s bytes, as 8 hex digits. */
+  public static String crc32c(Path file) throws IOException {
+    CRC32C crc = new CRC32C();
+    ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20);
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+      while (channel.read(buffer) >= 0) {
+        buffer.flip();
+        crc.update(buffer);
+        buffer.clear();
+      }
+    }
+    return hex(crc.getValue());
+  }
+
+  /** A CRC as the manifest writes it. */
+  static String hex(long crc) {
+    return String.format(Locale.ROOT, "%08x", crc);
   }
 }

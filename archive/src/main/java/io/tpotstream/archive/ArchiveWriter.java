@@ -11,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.zip.CRC32C;
+import java.util.zip.CheckedOutputStream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -43,6 +45,7 @@ public final class ArchiveWriter implements Closeable {
   private long written;
   private long bytes;
   private boolean closed;
+  private final CRC32C crc = new CRC32C();
 
   /** A writer at the default level of the file's compression. */
   public ArchiveWriter(Path file) throws IOException {
@@ -54,14 +57,23 @@ public final class ArchiveWriter implements Closeable {
    * @throws IllegalArgumentException when the level does not suit the file's compression
    */
   public ArchiveWriter(Path file, Integer level) throws IOException {
+    this(file, ArchiveCompression.of(file), level);
+  }
+
+  /**
+   * A writer of {@code file} compressed as {@code compression} says, whatever its name (an export
+   * writes under a temporary name).
+   */
+  public ArchiveWriter(Path file, ArchiveCompression compression, Integer level)
+      throws IOException {
     this.file = file;
-    ArchiveCompression compression = ArchiveCompression.of(file);
     int chosen = compression.level(level);
     Path parent = file.toAbsolutePath().getParent();
     if (parent != null) {
       Files.createDirectories(parent);
     }
-    OutputStream out = compression.compress(Files.newOutputStream(file), chosen, 0);
+    OutputStream out =
+        compression.compress(new CheckedOutputStream(Files.newOutputStream(file), crc), chosen, 0);
     full =
         new HandOffThread<>(
             "archive-writer",
@@ -123,6 +135,11 @@ public final class ArchiveWriter implements Closeable {
   /** Uncompressed bytes written so far. */
   public long bytes() {
     return bytes + length;
+  }
+
+  /** The CRC-32C of the file's bytes: final once {@link #close()} returned. */
+  public long crc32c() {
+    return crc.getValue();
   }
 
   public Path file() {

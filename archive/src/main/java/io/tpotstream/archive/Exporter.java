@@ -5,8 +5,10 @@ import io.tpotstream.common.progress.Progress;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -20,6 +22,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 
@@ -32,9 +35,11 @@ import org.apache.kafka.common.TopicPartition;
  * <p>The partitions are merged into the replay order as they are read ({@link ExportOrder}), so
  * that {@code replay} can send the archive while it reads it; a partition that runs ahead of the
  * others is paused until they catch up. Beside the archive goes its {@link ArchiveManifest}: the
- * topic, the record count, the file's size and whether the lines came out in the replay order. With
- * {@code --follow} the lines are written as they are polled (a partition without new records must
- * not hold the others back), in partition order.
+ * topic, the offsets read, the record count, the file's size and checksum, whether the lines came
+ * out in the replay order and whether the export reached its end (a stop before it, or records
+ * deleted by retention before they were read, leave an archive marked incomplete). With {@code
+ * --follow} the lines are written as they are polled (a partition without new records must not hold
+ * the others back), in partition order.
  */
 public final class Exporter {
   /**
@@ -91,11 +96,19 @@ public final class Exporter {
    */
   private static final int WAITING_BUDGET = 300_000;
 
-  /** Exports and returns the number of records written. */
+  /**
+   * Exports and returns the number of records written. The file is written under a temporary name
+   * beside {@code out} and renamed to it once closed; its manifest follows. A failure leaves no
+   * file and the previous one, if any, as it was; a {@link #stop()} before the end leaves the file
+   * with a manifest that marks it incomplete.
+   */
   public long run() throws IOException {
     Properties p = consumerProperties(settings.client());
+    // a record deleted by retention before it is read is a gap to report, never a silent jump
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
     long startNs = System.nanoTime();
-    ArchiveManifest.remove(settings.out()); // an older export's would describe another file
+    Path out = settings.out();
+    Path partial = out.resolveSibling("." + out.getFileName() + ".partial");
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
       List<PartitionInfo> infos = consumer.partitionsFor(settings.topic(), Duration.ofSeconds(30));
       if (infos == null || infos.isEmpty()) {
@@ -104,48 +117,78 @@ public final class Exporter {
       }
       List<TopicPartition> partitions = new ArrayList<>();
       infos.forEach(i -> partitions.add(new TopicPartition(i.topic(), i.partition())));
-      List<Integer> numbers = partitions.stream().map(TopicPartition::partition).sorted().toList();
-      ArchiveWriter writer = new ArchiveWriter(settings.out(), settings.compressionLevel());
+      partitions.sort(Comparator.comparingInt(TopicPartition::partition));
+      List<Integer> numbers = partitions.stream().map(TopicPartition::partition).toList();
+      ArchiveWriter writer =
+          new ArchiveWriter(partial, ArchiveCompression.of(out), settings.compressionLevel());
       ExportOrder order = settings.follow() ? null : new ExportOrder(numbers, writer::write);
       Lines lines = new Lines(writer, order, settings.fromMs(), settings.toMs());
+      Read read;
       try {
-        export(consumer, partitions, lines, order);
-      } finally {
-        lines.close();
+        try {
+          read = export(consumer, partitions, lines, order);
+        } finally {
+          lines.close();
+        }
+        ArchiveManifest.remove(out); // the previous export's, if any, describes another file
+        Files.move(partial, out, StandardCopyOption.REPLACE_EXISTING);
+      } catch (IOException | RuntimeException e) {
+        Files.deleteIfExists(partial);
+        throw e;
       }
-      new ArchiveManifest(
+      ArchiveManifest manifest =
+          new ArchiveManifest(
               ArchiveManifest.FORMAT,
               settings.topic(),
               numbers,
               lines.written(),
-              Files.size(settings.out()),
+              Files.size(out),
               order != null && order.inReplayOrder()
                   ? ArchiveManifest.REPLAY_ORDER
                   : ArchiveManifest.PARTITION_ORDER,
               settings.fromMs(),
-              settings.toMs())
-          .write(settings.out());
+              settings.toMs(),
+              read.complete(),
+              ArchiveManifest.hex(writer.crc32c()),
+              read.offsets(),
+              read.gaps());
+      manifest.write(out);
       double seconds = (System.nanoTime() - startNs) / 1e9;
+      String missing = manifest.whyIncomplete();
       progress.finish(
           String.format(
               Locale.ROOT,
-              "export: done, %d records from %s (%d partitions) written to %s in %.1f s (%,.0f"
-                  + " records/s)%s",
+              "export: %s, %d records from %s (%d partitions) written to %s in %.1f s (%,.0f"
+                  + " records/s)%s%s",
+              missing == null ? "done" : "INCOMPLETE",
               lines.written(),
               settings.topic(),
               partitions.size(),
-              settings.out(),
+              out,
               seconds,
               lines.written() / Math.max(seconds, 1e-3),
-              lines.skipped() > 0 ? ", " + lines.skipped() + " outside --from/--to" : ""));
+              lines.skipped() > 0 ? ", " + lines.skipped() + " outside --from/--to" : "",
+              missing == null
+                  ? ""
+                  : "; its manifest marks it incomplete ("
+                      + missing
+                      + "): replay and stats"
+                      + " refuse it unless given --allow-incomplete"));
       return lines.written();
     } finally {
       progress.close();
     }
   }
 
+  /**
+   * How far an export read: whether it reached the end it set out for, each partition's offsets,
+   * and what retention deleted before it was read.
+   */
+  private record Read(
+      boolean complete, List<ArchiveManifest.Offsets> offsets, List<ArchiveManifest.Gap> gaps) {}
+
   /** Reads the partitions until their end offsets at the start (or until stopped, following). */
-  private void export(
+  private Read export(
       KafkaConsumer<byte[], byte[]> consumer,
       List<TopicPartition> partitions,
       Lines lines,
@@ -164,14 +207,23 @@ public final class Exporter {
         settings.follow() ? -1 : span);
     long lastFractionNs = 0;
     Set<TopicPartition> finished = new HashSet<>();
+    List<ArchiveManifest.Gap> gaps = new ArrayList<>();
     int pauseAbove = Math.max(10_000, WAITING_BUDGET / partitions.size());
+    boolean reachedEnd = false;
     while (!stopped.get()) {
       if (!settings.follow() && caughtUp(consumer, end)) {
         progress.fraction(span, span); // the last look, up to 200 ms old, said less
+        reachedEnd = true;
         break;
       }
       lines.check(); // a failed lines thread says so now, not when a record next arrives
-      ConsumerRecords<byte[], byte[]> polled = consumer.poll(Duration.ofMillis(500));
+      ConsumerRecords<byte[], byte[]> polled;
+      try {
+        polled = consumer.poll(Duration.ofMillis(500));
+      } catch (OffsetOutOfRangeException e) {
+        skipDeleted(consumer, e.offsetOutOfRangePartitions(), gaps);
+        continue;
+      }
       List<List<ConsumerRecord<byte[], byte[]>>> records = new ArrayList<>();
       int count = 0;
       for (TopicPartition tp : polled.partitions()) {
@@ -208,6 +260,54 @@ public final class Exporter {
         progress.fraction(read, span);
         lastFractionNs = System.nanoTime();
       }
+    }
+    List<ArchiveManifest.Offsets> offsets = new ArrayList<>();
+    for (TopicPartition tp : partitions) {
+      long to = consumer.position(tp);
+      offsets.add(
+          settings.follow()
+              ? new ArchiveManifest.Offsets(tp.partition(), start.get(tp), to, null)
+              : new ArchiveManifest.Offsets(
+                  tp.partition(), start.get(tp), Math.min(to, end.get(tp)), end.get(tp)));
+    }
+    // following, a stop is the end the user chose
+    boolean complete = (settings.follow() || reachedEnd) && gaps.isEmpty();
+    return new Read(complete, offsets, gaps);
+  }
+
+  /**
+   * Moves each partition whose next records retention deleted to its first offset, noting the
+   * offsets skipped as a gap (and saying so now).
+   */
+  private void skipDeleted(
+      KafkaConsumer<byte[], byte[]> consumer,
+      Map<TopicPartition, Long> outOfRange,
+      List<ArchiveManifest.Gap> gaps) {
+    Map<TopicPartition, Long> first = consumer.beginningOffsets(outOfRange.keySet());
+    for (Map.Entry<TopicPartition, Long> e : outOfRange.entrySet()) {
+      TopicPartition tp = e.getKey();
+      long from = e.getValue();
+      long to = first.get(tp);
+      if (to <= from) {
+        throw new IllegalStateException(
+            "export: partition "
+                + tp
+                + " has no offset "
+                + from
+                + " (its records start at "
+                + to
+                + "): was the topic deleted and created again while it was read?");
+      }
+      gaps.add(new ArchiveManifest.Gap(tp.partition(), from, to));
+      progress.warn(
+          String.format(
+              Locale.ROOT,
+              "export: WARNING partition %s offsets %,d to %,d were deleted by retention before"
+                  + " they were read: the archive will be marked incomplete",
+              tp,
+              from,
+              to));
+      consumer.seek(tp, to);
     }
   }
 

@@ -8,31 +8,20 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
-import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.utils.Utils;
 
 /**
  * Publishes an archive again (docs/design.md, "Replay"): in (ts, original partition, original
@@ -66,7 +55,9 @@ public final class Replayer {
       double speed,
       int partitionsIfNew,
       Long fromMs,
-      Long toMs) {
+      Long toMs,
+      boolean allowIncomplete,
+      boolean append) {
     /** The whole archive, with plain client properties ({@code bootstrap.servers} among them). */
     public Settings(Properties client, Path file, String topic, double speed, int partitionsIfNew) {
       this(
@@ -76,15 +67,27 @@ public final class Replayer {
           speed,
           partitionsIfNew,
           null,
-          null);
+          null,
+          false,
+          false);
     }
+  }
+
+  /**
+   * The topic a replay of {@code file} goes to when none is named: {@code tpot.replay.} and the
+   * file's name without its extensions, so that it never lands in the live topic and a second
+   * replay of the same file is refused rather than counted twice.
+   */
+  public static String defaultTopic(Path file) {
+    String name = file.getFileName().toString();
+    int dot = name.indexOf('.');
+    String base = dot > 0 ? name.substring(0, dot) : name;
+    String safe = base.replaceAll("[^A-Za-z0-9._-]", "-");
+    return "tpot.replay." + (safe.isEmpty() ? "archive" : safe);
   }
 
   /** What a replay did. */
   public record Result(long records, long heartbeatsSent, long duplicateHeartbeats, long corrupt) {}
-
-  /** Sending threads (each owns some target partitions), measured on 2 cores: see BENCHMARKS B5. */
-  private static final int SENDERS = Math.max(1, Integer.getInteger("tpot.replay.senders", 2));
 
   private final Settings settings;
   private final Progress progress;
@@ -130,7 +133,9 @@ public final class Replayer {
     setup.setDaemon(true);
     setup.start();
     try {
-      Optional<ArchiveManifest> manifest = ArchiveManifest.read(settings.file());
+      Optional<ArchiveManifest> manifest =
+          ArchiveManifest.check(
+              settings.file(), "replay", settings.allowIncomplete(), progress::warn);
       String notStreamable =
           manifest.isEmpty() ? null : manifest.get().whyNotStreamable(settings.file());
       if (manifest.isPresent() && notStreamable == null) {
@@ -158,7 +163,7 @@ public final class Replayer {
     int partitions = await(target).partitions();
     List<ArchivedRecord> records = archive.records();
     progress.phase("sending to " + settings.topic(), "records", records.size());
-    Senders senders = new Senders(await(target));
+    ReplaySenders senders = senders(await(target));
     try {
       for (int from = 0; from < records.size(); from += STRETCH) {
         List<ArchivedRecord> stretch =
@@ -169,7 +174,7 @@ public final class Replayer {
       senders.close(false);
       throw e;
     }
-    Sent sent = senders.finishAndClose();
+    ReplaySenders.Sent sent = senders.finishAndClose();
     long sentNs = System.nanoTime();
     return result(
         sent,
@@ -197,7 +202,7 @@ public final class Replayer {
         "replaying " + settings.file().getFileName() + " to " + settings.topic(),
         "records",
         options.ranged() ? -1 : manifest.records());
-    Senders[] senders = {null};
+    ReplaySenders[] senders = {null};
     ArchiveReader.Streamed read;
     try {
       read =
@@ -206,7 +211,7 @@ public final class Replayer {
               options,
               stretch -> {
                 if (senders[0] == null) {
-                  senders[0] = new Senders(await(target));
+                  senders[0] = senders(await(target));
                 }
                 try {
                   senders[0].send(stretch);
@@ -229,11 +234,23 @@ public final class Replayer {
       if (senders[0] != null) {
         senders[0].close(false);
       }
-      throw e;
+      if (e instanceof InterruptedIOException || senders[0] == null) {
+        throw e;
+      }
+      throw new IOException(
+          String.format(
+              Locale.ROOT,
+              "replay: %s could not be read past record %,d (%s); the records before it were"
+                  + " handed to Kafka and may be in %s. Replay a sound copy into a new topic",
+              settings.file(),
+              progress.done(),
+              e.getMessage(),
+              settings.topic()),
+          e);
     }
     Target ready = await(target); // also for an archive without a record in range
-    Senders streaming = senders[0] != null ? senders[0] : new Senders(ready);
-    Sent sent = streaming.finishAndClose();
+    ReplaySenders streaming = senders[0] != null ? senders[0] : senders(ready);
+    ReplaySenders.Sent sent = streaming.finishAndClose();
     int partitions = ready.partitions();
     return result(
         sent,
@@ -265,7 +282,7 @@ public final class Replayer {
   }
 
   private Result result(
-      Sent sent,
+      ReplaySenders.Sent sent,
       int partitions,
       long startNs,
       String how,
@@ -278,7 +295,9 @@ public final class Replayer {
             Locale.ROOT,
             "replay: %,d records published to %s (%d partitions) in %.1f s (%,.0f records/s; %s):"
                 + " %,d archived records, %,d distinct heartbeats sent to every partition, %,d"
-                + " duplicate heartbeats dropped, %,d corrupt lines skipped%s",
+                + " duplicate heartbeats dropped, %,d corrupt lines skipped%s%nreplay: to"
+                + " aggregate it apart from the live pipeline: tpot aggregate --topic %s"
+                + " --application-id %s.aggregator --summaries-topic %s.summaries",
             sent.published(),
             settings.topic(),
             partitions,
@@ -291,7 +310,10 @@ public final class Replayer {
             corrupt,
             outsideRange > 0
                 ? String.format(Locale.ROOT, ", %,d outside --from/--to", outsideRange)
-                : ""));
+                : "",
+            settings.topic(),
+            settings.topic(),
+            settings.topic()));
     return new Result(sent.published(), sent.heartbeats(), sent.duplicates(), corrupt);
   }
 
@@ -333,6 +355,11 @@ public final class Replayer {
     }
   }
 
+  private ReplaySenders senders(Target target) {
+    return new ReplaySenders(
+        target.producer(), target.partitions(), settings.topic(), settings.speed(), progress);
+  }
+
   /** The target topic's partition count and a producer connected to it. */
   private record Target(KafkaProducer<byte[], byte[]> producer, int partitions) {}
 
@@ -364,246 +391,8 @@ public final class Replayer {
     }
   }
 
-  /**
-   * @param published Kafka records written (a heartbeat counts once per partition)
-   */
-  private record Sent(long published, long heartbeats, long duplicates) {}
-
   /** Records handed to the senders at a time. */
   private static final int STRETCH = 16_384;
-
-  /**
-   * Stretches waiting for each sender: few, so that what is in flight dies in the young generation
-   * instead of being promoted (BENCHMARKS.md, B5, "Fewer stretches in flight").
-   */
-  private static final int QUEUED = 3;
-
-  /** Records a sender counts before it tells the progress line (a paced stretch takes a while). */
-  private static final int PROGRESS_STEP = 4_096;
-
-  /**
-   * Where each record goes: a partition, or (negative) {@link #EVERY} (a heartbeat) or {@link
-   * #SKIP}.
-   */
-  private static final int EVERY = -1;
-
-  private static final int SKIP = -2;
-
-  /**
-   * Records in the replay order, where each goes, and the keys already copied out of the file to
-   * find that (null for a heartbeat, whose sender copies its own).
-   */
-  private record Stretch(List<ArchivedRecord> records, int[] target, byte[][] keys) {}
-
-  private static final Stretch LAST = new Stretch(List.of(), new int[0], new byte[0][]);
-
-  /**
-   * Sends stretches of records, in the replay order, on {@link #SENDERS} threads that each own some
-   * target partitions (a partition's records keep their order: one thread sends them all). A keyed
-   * record goes to the partition Kafka's default partitioner gives its key; a record without a key
-   * to the partitions in turn; each distinct heartbeat to every partition, duplicates dropped.
-   */
-  private final class Senders {
-    private final KafkaProducer<byte[], byte[]> producer;
-    private final int partitions;
-    private final List<Thread> threads = new ArrayList<>();
-    private final List<BlockingQueue<Stretch>> queues = new ArrayList<>();
-    private final long[] published;
-    private final AtomicReference<Exception> failure = new AtomicReference<>();
-    private final Set<ArchivedRecord.Heartbeat> seenHeartbeats = new HashSet<>();
-    private final long paceStartNs = System.nanoTime();
-    private volatile long firstTs = Long.MIN_VALUE;
-    private long heartbeats;
-    private long duplicates;
-    private int nextUnkeyed;
-
-    /** Senders to the target topic, through its producer. */
-    Senders(Target target) {
-      this.producer = target.producer();
-      this.partitions = target.partitions();
-      int senders = Math.max(1, Math.min(partitions, SENDERS));
-      published = new long[senders];
-      for (int s = 0; s < senders; s++) {
-        int sender = s;
-        BlockingQueue<Stretch> queue = new ArrayBlockingQueue<>(QUEUED);
-        queues.add(queue);
-        Thread t =
-            new Thread(
-                () -> {
-                  try {
-                    published[sender] = sendOwn(queue, sender, senders);
-                  } catch (InterruptedException | RuntimeException e) {
-                    failure.compareAndSet(null, e);
-                  }
-                },
-                "replay-send-" + s);
-        t.setDaemon(true);
-        threads.add(t);
-        t.start();
-      }
-    }
-
-    /** Works out where each record goes and hands the stretch to every sender. */
-    void send(List<ArchivedRecord> records) throws InterruptedException {
-      throwIfFailed(); // a broker gone fails every later send: stop reading at once
-      if (records.isEmpty()) {
-        return;
-      }
-      if (firstTs == Long.MIN_VALUE) {
-        firstTs = records.get(0).ts();
-      }
-      int[] target = new int[records.size()];
-      byte[][] keys = new byte[records.size()][];
-      for (int i = 0; i < target.length; i++) {
-        ArchivedRecord r = records.get(i);
-        ArchivedRecord.Heartbeat heartbeat = r.heartbeat();
-        // a heartbeat without its identity (a malformed one) goes by its key, as any record
-        if (heartbeat != null) {
-          if (seenHeartbeats.add(heartbeat)) {
-            target[i] = EVERY;
-            heartbeats++;
-          } else {
-            target[i] = SKIP;
-            duplicates++;
-          }
-          continue;
-        }
-        byte[] key = r.keyBytes();
-        keys[i] = key;
-        if (key == null) {
-          target[i] = nextUnkeyed;
-          nextUnkeyed = (nextUnkeyed + 1) % partitions;
-        } else {
-          target[i] = Utils.toPositive(Utils.murmur2(key)) % partitions;
-        }
-      }
-      Stretch stretch = new Stretch(records, target, keys);
-      for (BlockingQueue<Stretch> queue : queues) {
-        while (!queue.offer(stretch, 100, TimeUnit.MILLISECONDS)) {
-          throwIfFailed(); // the senders stopped
-        }
-      }
-    }
-
-    private void throwIfFailed() {
-      Exception failed = failure.get();
-      if (failed != null) { // a broker that stopped answering is worded by KafkaOptions.explained
-        throw new IllegalStateException(
-            "Kafka rejected a replayed record ("
-                + failed.getMessage()
-                + "); the replay stopped. A timestamp more than"
-                + " log.message.timestamp.after.max.ms ahead of the broker's clock is rejected:"
-                + " check the broker's and the archive's clocks",
-            failed);
-      }
-    }
-
-    /** Waits for the senders and the producer; throws what made a send fail. */
-    Sent finish() throws InterruptedException {
-      for (BlockingQueue<Stretch> queue : queues) {
-        while (!queue.offer(LAST, 100, TimeUnit.MILLISECONDS)) {
-          if (failure.get() != null) {
-            break;
-          }
-        }
-      }
-      for (Thread t : threads) {
-        t.join();
-      }
-      progress.phase("flushing to " + settings.topic(), "records", -1);
-      producer.flush();
-      throwIfFailed();
-      return new Sent(Arrays.stream(published).sum(), heartbeats, duplicates);
-    }
-
-    /** {@link #finish()}, then {@link #close(boolean)}: at once after a failure. */
-    Sent finishAndClose() throws InterruptedException {
-      boolean sentAll = false;
-      try {
-        Sent sent = finish();
-        sentAll = true;
-        return sent;
-      } finally {
-        close(sentAll);
-      }
-    }
-
-    /**
-     * Closes the producer: after {@link #finish()} sent everything, at once; else (the replay
-     * failed) the senders stop without sending what is queued, and nothing waits for the broker.
-     */
-    void close(boolean sentAll) {
-      if (sentAll) {
-        producer.close();
-        return;
-      }
-      failure.compareAndSet(null, new IllegalStateException("the replay stopped"));
-      threads.forEach(Thread::interrupt);
-      producer.close(Duration.ZERO);
-    }
-
-    /** Sends the records of the partitions {@code sender} owns; returns the Kafka records sent. */
-    private long sendOwn(BlockingQueue<Stretch> queue, int sender, int senders)
-        throws InterruptedException {
-      Callback onFailure =
-          (metadata, exception) -> {
-            if (exception != null) {
-              failure.compareAndSet(null, exception);
-            }
-          };
-      String topic = settings.topic();
-      long sent = 0;
-      for (Stretch stretch = queue.take(); stretch != LAST; stretch = queue.take()) {
-        List<ArchivedRecord> records = stretch.records();
-        int[] target = stretch.target();
-        // progress counts each archived record once, when it has gone to the producer (not when
-        // it was handed over, up to QUEUED stretches before: at --speed 1x, minutes of event time):
-        // a record for one partition by its sender, a heartbeat or a dropped duplicate by the first
-        int done = 0;
-        for (int i = 0; i < target.length; i++) {
-          int p = target[i];
-          boolean ownPartition = p >= 0 && p % senders == sender;
-          if ((ownPartition || (p < 0 && sender == 0)) && ++done == PROGRESS_STEP) {
-            progress.add(done);
-            done = 0;
-          }
-          if (!ownPartition && p != EVERY) {
-            continue;
-          }
-          if (failure.get() != null) {
-            return sent; // a send failed (a broker gone fails every later one): stop
-          }
-          ArchivedRecord r = records.get(i);
-          if (settings.speed() > 0) {
-            pace(r.ts() - firstTs, paceStartNs);
-          }
-          byte[] key = p == EVERY ? r.keyBytes() : stretch.keys()[i];
-          byte[] value = r.valueBytes();
-          Long timestamp = r.timestamp();
-          if (p == EVERY) {
-            for (int partition = sender; partition < partitions; partition += senders) {
-              producer.send(
-                  new ProducerRecord<>(topic, partition, timestamp, key, value), onFailure);
-              sent++;
-            }
-          } else {
-            producer.send(new ProducerRecord<>(topic, p, timestamp, key, value), onFailure);
-            sent++;
-          }
-        }
-        progress.add(done);
-      }
-      return sent;
-    }
-  }
-
-  private void pace(long eventOffsetMs, long startNs) throws InterruptedException {
-    long dueNs = startNs + (long) (eventOffsetMs * 1_000_000L / settings.speed());
-    long waitNs = dueNs - System.nanoTime();
-    if (waitNs > 0) {
-      Thread.sleep(waitNs / 1_000_000L, (int) (waitNs % 1_000_000L));
-    }
-  }
 
   /**
    * Creates the topic with infinite retention when new; warns when an existing one would delete.
@@ -616,6 +405,9 @@ public final class Replayer {
             settings.topic(),
             settings.partitionsIfNew(),
             Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1"));
+    if (!topic.created() && !settings.append()) {
+      refuseIfNotEmpty(admin);
+    }
     if (topic.created()) {
       progress.println(
           String.format(
@@ -628,6 +420,39 @@ public final class Replayer {
       warnOnRetention(admin);
     }
     return topic.partitions();
+  }
+
+  /**
+   * Refuses a target that already holds records: a live aggregator reading it would count the
+   * replayed requests twice and its windows would wait for the old heartbeats, and a second replay
+   * of the same archive would double it.
+   */
+  private void refuseIfNotEmpty(Admin admin) throws InterruptedException {
+    long records;
+    try {
+      records = KafkaTopics.recordsIn(admin, settings.kafka(), settings.topic());
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(
+          "replay: could not tell whether "
+              + settings.topic()
+              + " is empty ("
+              + e.getCause().getMessage()
+              + "); replay into a new topic, or pass --append",
+          e.getCause());
+    }
+    if (records > 0) {
+      throw new IllegalStateException(
+          String.format(
+              Locale.ROOT,
+              "replay: %s already holds %,d records. Replayed into a topic a live aggregator"
+                  + " reads, the requests in open windows are counted twice and old heartbeats"
+                  + " hold live windows back; replayed twice, an archive is counted twice. Replay"
+                  + " into a new topic (leave --topic out: %s), or pass --append to add to this"
+                  + " one anyway",
+              settings.topic(),
+              records,
+              defaultTopic(settings.file())));
+    }
   }
 
   private void warnOnRetention(Admin admin) throws InterruptedException {

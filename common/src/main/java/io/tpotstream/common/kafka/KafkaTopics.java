@@ -1,14 +1,24 @@
 package io.tpotstream.common.kafka;
 
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -172,5 +182,46 @@ public final class KafkaTopics {
             .append(partitions);
     configs.forEach((k, v) -> line.append(" --config ").append(k).append('=').append(v));
     return line.toString();
+  }
+
+  /**
+   * The committed-read offsets {@code spec} gives for {@code partitions} (earliest, the last stable
+   * offset for latest).
+   */
+  public static Map<TopicPartition, Long> offsets(
+      Admin admin, List<TopicPartition> partitions, OffsetSpec spec, Duration timeout)
+      throws ExecutionException, TimeoutException, InterruptedException {
+    Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> info =
+        admin
+            .listOffsets(
+                partitions.stream().collect(Collectors.toMap(Function.identity(), p -> spec)),
+                new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+            .all()
+            .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    Map<TopicPartition, Long> offsets = new HashMap<>();
+    info.forEach((p, i) -> offsets.put(p, i.offset()));
+    return offsets;
+  }
+
+  /**
+   * The offsets {@code topic} holds, summed over its partitions (records, and transaction markers
+   * among them): 0 when it is empty or missing.
+   */
+  public static long recordsIn(Admin admin, KafkaConnection c, String topic)
+      throws ExecutionException, InterruptedException {
+    int count = partitions(admin, c, topic).orElse(0);
+    List<TopicPartition> tps =
+        IntStream.range(0, count).mapToObj(p -> new TopicPartition(topic, p)).toList();
+    try {
+      Map<TopicPartition, Long> earliest = offsets(admin, tps, OffsetSpec.earliest(), c.timeout());
+      Map<TopicPartition, Long> latest = offsets(admin, tps, OffsetSpec.latest(), c.timeout());
+      long total = 0;
+      for (TopicPartition tp : tps) {
+        total += Math.max(0, latest.get(tp) - earliest.get(tp));
+      }
+      return total;
+    } catch (TimeoutException e) {
+      throw new ExecutionException("no answer in " + c.timeout().toMillis() + " ms", e);
+    }
   }
 }

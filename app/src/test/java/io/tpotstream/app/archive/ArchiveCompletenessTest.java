@@ -1,0 +1,295 @@
+package io.tpotstream.app.archive;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tpotstream.app.TpotCli;
+import io.tpotstream.archive.ArchiveManifest;
+import io.tpotstream.archive.Exporter;
+import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.event.TokenEventCodec;
+import io.tpotstream.common.progress.Progress;
+import io.tpotstream.testkit.KafkaExtension;
+import io.tpotstream.testkit.TestKafka;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An archive knows whether it is whole: an export stopped before its end or overtaken by retention
+ * is marked incomplete and refused by replay and stats unless allowed; a damaged file is refused
+ * before anything is sent; a replay never lands in a topic that already holds records unless told.
+ */
+@ExtendWith(KafkaExtension.class)
+@Tag("slow")
+class ArchiveCompletenessTest {
+  private static final int RECORDS = 20_000;
+  private static final long T0 = System.currentTimeMillis() - 3_600_000L;
+
+  /** {@code RECORDS} request starts over {@code partitions} partitions of a new topic. */
+  private static String publish(TestKafka kafka, String prefix, int partitions) {
+    String topic = TestKafka.uniqueName(prefix);
+    kafka.createTopic(topic, partitions, Map.of("retention.ms", "-1"));
+    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(kafka.producerProps())) {
+      for (int i = 0; i < RECORDS; i++) {
+        String id = "req-" + i;
+        TokenEvent e = TokenEvent.start(T0 + i, "run", id, "model-a", null, null, "prod-1");
+        producer.send(
+            new ProducerRecord<>(topic, i % partitions, e.ts(), id, TokenEventCodec.encode(e)));
+      }
+      producer.flush();
+    }
+    return topic;
+  }
+
+  /** Client settings that make an export read a few records per fetch: slow enough to stop. */
+  private static Properties slowClient(TestKafka kafka) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", kafka.bootstrapServers());
+    p.put("fetch.max.bytes", "1024");
+    p.put("max.partition.fetch.bytes", "1024");
+    p.put("max.poll.records", "10");
+    return p;
+  }
+
+  private static Properties client(TestKafka kafka) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", kafka.bootstrapServers());
+    return p;
+  }
+
+  /** Starts an export of {@code topic} to {@code file} in a thread of its own. */
+  private static Thread exportInBackground(Exporter exporter, Throwable[] failure) {
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                exporter.run();
+              } catch (Throwable e) {
+                failure[0] = e;
+              }
+            });
+    t.start();
+    return t;
+  }
+
+  @Test
+  void anExportStoppedBeforeItsEndIsMarkedIncompleteAndRefusedUnlessAllowed(
+      TestKafka kafka, @TempDir Path dir) throws Exception {
+    String topic = publish(kafka, "export-stopped", 2);
+    Path file = dir.resolve("stopped.jsonl.zst");
+    Progress progress = Progress.quiet();
+    Exporter exporter =
+        new Exporter(
+            new Exporter.Settings(slowClient(kafka), topic, file, null, null, false), progress);
+    Throwable[] failure = {null};
+    Thread export = exportInBackground(exporter, failure);
+    await().atMost(Duration.ofSeconds(30)).until(() -> progress.done() > 0);
+    exporter.stop(); // what Ctrl-C or SIGTERM does
+    export.join(30_000);
+    assertEquals(null, failure[0]);
+
+    ArchiveManifest manifest = ArchiveManifest.read(file).orElseThrow();
+    assertFalse(manifest.complete());
+    assertTrue(manifest.records() > 0 && manifest.records() < RECORDS, "" + manifest.records());
+    long read = 0;
+    for (ArchiveManifest.Offsets o : manifest.offsets()) {
+      assertEquals(RECORDS / 2, o.end());
+      read += o.to() - o.from();
+    }
+    assertEquals(manifest.records(), read, "every record before the offsets reached is there");
+    assertTrue(
+        manifest.whyIncomplete().startsWith("the export was stopped before the end, "),
+        manifest.whyIncomplete());
+    assertEquals(
+        List.of(),
+        List.of(
+            Files.list(dir)
+                .filter(f -> f.getFileName().toString().endsWith(".partial"))
+                .toArray()));
+
+    String target = TestKafka.uniqueName("replay-stopped");
+    String b = kafka.bootstrapServers();
+    TpotCli.Result refused =
+        TpotCli.tpot("replay", "--bootstrap-server", b, "--topic", target, file.toString());
+    assertNotEquals(0, refused.exit());
+    assertTrue(
+        refused
+            .err()
+            .contains(
+                file
+                    + " is incomplete: "
+                    + manifest.whyIncomplete()
+                    + ". Export it again, or pass --allow-incomplete to replay what it holds"),
+        refused.err());
+    assertEquals(0, kafka.endOffsetSum(target), "nothing sent");
+    TpotCli.Result stats = TpotCli.tpot("stats", file.toString());
+    assertNotEquals(0, stats.exit());
+    assertTrue(stats.err().contains("pass --allow-incomplete to stats what it holds"), stats.err());
+
+    TpotCli.Result allowed =
+        TpotCli.tpot(
+            "replay",
+            "--bootstrap-server",
+            b,
+            "--topic",
+            target,
+            "--partitions",
+            "2",
+            "--allow-incomplete",
+            file.toString());
+    assertEquals(0, allowed.exit(), allowed.err());
+    assertTrue(allowed.err().contains("WARNING " + file + " is incomplete"), allowed.err());
+    assertEquals(manifest.records(), kafka.endOffsetSum(target));
+    TpotCli.Result statsAllowed = TpotCli.tpot("stats", "--allow-incomplete", file.toString());
+    assertEquals(0, statsAllowed.exit(), statsAllowed.err());
+    assertTrue(
+        statsAllowed.err().contains("tpot stats: " + manifest.records() + " events"),
+        statsAllowed.err());
+  }
+
+  @Test
+  void recordsDeletedByRetentionWhileExportingAreAGapTheManifestNames(
+      TestKafka kafka, @TempDir Path dir) throws Exception {
+    String topic = publish(kafka, "export-gap", 1);
+    Path file = dir.resolve("gap.jsonl");
+    Progress progress = Progress.quiet();
+    Exporter exporter =
+        new Exporter(
+            new Exporter.Settings(slowClient(kafka), topic, file, null, null, false), progress);
+    Throwable[] failure = {null};
+    Thread export = exportInBackground(exporter, failure);
+    await().atMost(Duration.ofSeconds(30)).until(() -> progress.done() > 0);
+    long deletedBefore = 15_000;
+    try (Admin admin = kafka.admin()) {
+      admin
+          .deleteRecords(
+              Map.of(new TopicPartition(topic, 0), RecordsToDelete.beforeOffset(deletedBefore)))
+          .all()
+          .get();
+    }
+    export.join(60_000);
+    assertEquals(null, failure[0]);
+
+    ArchiveManifest manifest = ArchiveManifest.read(file).orElseThrow();
+    assertFalse(manifest.complete());
+    assertEquals(1, manifest.gaps().size(), manifest.toString());
+    ArchiveManifest.Gap gap = manifest.gaps().get(0);
+    assertEquals(deletedBefore, gap.to());
+    assertEquals(RECORDS - (gap.to() - gap.from()), manifest.records());
+    assertEquals(
+        new ArchiveManifest.Offsets(0, 0, RECORDS, (long) RECORDS), manifest.offsets().get(0));
+    assertTrue(
+        manifest
+            .whyIncomplete()
+            .contains(
+                String.format(
+                    java.util.Locale.ROOT,
+                    "partition 0 offsets %,d to %,d were deleted by retention before the export"
+                        + " read them",
+                    gap.from(),
+                    gap.to())),
+        manifest.whyIncomplete());
+  }
+
+  @Test
+  void aDamagedArchiveIsRefusedBeforeAnythingIsSent(TestKafka kafka, @TempDir Path dir)
+      throws Exception {
+    String topic = publish(kafka, "export-damaged", 2);
+    Path file = dir.resolve("damaged.jsonl.zst");
+    new Exporter(
+            new Exporter.Settings(client(kafka), topic, file, null, null, false), Progress.quiet())
+        .run();
+    assertTrue(ArchiveManifest.read(file).orElseThrow().complete());
+    byte[] bytes = Files.readAllBytes(file);
+    bytes[bytes.length / 2] ^= 0x40;
+    Files.write(file, bytes);
+
+    String target = TestKafka.uniqueName("replay-damaged");
+    String b = kafka.bootstrapServers();
+    TpotCli.Result refused =
+        TpotCli.tpot("replay", "--bootstrap-server", b, "--topic", target, file.toString());
+    assertNotEquals(0, refused.exit());
+    assertTrue(
+        refused.err().contains(file + " is damaged: its CRC-32C is ")
+            && refused.err().contains("nothing was read or sent. Export it again"),
+        refused.err());
+    assertEquals(0, kafka.endOffsetSum(target), "nothing sent");
+
+    // without its manifest, zstd's own checksum finds the damage while the file is read whole,
+    // before the first record is sent
+    Files.delete(ArchiveManifest.of(file));
+    TpotCli.Result foreign =
+        TpotCli.tpot("replay", "--bootstrap-server", b, "--topic", target, file.toString());
+    assertNotEquals(0, foreign.exit(), foreign.err());
+    assertEquals(0, kafka.endOffsetSum(target), "nothing sent");
+  }
+
+  @Test
+  void aReplayGoesToANewTopicAndNeverIntoOneThatHoldsRecordsUnlessTold(
+      TestKafka kafka, @TempDir Path dir) throws Exception {
+    String topic = publish(kafka, "export-live", 2);
+    Path file = dir.resolve("week-" + topic + ".jsonl.gz");
+    new Exporter(
+            new Exporter.Settings(client(kafka), topic, file, null, null, false), Progress.quiet())
+        .run();
+    String b = kafka.bootstrapServers();
+
+    TpotCli.Result intoLive =
+        TpotCli.tpot("replay", "--bootstrap-server", b, "--topic", topic, file.toString());
+    assertNotEquals(0, intoLive.exit());
+    assertTrue(
+        intoLive
+            .err()
+            .contains(
+                String.format(
+                    java.util.Locale.ROOT,
+                    "replay: %s already holds %,d records. Replayed into a topic a live"
+                        + " aggregator reads",
+                    topic,
+                    RECORDS)),
+        intoLive.err());
+    assertEquals(RECORDS, kafka.endOffsetSum(topic), "nothing added to the live topic");
+
+    String byDefault = "tpot.replay.week-" + topic;
+    TpotCli.Result first = TpotCli.tpot("replay", "--bootstrap-server", b, file.toString());
+    assertEquals(0, first.exit(), first.err());
+    assertTrue(
+        first
+            .err()
+            .contains(
+                "tpot aggregate --topic "
+                    + byDefault
+                    + " --application-id "
+                    + byDefault
+                    + ".aggregator --summaries-topic "
+                    + byDefault
+                    + ".summaries"),
+        first.err());
+    assertEquals(RECORDS, kafka.endOffsetSum(byDefault));
+    TpotCli.Result again = TpotCli.tpot("replay", "--bootstrap-server", b, file.toString());
+    assertNotEquals(0, again.exit());
+    assertEquals(RECORDS, kafka.endOffsetSum(byDefault), "a second replay is not counted twice");
+
+    TpotCli.Result appended =
+        TpotCli.tpot(
+            "replay", "--bootstrap-server", b, "--topic", topic, "--append", file.toString());
+    assertEquals(0, appended.exit(), appended.err());
+    assertEquals(2L * RECORDS, kafka.endOffsetSum(topic));
+  }
+}
