@@ -9,6 +9,7 @@ COPY jvm jvm
 # Every module of the root pom, as the reactor needs them all (DeployConfigTest fails when one is
 # missing here); each module's tests are left out by .dockerignore.
 COPY common common
+COPY archive archive
 COPY broker broker
 COPY testkit testkit
 COPY simulator simulator
