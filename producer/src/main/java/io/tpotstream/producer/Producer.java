@@ -15,6 +15,7 @@ import io.tpotstream.producer.load.StagedLoad;
 import io.tpotstream.producer.publish.AnchoredClock;
 import io.tpotstream.producer.publish.Handoff;
 import io.tpotstream.producer.publish.KafkaSettings;
+import io.tpotstream.producer.publish.OutagePolicy;
 import io.tpotstream.producer.publish.PauseMeter;
 import io.tpotstream.producer.publish.PublishException;
 import io.tpotstream.producer.publish.Publisher;
@@ -163,7 +164,8 @@ public final class Producer {
                   pauseMeter,
                   lanes::takeLoopLagMicros,
                   handoff,
-                  recorder));
+                  recorder),
+              OutagePolicy.stop());
     } catch (RuntimeException e) {
       lanes.close();
       vertx.close();

@@ -7,15 +7,12 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
 import io.tpotstream.common.Json;
 import io.tpotstream.producer.workload.Traffic;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -74,7 +71,7 @@ public final class ConfigLoader {
       Map<String, String> overrides,
       Map<String, String> env,
       Consumer<String> warnings) {
-    return bind(withOverrides(file, overrides), env, baseDir(file), warnings);
+    return bind(ConfigJson.read(file, overrides), env, baseDir(file), warnings);
   }
 
   /** As {@link #load}, for commands that need no model list ({@code tpot models}). */
@@ -83,76 +80,16 @@ public final class ConfigLoader {
       Map<String, String> overrides,
       Map<String, String> env,
       Consumer<String> warnings) {
-    ObjectNode root = withOverrides(file, overrides);
+    ObjectNode root = ConfigJson.read(file, overrides);
     if (!root.hasNonNull("models")) {
       root.put("models", "(none)");
     }
     return bind(root, env, baseDir(file), warnings);
   }
 
-  /** {@code file}'s object (an empty one when there is no file) with {@code overrides} applied. */
-  private static ObjectNode withOverrides(Path file, Map<String, String> overrides) {
-    ObjectNode root = file == null ? JsonNodeFactory.instance.objectNode() : read(file);
-    applyOverrides(root, overrides);
-    return root;
-  }
-
   /** Where the config's relative paths start: the file's folder, else the working directory. */
   private static Path baseDir(Path file) {
     return file == null ? Path.of(".") : file.toAbsolutePath().getParent();
-  }
-
-  /** Reads a config file into a JSON object. */
-  static ObjectNode read(Path file) {
-    if (!Files.isRegularFile(file)) {
-      throw new ConfigException("config file " + file + " not found: check --config");
-    }
-    JsonNode node;
-    try {
-      node = Json.MAPPER.readTree(file.toFile());
-    } catch (IOException e) {
-      throw new ConfigException(
-          "config file " + file + " is not valid JSON: " + firstLine(e.getMessage()));
-    }
-    if (!(node instanceof ObjectNode object)) {
-      throw new ConfigException("config file " + file + " must hold one JSON object");
-    }
-    return object;
-  }
-
-  /** Sets {@code key=value} pairs into {@code root}; dotted keys reach into objects. */
-  static void applyOverrides(ObjectNode root, Map<String, String> overrides) {
-    for (Map.Entry<String, String> e : overrides.entrySet()) {
-      String[] path = e.getKey().trim().split("\\.");
-      ObjectNode target = root;
-      for (int i = 0; i < path.length - 1; i++) {
-        JsonNode child = target.get(path[i]);
-        if (!(child instanceof ObjectNode)) {
-          child = target.putObject(path[i]);
-        }
-        target = (ObjectNode) child;
-      }
-      target.set(path[path.length - 1], overrideValue(e.getValue()));
-    }
-  }
-
-  private static JsonNode overrideValue(String text) {
-    String t = text.trim();
-    if (t.startsWith("{") || t.startsWith("[") || t.startsWith("\"") || looksScalar(t)) {
-      try {
-        return Json.MAPPER.readTree(t);
-      } catch (IOException e) {
-        return TextNode.valueOf(text);
-      }
-    }
-    return TextNode.valueOf(text);
-  }
-
-  private static boolean looksScalar(String t) {
-    return t.equals("true")
-        || t.equals("false")
-        || t.equals("null")
-        || t.matches("-?\\d+(\\.\\d+)?([eE][-+]?\\d+)?");
   }
 
   static ProducerConfig bind(
@@ -288,7 +225,7 @@ public final class ConfigLoader {
       throw new ConfigException(
           "config key '" + key + "': must be " + expected(type) + ", got " + value);
     } catch (IOException e) {
-      throw new ConfigException("config: " + firstLine(e.getMessage()));
+      throw new ConfigException("config: " + ConfigJson.firstLine(e.getMessage()));
     }
   }
 
@@ -505,13 +442,5 @@ public final class ConfigLoader {
           map.put(name, value);
         });
     return map;
-  }
-
-  private static String firstLine(String message) {
-    if (message == null) {
-      return "";
-    }
-    int nl = message.indexOf('\n');
-    return nl < 0 ? message : message.substring(0, nl);
   }
 }

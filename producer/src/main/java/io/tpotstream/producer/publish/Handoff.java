@@ -52,7 +52,7 @@ public final class Handoff {
    * Takes up to {@code max} entries on the calling thread (the publisher's): a whole event goes to
    * {@code out} as it is, the rest through {@code recorder}. Returns how many it took.
    */
-  int drain(int max, Recorder recorder, Publisher out) {
+  int drain(int max, Recorder recorder, OutageBuffer out) {
     int[] count = {0};
     try {
       poller.poll(

@@ -97,7 +97,7 @@ public final class MeasuredRequest {
     failure = why;
   }
 
-  /** True when this request's events are being dropped (see {@link Publisher#openDropping}). */
+  /** True when this request's events are being dropped (see {@link OutagePolicy#drop()}). */
   public boolean dropped() {
     return dropped;
   }

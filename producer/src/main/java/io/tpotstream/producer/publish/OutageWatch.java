@@ -17,9 +17,9 @@ final class OutageWatch {
   private static final long REPORT_NS = TimeUnit.SECONDS.toNanos(10);
 
   private final String bootstrapServers;
-  private final HeldEvents held;
+  private final OutageBuffer held;
   private final long deliveryTimeoutNs;
-  private final boolean dropping;
+  private final OutagePolicy policy;
   private long sinceNs;
   private volatile boolean inOutage;
   private long lastReportNs;
@@ -27,11 +27,12 @@ final class OutageWatch {
   private long count;
   private long longestNs;
 
-  OutageWatch(String bootstrapServers, HeldEvents held, long deliveryTimeoutNs, boolean dropping) {
+  OutageWatch(
+      String bootstrapServers, OutageBuffer held, long deliveryTimeoutNs, OutagePolicy policy) {
     this.bootstrapServers = bootstrapServers;
     this.held = held;
     this.deliveryTimeoutNs = deliveryTimeoutNs;
-    this.dropping = dropping;
+    this.policy = policy;
   }
 
   boolean active() {
@@ -79,13 +80,7 @@ final class OutageWatch {
                 stalledNs / 1e9,
                 held.size(),
                 held.capacity(),
-                dropping
-                    ? "when it is full, events are dropped and counted"
-                    : String.format(
-                        Locale.ROOT,
-                        "the run stops if the buffer fills or the outage passes"
-                            + " delivery.timeout.ms (%d s)",
-                        TimeUnit.NANOSECONDS.toSeconds(deliveryTimeoutNs))));
+                policy.whenFull(deliveryTimeoutNs)));
       }
       if (caughtUpPending && held.size() < 1000 && outstanding < 1000) {
         caughtUpPending = false;
@@ -115,8 +110,8 @@ final class OutageWatch {
       return false;
     }
     longestNs = Math.max(longestNs, outageNs);
-    if (outageNs >= deliveryTimeoutNs && !dropping) {
-      return true; // a dropping publisher rides out any outage
+    if (outageNs >= deliveryTimeoutNs && policy.stopsOnLongOutage()) {
+      return true;
     }
     if (now - lastReportNs >= REPORT_NS) {
       lastReportNs = now;

@@ -1,9 +1,6 @@
 package io.tpotstream.producer.publish;
 
-import io.tpotstream.common.event.EventType;
 import io.tpotstream.common.event.TokenEvent;
-import io.tpotstream.common.event.TokenEventCodec;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -12,43 +9,29 @@ import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
-import org.apache.kafka.clients.producer.Callback;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.event.Level;
 
 /**
  * The one FIFO publisher of a producer (docs/design.md, "Time, windows and completeness"), on one
  * thread. It polls the {@link Handoff} the event loops write to (never woken per event), lets the
- * {@link Recorder} turn each request's SSE bytes into events, holds them in a FIFO ({@link
- * HeldEvents}) in order and hands them to the Kafka client from there, encoding each token event
- * into a reused buffer. It sends a watermark heartbeat to every partition at start and every 250 ms
- * (watermark = now − 200 ms, taken after draining the hand-off), never lets an event below a
- * watermark already sent, and on {@link #finish} flushes and sends the final heartbeat to every
- * partition.
+ * {@link Recorder} turn each request's SSE bytes into events, holds them in order in the {@link
+ * OutageBuffer} and hands them to Kafka from there ({@link KafkaSender}). It sends a watermark
+ * heartbeat to every partition at start and every 250 ms (watermark = now − 200 ms, taken after
+ * draining the hand-off), never lets an event below a watermark already sent, and on {@link
+ * #finish} flushes and sends the final heartbeat to every partition.
  *
- * <p>Kafka is never waited on: the client is told not to block ({@code max.block.ms=0}), so a send
- * that finds no metadata or no buffer space is refused at once, the event stays at the head of the
+ * <p>Kafka is never waited on: a send Kafka cannot take at once leaves the event at the head of the
  * FIFO and is offered again 100 ms later. When the broker is unreachable the measurement goes on,
- * the FIFO grows (the outage buffer, bounded), the console says so, and publishing resumes in order
- * when the broker returns; the idempotent client retries what it had taken without duplicates. Only
- * a full outage buffer, an outage longer than {@code delivery.timeout.ms} or a record Kafka rejects
- * for good stops the run, with the number of events at risk.
- *
- * <p>A dropping publisher ({@link #openDropping}, the proxy's) never stops for Kafka, because the
- * traffic it measures is not its own to stop: it serves before Kafka is reachable (connecting in
- * the background), rides out outages of any length, and when the hand-off or the outage buffer is
- * full it drops the request's remaining events and counts them ({@link #dropped()}, and {@code
- * droppedEvents} on its heartbeats).
+ * the FIFO grows (the outage buffer, bounded), the console says so ({@link OutageWatch}), and
+ * publishing resumes in order when the broker returns; the idempotent client retries what it had
+ * taken without duplicates. What happens when that is no longer possible is the {@link
+ * OutagePolicy} the caller chose: the producer stops the run, the proxy drops and counts.
  */
 public final class Publisher {
   /** How far behind "now" a periodic watermark is (an event is queued µs after its timestamp). */
@@ -69,105 +52,51 @@ public final class Publisher {
   private static final long RETRY_NS = TimeUnit.MILLISECONDS.toNanos(100);
   private static final int POLL_BATCH = 4096;
   private static final int SEND_BATCH = 8192;
-  private static final long CONNECT_RETRY_NS = TimeUnit.SECONDS.toNanos(5);
-  private static final long DROP_REPORT_NS = TimeUnit.SECONDS.toNanos(60);
   private static final Logger LOG = LoggerFactory.getLogger(Publisher.class);
 
-  private final KafkaSettings settings;
+  final KafkaSettings settings;
+  final Handoff handoff;
+  final OutageBuffer buffer;
+  final OutageWatch outage;
+  final KafkaSender sender;
+  private final OutagePolicy policy;
   private final String runId;
   private final String producerId;
-  private final byte[] producerKey;
   private final AnchoredClock clock;
   private final PauseMeter pauseMeter;
   private final LongSupplier loopLag;
-  private final Handoff handoff;
   private final Recorder recorder;
-  private final KafkaProducer<byte[], byte[]> kafka;
-  private volatile List<Integer> partitions;
-  private final long deliveryTimeoutNs;
-  private final boolean dropping;
-  private final AtomicLong dropped = new AtomicLong();
-  private final HeldEvents held;
   private final Thread thread;
   private final CompletableFuture<Void> finished = new CompletableFuture<>();
   private final AtomicReference<PublishException> failure = new AtomicReference<>();
-  private final AtomicLong sentEvents = new AtomicLong();
-  private final AtomicLong ackedEvents = new AtomicLong();
-  private final AtomicLong sentRecords = new AtomicLong();
-  private final AtomicLong ackedRecords = new AtomicLong();
-  private final AtomicLong heartbeats = new AtomicLong();
-  private final AtomicLong lateAtSource = new AtomicLong();
-  private final AtomicLong heldNow = new AtomicLong();
-  private volatile long lastProgressNs = System.nanoTime();
   private volatile Consumer<PublishException> onFailure = e -> {};
   private volatile boolean closing;
-  private long watermarkMs = Long.MIN_VALUE;
-  private int heartbeatPartitionsDone;
-
-  // a send refused synchronously (no metadata, no buffer space) lands here, on this thread
-  private volatile Thread sendingOn;
-  private Exception refused;
-
-  /** The last {@link #send} skipped its record (counted as dropped, never acknowledged). */
-  private boolean skipped;
-
   private long retryAtNs;
 
-  // outage bookkeeping (publisher thread)
-  private final OutageWatch outage;
-
-  // a dropping publisher: reaching Kafka in the background, and giving up on it at the end
-  private volatile boolean connected = true;
-  private CompletableFuture<Integer> connecting;
-  private long nextConnectNs;
-  private long lastDropReportNs;
-  private long giveUpNs = Long.MAX_VALUE;
-
-  private final Callback eventAck = this::onEventAck;
-  private final Callback heartbeatAck = this::onHeartbeatAck;
-
-  private Publisher(
-      KafkaSettings settings, Wiring wiring, List<Integer> partitions, boolean dropping) {
+  /** A publisher under {@code policy}, to Kafka's {@code partitions} (none until reached). */
+  Publisher(KafkaSettings settings, Wiring wiring, OutagePolicy policy, List<Integer> partitions) {
+    policy.serve(this);
     this.settings = settings;
+    this.policy = policy;
     this.runId = wiring.runId();
     this.producerId = wiring.producerId();
-    this.producerKey = producerId.getBytes(StandardCharsets.UTF_8);
     this.clock = wiring.clock();
     this.pauseMeter = wiring.pauseMeter();
     this.loopLag = wiring.loopLag();
     this.handoff = wiring.handoff();
     this.recorder = wiring.recorder();
-    this.partitions = partitions;
-    this.dropping = dropping;
-    this.held = new HeldEvents(settings.outageBuffer());
+    this.buffer = new OutageBuffer(settings.outageBuffer(), policy);
     this.thread = new Thread(this::loop, "tpot-publisher");
     this.thread.setDaemon(true);
     Properties props = PublishTopic.producerProperties(settings, producerId);
-    this.deliveryTimeoutNs =
+    long deliveryTimeoutNs =
         TimeUnit.MILLISECONDS.toNanos(
             Long.parseLong(props.getProperty(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG)));
-    this.outage = new OutageWatch(settings.bootstrapServers(), held, deliveryTimeoutNs, dropping);
+    this.outage = new OutageWatch(settings.bootstrapServers(), buffer, deliveryTimeoutNs, policy);
+    handoff.onFull(policy::handoffFull);
     // last: nothing that follows can fail and leave the client open
-    this.kafka = new KafkaProducer<>(props);
-    if (dropping) {
-      handoff.onFull(
-          lost -> {
-            dropped.incrementAndGet();
-            reportDrops("the hand-off from the event loops is full (the publisher fell behind)");
-          });
-      return;
-    }
-    handoff.onFull(
-        lost ->
-            fail(
-                new PublishException(
-                    "the publisher thread fell behind: the hand-off from the event loops is full ("
-                        + handoff.capacity()
-                        + " entries waiting); "
-                        + (atRisk() + lost)
-                        + " events at risk; the run stopped. The machine is too busy for this"
-                        + " load: lower the concurrency or give the producer more CPU",
-                    null)));
+    this.sender =
+        new KafkaSender(props, settings.topic(), producerId, partitions, policy, this::kafkaFailed);
   }
 
   /**
@@ -191,8 +120,8 @@ public final class Publisher {
       Recorder recorder) {}
 
   /**
-   * As {@link #open(KafkaSettings, Wiring)} for events handed over with {@link #publish} only (no
-   * requests).
+   * As {@link #open(KafkaSettings, Wiring, OutagePolicy)}, stopping on an outage, for events handed
+   * over with {@link #publish} only (no requests).
    */
   public static Publisher open(
       KafkaSettings settings,
@@ -202,53 +131,31 @@ public final class Publisher {
       PauseMeter pauseMeter) {
     Handoff handoff = new Handoff(settings.queueCapacity());
     return open(
-        settings, new Wiring(runId, producerId, clock, pauseMeter, () -> 0L, handoff, null));
+        settings,
+        new Wiring(runId, producerId, clock, pauseMeter, () -> 0L, handoff, null),
+        OutagePolicy.stop());
   }
 
   /**
-   * Creates the topic if it is missing, connects, sends the start heartbeat to every partition (and
-   * waits until Kafka acknowledged them), then starts the publisher thread.
+   * Opens a publisher and starts its thread. Under {@link OutagePolicy#stop()} it first creates the
+   * topic if it is missing, connects and sends the start heartbeat to every partition (waiting
+   * until Kafka acknowledged them); under {@link OutagePolicy#drop()} it returns at once, whether
+   * Kafka is reachable or not.
    *
-   * @throws PublishException when Kafka cannot be reached within the setup timeout
+   * @throws PublishException (stop) when Kafka cannot be reached within the setup timeout
    */
-  public static Publisher open(KafkaSettings settings, Wiring wiring) {
-    List<Integer> partitions = PublishTopic.partitionList(PublishTopic.ensureTopic(settings));
-    Publisher publisher = new Publisher(settings, wiring, partitions, false);
-    try {
-      publisher.sendStartHeartbeats();
-    } catch (RuntimeException e) {
-      publisher.kafka.close(Duration.ZERO);
-      if (e instanceof PublishException p) {
-        throw p;
-      }
-      throw new PublishException(PublishTopic.unreachable(settings, e), e);
-    }
-    publisher.thread.start();
-    return publisher;
+  public static Publisher open(KafkaSettings settings, Wiring wiring, OutagePolicy policy) {
+    return policy.open(settings, wiring);
   }
 
-  /**
-   * A publisher that drops rather than waits or stops (the proxy's): it returns at once, whether
-   * Kafka is reachable or not. Until it has reached Kafka (it tries every 5 s) and during any
-   * outage, events are held in the outage buffer; when the buffer or the hand-off is full, the
-   * request concerned has its remaining events dropped and counted. Kafka errors are logged and
-   * counted as drops, never fatal.
-   */
-  public static Publisher openDropping(KafkaSettings settings, Wiring wiring) {
-    Publisher publisher = new Publisher(settings, wiring, List.of(), true);
-    publisher.connected = false;
-    publisher.thread.start();
-    return publisher;
-  }
-
-  /** True once the publisher has reached Kafka (always, for one that does not drop). */
+  /** True once the publisher has reached Kafka (always, for one that stops on an outage). */
   public boolean connected() {
-    return connected;
+    return policy.connected();
   }
 
-  /** Events dropped so far (a dropping publisher; a lost hand-off entry counts as one). */
+  /** Events dropped so far (a lost hand-off entry counts as one). */
   public long dropped() {
-    return dropped.get();
+    return policy.dropped();
   }
 
   /** Called once, from the thread that saw it, when the run must stop because of Kafka. */
@@ -281,27 +188,27 @@ public final class Publisher {
 
   /** Events (not heartbeats) Kafka acknowledged. */
   public long acknowledged() {
-    return ackedEvents.get();
+    return sender.ackedEvents();
   }
 
   /** Events handed to Kafka, acknowledged or not. */
   public long sent() {
-    return sentEvents.get();
+    return sender.sentEvents();
   }
 
   /** Heartbeat records sent (one per partition per heartbeat). */
   public long heartbeats() {
-    return heartbeats.get();
+    return sender.heartbeats();
   }
 
   /** Events whose ts was below a watermark already sent; their ts was raised to it. */
   public long lateAtSource() {
-    return lateAtSource.get();
+    return buffer.lateAtSource();
   }
 
   /** Events held in the outage buffer now (not yet handed to Kafka). */
   public long held() {
-    return heldNow.get();
+    return buffer.held();
   }
 
   /** True while Kafka is taking nothing (an outage the console has been told about). */
@@ -311,7 +218,7 @@ public final class Publisher {
 
   /** The outages seen so far: count, longest (ns), most events held at once. */
   public Outages outages() {
-    return new Outages(outage.count(), Duration.ofNanos(outage.longestNs()), held.maxSize());
+    return new Outages(outage.count(), Duration.ofNanos(outage.longestNs()), buffer.maxSize());
   }
 
   /**
@@ -325,12 +232,16 @@ public final class Publisher {
 
   /** Partitions of the topic, in order. */
   public List<Integer> partitions() {
-    return partitions;
+    return sender.partitions();
   }
 
   /** Events handed over but not acknowledged: what a Kafka failure now would put at risk. */
   public long atRisk() {
-    return handoff.backlog() + heldNow.get() + Math.max(0, sentEvents.get() - ackedEvents.get());
+    return handoff.backlog() + buffer.held() + sender.unacked();
+  }
+
+  void start() {
+    thread.start();
   }
 
   // ---- the publisher thread ----
@@ -342,8 +253,8 @@ public final class Publisher {
         boolean wasClosing = closing;
         int taken = poll();
         long now = System.nanoTime();
-        if (!connected) {
-          connect(now);
+        if (!policy.connected()) {
+          policy.connect(now);
         }
         if (now >= nextHeartbeatNs) {
           heartbeat(false);
@@ -358,58 +269,13 @@ public final class Publisher {
           LockSupport.parkNanos(PARK_NS);
         }
       }
-      // every request has ended: send what is held, whatever the wait for Kafka (a dropping
-      // publisher waits at most the setup timeout), then the finals
-      if (dropping) {
-        giveUpNs = System.nanoTime() + settings.setupTimeout().toNanos();
-      }
-      while (failure.get() == null && !held.isEmpty()) {
-        long now = System.nanoTime();
-        if (!connected || now > giveUpNs) {
-          dropHeld();
-          break;
-        }
-        int sent = sendHeld(now);
-        watchOutage(now);
-        if (sent == 0) {
-          LockSupport.parkNanos(PARK_NS);
-        }
-      }
-      if (dropping && (!connected || outage.active() || !held.isEmpty())) {
-        // Kafka is away: no final heartbeat can go, and a flush would wait for it
-        dropHeld();
-        dropped.addAndGet(Math.max(0, sentEvents.get() - ackedEvents.get()));
-        LOG.warn(
-            "stopping while Kafka at {} is unreachable: {} events dropped in all; no final"
-                + " heartbeat sent",
-            settings.bootstrapServers(),
-            dropped.get());
-        return;
-      }
-      if (failure.get() == null) {
-        kafka.flush();
-        watchOutage(System.nanoTime());
-        sendFinalHeartbeats();
-        kafka.flush();
-      }
-      if (dropping && ackedEvents.get() < sentEvents.get()) {
-        dropped.addAndGet(sentEvents.get() - ackedEvents.get());
-      } else if (failure.get() == null && ackedEvents.get() < sentEvents.get()) {
-        fail(
-            new PublishException(
-                "Kafka did not acknowledge "
-                    + (sentEvents.get() - ackedEvents.get())
-                    + " events by the end of the run; check the brokers at "
-                    + settings.bootstrapServers(),
-                null));
-      }
+      end();
     } catch (PublishException e) {
       fail(e);
     } catch (RuntimeException e) {
-      fail(new PublishException(kafkaFailed(e), e));
+      fail(kafkaFailed(e));
     } finally {
-      boolean away = dropping && (!connected || outage.active());
-      kafka.close(Duration.ofSeconds(failure.get() == null && !away ? 30 : 0));
+      sender.close(Duration.ofSeconds(failure.get() == null && !policy.away() ? 30 : 0));
       PublishException failed = failure.get();
       if (failed == null) {
         finished.complete(null);
@@ -419,328 +285,62 @@ public final class Publisher {
     }
   }
 
-  private int poll() {
-    int taken = handoff.drain(POLL_BATCH, recorder, this);
-    heldNow.set(held.size());
-    return taken;
-  }
-
-  /** Holds an event (start, end, error, heartbeat, or one handed over whole) for sending. */
-  void append(TokenEvent event) {
-    append(null, event);
-  }
-
-  /** Holds an event of {@code request} (null for none) for sending. */
-  void append(MeasuredRequest request, TokenEvent event) {
-    if (dropping && request != null && request.warmup) {
-      return; // a proxy's priming: measured to warm the path, never published
-    }
-    if (dropping && request != null && request.dropped) {
-      dropped.incrementAndGet();
-      return;
-    }
-    TokenEvent e = event;
-    if (e.type() != EventType.HEARTBEAT && e.ts() < watermarkMs) {
-      lateAtSource.incrementAndGet();
-      e = e.withTs(watermarkMs);
-    }
-    if (!held.offer(e)) {
-      if (dropping) {
-        if (e.type() != EventType.HEARTBEAT) {
-          dropFrom(request);
-        }
-        return;
-      }
-      bufferFull();
-    }
-  }
-
   /**
-   * Holds a token event of {@code request}, as numbers ({@code bits}: its tokens, kind and
-   * coalesced flag, from {@link HeldEvents#chunkBits}; {@code lagUs}: the client's lag in its gap).
+   * Every request has ended: sends what is held, whatever the wait for Kafka (until the policy
+   * gives up), then the final heartbeats.
    */
-  void appendToken(MeasuredRequest request, long ts, long elapsedNs, int seq, int bits, int lagUs) {
-    if (dropping && request.warmup) {
-      return; // a proxy's priming: measured to warm the path, never published
+  private void end() {
+    long giveUpNs = policy.giveUpAt(System.nanoTime());
+    while (failure.get() == null && !buffer.isEmpty()) {
+      long now = System.nanoTime();
+      if (!policy.connected() || now > giveUpNs) {
+        policy.countDropped(buffer.dropAll());
+        break;
+      }
+      int sent = sendHeld(now);
+      watchOutage(now);
+      if (sent == 0) {
+        LockSupport.parkNanos(PARK_NS);
+      }
     }
-    if (dropping && request.dropped) {
-      dropped.incrementAndGet();
+    if (policy.abandons()) {
       return;
     }
-    long at = ts;
-    if (at < watermarkMs) {
-      lateAtSource.incrementAndGet();
-      at = watermarkMs;
+    if (failure.get() == null) {
+      sender.flush();
+      watchOutage(System.nanoTime());
+      sendFinalHeartbeats(giveUpNs);
+      sender.flush();
     }
-    if (!held.offerToken(request, at, elapsedNs, seq, bits, lagUs)) {
-      if (dropping) {
-        dropFrom(request);
-        return;
-      }
-      bufferFull();
-    }
+    policy.unacknowledgedAtEnd(sender.sentEvents() - sender.ackedEvents());
   }
 
-  /** A dropping publisher could not hold an event of {@code request}: it and the rest go. */
-  private void dropFrom(MeasuredRequest request) {
-    if (request != null) {
-      request.dropped = true;
-    }
-    dropped.incrementAndGet();
-    reportDrops(
-        String.format(
-            Locale.ROOT,
-            "the outage buffer is full (%,d events held for Kafka at %s)",
-            held.size(),
-            settings.bootstrapServers()));
-  }
-
-  /** Drops whatever is held (a dropping publisher stopping while Kafka is away). */
-  private void dropHeld() {
-    while (!held.isEmpty()) {
-      if (held.headIsToken() || held.headEvent().type() != EventType.HEARTBEAT) {
-        dropped.incrementAndGet();
-      }
-      held.remove();
-    }
-    heldNow.set(0);
-  }
-
-  /** Says, at most once a minute, that events are being dropped and how many so far. */
-  private void reportDrops(String why) {
-    long now = System.nanoTime();
-    if (lastDropReportNs == 0 || now - lastDropReportNs >= DROP_REPORT_NS) {
-      lastDropReportNs = now;
-      LOG.warn(
-          "{}: dropping token events ({} so far); the traffic is not affected", why, dropped.get());
-    }
-  }
-
-  /** A dropping publisher not yet connected: asks for the topic in the background every 5 s. */
-  private void connect(long now) {
-    if (connecting == null) {
-      if (now >= nextConnectNs) {
-        connecting =
-            CompletableFuture.supplyAsync(
-                () -> PublishTopic.ensureTopic(settings), Publisher::daemon);
-      }
-      return;
-    }
-    if (!connecting.isDone()) {
-      return;
-    }
-    try {
-      int count = connecting.join();
-      partitions = PublishTopic.partitionList(count);
-      connected = true;
-      lastProgressNs = now;
-      // after a failed attempt (a WARN), a WARN too: --quiet shows warnings, and this one ends it
-      LOG.atLevel(nextConnectNs == 0 ? Level.INFO : Level.WARN)
-          .log(
-              "reached Kafka at {}: publishing to {} ({} partitions){}",
-              settings.bootstrapServers(),
-              settings.topic(),
-              count,
-              held.isEmpty() ? "" : ", the " + held.size() + " events held first");
-    } catch (RuntimeException e) {
-      Throwable cause = e.getCause() != null ? e.getCause() : e;
-      if (nextConnectNs == 0) {
-        LOG.warn(
-            "{}; holding the events meanwhile (then dropping them, counted) and trying again"
-                + " every {} s",
-            cause.getMessage(),
-            TimeUnit.NANOSECONDS.toSeconds(CONNECT_RETRY_NS));
-      }
-      nextConnectNs = now + CONNECT_RETRY_NS;
-    } finally {
-      if (connecting != null && connecting.isDone()) {
-        connecting = null;
-      }
-    }
-  }
-
-  private static void daemon(Runnable task) {
-    Thread t = new Thread(task, "tpot-publisher-connect");
-    t.setDaemon(true);
-    t.start();
-  }
-
-  private void bufferFull() {
-    fail(
-        new PublishException(
-            String.format(
-                Locale.ROOT,
-                "the outage buffer is full (%,d events held): Kafka at %s has taken nothing for"
-                    + " %.1f s; %,d events at risk; the run stopped. Check the brokers, or hold"
-                    + " more with --outage-buffer",
-                held.size(),
-                settings.bootstrapServers(),
-                (System.nanoTime() - lastProgressNs) / 1e9,
-                atRisk() + 1),
-            null));
+  private int poll() {
+    int taken = handoff.drain(POLL_BATCH, recorder, buffer);
+    buffer.publishSize();
+    return taken;
   }
 
   /** Hands held events to Kafka in order until it refuses one; returns how many it took. */
   private int sendHeld(long now) {
-    if (held.isEmpty() || now < retryAtNs || !connected) {
+    if (buffer.isEmpty() || now < retryAtNs || !policy.connected()) {
       return 0;
     }
     int n = 0;
-    while (!held.isEmpty() && failure.get() == null && n < SEND_BATCH) {
-      if (!sendHead()) {
+    while (!buffer.isEmpty() && failure.get() == null && n < SEND_BATCH) {
+      if (!buffer.sendHead(sender)) {
         retryAtNs = now + RETRY_NS;
         break;
       }
-      held.remove();
       n++;
     }
-    heldNow.set(held.size());
+    buffer.publishSize();
     return n;
   }
 
-  /** Sends the FIFO's head; false when Kafka refused it for now (it stays held). */
-  private boolean sendHead() {
-    if (held.headIsToken()) {
-      MeasuredRequest r = held.headRequest();
-      long ts = held.headTs();
-      byte[] value =
-          r.template.encode(
-              ts,
-              held.headElapsedNs(),
-              held.headSeq(),
-              held.headTokens(),
-              held.headKind(),
-              held.headCoalesced(),
-              held.headLagUs());
-      if (!send(new ProducerRecord<>(settings.topic(), null, ts, r.key, value), eventAck)) {
-        return false;
-      }
-      if (!skipped) {
-        sentEvents.incrementAndGet();
-      }
-      return true;
-    }
-    TokenEvent e = held.headEvent();
-    if (e.type() == EventType.HEARTBEAT) {
-      byte[] value = TokenEventCodec.encode(e);
-      while (heartbeatPartitionsDone < partitions.size()) {
-        int partition = partitions.get(heartbeatPartitionsDone);
-        if (!send(
-            new ProducerRecord<>(settings.topic(), partition, e.ts(), producerKey, value),
-            heartbeatAck)) {
-          return false;
-        }
-        heartbeats.incrementAndGet();
-        heartbeatPartitionsDone++;
-      }
-      heartbeatPartitionsDone = 0;
-      return true;
-    }
-    byte[] key = e.requestId().getBytes(StandardCharsets.UTF_8);
-    if (!send(
-        new ProducerRecord<>(settings.topic(), null, e.ts(), key, TokenEventCodec.encode(e)),
-        eventAck)) {
-      return false;
-    }
-    if (!skipped) {
-      sentEvents.incrementAndGet();
-    }
-    return true;
-  }
-
-  /**
-   * One {@code KafkaProducer.send}; false when the client refused it at once for want of metadata
-   * or buffer space (it then calls back on this thread, during the send, with a TimeoutException).
-   * A record the client refuses for itself (too large: a client sent a huge model name through the
-   * proxy) is counted as dropped and skipped ({@link #skipped}): one record never stops publishing.
-   */
-  private boolean send(ProducerRecord<byte[], byte[]> record, Callback ack) {
-    boolean wasIdle = outstanding() == 0;
-    refused = null;
-    skipped = false;
-    sendingOn = Thread.currentThread();
-    try {
-      kafka.send(record, ack);
-    } finally {
-      sendingOn = null;
-    }
-    if (refused == null) {
-      if (wasIdle) {
-        // nothing was waiting for Kafka until now: the wait for an acknowledgement starts here
-        lastProgressNs = System.nanoTime();
-      }
-      sentRecords.incrementAndGet();
-      return true;
-    }
-    if (refused instanceof org.apache.kafka.common.errors.TimeoutException) {
-      return false;
-    }
-    if (refused instanceof org.apache.kafka.common.errors.RecordTooLargeException) {
-      skipped = true;
-      dropped.incrementAndGet();
-      LOG.warn(
-          "Kafka refused one event of {} bytes ({}): skipped and counted as dropped ({} so far);"
-              + " the other events go on",
-          record.value().length,
-          refused.getMessage(),
-          dropped.get());
-      return true;
-    }
-    throw new PublishException(kafkaFailed(refused), refused);
-  }
-
-  private long outstanding() {
-    return sentRecords.get() - ackedRecords.get();
-  }
-
-  private boolean refusedNow(Exception error) {
-    if (Thread.currentThread() == sendingOn) {
-      refused = error;
-      return true;
-    }
-    return false;
-  }
-
-  private void onEventAck(RecordMetadata metadata, Exception error) {
-    if (error != null && refusedNow(error)) {
-      return;
-    }
-    if (error != null && dropping) {
-      ackedEvents.incrementAndGet();
-      ackedRecords.incrementAndGet();
-      dropped.incrementAndGet();
-      reportDrops("Kafka did not take an event (" + error.getClass().getSimpleName() + ")");
-      return;
-    }
-    if (error != null) {
-      fail(new PublishException(kafkaFailed(error), error));
-      return;
-    }
-    ackedEvents.incrementAndGet();
-    ackedRecords.incrementAndGet();
-    lastProgressNs = System.nanoTime();
-  }
-
-  private void onHeartbeatAck(RecordMetadata metadata, Exception error) {
-    if (error != null && refusedNow(error)) {
-      return;
-    }
-    if (error != null && dropping) {
-      ackedRecords.incrementAndGet();
-      return;
-    }
-    if (error != null) {
-      fail(new PublishException(kafkaFailed(error), error));
-      return;
-    }
-    ackedRecords.incrementAndGet();
-    lastProgressNs = System.nanoTime();
-  }
-
-  /** Watches for an outage; a stopping publisher stops once one passes delivery.timeout.ms. */
+  /** Watches for an outage; the policy says whether one past delivery.timeout.ms stops the run. */
   private void watchOutage(long now) {
-    long unacked = Math.max(0, sentEvents.get() - ackedEvents.get());
-    if (outage.tooLong(now, lastProgressNs, outstanding(), unacked)) {
+    if (outage.tooLong(now, sender.lastProgressNs(), sender.outstanding(), sender.unacked())) {
       fail(
           new PublishException(
               String.format(
@@ -757,8 +357,7 @@ public final class Publisher {
 
   private void heartbeat(boolean isFinal) {
     long now = clock.nowMs();
-    long watermark = Math.max(watermarkMs, isFinal ? now : now - WATERMARK_MARGIN_MS);
-    watermarkMs = watermark;
+    long watermark = buffer.advanceWatermark(isFinal ? now : now - WATERMARK_MARGIN_MS);
     TokenEvent heartbeat =
         TokenEvent.heartbeat(
                 now,
@@ -770,45 +369,44 @@ public final class Publisher {
                 loopLag.getAsLong(),
                 recorder == null ? 0L : recorder.takeCoalesced())
             .withSource(recorder == null ? Recorder.SOURCE : recorder.source());
-    append(dropping ? heartbeat.withDroppedEvents(dropped.get()) : heartbeat);
+    buffer.append(policy.stamp(heartbeat));
   }
 
-  private void sendStartHeartbeats() {
+  /** Sends the start heartbeat to every partition and waits until Kafka acknowledged them. */
+  void sendStartHeartbeats() {
     heartbeat(false);
     long deadline = System.nanoTime() + settings.setupTimeout().toNanos();
-    while (!held.isEmpty()) {
-      if (sendHead()) {
-        held.remove();
-      } else if (System.nanoTime() > deadline) {
+    while (!buffer.isEmpty()) {
+      if (buffer.sendHead(sender)) {
+        continue;
+      }
+      if (System.nanoTime() > deadline) {
         throw new PublishException(
             PublishTopic.unreachable(settings, new TimeoutException("no partition metadata")),
             null);
-      } else {
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
       }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
     }
-    heldNow.set(0);
-    kafka.flush();
+    buffer.publishSize();
+    sender.flush();
     PublishException failed = failure.get();
     if (failed != null) {
       throw failed;
     }
   }
 
-  private void sendFinalHeartbeats() {
+  private void sendFinalHeartbeats(long giveUpNs) {
     heartbeat(true);
-    while (failure.get() == null && !held.isEmpty() && System.nanoTime() < giveUpNs) {
-      if (sendHead()) {
-        held.remove();
-      } else {
+    while (failure.get() == null && !buffer.isEmpty() && System.nanoTime() < giveUpNs) {
+      if (!buffer.sendHead(sender)) {
         watchOutage(System.nanoTime());
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
       }
     }
-    heldNow.set(held.size());
+    buffer.publishSize();
   }
 
-  private void fail(PublishException e) {
+  void fail(PublishException e) {
     if (failure.compareAndSet(null, e)) {
       LOG.error(e.getMessage());
       onFailure.accept(e);
@@ -816,14 +414,16 @@ public final class Publisher {
     }
   }
 
-  private String kafkaFailed(Throwable cause) {
-    return "Kafka stopped taking events ("
-        + cause.getClass().getSimpleName()
-        + ": "
-        + cause.getMessage()
-        + "); "
-        + atRisk()
-        + " events at risk (held or not acknowledged); the run stopped. Check the brokers at "
-        + settings.bootstrapServers();
+  PublishException kafkaFailed(Throwable cause) {
+    return new PublishException(
+        "Kafka stopped taking events ("
+            + cause.getClass().getSimpleName()
+            + ": "
+            + cause.getMessage()
+            + "); "
+            + atRisk()
+            + " events at risk (held or not acknowledged); the run stopped. Check the brokers at "
+            + settings.bootstrapServers(),
+        cause);
   }
 }

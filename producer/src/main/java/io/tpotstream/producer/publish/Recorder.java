@@ -112,7 +112,7 @@ public final class Recorder {
     return warmupRequests;
   }
 
-  void process(Slot slot, Publisher out) {
+  void process(Slot slot, OutageBuffer out) {
     MeasuredRequest r = slot.request;
     switch (slot.type) {
       case Slot.START -> start(r, out);
@@ -160,7 +160,7 @@ public final class Recorder {
     }
   }
 
-  private void start(MeasuredRequest r, Publisher out) {
+  private void start(MeasuredRequest r, OutageBuffer out) {
     r.template =
         TokenTemplate.of(runId, r.requestId, r.model, labelsOf(r), producerId, r.warmup, source);
     r.key = r.requestId.getBytes(StandardCharsets.UTF_8);
@@ -178,7 +178,7 @@ public final class Recorder {
             r));
   }
 
-  private void event(MeasuredRequest r, Slot slot, Publisher out) {
+  private void event(MeasuredRequest r, Slot slot, OutageBuffer out) {
     if (r.finished) {
       return;
     }
@@ -207,7 +207,7 @@ public final class Recorder {
   }
 
   private void token(
-      MeasuredRequest r, long arrivalNs, long read, Chunk.Token token, Publisher out) {
+      MeasuredRequest r, long arrivalNs, long read, Chunk.Token token, OutageBuffer out) {
     int seq = r.chunks;
     if (seq == r.arrivalsNs.length) {
       r.arrivalsNs = Arrays.copyOf(r.arrivalsNs, seq * 2);
@@ -238,7 +238,7 @@ public final class Recorder {
         lagUs);
   }
 
-  private void end(MeasuredRequest r, Slot slot, Publisher out) {
+  private void end(MeasuredRequest r, Slot slot, OutageBuffer out) {
     if (r.finished) {
       return;
     }
@@ -277,7 +277,7 @@ public final class Recorder {
     }
   }
 
-  private void succeed(MeasuredRequest r, long atNs, Publisher out) {
+  private void succeed(MeasuredRequest r, long atNs, OutageBuffer out) {
     out.append(
         r,
         mark(
@@ -298,7 +298,7 @@ public final class Recorder {
     finish(r, atNs, null);
   }
 
-  private void fail(MeasuredRequest r, long atNs, RequestFailure f, Publisher out) {
+  private void fail(MeasuredRequest r, long atNs, RequestFailure f, OutageBuffer out) {
     out.append(
         r,
         mark(

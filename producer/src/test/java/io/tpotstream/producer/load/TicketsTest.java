@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 class TicketsTest {
   static final long S = 1_000_000_000L;
 
-  private static LoadRunner.Tickets tickets(String warmup, String totalRequests) {
+  private static Tickets tickets(String warmup, String totalRequests) {
     var config =
         Runs.config(
             Map.of(
@@ -29,7 +29,7 @@ class TicketsTest {
                 "run_id", "r",
                 "warmup", warmup,
                 "total_requests", totalRequests));
-    return new LoadRunner.Tickets(
+    return new Tickets(
         config,
         Dialect.of(config.api()),
         new Sessions(config.prompts().conversations(), config.models()));
@@ -37,7 +37,7 @@ class TicketsTest {
 
   @Test
   void aTimedWarmupWaitsForTheJitAfterItsTime() {
-    LoadRunner.Tickets t = tickets("10s", "2");
+    Tickets t = tickets("10s", "2");
     t.start(0);
     assertEquals("r-w0", t.next(1 * S, null).spec().requestId());
     assertFalse(t.endWarmupIfSettled(5 * S, true), "not before its time");
@@ -57,7 +57,7 @@ class TicketsTest {
 
   @Test
   void aWarmupThatNeverSettlesEndsAMinuteAfterItsTime() {
-    LoadRunner.Tickets t = tickets("10s", "1");
+    Tickets t = tickets("10s", "1");
     t.start(0);
     assertFalse(t.endWarmupIfSettled(69 * S, false));
     assertTrue(t.endWarmupIfSettled(70 * S, false));
@@ -67,7 +67,7 @@ class TicketsTest {
 
   @Test
   void noWarmupMeansTheFirstRequestIsMeasured() {
-    LoadRunner.Tickets t = tickets("0", "1");
+    Tickets t = tickets("0", "1");
     t.start(0);
     assertEquals("r-0", t.next(0, null).spec().requestId());
     assertNull(t.warmupEnd());

@@ -4,6 +4,7 @@ import io.tpotstream.producer.publish.AnchoredClock;
 import io.tpotstream.producer.publish.Handoff;
 import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.producer.publish.LoopLagMeter;
+import io.tpotstream.producer.publish.OutagePolicy;
 import io.tpotstream.producer.publish.PauseMeter;
 import io.tpotstream.producer.publish.Publisher;
 import io.tpotstream.producer.publish.Recorder;
@@ -18,8 +19,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The proxy's publishing, made of the producer's parts: the {@link Handoff} the event loops write
  * SSE events to, the {@link Recorder} that reads them on the publisher thread (with {@code source:
- * proxy} and each request's own labels), and a dropping {@link Publisher} (heartbeats, watermarks,
- * outage buffer; it serves before Kafka is reachable and drops, counting, rather than waits).
+ * proxy} and each request's own labels), and a {@link Publisher} under {@link OutagePolicy#drop()}
+ * (heartbeats, watermarks, outage buffer; it serves before Kafka is reachable and drops, counting,
+ * rather than waits).
  */
 public final class ProxyEvents implements AutoCloseable {
   /** The {@code source} of every event the proxy writes. */
@@ -58,10 +60,11 @@ public final class ProxyEvents implements AutoCloseable {
             ProxyEvents::withoutQuotes,
             outcome -> {});
     publisher =
-        Publisher.openDropping(
+        Publisher.open(
             settings,
             new Publisher.Wiring(
-                runId, producerId, clock, pauseMeter, this::takeLoopLagMicros, handoff, recorder));
+                runId, producerId, clock, pauseMeter, this::takeLoopLagMicros, handoff, recorder),
+            OutagePolicy.drop());
   }
 
   /** Starts publishing (reaching Kafka in the background); returns at once. */

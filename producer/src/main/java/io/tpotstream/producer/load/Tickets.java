@@ -1,0 +1,203 @@
+package io.tpotstream.producer.load;
+
+import io.tpotstream.common.Json;
+import io.tpotstream.producer.config.ConfigDurations;
+import io.tpotstream.producer.config.ProducerConfig;
+import io.tpotstream.producer.config.Warmup;
+import io.tpotstream.producer.dialect.Dialect;
+import io.tpotstream.producer.http.RequestSpec;
+import io.tpotstream.producer.workload.InputLength;
+import io.tpotstream.producer.workload.Sessions;
+import io.tpotstream.producer.workload.Turn;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Hands out the requests in order: warm-up ones while the warm-up lasts, then the run's own until
+ * {@code total_requests} per model or {@code duration} (counted from the end of the warm-up).
+ * Thread-safe.
+ */
+final class Tickets {
+  /** A request to send and the conversation turn it is (told when it is over). */
+  record Ticket(RequestSpec spec, Sessions.Request turn, Sessions from) {
+    void done() {
+      from.finished(turn);
+    }
+  }
+
+  private static final int BODIES_KEPT = 4096;
+
+  /** How much longer than asked a timed warm-up may wait for the JIT to settle. */
+  static final Duration MAX_EXTRA_WARMUP = Duration.ofSeconds(60);
+
+  private final ProducerConfig config;
+  private final Dialect dialect;
+  private final Sessions sessions;
+  private final Sessions warmupSessions;
+
+  /** Bodies per model, by turn (the same turn object: the same prompt and max_tokens). */
+  private final Map<String, IdentityHashMap<Turn, byte[]>> bodies = new HashMap<>();
+
+  private int bodiesKept;
+
+  /** The request labels per input_len class (null: no class). */
+  private final Map<String, SortedMap<String, String>> labels = new HashMap<>();
+
+  private final Warmup warmup;
+  private final long planned;
+
+  /** Timed warm-up: the end once decided (MAX_VALUE until then), its earliest and latest end. */
+  private long warmupEndNs = Long.MIN_VALUE;
+
+  private long startNs;
+  private long warmupMinEndNs;
+  private long warmupCapNs;
+  private LoadRunner.WarmupEnd warmupEnd;
+  private long warmups;
+  private long measured;
+  private long measuredStartNs;
+  private long deadlineNs = Long.MAX_VALUE;
+  private boolean stopped;
+
+  Tickets(ProducerConfig config, Dialect dialect, Sessions sessions) {
+    this.config = config;
+    this.dialect = dialect;
+    this.sessions = sessions;
+    this.warmupSessions = new Sessions(sessions.source(), config.models());
+    this.warmup = config.warmup();
+    this.planned = config.plannedRequests();
+  }
+
+  synchronized void start(long nowNs) {
+    startNs = nowNs;
+    if (warmup.duration() != null) {
+      warmupEndNs = Long.MAX_VALUE;
+      warmupMinEndNs = nowNs + warmup.duration().toNanos();
+      warmupCapNs = warmupMinEndNs + MAX_EXTRA_WARMUP.toNanos();
+    }
+  }
+
+  /**
+   * Ends a timed warm-up once its time has passed and the JIT has settled (or the cap is reached);
+   * returns true when the warm-up is over.
+   */
+  synchronized boolean endWarmupIfSettled(long nowNs, boolean jitSettled) {
+    if (warmupEndNs != Long.MAX_VALUE) {
+      return true;
+    }
+    if (stopped || nowNs >= warmupCapNs || (nowNs >= warmupMinEndNs && jitSettled)) {
+      warmupEndNs = nowNs;
+      warmupEnd = new LoadRunner.WarmupEnd(Duration.ofNanos(nowNs - startNs), jitSettled);
+      return true;
+    }
+    return false;
+  }
+
+  synchronized LoadRunner.WarmupEnd warmupEnd() {
+    return warmupEnd;
+  }
+
+  synchronized void stop() {
+    stopped = true;
+  }
+
+  synchronized long warmupIssued() {
+    return warmups;
+  }
+
+  synchronized boolean warmingUp(long nowNs) {
+    return measured == 0 && inWarmup(nowNs);
+  }
+
+  /** True when a request due at {@code atNs} would be one of the run's own, not a warm-up one. */
+  synchronized boolean warmupOver(long atNs) {
+    return measured > 0 || !inWarmup(atNs);
+  }
+
+  private boolean inWarmup(long atNs) {
+    return warmup.requests() > 0 ? warmups < warmup.requests() : atNs < warmupEndNs;
+  }
+
+  /**
+   * The next request to send at {@code atNs} (open loop: its intended time, also passed as {@code
+   * intendedNs}), or null when the run has all it needs.
+   */
+  synchronized Ticket next(long atNs, Long intendedNs) {
+    if (stopped) {
+      return null;
+    }
+    if (measured == 0 && inWarmup(atNs)) {
+      long k = warmups++;
+      return ticket("w" + k, warmupSessions, intendedNs, true);
+    }
+    if (measured == 0) {
+      measuredStartNs = atNs;
+      Duration d = config.duration();
+      if (d != null && !d.equals(ConfigDurations.FOREVER)) {
+        deadlineNs = measuredStartNs + d.toNanos();
+      }
+    }
+    if ((planned >= 0 && measured >= planned) || atNs >= deadlineNs) {
+      return null;
+    }
+    long k = measured++;
+    return ticket(Long.toString(k), sessions, intendedNs, false);
+  }
+
+  private Ticket ticket(String suffix, Sessions from, Long intendedNs, boolean isWarmup) {
+    // every model sees the same sequence of conversations, each conversation's turns in order
+    Sessions.Request turn = from.next();
+    RequestSpec spec =
+        new RequestSpec(
+            config.runId() + "-" + suffix,
+            turn.model(),
+            body(turn.model(), turn.input()),
+            intendedNs,
+            isWarmup,
+            labels(turn.inputLength()));
+    return new Ticket(spec, turn, from);
+  }
+
+  /** The run's labels, with the {@code input_len} class when the prompts give one. */
+  private SortedMap<String, String> labels(String inputLength) {
+    if (inputLength == null) {
+      return config.labels();
+    }
+    return labels.computeIfAbsent(
+        inputLength,
+        k -> {
+          SortedMap<String, String> l = new TreeMap<>(config.labels());
+          l.put(InputLength.LABEL, k);
+          return l;
+        });
+  }
+
+  /**
+   * The body for {@code model} and {@code turn} (its messages, its {@code max_tokens} else the
+   * config's), encoded once per turn (kept for a few thousand).
+   */
+  private byte[] body(String model, Turn turn) {
+    IdentityHashMap<Turn, byte[]> ofModel =
+        bodies.computeIfAbsent(model, m -> new IdentityHashMap<>());
+    byte[] body = ofModel.get(turn);
+    if (body == null) {
+      Integer maxTokens = turn.maxTokens() != null ? turn.maxTokens() : config.maxTokens();
+      try {
+        body =
+            Json.MAPPER.writeValueAsBytes(
+                dialect.requestBody(model, turn.messages(), maxTokens, config));
+      } catch (java.io.IOException e) {
+        throw new IllegalStateException("cannot encode the request body", e);
+      }
+      if (bodiesKept < BODIES_KEPT) {
+        ofModel.put(turn, body);
+        bodiesKept++;
+      }
+    }
+    return body;
+  }
+}
