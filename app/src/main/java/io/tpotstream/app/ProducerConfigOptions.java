@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
@@ -40,6 +41,8 @@ final class ProducerConfigOptions {
       description = "Config key models, comma-separated.")
   java.util.List<String> models;
 
+  @Mixin ClientTlsOptions tls;
+
   /** The overrides, dedicated flags last so they win over --set. */
   Map<String, String> overrides(Map<String, String> more) {
     Map<String, String> all = new LinkedHashMap<>(set);
@@ -48,6 +51,7 @@ final class ProducerConfigOptions {
     if (models != null) {
       all.put("models", String.join(",", models));
     }
+    tls.putInto(all);
     more.forEach((k, v) -> put(all, k, v));
     return all;
   }

@@ -1,5 +1,6 @@
 package io.tpotstream.app;
 
+import io.tpotstream.producer.http.ClientTls;
 import io.tpotstream.producer.http.TlsFiles;
 import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.proxy.ProxyConfig;
@@ -143,6 +144,25 @@ final class ProxyCommand implements Callable<Integer> {
   Path upstreamCa;
 
   @Option(
+      names = "--upstream-client-cert",
+      description =
+          "Show this client certificate (PEM; with --upstream-client-key) to an https upstream"
+              + " that requires one (mutual TLS).")
+  Path upstreamClientCert;
+
+  @Option(
+      names = "--upstream-client-key",
+      description = "The private key of --upstream-client-cert (PEM).")
+  Path upstreamClientKey;
+
+  @Option(
+      names = "--upstream-insecure",
+      description =
+          "Do not check the https upstream's certificate at all (warned about at every start);"
+              + " prefer --upstream-ca.")
+  boolean upstreamInsecure;
+
+  @Option(
       names = "--prime",
       defaultValue = "10s",
       description =
@@ -175,6 +195,12 @@ final class ProxyCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     ProxyConfig config = config();
+    String insecure = config.upstreamTls().insecureWarning(config.upstream().url());
+    if (insecure != null) {
+      PrintWriter err = spec.commandLine().getErr();
+      err.println("tpot proxy: warning: " + insecure);
+      err.flush();
+    }
     // not checked first: the proxy serves while Kafka is away (reached in the background, each
     // attempt bounded by --kafka-timeout)
     KafkaSettings settings =
@@ -300,7 +326,13 @@ final class ProxyCommand implements Callable<Integer> {
                       ? TlsFiles.NONE
                       : new TlsFiles(null, tlsCert, tlsKey))
               .withUpstreamTls(
-                  new TlsFiles(TlsFiles.caOrEnvironment(upstreamCa, System.getenv()), null, null));
+                  ClientTls.of(
+                      upstreamCa,
+                      "--upstream-ca",
+                      upstreamClientCert,
+                      upstreamClientKey,
+                      upstreamInsecure,
+                      System.getenv()));
       return eventLoops.eventLoops == null ? config : config.withEventLoops(eventLoops.eventLoops);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());

@@ -235,6 +235,10 @@ public final class Producer {
         publisher.partitions().size(),
         lanes.size(),
         transport);
+    String insecure = config.tls().insecureWarning(config.streamUrl().toString());
+    if (insecure != null) {
+      LOG.warn("run {}: {}", config.runId(), insecure);
+    }
     load.start()
         .thenCompose(v -> publisher.finish())
         .whenComplete(

@@ -1,6 +1,7 @@
 package io.tpotstream.proxy;
 
 import io.tpotstream.common.Records;
+import io.tpotstream.producer.http.ClientTls;
 import io.tpotstream.producer.http.TlsFiles;
 import io.tpotstream.proxy.http.Upstream;
 import java.time.Duration;
@@ -35,8 +36,8 @@ import java.util.TreeMap;
  *     simulator inside the process (then until the JIT has settled); zero: not primed
  * @param listenTls the certificate and key (PEM) to serve HTTPS with, or {@link TlsFiles#NONE} for
  *     plain HTTP (a CA file here asks clients for their certificates, signed by it: mutual TLS)
- * @param upstreamTls the CA bundle to trust for an https upstream instead of the JVM's, and a
- *     client certificate for mutual TLS; {@link TlsFiles#NONE}: the JVM's trust store
+ * @param upstreamTls how an https upstream's certificate is checked (the JVM's trust store, a CA
+ *     bundle, or not at all), and a client certificate for mutual TLS
  */
 public record ProxyConfig(
     String host,
@@ -55,7 +56,7 @@ public record ProxyConfig(
     Duration drainTimeout,
     Duration prime,
     TlsFiles listenTls,
-    TlsFiles upstreamTls) {
+    ClientTls upstreamTls) {
 
   public static final int DEFAULT_METRICS_PORT = 9405;
 
@@ -89,7 +90,7 @@ public record ProxyConfig(
       listenTls = TlsFiles.NONE;
     }
     if (upstreamTls == null) {
-      upstreamTls = TlsFiles.NONE;
+      upstreamTls = ClientTls.DEFAULT;
     }
     if (listenTls.caFile() != null && !listenTls.hasCertificate()) {
       throw new IllegalArgumentException(
@@ -152,7 +153,7 @@ public record ProxyConfig(
         Duration.ofSeconds(30),
         Duration.ZERO,
         TlsFiles.NONE,
-        TlsFiles.NONE);
+        ClientTls.DEFAULT);
   }
 
   public ProxyConfig withHost(String newHost) {
@@ -172,9 +173,9 @@ public record ProxyConfig(
     return Records.with(this, "listenTls", files);
   }
 
-  /** Trusts {@code files}' CA bundle (and shows its client certificate) toward the upstream. */
-  public ProxyConfig withUpstreamTls(TlsFiles files) {
-    return Records.with(this, "upstreamTls", files);
+  /** Checks the upstream's certificate (and shows a client certificate) as {@code tls} says. */
+  public ProxyConfig withUpstreamTls(ClientTls tls) {
+    return Records.with(this, "upstreamTls", tls);
   }
 
   /** Primes for at least {@code min} before listening ({@link Duration#ZERO}: not at all). */

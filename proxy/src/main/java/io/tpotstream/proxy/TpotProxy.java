@@ -149,6 +149,10 @@ public final class TpotProxy implements AutoCloseable {
               + "): is another server using this port? choose another --listen port",
           e);
     }
+    String insecure = config.upstreamTls().insecureWarning(config.upstream().url());
+    if (insecure != null) {
+      LOG.warn("{}", insecure);
+    }
     // the proxy's own /metrics, on a port of its own so that no path of the proxied API is
     // shadowed; served by the Prometheus client's server threads, never by the event loops
     MetricsServer endpoint = null;

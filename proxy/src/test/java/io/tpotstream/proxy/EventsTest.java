@@ -12,6 +12,7 @@ import io.tpotstream.common.event.EventType;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenKind;
 import io.tpotstream.producer.publish.KafkaSettings;
+import io.tpotstream.producer.testing.LogCapture;
 import io.tpotstream.producer.testing.TopicReader;
 import io.tpotstream.proxy.http.Upstream;
 import io.tpotstream.simulator.Simulator;

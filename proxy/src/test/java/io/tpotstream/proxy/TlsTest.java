@@ -7,9 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tpotstream.producer.http.ClientTls;
 import io.tpotstream.producer.http.TlsFiles;
+import io.tpotstream.producer.testing.LogCapture;
 import io.tpotstream.producer.testing.ScriptedServer;
 import io.tpotstream.producer.testing.ScriptedServer.Script;
+import io.tpotstream.producer.testing.TestPki;
 import io.tpotstream.proxy.http.ExchangeObserver;
 import io.tpotstream.proxy.http.Upstream;
 import io.tpotstream.proxy.metrics.ProxyMetrics;
@@ -21,30 +24,31 @@ import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.PemTrustOptions;
-import io.vertx.core.net.SelfSignedCertificate;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * TLS on both sides, with certificates made in the test: the proxy serves HTTPS with its own
+ * TLS on both sides, with a private CA made in the test: the proxy serves HTTPS with its own
  * certificate and key (PEM), and reaches an https upstream whose private CA it is told to trust; an
- * upstream it was not told to trust is refused as unreachable, never trusted by default.
+ * upstream it was not told to trust is refused as unreachable, never trusted by default; it shows a
+ * client certificate to an upstream that requires one; an insecure upstream is served with a
+ * warning.
  */
 class TlsTest {
   private static final String BODY = "{\"model\":\"m\",\"stream\":true,\"messages\":[]}";
 
-  /** One POST through {@code proxy} over HTTPS, trusting {@code proxyCert}: status and body. */
-  private static String[] post(TpotProxy proxy, String proxyCert) throws Exception {
+  /** One POST through {@code proxy} over HTTPS, trusting {@code proxyCa}: status and body. */
+  private static String[] post(TpotProxy proxy, Path proxyCa) throws Exception {
     Vertx vertx = Vertx.vertx();
     try {
       HttpClient client =
           vertx.createHttpClient(
               new HttpClientOptions()
                   .setSsl(true)
-                  .setVerifyHost(
-                      false) // the certificate names localhost, the proxy listens on an IP
-                  .setTrustOptions(new PemTrustOptions().addCertPath(proxyCert)));
+                  .setVerifyHost(true) // the certificate names 127.0.0.1 too
+                  .setTrustOptions(new PemTrustOptions().addCertPath(proxyCa.toString())));
       return client
           .request(
               new RequestOptions()
@@ -65,47 +69,111 @@ class TlsTest {
     }
   }
 
+  private static final Script STREAM =
+      Script.sse()
+          .write("data: " + ROLE + "\n\n")
+          .write("data: " + content("a") + "\n\n")
+          .write("data: " + FINISH + "\n\ndata: [DONE]\n\n");
+
+  /**
+   * Starts a proxy to {@code upstream} serving HTTPS with {@code own}, its upstream TLS {@code
+   * tls}.
+   */
+  private static TpotProxy proxy(ScriptedServer upstream, TlsFiles own, ClientTls tls) {
+    ProxyConfig config =
+        ProxyConfig.of(0, Upstream.parse("https://localhost:" + upstream.port()))
+            .withMetricsPort(-1)
+            .withListenTls(own)
+            .withUpstreamTls(tls);
+    return TpotProxy.start(
+        config, new ProxyMetrics(), (request, route, startNs) -> ExchangeObserver.NONE);
+  }
+
+  private static ClientTls trusting(Path caFile) {
+    return ClientTls.of(caFile, "--upstream-ca", null, null, false, Map.of());
+  }
+
   @Test
   void httpsOnBothSidesWithAPrivateCaAndAnUntrustedUpstreamIsRefused() throws Exception {
-    Script stream =
-        Script.sse()
-            .write("data: " + ROLE + "\n\n")
-            .write("data: " + content("a") + "\n\n")
-            .write("data: " + FINISH + "\n\ndata: [DONE]\n\n");
-    SelfSignedCertificate own = SelfSignedCertificate.create("localhost");
-    TlsFiles listen =
-        new TlsFiles(null, Path.of(own.certificatePath()), Path.of(own.privateKeyPath()));
-    try (ScriptedServer upstream = new ScriptedServer(true).on("m", stream)) {
-      Upstream https = Upstream.parse("https://localhost:" + upstream.port());
-      ProxyConfig config = ProxyConfig.of(0, https).withMetricsPort(-1).withListenTls(listen);
-
-      try (TpotProxy trusting =
-          TpotProxy.start(
-              config.withUpstreamTls(new TlsFiles(Path.of(upstream.certificatePath()), null, null)),
-              new ProxyMetrics(),
-              (request, route, startNs) -> ExchangeObserver.NONE)) {
+    TestPki pki = TestPki.create();
+    try (ScriptedServer upstream = new ScriptedServer(pki.server()).on("m", STREAM)) {
+      try (TpotProxy trusting = proxy(upstream, pki.server(), trusting(pki.caFile()))) {
         assertTrue(trusting.baseUrl().startsWith("https://"), trusting.baseUrl());
-        String[] answer = post(trusting, own.certificatePath());
+        String[] answer = post(trusting, pki.caFile());
         assertEquals("200", answer[0]);
         assertTrue(answer[1].endsWith("data: [DONE]\n\n"), answer[1]);
       }
 
-      try (TpotProxy untrusting =
-          TpotProxy.start(
-              config, new ProxyMetrics(), (request, route, startNs) -> ExchangeObserver.NONE)) {
-        String[] answer = post(untrusting, own.certificatePath());
+      try (TpotProxy untrusting = proxy(upstream, pki.server(), ClientTls.DEFAULT)) {
+        String[] answer = post(untrusting, pki.caFile());
         assertEquals("502", answer[0], "the upstream's certificate is not trusted: " + answer[1]);
+        assertTrue(
+            answer[1].contains(
+                "a certificate not signed by a CA the JVM trusts, or not issued for localhost;"
+                    + " check the host, and for a private CA give its PEM bundle with"
+                    + " --upstream-ca or SSL_CERT_FILE"),
+            answer[1]);
       }
     }
   }
 
   @Test
+  void anUpstreamRequiringClientCertificatesRefusesTheProxyWithoutOneAndServesItWithOne()
+      throws Exception {
+    TestPki pki = TestPki.create();
+    try (ScriptedServer upstream =
+        new ScriptedServer(pki.serverAskingForClients()).on("m", STREAM)) {
+      try (TpotProxy without = proxy(upstream, pki.server(), trusting(pki.caFile()))) {
+        String[] answer = post(without, pki.caFile());
+        assertEquals("502", answer[0], answer[1]);
+        assertTrue(
+            answer[1].contains(
+                "the server asks for a client certificate (mutual TLS) and none was given: give"
+                    + " one and its key (PEM) with --upstream-client-cert and"
+                    + " --upstream-client-key"),
+            answer[1]);
+      }
+      ClientTls withCertificate =
+          ClientTls.of(
+              pki.caFile(),
+              "--upstream-ca",
+              pki.client().certFile(),
+              pki.client().keyFile(),
+              false,
+              Map.of());
+      try (TpotProxy with = proxy(upstream, pki.server(), withCertificate)) {
+        String[] answer = post(with, pki.caFile());
+        assertEquals("200", answer[0], answer[1]);
+        assertTrue(answer[1].endsWith("data: [DONE]\n\n"), answer[1]);
+      }
+      assertEquals(1, upstream.received().size(), "only the request with a certificate arrived");
+    }
+  }
+
+  @Test
+  void anInsecureUpstreamIsServedWithAWarning() throws Exception {
+    TestPki pki = TestPki.create();
+    try (ScriptedServer upstream = new ScriptedServer(pki.server()).on("m", STREAM);
+        LogCapture logs = LogCapture.begin()) {
+      ClientTls insecure = ClientTls.of(null, null, null, null, true, Map.of());
+      try (TpotProxy proxy = proxy(upstream, pki.server(), insecure)) {
+        String[] answer = post(proxy, pki.caFile());
+        assertEquals("200", answer[0], answer[1]);
+      }
+      String warning =
+          "TLS VERIFICATION IS OFF for https://localhost:" + upstream.port() + " (insecure)";
+      assertEquals(
+          1, logs.lines().stream().filter(l -> l.contains(warning)).count(), "" + logs.lines());
+    }
+  }
+
+  @Test
   void aCertificateWithoutItsKeyIsRefused() {
-    SelfSignedCertificate own = SelfSignedCertificate.create("localhost");
+    TestPki pki = TestPki.create();
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
-            () -> new TlsFiles(null, Path.of(own.certificatePath()), null));
+            () -> new TlsFiles(null, pki.server().certFile(), null));
     assertTrue(e.getMessage().startsWith("a certificate needs its private key"), e.getMessage());
   }
 }

@@ -47,7 +47,11 @@ record ConfigFile(
     @JsonProperty("output_len") String outputLen,
     String schedule,
     String sweep,
-    String warmup) {
+    String warmup,
+    @JsonProperty("ca_file") String caFile,
+    Boolean insecure,
+    @JsonProperty("client_cert") String clientCert,
+    @JsonProperty("client_key") String clientKey) {
 
   /** Every key of the file, as written in it. */
   static final Set<String> KEYS = keysOf(ConfigFile.class);

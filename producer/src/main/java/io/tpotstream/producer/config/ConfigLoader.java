@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tpotstream.common.Json;
+import io.tpotstream.producer.http.ClientTls;
 import io.tpotstream.producer.workload.Traffic;
 import java.io.IOException;
 import java.net.URI;
@@ -186,7 +187,43 @@ public final class ConfigLoader {
         ProxySettings.resolve(f.proxy(), target, env),
         f.anthropicVersion() != null ? f.anthropicVersion() : DEFAULT_ANTHROPIC_VERSION,
         traffic,
-        f.warmup() != null ? Warmup.parse("warmup", f.warmup()) : Warmup.DEFAULT);
+        f.warmup() != null ? Warmup.parse("warmup", f.warmup()) : Warmup.DEFAULT,
+        tls(f, env, baseDir, target, warnings));
+  }
+
+  /**
+   * {@code ca_file} (else {@code SSL_CERT_FILE}), {@code client_cert} with {@code client_key}, and
+   * {@code insecure}, which is warned about here (at start) and on every run; relative files are
+   * under {@code baseDir}.
+   */
+  private static ClientTls tls(
+      ConfigFile f, Map<String, String> env, Path baseDir, URI target, Consumer<String> warnings) {
+    ClientTls tls;
+    try {
+      tls =
+          ClientTls.of(
+              file(f.caFile(), baseDir),
+              "config key 'ca_file'",
+              file(f.clientCert(), baseDir),
+              file(f.clientKey(), baseDir),
+              f.insecure() != null && f.insecure(),
+              env);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(
+          (e.getMessage().startsWith("a certificate needs")
+                  ? "config keys 'client_cert' and 'client_key': "
+                  : "")
+              + e.getMessage());
+    }
+    String warning = tls.insecureWarning(target.toString());
+    if (warning != null) {
+      warnings.accept(warning);
+    }
+    return tls;
+  }
+
+  private static Path file(String name, Path baseDir) {
+    return name == null || name.isBlank() ? null : baseDir.resolve(name.trim());
   }
 
   /**

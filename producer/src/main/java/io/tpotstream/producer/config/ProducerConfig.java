@@ -1,6 +1,7 @@
 package io.tpotstream.producer.config;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tpotstream.producer.http.ClientTls;
 import io.tpotstream.producer.traffic.RateSchedule;
 import io.tpotstream.producer.traffic.Sweep;
 import io.tpotstream.producer.workload.Traffic;
@@ -30,6 +31,7 @@ import java.util.SortedMap;
  * @param traffic the conversations sent, the rate schedule and the sweep (docs/producer.md,
  *     "Traffic")
  * @param warmup the requests run first and left out of every statistic
+ * @param tls how the endpoint's certificate is checked, and the client certificate for mutual TLS
  */
 public record ProducerConfig(
     URI apiBase,
@@ -55,7 +57,8 @@ public record ProducerConfig(
     ProxySettings proxy,
     String anthropicVersion,
     Traffic traffic,
-    Warmup warmup) {
+    Warmup warmup,
+    ClientTls tls) {
 
   /** True for an open-loop run (requests sent at {@code rate}, not as workers free up). */
   public boolean openLoop() {
@@ -138,7 +141,8 @@ public record ProducerConfig(
         proxy,
         anthropicVersion,
         stageTraffic,
-        first ? warmup : Warmup.NONE);
+        first ? warmup : Warmup.NONE,
+        tls);
   }
 
   /** HTTP connections to keep: the concurrency, or a generous pool for an uncapped open loop. */

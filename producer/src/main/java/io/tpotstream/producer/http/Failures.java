@@ -91,9 +91,23 @@ public final class Failures {
     return new RequestFailure(ErrorClass.ofStatus(status), status, ApiKey.redact(key, message));
   }
 
-  /** A failure before any response: connect, TLS, proxy, timeouts while connecting. */
+  /** How the producer's options that give a CA bundle are named in messages. */
+  static final String CA_OPTIONS = "ca_file (--ca-file) or SSL_CERT_FILE";
+
+  /** How the producer's options that give a client certificate are named in messages. */
+  static final String CERT_OPTIONS = "client_cert and client_key (--client-cert, --client-key)";
+
+  /**
+   * A failure before any response: connect, TLS, proxy, timeouts while connecting; {@code tls} says
+   * what the server's certificate was checked against.
+   */
   public static RequestFailure ofConnect(
-      Throwable cause, URI target, ProxySettings proxy, Duration connectTimeout, ApiKey key) {
+      Throwable cause,
+      URI target,
+      ProxySettings proxy,
+      Duration connectTimeout,
+      ClientTls tls,
+      ApiKey key) {
     String hostPort = hostPort(target);
     String text = describe(cause);
     ErrorClass cls = ErrorClass.CONNECTION;
@@ -148,18 +162,18 @@ public final class Failures {
                   + hostPort
                   + " failed: the server's certificate was refused ("
                   + describe(find(cause, CertificateException.class))
-                  + "): a certificate not signed by a CA the JVM trusts, or not issued for "
-                  + target.getHost()
-                  + "; check base_url's host and the JVM's trust store (javax.net.ssl.trustStore)"),
+                  + "): "
+                  + tls.refusedServerAdvice(target.getHost(), CA_OPTIONS)),
           true);
+    } else if (ClientTls.clientCertificateRefused(cause)) {
+      return clientRefused(cause, hostPort, tls, key);
     } else if (find(cause, SSLException.class) != null) {
       message =
           "TLS handshake with "
               + hostPort
               + " failed ("
               + text
-              + "): check the URL scheme and the server certificate (the JVM's default trust"
-              + " store is used)";
+              + "): check the URL scheme and the server certificate";
     } else {
       message =
           "cannot connect to "
@@ -171,6 +185,22 @@ public final class Failures {
     return new RequestFailure(cls, null, ApiKey.redact(key, message));
   }
 
+  /**
+   * The server's alert about our client certificate, which under TLS 1.3 arrives after the
+   * handshake looked done: no retry can fix it.
+   */
+  private static RequestFailure clientRefused(
+      Throwable cause, String hostPort, ClientTls tls, ApiKey key) {
+    String message =
+        "TLS with "
+            + hostPort
+            + " failed ("
+            + describe(cause)
+            + "): "
+            + tls.refusedClientAdvice(CERT_OPTIONS);
+    return new RequestFailure(ErrorClass.CONNECTION, null, ApiKey.redact(key, message), true);
+  }
+
   /** The connection failed while waiting for or reading the response. */
   public static RequestFailure ofStream(
       Throwable cause,
@@ -178,8 +208,12 @@ public final class Failures {
       ProxySettings proxy,
       int chunks,
       boolean headersReceived,
+      ClientTls tls,
       ApiKey key) {
     String hostPort = hostPort(target);
+    if (!headersReceived && ClientTls.clientCertificateRefused(cause)) {
+      return clientRefused(cause, hostPort, tls, key);
+    }
     String via = proxy.enabled() ? " via " + proxy.describe() : "";
     Throwable root = root(cause);
     String message;

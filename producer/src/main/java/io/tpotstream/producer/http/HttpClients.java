@@ -14,12 +14,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The producer's HTTP clients: HTTP/1.1 keep-alive, no decompression, TLS with the JVM's default
- * trust store and host verification, and the proxy from {@code HTTPS_PROXY}/{@code HTTP_PROXY}/
- * {@code NO_PROXY} (Vert.x does not read them itself). The load runner makes one client per event
- * loop and uses it only from that loop: a pool creates each connection on the loop of the request
- * that asked for it, so a client used by one loop keeps every connection, and every chunk, on the
- * loop that owns the request (no hop to another loop before the chunk is timestamped).
+ * The producer's HTTP clients: HTTP/1.1 keep-alive, no decompression, TLS with host verification
+ * against the JVM's trust store or the config's CA bundle ({@link ClientTls}), and the proxy from
+ * {@code HTTPS_PROXY}/{@code HTTP_PROXY}/ {@code NO_PROXY} (Vert.x does not read them itself). The
+ * load runner makes one client per event loop and uses it only from that loop: a pool creates each
+ * connection on the loop of the request that asked for it, so a client used by one loop keeps every
+ * connection, and every chunk, on the loop that owns the request (no hop to another loop before the
+ * chunk is timestamped).
  */
 public final class HttpClients {
   static final String USER_AGENT = "tpot-stream/0.1";
@@ -45,7 +46,9 @@ public final class HttpClients {
   /** A client for {@code config}'s target, with a pool of up to {@code maxConnections}. */
   public static HttpClientAgent create(Vertx vertx, ProducerConfig config, int maxConnections) {
     HttpClientOptions options =
-        streamingOptions(config.timeouts().connect()).setName("tpot-producer");
+        config
+            .tls()
+            .applyTo(streamingOptions(config.timeouts().connect()).setName("tpot-producer"));
     ProxySettings proxy = config.proxy();
     if (proxy.enabled()) {
       ProxyOptions proxyOptions =

@@ -46,7 +46,12 @@ public final class ModelLister {
                 Future.failedFuture(
                     new RequestFailedException(
                         Failures.ofConnect(
-                            e, url, config.proxy(), config.timeouts().connect(), config.apiKey()))))
+                            e,
+                            url,
+                            config.proxy(),
+                            config.timeouts().connect(),
+                            config.tls(),
+                            config.apiKey()))))
         .compose(
             req ->
                 req.send()
@@ -76,7 +81,13 @@ public final class ModelLister {
                                     ? e
                                     : new RequestFailedException(
                                         Failures.ofStream(
-                                            e, url, config.proxy(), 0, false, config.apiKey())))))
+                                            e,
+                                            url,
+                                            config.proxy(),
+                                            0,
+                                            false,
+                                            config.tls(),
+                                            config.apiKey())))))
         .eventually(client::close);
   }
 

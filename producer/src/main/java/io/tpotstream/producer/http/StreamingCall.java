@@ -162,7 +162,12 @@ public final class StreamingCall {
       fail(
           chunks ->
               Failures.ofConnect(
-                  cause, url, config.proxy(), config.timeouts().connect(), config.apiKey()));
+                  cause,
+                  url,
+                  config.proxy(),
+                  config.timeouts().connect(),
+                  config.tls(),
+                  config.apiKey()));
       return;
     }
     request = req;
@@ -180,7 +185,13 @@ public final class StreamingCall {
                 fail(
                     chunks ->
                         Failures.ofStream(
-                            error, url, config.proxy(), chunks, false, config.apiKey()));
+                            error,
+                            url,
+                            config.proxy(),
+                            chunks,
+                            false,
+                            config.tls(),
+                            config.apiKey()));
               } else {
                 onResponse(ar.result());
               }
@@ -324,7 +335,10 @@ public final class StreamingCall {
       finishCall();
       return;
     }
-    fail(chunks -> Failures.ofStream(cause, url, config.proxy(), chunks, true, config.apiKey()));
+    fail(
+        chunks ->
+            Failures.ofStream(
+                cause, url, config.proxy(), chunks, true, config.tls(), config.apiKey()));
   }
 
   private RequestFailure notAStream(int status, String body) {

@@ -99,7 +99,7 @@ class FailFastTest {
                       + " failed:"
                       + " the server's certificate was refused ("),
           why.message());
-      assertTrue(why.message().contains("javax.net.ssl.trustStore"), why.message());
+      assertTrue(why.message().endsWith("ca_file (--ca-file) or SSL_CERT_FILE"), why.message());
     }
   }
 

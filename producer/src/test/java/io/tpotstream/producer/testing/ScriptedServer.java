@@ -1,14 +1,15 @@
 package io.tpotstream.producer.testing;
 
+import io.tpotstream.producer.http.TlsFiles;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.net.SelfSignedCertificate;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +27,6 @@ public final class ScriptedServer implements AutoCloseable {
   private final Map<String, Script> scripts = new ConcurrentHashMap<>();
   private final List<Received> received = new CopyOnWriteArrayList<>();
   private final HttpServer server;
-  private final String certificatePath;
 
   /** One request as the server saw it. */
   public record Received(String path, String model, MultiMap headers, JsonObject body) {}
@@ -36,18 +36,24 @@ public final class ScriptedServer implements AutoCloseable {
   }
 
   /**
-   * With {@code tls}, the server speaks HTTPS with a self-signed certificate made for it, which no
-   * client trusts.
+   * With {@code tls}, the server speaks HTTPS with a certificate from a new CA no client trusts.
    */
   public ScriptedServer(boolean tls) {
+    this(tls ? TestPki.create().server() : null);
+  }
+
+  /**
+   * With {@code tls} (null: plain HTTP), the server speaks HTTPS with its certificate and key; when
+   * {@code tls} names a CA file, it requires client certificates signed by that CA (mutual TLS).
+   */
+  public ScriptedServer(TlsFiles tls) {
     HttpServerOptions options = new HttpServerOptions();
-    String certificatePem = null;
-    if (tls) {
-      SelfSignedCertificate certificate = SelfSignedCertificate.create("localhost");
-      options.setSsl(true).setKeyCertOptions(certificate.keyCertOptions());
-      certificatePem = certificate.certificatePath();
+    if (tls != null) {
+      tls.applyTo(options).setSsl(true);
+      if (tls.caFile() != null) {
+        options.setClientAuth(ClientAuth.REQUIRED);
+      }
     }
-    certificatePath = certificatePem;
     server = vertx.createHttpServer(options).requestHandler(this::handle);
     try {
       server
@@ -74,14 +80,9 @@ public final class ScriptedServer implements AutoCloseable {
     return "http://127.0.0.1:" + port();
   }
 
-  /** {@code https://127.0.0.1:PORT}, for a server made with {@code tls}. */
+  /** {@code https://127.0.0.1:PORT}, for a server made with TLS. */
   public String httpsUrl() {
     return "https://127.0.0.1:" + port();
-  }
-
-  /** The PEM file of the self-signed certificate (for {@code localhost}) of a TLS server. */
-  public String certificatePath() {
-    return certificatePath;
   }
 
   public List<Received> received() {

@@ -2,6 +2,7 @@ package io.tpotstream.proxy.http;
 
 import io.netty.channel.ConnectTimeoutException;
 import io.tpotstream.producer.http.ArrivalStamp;
+import io.tpotstream.producer.http.ClientTls;
 import io.tpotstream.proxy.http.ExchangeObserver.Failure;
 import io.tpotstream.proxy.measure.Route;
 import io.tpotstream.proxy.metrics.ProxyMetrics;
@@ -16,6 +17,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
+import java.security.cert.CertificateException;
 import java.util.Locale;
 import java.util.concurrent.TimeoutException;
 
@@ -34,6 +36,7 @@ final class Exchange {
   private final HttpServerResponse out;
   private final HttpClient client;
   private final Upstream upstream;
+  private final ClientTls upstreamTls;
   private final long connectTimeoutMs;
   private final long idleTimeoutMs;
   private final ProxyMetrics metrics;
@@ -50,6 +53,7 @@ final class Exchange {
       HttpServerRequest in,
       HttpClient client,
       Upstream upstream,
+      ClientTls upstreamTls,
       long connectTimeoutMs,
       long idleTimeoutMs,
       ProxyMetrics metrics,
@@ -58,6 +62,7 @@ final class Exchange {
     this.out = in.response();
     this.client = client;
     this.upstream = upstream;
+    this.upstreamTls = upstreamTls;
     this.connectTimeoutMs = connectTimeoutMs;
     this.idleTimeoutMs = idleTimeoutMs;
     this.metrics = metrics;
@@ -284,7 +289,8 @@ final class Exchange {
                       + upstream.url()
                       + " ("
                       + describe(cause)
-                      + "): check that it is up and that --upstream is right")
+                      + "): "
+                      + tlsAdvice(cause, "check that it is up and that --upstream is right"))
               : new GatewayError(
                   502,
                   "upstream_closed",
@@ -292,7 +298,10 @@ final class Exchange {
                       + upstream.url()
                       + " closed the connection before it sent a response ("
                       + describe(cause)
-                      + ")");
+                      + ")"
+                      + (ClientTls.clientCertificateRefused(cause)
+                          ? ": " + tlsAdvice(cause, null)
+                          : ""));
     }
     metrics.gatewayError(error.code());
     if (out.headWritten() || out.closed()) {
@@ -345,6 +354,19 @@ final class Exchange {
       }
     }
     return false;
+  }
+
+  /** What to check when {@code cause} is about a certificate, else {@code otherwise}. */
+  private String tlsAdvice(Throwable cause, String otherwise) {
+    for (Throwable t = cause; t != null && t.getCause() != t; t = t.getCause()) {
+      if (t instanceof CertificateException) {
+        return upstreamTls.refusedServerAdvice(upstream.host(), "--upstream-ca or SSL_CERT_FILE");
+      }
+    }
+    if (ClientTls.clientCertificateRefused(cause)) {
+      return upstreamTls.refusedClientAdvice("--upstream-client-cert and --upstream-client-key");
+    }
+    return otherwise;
   }
 
   private static boolean isTimeout(Throwable cause) {

@@ -153,6 +153,7 @@ public final class ProxyVerticle extends VerticleBase {
             request,
             client,
             config.upstream(),
+            config.upstreamTls(),
             config.connectTimeout().toMillis(),
             config.idleTimeout().toMillis(),
             metrics,

@@ -1,4 +1,4 @@
-package io.tpotstream.proxy;
+package io.tpotstream.producer.testing;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -13,16 +13,16 @@ import org.apache.logging.log4j.core.config.Property;
 
 /**
  * Keeps every log line the test JVM writes while open, with the project's own loggers at DEBUG, so
- * that a test can search them (for a secret that must not be there).
+ * that a test can search them (for a warning that must be there, a secret that must not).
  */
-final class LogCapture extends AbstractAppender implements AutoCloseable {
+public final class LogCapture extends AbstractAppender implements AutoCloseable {
   private final List<String> lines = new ArrayList<>();
 
   private LogCapture() {
     super("capture", null, null, true, Property.EMPTY_ARRAY);
   }
 
-  static LogCapture begin() {
+  public static LogCapture begin() {
     LogCapture capture = new LogCapture();
     capture.start();
     LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
@@ -48,7 +48,7 @@ final class LogCapture extends AbstractAppender implements AutoCloseable {
     }
   }
 
-  List<String> lines() {
+  public List<String> lines() {
     synchronized (lines) {
       return new ArrayList<>(lines);
     }
