@@ -3,8 +3,10 @@ package io.tpotstream.bench.recompute;
 import io.tpotstream.bench.BenchEnv;
 import io.tpotstream.bench.BenchReport;
 import io.tpotstream.bench.throughput.PlainConsumer;
+import io.tpotstream.bench.throughput.StreamsCounter;
 import io.tpotstream.bench.workload.BenchTopics;
 import io.tpotstream.common.jvm.JavaLauncher;
+import io.tpotstream.common.jvm.JvmOptions;
 import io.tpotstream.common.kafka.KafkaConnection;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -92,6 +94,21 @@ public final class FreshAggregate {
     double kcatRate = kcat.perSecond(records);
     report.figure("kcat -C reading them (librdkafka, to /dev/null)", Recompute.rate(kcat, records));
 
+    Counted counter = countWithStreams(env, source, records, dir);
+    double counterEndToEnd = records / ((counter.lastMs() - counter.startMs()) / 1e3);
+    double counterSteady = records / (Math.max(1, counter.lastMs() - counter.firstMs()) / 1e3);
+    report.headline(
+        "Kafka Streams counter, a fresh process (the aggregator's settings, a processor that only"
+            + " counts): end to end, steady (first record to last)",
+        BenchReport.perSecond(counterEndToEnd, "events")
+            + ", "
+            + BenchReport.perSecond(counterSteady, "events")
+            + String.format(
+                Locale.ROOT,
+                " (%.2f, %.2f x kcat)",
+                counterEndToEnd / kcatRate,
+                counterSteady / kcatRate));
+
     Appended out = aggregate(env, source, events.reference().size(), dir);
     List<String> got = new ArrayList<>(out.values());
     List<String> reference = new ArrayList<>(events.reference());
@@ -120,9 +137,13 @@ public final class FreshAggregate {
     report.headline(
         "tpot aggregate / plain consumer, fresh processes: end to end, steady state",
         String.format(Locale.ROOT, "%.2f, %.2f", endToEnd / plainRate, steady / plainRate));
-    report.figure(
+    report.headline(
         "tpot aggregate / kcat -C: end to end, steady state",
         String.format(Locale.ROOT, "%.2f, %.2f", endToEnd / kcatRate, steady / kcatRate));
+    report.headline(
+        "tpot aggregate / the Kafka Streams counter: end to end, steady state",
+        String.format(
+            Locale.ROOT, "%.2f, %.2f", endToEnd / counterEndToEnd, steady / counterSteady));
     report.figure(
         "summaries out",
         BenchReport.count(got.size())
@@ -130,6 +151,40 @@ public final class FreshAggregate {
                 ? ", identical to the independent recomputation"
                 : ", DIFFERENT from the independent recomputation"));
     return new Outcome(records, got.size(), identical);
+  }
+
+  /** The counter's process start and the wall-clock times of its first and last record. */
+  private record Counted(long startMs, long firstMs, long lastMs) {}
+
+  /** Runs {@link StreamsCounter} in a fresh JVM with the aggregate command's JVM options. */
+  private static Counted countWithStreams(BenchEnv env, String source, long records, Path dir) {
+    List<String> options = new ArrayList<>(JvmOptions.of("aggregate"));
+    options.addAll(env.childJvmOptions());
+    long startMs = System.currentTimeMillis();
+    Timed.run(
+        JavaLauncher.builder(
+                List.of(),
+                StreamsCounter.class,
+                options,
+                List.of(
+                    env.bootstrapServers(),
+                    source,
+                    Integer.toString(Recompute.PARTITIONS),
+                    Long.toString(records)))
+            .command(),
+        dir.resolve("counter.out"),
+        dir.resolve("counter.log"),
+        TIMEOUT.toSeconds());
+    String[] line =
+        Recompute.readLines(dir.resolve("counter.out")).stream()
+            .filter(l -> l.startsWith("records "))
+            .findFirst()
+            .orElse("no result")
+            .split(" ");
+    Recompute.check(
+        line[0].equals("records") && Long.parseLong(line[1]) == records,
+        "the Kafka Streams counter said " + String.join(" ", line));
+    return new Counted(startMs, Long.parseLong(line[2]), Long.parseLong(line[3]));
   }
 
   /** The summaries as the broker appended them, with its append times and the process start. */
