@@ -1,9 +1,6 @@
 package io.tpotstream.sink.report;
 
-import io.tpotstream.common.Series;
-import io.tpotstream.common.Stages;
 import io.tpotstream.common.stats.LatencySummary;
-import io.tpotstream.common.summary.WindowSummary;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
@@ -27,6 +24,7 @@ import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.chart.ui.RectangleAnchor;
 import org.jfree.chart.ui.TextAnchor;
+import org.jfree.data.RangeType;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
@@ -45,18 +43,8 @@ public final class Charts {
   /** Error rate above which the seed's users distrust a batch's percentiles, in %. */
   private static final double ERROR_RATE_WARNING_PERCENT = 5.0;
 
-  private static final Color[] PALETTE = {
-    new Color(0x1f77b4),
-    new Color(0xff7f0e),
-    new Color(0x2ca02c),
-    new Color(0xd62728),
-    new Color(0x9467bd),
-    new Color(0x8c564b),
-    new Color(0xe377c2),
-    new Color(0x7f7f7f),
-    new Color(0xbcbd22),
-    new Color(0x17becf)
-  };
+  private static final Color[] PALETTE =
+      ChartData.PALETTE.stream().map(Color::decode).toArray(Color[]::new);
 
   private static final Stroke SOLID = new BasicStroke(2.0f);
   private static final Stroke DASHED =
@@ -70,15 +58,15 @@ public final class Charts {
   private Charts() {}
 
   /** One statistic to plot: its legend suffix and how to read it from a window, in plot units. */
-  private record Line(String name, Function<WindowPoint, BigDecimal> value) {}
+  record Line(String name, Function<WindowPoint, BigDecimal> value) {}
 
-  private static final List<Line> TPOT_LINES =
+  static final List<Line> TPOT_LINES =
       List.of(
           new Line("p50", WindowPoint::tpotP50Ms),
           new Line("p99", WindowPoint::tpotP99Ms),
           new Line("p99.9", WindowPoint::tpotP999Ms));
 
-  private static final List<Line> TTFT_LINES =
+  static final List<Line> TTFT_LINES =
       List.of(new Line("p50", WindowPoint::ttftP50Ms), new Line("p99", WindowPoint::ttftP99Ms));
 
   static byte[] tpot(ReportModel model, boolean logScale) {
@@ -103,26 +91,38 @@ public final class Charts {
         what + " per series: " + listed + " per window",
         what + (logScale ? " (ms, log scale)" : " (ms)"),
         logScale,
-        lines,
-        null);
+        lines);
   }
 
   static byte[] errorRate(ReportModel model) {
+    return render(errorRatePlot(model), "Error rate per series per window", 18, WIDTH, HEIGHT);
+  }
+
+  /**
+   * The error-rate chart's plot, in %: its y axis starts at 0 and is at least 1 % tall, so a run
+   * without errors gets 0 to 1 % (not ±5e-9).
+   */
+  static XYPlot errorRatePlot(ReportModel model) {
     ValueMarker warning = new ValueMarker(ERROR_RATE_WARNING_PERCENT);
     warning.setPaint(Color.GRAY);
     warning.setStroke(DASHED);
     warning.setLabel("5%: percentiles above this error rate are not trustworthy");
     warning.setLabelAnchor(RectangleAnchor.TOP_LEFT);
     warning.setLabelTextAnchor(TextAnchor.BOTTOM_LEFT);
-    return png(
-        model,
-        "Error rate per series per window",
-        "failed + abandoned requests (% of finished)",
-        false,
-        List.of(
-            new Line(
-                "error rate", p -> p.errorRate() == null ? null : p.errorRate().movePointRight(2))),
-        warning);
+    XYPlot plot =
+        plot(
+            model,
+            "failed + abandoned requests (% of finished)",
+            false,
+            List.of(
+                new Line(
+                    "error rate",
+                    p -> p.errorRate() == null ? null : p.errorRate().movePointRight(2))));
+    plot.addRangeMarker(warning);
+    NumberAxis percent = (NumberAxis) plot.getRangeAxis();
+    percent.setAutoRangeMinimumSize(1.0);
+    percent.configure();
+    return plot;
   }
 
   static byte[] tokensPerSecond(ReportModel model) {
@@ -131,8 +131,7 @@ public final class Charts {
         "Output tokens per second per series",
         "output tokens / s",
         false,
-        List.of(new Line("tokens/s", WindowPoint::tokensPerSecond)),
-        null);
+        List.of(new Line("tokens/s", WindowPoint::tokensPerSecond)));
   }
 
   /**
@@ -140,27 +139,11 @@ public final class Charts {
    * p99 against the stage's load; null when no series carries a {@code stage} label with a load.
    */
   static byte[] knee(ReportModel model) {
-    java.util.SortedMap<String, java.util.SortedMap<BigDecimal, WindowSummary>> lines =
-        new java.util.TreeMap<>();
-    String dimension = null;
-    for (String name : model.seriesNames()) {
-      WindowSummary run = model.wholeRun(name);
-      String stage = run.labels().get(Stages.LABEL);
-      BigDecimal load = Stages.loadOf(stage);
-      if (load == null) {
-        continue;
-      }
-      dimension = dimension == null ? Stages.dimensionOf(stage) : dimension;
-      java.util.SortedMap<String, String> others = new java.util.TreeMap<>(run.labels());
-      others.remove(Stages.LABEL);
-      others.remove("concurrency");
-      lines
-          .computeIfAbsent(Series.name(run.model(), others), k -> new java.util.TreeMap<>())
-          .put(load, run);
-    }
-    if (lines.isEmpty()) {
+    Knee knee = Knee.of(model);
+    if (knee == null) {
       return null;
     }
+    var lines = knee.lines();
     XYSeriesCollection dataset = new XYSeriesCollection();
     XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
     int s = 0;
@@ -182,11 +165,7 @@ public final class Charts {
       }
       s++;
     }
-    NumberAxis x =
-        new NumberAxis(
-            "rate".equals(dimension)
-                ? "load: rate (requests/s) of the stage"
-                : "load: " + dimension + " of the stage");
+    NumberAxis x = new NumberAxis(knee.xLabel());
     x.setAutoRangeIncludesZero(true);
     NumberAxis y = new NumberAxis("TPOT over the whole stage (ms)");
     y.setAutoRangeIncludesZero(true);
@@ -196,7 +175,7 @@ public final class Charts {
 
   /**
    * A plot as a PNG of {@code width} × {@code height} px with the charts' look (white, light grid,
-   * a legend): the one place charts are rendered, for the report and {@code tpot compare}.
+   * a legend): the one place the PNG charts are rendered.
    */
   public static byte[] render(XYPlot plot, String title, int titleSize, int width, int height) {
     plot.setBackgroundPaint(Color.WHITE);
@@ -215,12 +194,12 @@ public final class Charts {
   }
 
   private static byte[] png(
-      ReportModel model,
-      String title,
-      String yLabel,
-      boolean logScale,
-      List<Line> lines,
-      ValueMarker marker) {
+      ReportModel model, String title, String yLabel, boolean logScale, List<Line> lines) {
+    return render(plot(model, yLabel, logScale, lines), title, 18, WIDTH, HEIGHT);
+  }
+
+  /** One line per series and statistic over window end time; a linear y axis starts at 0. */
+  private static XYPlot plot(ReportModel model, String yLabel, boolean logScale, List<Line> lines) {
     XYSeriesCollection dataset = new XYSeriesCollection();
     XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
     List<String> names = model.seriesNames();
@@ -253,12 +232,9 @@ public final class Charts {
     } else {
       NumberAxis linear = new NumberAxis(yLabel);
       linear.setAutoRangeIncludesZero(true);
+      linear.setRangeType(RangeType.POSITIVE);
       y = linear;
     }
-    XYPlot plot = new XYPlot(dataset, time, y, renderer);
-    if (marker != null) {
-      plot.addRangeMarker(marker);
-    }
-    return render(plot, title, 18, WIDTH, HEIGHT);
+    return new XYPlot(dataset, time, y, renderer);
   }
 }

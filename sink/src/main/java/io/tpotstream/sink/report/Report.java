@@ -41,28 +41,28 @@ public final class Report {
    * @return the files written, the HTML last
    */
   public static List<Path> write(ReportModel model, Path outDir, boolean logScale) {
-    Map<String, HtmlReport.Chart> charts = new LinkedHashMap<>();
-    charts.put(
-        TPOT_PNG,
-        new HtmlReport.Chart("TPOT p50, p99, p99.9 over time", Charts.tpot(model, logScale)));
-    charts.put(
-        TTFT_PNG, new HtmlReport.Chart("TTFT p50, p99 over time", Charts.ttft(model, logScale)));
-    charts.put(
-        ERROR_RATE_PNG, new HtmlReport.Chart("Error rate over time", Charts.errorRate(model)));
-    charts.put(
-        TOKENS_PNG,
-        new HtmlReport.Chart("Output tokens per second", Charts.tokensPerSecond(model)));
+    Map<String, byte[]> charts = new LinkedHashMap<>();
+    Map<String, String> titles = new LinkedHashMap<>();
+    charts.put(TPOT_PNG, Charts.tpot(model, logScale));
+    titles.put(TPOT_PNG, "TPOT p50, p99, p99.9 over time");
+    charts.put(TTFT_PNG, Charts.ttft(model, logScale));
+    titles.put(TTFT_PNG, "TTFT p50, p99 over time");
+    charts.put(ERROR_RATE_PNG, Charts.errorRate(model));
+    titles.put(ERROR_RATE_PNG, "Error rate over time");
+    charts.put(TOKENS_PNG, Charts.tokensPerSecond(model));
+    titles.put(TOKENS_PNG, "Output tokens per second");
     byte[] knee = Charts.knee(model);
     if (knee != null) {
-      charts.put(KNEE_PNG, new HtmlReport.Chart("TPOT against load: the sweep's stages", knee));
+      charts.put(KNEE_PNG, knee);
+      titles.put(KNEE_PNG, "TPOT against load: the sweep's stages");
     }
     try {
       Files.createDirectories(outDir);
       List<Path> written = new ArrayList<>();
-      for (Map.Entry<String, HtmlReport.Chart> chart : charts.entrySet()) {
-        written.add(replace(outDir.resolve(chart.getKey()), chart.getValue().png()));
+      for (Map.Entry<String, byte[]> chart : charts.entrySet()) {
+        written.add(replace(outDir.resolve(chart.getKey()), chart.getValue()));
       }
-      byte[] html = HtmlReport.render(model, charts).getBytes(StandardCharsets.UTF_8);
+      byte[] html = HtmlReport.render(model, titles).getBytes(StandardCharsets.UTF_8);
       written.add(replace(outDir.resolve(HTML), html));
       return written;
     } catch (IOException e) {

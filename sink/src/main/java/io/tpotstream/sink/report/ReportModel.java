@@ -2,6 +2,7 @@ package io.tpotstream.sink.report;
 
 import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.stats.LatencySummary;
+import io.tpotstream.common.summary.RequestCounts;
 import io.tpotstream.common.summary.WindowStats;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.sink.file.JsonlFile;
@@ -80,9 +81,20 @@ public final class ReportModel {
         slo);
   }
 
-  /** The windows of {@code seriesName}, by window end. */
+  /**
+   * The windows of {@code seriesName} the charts plot, by window end: without the warm-up's, that
+   * is without a window that only counts warm-up requests and without the windows that measured
+   * nothing before the first one that did (a warm-up request's later events land there).
+   */
   List<WindowPoint> points(String seriesName) {
-    return new ArrayList<>(series.get(seriesName).points.values());
+    List<WindowPoint> plotted = new ArrayList<>();
+    for (WindowPoint p : series.get(seriesName).points.values()) {
+      if ((plotted.isEmpty() && !p.measured()) || p.warmup()) {
+        continue;
+      }
+      plotted.add(p);
+    }
+    return plotted;
   }
 
   private static final class SeriesRun {
@@ -114,11 +126,19 @@ public final class ReportModel {
               ttft.p50Ms(),
               ttft.p99Ms(),
               s.requests() == null ? null : s.requests().errorRate(),
-              s.tokensPerSecond()));
+              s.tokensPerSecond(),
+              measured(s, tpot, ttft),
+              s.warmupRequests()));
       merged.add(WindowStats.fromSummary(s));
       firstStartMs = Math.min(firstStartMs, s.windowStartMs());
       lastEndMs = Math.max(lastEndMs, s.windowEndMs());
       return true;
+    }
+
+    private static boolean measured(WindowSummary s, LatencySummary tpot, LatencySummary ttft) {
+      RequestCounts r = s.requests();
+      boolean requests = r != null && r.started() + r.completed() + r.failed() + r.abandoned() > 0;
+      return tpot.count() > 0 || ttft.count() > 0 || requests;
     }
   }
 }

@@ -76,7 +76,8 @@ class ComparisonTest {
     String html = CompareHtml.render(r);
     assertTrue(
         html.contains("<td>TPOT</td><td>p50</td><td>1.000</td><td>2.000</td><td>+1.000</td>"));
-    assertEquals(2, html.split("data:image/png;base64,").length - 1, "TPOT and TTFT curves");
+    assertEquals(2, CompareHtml.charts(r).charts().size(), "TPOT and TTFT curves");
+    assertTrue(html.contains("\"title\":\"m: TPOT percentile curves, A and B\",\"x\":\"nines\""));
   }
 
   @Test

@@ -18,7 +18,6 @@ import java.math.RoundingMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -115,7 +114,7 @@ class ReportTest {
   }
 
   @Test
-  void writesPngsOfTheChartSizeAndAnHtmlThatShowsThem() throws IOException {
+  void writesPngsOfTheChartSizeAndAnHtmlThatDrawsTheChartsAndLinksThem() throws IOException {
     Path out = dir.resolve("report");
     List<Path> written = Report.write(modelFromJsonl(), out, false);
 
@@ -135,10 +134,15 @@ class ReportTest {
       assertNotNull(image, png + " is a PNG");
       assertEquals(1200, image.getWidth(), png);
       assertEquals(600, image.getHeight(), png);
-      assertTrue(html.contains("<a href=\"" + png + "\">"), "links " + png);
-      String inline = Base64.getEncoder().encodeToString(Files.readAllBytes(out.resolve(png)));
-      assertTrue(html.contains("src=\"data:image/png;base64," + inline + "\""), "inlines " + png);
+      assertTrue(html.contains("<a href=\"" + png + "\" title="), "links " + png);
     }
+    assertFalse(html.contains("data:image/png"), "the page draws its charts, PNGs only linked");
+    assertTrue(html.contains("<script type=\"application/json\" id=\"chart-data\">{\"xs\":"));
+    assertTrue(
+        html.contains(
+            "/*! https://github.com/leeoniya/uPlot (v" + PageTemplate.UPLOT_VERSION + ") */"),
+        "uPlot inline");
+    assertFalse(html.contains("{{"), "every slot of the template filled");
     for (String series : MODELS) {
       assertTrue(
           html.contains(
