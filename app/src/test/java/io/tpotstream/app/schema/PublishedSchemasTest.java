@@ -9,6 +9,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tpotstream.aggregator.topology.DeadLetterHeaders;
+import io.tpotstream.app.deploy.DeployFiles;
 import io.tpotstream.common.Json;
 import io.tpotstream.common.event.ErrorClasses;
 import io.tpotstream.common.event.EventType;
@@ -30,6 +31,7 @@ import io.tpotstream.sink.record.FlatRecord;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -137,6 +139,19 @@ class PublishedSchemasTest {
       JsonNode flat = Json.MAPPER.readTree(FlatRecord.of(summary).toJson());
       assertEquals(List.of(), METRICS.undocumented(flat), flat.toString());
     }
+  }
+
+  @Test
+  void theDocsSamplesAreValid() throws IOException {
+    String formats = Files.readString(DeployFiles.ROOT.resolve("docs/formats-and-replay.md"));
+    assertEquals(List.of(), EVENT.undocumented(Json.MAPPER.readTree(firstJsonBlock(formats))));
+    String sink = Files.readString(DeployFiles.ROOT.resolve("docs/sink.md"));
+    assertEquals(List.of(), METRICS.undocumented(Json.MAPPER.readTree(firstJsonBlock(sink))));
+  }
+
+  private static String firstJsonBlock(String page) {
+    int start = page.indexOf("```json\n") + "```json\n".length();
+    return page.substring(start, page.indexOf("```", start));
   }
 
   static Stream<Arguments> badEventsTheReaderRejectsToo() {
