@@ -108,6 +108,8 @@ final class DemoCommand implements Callable<Integer> {
 
   /** The demo's files from an earlier demo: a new embedded broker starts a new run. */
   static void clearOutputs(Path out) throws IOException {
+    // a sink still writing them keeps them (and stops the demo, naming it)
+    Pipeline.checkOutputsFree(out);
     for (String name :
         List.of(
             "summaries.csv",

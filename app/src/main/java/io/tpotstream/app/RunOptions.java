@@ -41,6 +41,7 @@ final class RunOptions {
       KafkaOptions kafka,
       SloSpec slo,
       Path requestsOut) {
+    Pipeline.checkOutputsFree(outDir.out);
     List<String> labels = new ArrayList<>(series.groupBy);
     if (sweep && !labels.contains(Stages.LABEL)) {
       labels.add(Stages.LABEL);

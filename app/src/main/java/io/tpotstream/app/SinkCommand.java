@@ -4,6 +4,8 @@ import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.kafka.KafkaNeeds;
 import io.tpotstream.sink.Sink;
 import io.tpotstream.sink.SinkConfig;
+import io.tpotstream.sink.file.WriterLock;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -46,6 +48,14 @@ final class SinkCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     String input = summariesTopic.topic();
+    // a sink already writing these files stops this one now, before Kafka is asked anything
+    Path csvFile = csv.off ? null : csv.file.csv;
+    Path jsonlFile = jsonl.path(csv.file.csv);
+    for (Path file : new Path[] {csvFile, jsonlFile}) {
+      if (file != null) {
+        WriterLock.checkFree(file);
+      }
+    }
     KafkaConnection connection = kafkaOptions.connect();
     SinkConfig.Builder builder =
         SinkConfig.builder(connection.bootstrapServers())

@@ -2,6 +2,7 @@ package io.tpotstream.app;
 
 import io.tpotstream.common.Topics;
 import io.tpotstream.sink.SinkConfig;
+import io.tpotstream.sink.prometheus.PrometheusView;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -51,7 +52,12 @@ final class SinkOutputs {
 
     /** Sets the JSONL file; {@code csv} is the CSV's path (even with --no-csv) it goes beside. */
     void applyTo(SinkConfig.Builder config, Path csv) {
-      config.jsonl(off ? null : jsonl != null ? jsonl : SinkConfig.jsonlBeside(csv));
+      config.jsonl(path(csv));
+    }
+
+    /** The JSONL file beside {@code csv} or named, null with --no-jsonl. */
+    Path path(Path csv) {
+      return off ? null : jsonl != null ? jsonl : SinkConfig.jsonlBeside(csv);
     }
   }
 
@@ -86,11 +92,22 @@ final class SinkOutputs {
         description = "Address /metrics binds to (default: every interface).")
     String prometheusHost;
 
+    @Option(
+        names = "--prometheus-max-series",
+        defaultValue = "" + PrometheusView.DEFAULT_MAX_SERIES,
+        paramLabel = "N",
+        description =
+            "Most series /metrics shows; the windows of others are counted in"
+                + " tpot_dropped_windows_total (default: ${DEFAULT-VALUE}).")
+    int maxSeries;
+
     @Option(names = "--no-prometheus", description = "Serve no /metrics.")
     boolean off;
 
     void applyTo(SinkConfig.Builder config) {
-      config.prometheus(prometheusHost, off ? SinkConfig.PROMETHEUS_OFF : port.port);
+      config
+          .prometheus(prometheusHost, off ? SinkConfig.PROMETHEUS_OFF : port.port)
+          .prometheusMaxSeries(maxSeries);
     }
   }
 

@@ -22,6 +22,7 @@ import java.io.Closeable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -62,9 +63,12 @@ public final class Sink implements Closeable {
   private static final Duration POLL = Duration.ofMillis(200);
   private static final Duration PARTITION_CHECK = Duration.ofSeconds(10);
 
+  /** The live report charts each series' latest windows only, so drawing it stays bounded. */
+  static final int REPORT_POINTS_PER_SERIES = 2_000;
+
   private final SinkConfig config;
   private final List<Closeable> resources = new ArrayList<>();
-  private final PrometheusView prometheusView = new PrometheusView();
+  private final PrometheusView prometheusView;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final Object progress = new Object();
   private KafkaConsumer<String, byte[]> consumer;
@@ -84,6 +88,7 @@ public final class Sink implements Closeable {
 
   private Sink(SinkConfig config) {
     this.config = config;
+    this.prometheusView = new PrometheusView(config.prometheusMaxSeries());
   }
 
   /**
@@ -188,6 +193,7 @@ public final class Sink implements Closeable {
   }
 
   private void open() {
+    openFiles();
     Properties client = KafkaSetup.clientProps(config);
     int partitions;
     Map<TopicPartition, OffsetAndMetadata> committed;
@@ -197,31 +203,14 @@ public final class Sink implements Closeable {
           KafkaGroups.committedOffsets(
               admin, KafkaSetup.connection(config), config.groupId(), config.inputTopic());
     }
-    if (config.reportDir() != null) {
-      report = new ReportModel();
-    }
-    if (config.jsonl() != null) {
-      jsonl =
-          JsonlFile.open(
-              config.jsonl(),
-              summary -> {
-                prometheusView.restore(summary);
-                if (report != null) {
-                  report.add(summary);
-                }
-              });
-      resources.add(jsonl);
-    }
-    if (config.csv() != null) {
-      csv = CsvFile.open(config.csv(), config.csvLabels());
-      resources.add(csv);
-      if (csv.rows() == 0 && !committed.isEmpty()) {
-        LOG.warn(
-            "{} is new but group {} has already committed offsets: it gets only the summaries"
-                + " after them; use a new --group-id to write every summary",
-            config.csv(),
-            config.groupId());
-      }
+    if (committed.isEmpty()) {
+      learnHistory();
+    } else if (csv != null && !csv.hasRows()) {
+      LOG.warn(
+          "{} is new but group {} has already committed offsets: it gets only the summaries"
+              + " after them; use a new --group-id to write every summary",
+          config.csv(),
+          config.groupId());
     }
     consumer = new KafkaConsumer<>(consumerProps(client));
     resources.add(0, consumer::close);
@@ -253,6 +242,55 @@ public final class Sink implements Closeable {
         orOff(config.metricsTopic()),
         prometheus == null ? "off" : "on port " + prometheus.port(),
         orOff(config.reportDir()));
+  }
+
+  /**
+   * Locks and opens the files (a second writer fails here, before Kafka is asked anything), reading
+   * back only their last lines: the most a crash can leave written but not committed.
+   */
+  private void openFiles() {
+    long tail = Math.max(CsvFile.DEFAULT_TAIL_ROWS, 2L * config.maxPollRecords());
+    if (config.csv() != null) {
+      csv = CsvFile.open(config.csv(), config.csvLabels(), tail);
+      resources.add(csv);
+    }
+    if (config.reportDir() != null) {
+      report = new ReportModel(REPORT_POINTS_PER_SERIES);
+    }
+    if (config.jsonl() != null) {
+      jsonl =
+          JsonlFile.open(
+              config.jsonl(),
+              tail,
+              summary -> {
+                prometheusView.restore(summary);
+                if (report != null) {
+                  report.add(summary);
+                }
+              });
+      resources.add(jsonl);
+    }
+  }
+
+  /**
+   * A group without committed offsets reads every summary from the earliest: the files learn, from
+   * one pass over each (memory stays bounded), which windows they already hold.
+   */
+  private void learnHistory() {
+    if (jsonl != null && jsonl.hasSummaries()) {
+      LOG.info(
+          "group {} is new: reading {} once for the windows it holds",
+          config.groupId(),
+          jsonl.path());
+      jsonl.scanHistory();
+    }
+    if (csv != null && csv.hasRows()) {
+      LOG.info(
+          "group {} is new: reading {} once for the windows it holds",
+          config.groupId(),
+          csv.path());
+      csv.scanHistory();
+    }
   }
 
   private Properties consumerProps(Properties client) {
@@ -349,12 +387,20 @@ public final class Sink implements Closeable {
     }
     List<FlatRecord> flat = summaries.stream().map(FlatRecord::of).toList();
     int n = summaries.size();
+    // the report holds what the JSONL file (else the CSV) holds: a summary read again is not added
+    boolean[] fresh = new boolean[n];
+    Arrays.fill(fresh, jsonl == null && csv == null);
     if (jsonl != null) {
-      summaries.forEach(jsonl::append);
+      for (int i = 0; i < n; i++) {
+        fresh[i] = jsonl.append(summaries.get(i));
+      }
       jsonl.sync();
     }
     if (csv != null) {
-      flat.forEach(csv::append);
+      for (int i = 0; i < n; i++) {
+        boolean appended = csv.append(flat.get(i));
+        fresh[i] = jsonl == null ? appended : fresh[i];
+      }
       csv.sync();
     }
     config.listener().filesWritten(n);
@@ -364,9 +410,10 @@ public final class Sink implements Closeable {
       commitOffsets(next);
     }
     long maxEndMs = latestWindowEndMs;
-    for (WindowSummary summary : summaries) {
+    for (int i = 0; i < n; i++) {
+      WindowSummary summary = summaries.get(i);
       prometheusView.add(summary);
-      if (report != null) {
+      if (report != null && fresh[i]) {
         reportDirty |= report.add(summary);
       }
       maxEndMs = Math.max(maxEndMs, summary.windowEndMs());

@@ -1,6 +1,7 @@
 package io.tpotstream.sink;
 
 import io.tpotstream.common.Topics;
+import io.tpotstream.sink.prometheus.PrometheusView;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -21,6 +22,7 @@ import java.util.Objects;
  * @param transactionalId the metrics producer's transactional id (one per running sink)
  * @param prometheusHost address for {@code /metrics}, null for every interface
  * @param prometheusPort port for {@code /metrics}, 0 for any free port, {@link #PROMETHEUS_OFF}
+ * @param prometheusMaxSeries most series {@code /metrics} shows (the windows of others are counted)
  * @param reportDir where charts and report.html are refreshed as windows arrive, or null
  * @param reportLogScale latency charts on a log scale
  * @param reportEvery least time between two report refreshes
@@ -39,6 +41,7 @@ public record SinkConfig(
     String transactionalId,
     String prometheusHost,
     int prometheusPort,
+    int prometheusMaxSeries,
     Path reportDir,
     boolean reportLogScale,
     Duration reportEvery,
@@ -62,6 +65,10 @@ public record SinkConfig(
     listener = listener == null ? SinkListener.NONE : listener;
     if (maxPollRecords <= 0) {
       throw new IllegalArgumentException("maxPollRecords must be positive: " + maxPollRecords);
+    }
+    if (prometheusMaxSeries <= 0) {
+      throw new IllegalArgumentException(
+          "the /metrics series limit must be positive: " + prometheusMaxSeries);
     }
     if (prometheusPort < PROMETHEUS_OFF || prometheusPort > 65535) {
       throw new IllegalArgumentException("not a port: " + prometheusPort);
@@ -91,6 +98,7 @@ public record SinkConfig(
     private String transactionalId;
     private String prometheusHost;
     private int prometheusPort = DEFAULT_PROMETHEUS_PORT;
+    private int prometheusMaxSeries = PrometheusView.DEFAULT_MAX_SERIES;
     private Path reportDir;
     private boolean reportLogScale;
     private Duration reportEvery;
@@ -147,6 +155,12 @@ public record SinkConfig(
       return this;
     }
 
+    /** The most series {@code /metrics} shows. */
+    public Builder prometheusMaxSeries(int maxSeries) {
+      this.prometheusMaxSeries = maxSeries;
+      return this;
+    }
+
     public Builder noPrometheus() {
       this.prometheusPort = PROMETHEUS_OFF;
       return this;
@@ -186,6 +200,7 @@ public record SinkConfig(
           transactionalId,
           prometheusHost,
           prometheusPort,
+          prometheusMaxSeries,
           reportDir,
           reportLogScale,
           reportEvery,

@@ -3,11 +3,14 @@ package io.tpotstream.sink;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.common.summary.WindowStats;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
+import io.tpotstream.sink.file.Csv;
+import io.tpotstream.sink.file.FileInUseException;
 import io.tpotstream.sink.record.FlatRecord;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.PromText;
@@ -60,6 +63,43 @@ class SinkKafkaTest {
     failedOnly.failed("http_401", 2);
     summaries.add(TestWindows.of("model-b", Map.of("concurrency", "20"), 4, failedOnly));
     return summaries;
+  }
+
+  @Test
+  void aSecondSinkOnTheSameFilesFailsAtOnceAndTheFirstWritesEveryRow(TestKafka kafka)
+      throws Exception {
+    String input = TestKafka.uniqueName("summaries");
+    kafka.createTopic(input, 2);
+    Path csv = dir.resolve("out/summaries.csv");
+    SinkConfig.Builder config =
+        SinkConfig.builder(kafka.bootstrapServers())
+            .inputTopic(input)
+            .csv(csv)
+            .metricsTopic(null)
+            .noPrometheus();
+    List<WindowSummary> summaries = summaries();
+
+    try (Sink first = Sink.start(config.groupId(TestKafka.uniqueName("sink")).build())) {
+      SinkConfig second = config.groupId(TestKafka.uniqueName("other")).build();
+      FileInUseException e = assertThrows(FileInUseException.class, () -> Sink.start(second));
+      assertTrue(
+          e.getMessage()
+              .startsWith(
+                  csv
+                      + " is being written by another writer (pid "
+                      + ProcessHandle.current().pid()
+                      + ", since "),
+          e.getMessage());
+      produce(kafka, input, summaries);
+      await().atMost(WAIT).until(() -> first.summariesWritten() == summaries.size());
+    }
+
+    List<String> labels = List.of("concurrency");
+    List<String> lines = Files.readAllLines(csv);
+    assertEquals(String.join(",", FlatRecord.columns(labels)), lines.get(0));
+    assertEquals(
+        summaries.stream().map(s -> Csv.line(FlatRecord.of(s).cells(labels))).sorted().toList(),
+        lines.subList(1, lines.size()).stream().sorted().toList());
   }
 
   @Test

@@ -20,6 +20,7 @@ import io.tpotstream.producer.result.ModelResult;
 import io.tpotstream.producer.result.ResultTable;
 import io.tpotstream.sink.Sink;
 import io.tpotstream.sink.SinkConfig;
+import io.tpotstream.sink.file.WriterLock;
 import io.tpotstream.sink.record.WholeRunTable;
 import io.tpotstream.sink.report.Report;
 import io.tpotstream.sink.report.ReportModel;
@@ -93,6 +94,18 @@ public final class Pipeline {
     if (settings.view() != Progress.Mode.QUIET) {
       err.println(line);
     }
+  }
+
+  /**
+   * Fails at once when a sink is writing the summaries files in {@code out}: a run would stop on
+   * them only after its broker and aggregator started.
+   *
+   * @throws io.tpotstream.sink.file.FileInUseException naming the file and its writer
+   */
+  public static void checkOutputsFree(Path out) {
+    Path csv = out.resolve("summaries.csv");
+    WriterLock.checkFree(csv);
+    WriterLock.checkFree(SinkConfig.jsonlBeside(csv));
   }
 
   public Outcome run() throws Exception {

@@ -1,5 +1,7 @@
 package io.tpotstream.common.metrics;
 
+import io.prometheus.metrics.config.ExporterProperties;
+import io.prometheus.metrics.config.PrometheusProperties;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.Closeable;
@@ -32,9 +34,32 @@ public final class MetricsServer implements Closeable {
    */
   public static MetricsServer start(
       String host, int port, PrometheusRegistry registry, String where, String option) {
+    return start(host, port, registry, where, option, false);
+  }
+
+  /**
+   * As {@link #start(String, int, PrometheusRegistry, String, String)}; with {@code
+   * createdTimestamps} the counters and histograms that carry a created timestamp expose it ({@code
+   * _created} in the text formats), so that a reset reads as one.
+   */
+  public static MetricsServer start(
+      String host,
+      int port,
+      PrometheusRegistry registry,
+      String where,
+      String option,
+      boolean createdTimestamps) {
+    HTTPServer.Builder builder =
+        createdTimestamps
+            ? HTTPServer.builder(
+                PrometheusProperties.builder()
+                    .exporterProperties(
+                        ExporterProperties.builder().includeCreatedTimestamps(true).build())
+                    .build())
+            : HTTPServer.builder();
     try {
       return new MetricsServer(
-          HTTPServer.builder().hostname(host).port(port).registry(registry).buildAndStart());
+          builder.hostname(host).port(port).registry(registry).buildAndStart());
     } catch (IOException e) {
       throw new UncheckedIOException(
           "cannot serve /metrics on "

@@ -5,7 +5,6 @@ import io.tpotstream.sink.record.WindowKey;
 import java.io.Closeable;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,8 +16,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The summaries CSV: a header once, then one row per (series, window), each at most once across
- * restarts. On open a torn last line is cut and the (series, window) pairs already in the file are
- * remembered, so that summaries read again after a crash are skipped.
+ * restarts, with one writer at a time ({@link LineLog}). On open a torn last line is cut and the
+ * (series, window) pairs of the file's last rows are remembered ({@link RecentWindows}), so that
+ * summaries read again after a crash are skipped; {@link #scanHistory()} learns every series'
+ * latest windows from the whole file, for a reader that starts from the earliest summary again.
  *
  * <p>Label columns are fixed with the header: by the labels given to {@link #open}, else by the
  * labels of the first record written. A record's label that has no column is left out of its row
@@ -29,14 +30,23 @@ public final class CsvFile implements Closeable {
 
   private final LineLog log;
   private final List<String> fixedLabels;
-  private final Set<WindowKey> keys = new HashSet<>();
+
+  /** Rows read back on open: the uncommitted tail is at most one batch. */
+  public static final long DEFAULT_TAIL_ROWS = 1_000;
+
+  private static final int TS_INDEX = FlatRecord.LEADING_COLUMNS.indexOf("ts");
+  private static final int SERIES_INDEX = FlatRecord.LEADING_COLUMNS.indexOf("series");
+
+  private final RecentWindows keys;
   private final Set<String> warnedLabels = new TreeSet<>();
   private List<String> labelNames;
-  private long rows;
+  private boolean hasRows;
+  private int columns;
 
-  private CsvFile(Path path, List<String> fixedLabels) {
+  private CsvFile(Path path, List<String> fixedLabels, long tailRows) {
     this.fixedLabels = fixedLabels == null ? null : List.copyOf(fixedLabels);
-    this.log = LineLog.open(path, this::readExisting);
+    this.keys = new RecentWindows(path);
+    this.log = LineLog.open(path, tailRows, this::readHeader, this::readRow);
     if (this.fixedLabels != null && labelNames != null && !labelNames.equals(this.fixedLabels)) {
       log.close();
       throw new IllegalArgumentException(
@@ -56,11 +66,37 @@ public final class CsvFile implements Closeable {
    * @throws IllegalArgumentException when the file exists with another header
    */
   public static CsvFile open(Path path, List<String> fixedLabels) {
-    return new CsvFile(path, fixedLabels);
+    return open(path, fixedLabels, DEFAULT_TAIL_ROWS);
   }
 
-  public boolean contains(WindowKey key) {
-    return keys.contains(key);
+  /**
+   * As {@link #open(Path, List)}, remembering the windows of the last {@code tailRows} rows.
+   *
+   * @throws FileInUseException when another writer holds the file
+   */
+  public static CsvFile open(Path path, List<String> fixedLabels, long tailRows) {
+    return new CsvFile(path, fixedLabels, tailRows);
+  }
+
+  /**
+   * Reads every row of the file once to learn each series' latest windows (memory stays bounded;
+   * time grows with the file): for a reader that offers every summary again from the earliest.
+   */
+  public void scanHistory() {
+    boolean[] header = {true};
+    LineLog.readComplete(
+        log.path(),
+        line -> {
+          if (!header[0]) {
+            readRow(line);
+          }
+          header[0] = false;
+        });
+  }
+
+  /** (series, window) pairs remembered, over every series: bounded, whatever the file's length. */
+  public int keptWindows() {
+    return keys.size();
   }
 
   /**
@@ -89,7 +125,7 @@ public final class CsvFile implements Closeable {
       }
     }
     log.append(Csv.line(record.cells(labelNames)));
-    rows++;
+    hasRows = true;
     return true;
   }
 
@@ -98,9 +134,9 @@ public final class CsvFile implements Closeable {
     log.sync();
   }
 
-  /** Rows in the file, including those found on open. */
-  public long rows() {
-    return rows;
+  /** Whether the file holds a row (found on open or appended). */
+  public boolean hasRows() {
+    return hasRows;
   }
 
   /**
@@ -139,15 +175,16 @@ public final class CsvFile implements Closeable {
     log.close();
   }
 
-  private void readExisting(String line) {
+  private void readHeader(String line) {
+    labelNames = labelsOfHeader(Csv.parse(line));
+  }
+
+  private void readRow(String line) {
     List<String> cells = Csv.parse(line);
-    if (labelNames == null) {
-      labelNames = labelsOfHeader(cells);
-      return;
+    if (columns == 0) {
+      columns = FlatRecord.columns(labelNames).size();
     }
-    int expected = FlatRecord.columns(labelNames).size();
-    int tsIndex = FlatRecord.LEADING_COLUMNS.indexOf("ts");
-    int seriesIndex = FlatRecord.LEADING_COLUMNS.indexOf("series");
+    int expected = columns;
     if (cells.size() != expected) {
       throw new IllegalArgumentException(
           "a row of the CSV has "
@@ -157,8 +194,8 @@ public final class CsvFile implements Closeable {
               + ": the file was changed by hand? Row: "
               + line);
     }
-    keys.add(new WindowKey(cells.get(seriesIndex), Long.parseLong(cells.get(tsIndex))));
-    rows++;
+    keys.remember(new WindowKey(cells.get(SERIES_INDEX), Long.parseLong(cells.get(TS_INDEX))));
+    hasRows = true;
   }
 
   private List<String> labelsOfHeader(List<String> header) {

@@ -58,10 +58,13 @@ final class CumulativeHistogram {
     return Arrays.stream(counts).sum();
   }
 
-  HistogramDataPointSnapshot snapshot(Labels labels) {
+  /** The histogram labelled {@code labels}, counting since {@code createdMs} (epoch ms). */
+  HistogramDataPointSnapshot snapshot(Labels labels, long createdMs) {
     NativeHistogramBuckets.Builder positive = NativeHistogramBuckets.builder();
     nativeCounts.forEach(positive::bucket);
-    return HistogramDataPointSnapshot.builder()
+    HistogramDataPointSnapshot.Builder point = HistogramDataPointSnapshot.builder();
+    point.createdTimestampMillis(createdMs);
+    return point
         .labels(labels)
         .sum(sumMicros / 1e6)
         .classicHistogramBuckets(ClassicHistogramBuckets.of(boundsSeconds, counts.clone()))

@@ -5,7 +5,8 @@ import io.tpotstream.common.metrics.MetricsServer;
 
 /**
  * {@code GET /metrics} for Prometheus ({@link TpotCollector}): text, OpenMetrics, or protobuf with
- * native histograms, whichever the scraper asks for (common's {@link MetricsServer}).
+ * native histograms, whichever the scraper asks for (common's {@link MetricsServer}), with the
+ * counters' created timestamps.
  */
 public final class PrometheusEndpoint {
   private PrometheusEndpoint() {}
@@ -19,6 +20,6 @@ public final class PrometheusEndpoint {
   public static MetricsServer start(String host, int port, PrometheusView view) {
     PrometheusRegistry registry = new PrometheusRegistry();
     registry.register(new TpotCollector(view));
-    return MetricsServer.start(host, port, registry, "port " + port, "--prometheus-port");
+    return MetricsServer.start(host, port, registry, "port " + port, "--prometheus-port", true);
   }
 }

@@ -1,9 +1,13 @@
 package io.tpotstream.sink.prometheus;
 
+import io.prometheus.metrics.model.snapshots.Labels;
 import io.tpotstream.common.summary.WindowSummary;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -12,17 +16,52 @@ import org.slf4j.LoggerFactory;
 /**
  * What {@code /metrics} shows, per series: the latest closed window, and counters and histograms
  * added up over the windows this sink has read since it started (cumulative, as Prometheus wants:
- * they only grow, and a restart of the sink is an ordinary counter reset). Thread-safe: the sink
- * writes, the HTTP server reads.
+ * they only grow, and a restart of the sink is a counter reset its {@code _created} timestamps
+ * show). Bounded: at most {@code maxSeries} series; the windows of any other series, and of a
+ * series whose labels come out the same as another's, are dropped and counted. Thread-safe: the
+ * sink writes, the HTTP server reads.
  */
 public final class PrometheusView {
+  /** Series shown when not told otherwise. */
+  public static final int DEFAULT_MAX_SERIES = 2_000;
+
   private static final Logger LOG = LoggerFactory.getLogger(PrometheusView.class);
 
+  private final int maxSeries;
   private final Map<String, SeriesMetrics> bySeries = new TreeMap<>();
+  private final Set<Labels> labelSets = new HashSet<>();
+  private final Set<String> refused = new HashSet<>();
+  private final PrometheusLabels labels = new PrometheusLabels();
+  private final long[] dropped = new long[Dropped.values().length];
+
+  /** Why the windows of a series are not on {@code /metrics}. */
+  enum Dropped {
+    SERIES_LIMIT,
+    LABEL_COLLISION;
+
+    String label() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  public PrometheusView() {
+    this(DEFAULT_MAX_SERIES);
+  }
+
+  /** A view of at most {@code maxSeries} series. */
+  public PrometheusView(int maxSeries) {
+    if (maxSeries <= 0) {
+      throw new IllegalArgumentException("the series limit must be positive: " + maxSeries);
+    }
+    this.maxSeries = maxSeries;
+  }
 
   /** A summary read from Kafka: shown as its series' latest window and added to its counters. */
   public synchronized void add(WindowSummary summary) {
-    SeriesMetrics series = series(summary);
+    SeriesMetrics series = series(summary, true);
+    if (series == null) {
+      return;
+    }
     series.keepLatest(summary);
     try {
       if (!series.count(summary)) {
@@ -42,7 +81,10 @@ public final class PrometheusView {
    * window, never counted again.
    */
   public synchronized void restore(WindowSummary summary) {
-    series(summary).keepLatest(summary);
+    SeriesMetrics series = series(summary, false);
+    if (series != null) {
+      series.keepLatest(summary);
+    }
   }
 
   /** Reads the series, sorted by series, under this view's lock. */
@@ -50,7 +92,44 @@ public final class PrometheusView {
     return reader.apply(new ArrayList<>(bySeries.values()));
   }
 
-  private SeriesMetrics series(WindowSummary summary) {
-    return bySeries.computeIfAbsent(summary.series(), name -> new SeriesMetrics(summary));
+  /** Windows dropped for {@code reason} since the sink started. */
+  synchronized long dropped(Dropped reason) {
+    return dropped[reason.ordinal()];
+  }
+
+  /** The series of {@code summary}, null when it is not shown ({@code count}: count the drop). */
+  private SeriesMetrics series(WindowSummary summary, boolean count) {
+    SeriesMetrics known = bySeries.get(summary.series());
+    if (known != null) {
+      return known;
+    }
+    Dropped reason = null;
+    Labels seriesLabels = null;
+    if (bySeries.size() >= maxSeries) {
+      reason = Dropped.SERIES_LIMIT;
+    } else {
+      seriesLabels = labels.of(summary.model(), summary.labels());
+      if (labelSets.contains(seriesLabels)) {
+        reason = Dropped.LABEL_COLLISION;
+      }
+    }
+    if (reason != null) {
+      if (count) {
+        dropped[reason.ordinal()]++;
+      }
+      if (refused.size() < maxSeries && refused.add(summary.series())) {
+        LOG.warn(
+            "{} is not on /metrics ({}; limit {} series): its windows are counted in"
+                + " tpot_dropped_windows_total",
+            summary.series(),
+            reason.label(),
+            maxSeries);
+      }
+      return null;
+    }
+    labelSets.add(seriesLabels);
+    SeriesMetrics series = new SeriesMetrics(seriesLabels, System.currentTimeMillis());
+    bySeries.put(summary.series(), series);
+    return series;
   }
 }

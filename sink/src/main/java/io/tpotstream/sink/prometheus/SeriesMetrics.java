@@ -21,7 +21,19 @@ final class SeriesMetrics {
   static final List<String> OUTCOMES =
       List.of("started", "completed", "failed", "too_short", "abandoned");
 
+  /**
+   * Error classes a series shows beyond the known ones; later new classes count as {@value #OTHER}.
+   */
+  static final int MAX_EXTRA_ERROR_CLASSES = 20;
+
+  /** The error class that the classes beyond the cap are counted under. */
+  static final String OTHER = "other";
+
   final Labels labels;
+
+  /** When this series' counters started (the sink met it), epoch ms: their {@code _created}. */
+  final long createdMs;
+
   WindowSummary latest;
   private long lastCountedEndMs = Long.MIN_VALUE;
   final long[] requests = new long[OUTCOMES.size()];
@@ -36,10 +48,12 @@ final class SeriesMetrics {
   long sloWindows;
   long sloMissedWindows;
   long goodRequests;
+  long foldedErrors;
   final CumulativeHistogram[] histograms = new CumulativeHistogram[LatencyMetric.ALL.size()];
 
-  SeriesMetrics(WindowSummary first) {
-    labels = PrometheusLabels.of(first.model(), first.labels());
+  SeriesMetrics(Labels labels, long createdMs) {
+    this.labels = labels;
+    this.createdMs = createdMs;
     ErrorClasses.KNOWN.forEach(errorClass -> errors.put(errorClass, 0L));
     for (int i = 0; i < histograms.length; i++) {
       histograms[i] = new CumulativeHistogram(LatencyMetric.ALL.get(i).boundsMicros());
@@ -79,7 +93,7 @@ final class SeriesMetrics {
       for (int i = 0; i < counts.length; i++) {
         requests[i] += counts[i];
       }
-      r.errors().forEach((errorClass, n) -> errors.merge(errorClass, n, Long::sum));
+      r.errors().forEach(this::countErrors);
     }
     outputTokens += summary.outputTokens();
     lateSamples += summary.lateSamples();
@@ -103,5 +117,18 @@ final class SeriesMetrics {
     }
     lastCountedEndMs = summary.windowEndMs();
     return true;
+  }
+
+  /**
+   * Counts {@code n} errors of a class from events: bounded, and folded into other past the cap.
+   */
+  private void countErrors(String errorClass, long n) {
+    String label = PrometheusLabels.value(errorClass);
+    if (!errors.containsKey(label)
+        && errors.size() >= ErrorClasses.KNOWN.size() + MAX_EXTRA_ERROR_CLASSES) {
+      label = OTHER;
+      foldedErrors += n;
+    }
+    errors.merge(label, n, Long::sum);
   }
 }

@@ -44,21 +44,20 @@ final class TpotCollector implements MultiCollector {
 
   private final PrometheusView view;
 
+  /** When this collector started, epoch ms: the {@code _created} of the counters of the sink. */
+  private final long createdMs = System.currentTimeMillis();
+
   TpotCollector(PrometheusView view) {
     this.view = view;
   }
 
   @Override
   public MetricSnapshots collect() {
-    return view.read(TpotCollector::snapshots);
-  }
-
-  private static MetricSnapshots snapshots(List<SeriesMetrics> all) {
-    return all.isEmpty() ? new MetricSnapshots() : new Families(all).build();
+    return view.read(all -> all.isEmpty() ? new MetricSnapshots() : new Families(all).build());
   }
 
   /** The families of one scrape, each with a data point per series of {@code all}. */
-  private static final class Families {
+  private final class Families {
     private final List<SeriesMetrics> all;
     private final List<MetricSnapshot> metrics = new ArrayList<>();
 
@@ -75,7 +74,7 @@ final class TpotCollector implements MultiCollector {
                 .help(latency.what() + ", every window since the sink started")
                 .unit(Unit.SECONDS);
         for (SeriesMetrics s : all) {
-          histogram.dataPoint(s.histograms[i].snapshot(s.labels));
+          histogram.dataPoint(s.histograms[i].snapshot(s.labels, s.createdMs));
         }
         metrics.add(histogram.build());
       }
@@ -144,6 +143,7 @@ final class TpotCollector implements MultiCollector {
                   ? Double.NaN
                   : number(w.clientTouched().tailShare()));
       slo();
+      limits();
       gauge(
           "tpot_window_end_timestamp_seconds",
           "End of the latest closed window, Unix time",
@@ -227,6 +227,28 @@ final class TpotCollector implements MultiCollector {
       metrics.add(noData.build());
     }
 
+    /** What the bounds of {@code /metrics} left out: whole series, and error classes folded. */
+    private void limits() {
+      CounterSnapshot.Builder dropped =
+          CounterSnapshot.builder()
+              .name("tpot_dropped_windows")
+              .help(
+                  "Windows of series not on /metrics since the sink started: series_limit (past"
+                      + " the series limit) or label_collision (labels the same as another"
+                      + " series')");
+      for (PrometheusView.Dropped reason : PrometheusView.Dropped.values()) {
+        dropped.dataPoint(
+            count(Labels.of("reason", reason.label()), view.dropped(reason), createdMs));
+      }
+      metrics.add(dropped.build());
+      counter(
+          "tpot_folded_errors",
+          "Failed requests counted under error_class=\"other\" because the series already shows "
+              + SeriesMetrics.MAX_EXTRA_ERROR_CLASSES
+              + " error classes beyond the known ones",
+          s -> s.foldedErrors);
+    }
+
     private void requests() {
       CounterSnapshot.Builder requests =
           CounterSnapshot.builder()
@@ -241,11 +263,15 @@ final class TpotCollector implements MultiCollector {
       for (SeriesMetrics s : all) {
         for (int i = 0; i < SeriesMetrics.OUTCOMES.size(); i++) {
           requests.dataPoint(
-              count(s.labels.add("outcome", SeriesMetrics.OUTCOMES.get(i)), s.requests[i]));
+              count(
+                  s.labels.add("outcome", SeriesMetrics.OUTCOMES.get(i)),
+                  s.requests[i],
+                  s.createdMs));
         }
         s.errors.forEach(
             (errorClass, failed) ->
-                errors.dataPoint(count(s.labels.add("error_class", errorClass), failed)));
+                errors.dataPoint(
+                    count(s.labels.add("error_class", errorClass), failed, s.createdMs)));
       }
       metrics.add(requests.build());
       metrics.add(errors.build());
@@ -255,7 +281,7 @@ final class TpotCollector implements MultiCollector {
       CounterSnapshot.Builder counter =
           CounterSnapshot.builder().name(name).help(help + ", every window since the sink started");
       for (SeriesMetrics s : all) {
-        counter.dataPoint(count(s.labels, value.applyAsDouble(s)));
+        counter.dataPoint(count(s.labels, value.applyAsDouble(s), s.createdMs));
       }
       metrics.add(counter.build());
     }
@@ -301,8 +327,12 @@ final class TpotCollector implements MultiCollector {
     }
   }
 
-  private static CounterDataPointSnapshot count(Labels labels, double value) {
-    return CounterDataPointSnapshot.builder().labels(labels).value(value).build();
+  private static CounterDataPointSnapshot count(Labels labels, double value, long createdMs) {
+    return CounterDataPointSnapshot.builder()
+        .labels(labels)
+        .value(value)
+        .createdTimestampMillis(createdMs)
+        .build();
   }
 
   private static GaugeDataPointSnapshot point(Labels labels, double value) {

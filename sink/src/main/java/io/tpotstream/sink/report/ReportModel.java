@@ -22,6 +22,21 @@ import java.util.TreeMap;
  */
 public final class ReportModel {
   private final SortedMap<String, SeriesRun> series = new TreeMap<>();
+  private final int maxPointsPerSeries;
+
+  /** A model that keeps every window's point. */
+  public ReportModel() {
+    this(Integer.MAX_VALUE);
+  }
+
+  /**
+   * A model that keeps the points of each series' latest {@code maxPointsPerSeries} windows (the
+   * whole-run statistics still merge every window added), so that memory and drawing stay bounded
+   * however long it lives.
+   */
+  public ReportModel(int maxPointsPerSeries) {
+    this.maxPointsPerSeries = maxPointsPerSeries;
+  }
 
   /** A model of every summary in a JSONL file written by the sink. */
   public static ReportModel fromJsonl(Path jsonl) throws NoSuchFileException {
@@ -36,10 +51,17 @@ public final class ReportModel {
   /**
    * Adds one window summary.
    *
-   * @return false when its (series, window) was already added
+   * @return false when its (series, window) was already added (among the points kept)
    */
   public boolean add(WindowSummary summary) {
-    return series.computeIfAbsent(summary.series(), name -> new SeriesRun(summary)).add(summary);
+    SeriesRun run = series.computeIfAbsent(summary.series(), name -> new SeriesRun(summary));
+    if (!run.add(summary)) {
+      return false;
+    }
+    if (run.points.size() > maxPointsPerSeries) {
+      run.points.pollFirstEntry();
+    }
+    return true;
   }
 
   /** The series, sorted. */
@@ -47,7 +69,7 @@ public final class ReportModel {
     return new ArrayList<>(series.keySet());
   }
 
-  /** Windows added over all series. */
+  /** Windows whose points are kept, over all series. */
   public int windows() {
     return series.values().stream().mapToInt(run -> run.points.size()).sum();
   }

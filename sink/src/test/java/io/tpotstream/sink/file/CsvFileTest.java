@@ -80,7 +80,8 @@ class CsvFileTest {
       csv.sync();
     }
     try (CsvFile csv = CsvFile.open(path, null)) {
-      assertEquals(2, csv.rows());
+      assertTrue(csv.hasRows());
+      assertEquals(2, csv.keptWindows());
       assertFalse(csv.append(row("a", Map.of(), 1)));
       assertTrue(csv.append(row("a", Map.of(), 2)));
       assertFalse(csv.append(row("a", Map.of(), 2)));
@@ -102,7 +103,7 @@ class CsvFileTest {
     Files.writeString(path, torn, StandardOpenOption.APPEND);
 
     try (CsvFile csv = CsvFile.open(path, null)) {
-      assertEquals(1, csv.rows());
+      assertEquals(1, csv.keptWindows());
       assertTrue(csv.append(a1));
       csv.sync();
     }
