@@ -29,8 +29,8 @@ import org.apache.kafka.common.TopicPartition;
  * backlog counts offsets: the tpot producers and replay do not write transactions, so an offset is
  * a record.
  */
-final class CatchUp implements AutoCloseable {
-  static final Duration EVERY = Duration.ofMillis(250);
+public final class CatchUp implements AutoCloseable {
+  public static final Duration EVERY = Duration.ofMillis(250);
 
   private final Admin admin;
   private final String topic;
@@ -76,7 +76,7 @@ final class CatchUp implements AutoCloseable {
    * The line is drawn once {@code ready} (the aggregator runs: its own "running" line, logged on
    * the same stderr, would otherwise land in the middle of a live line).
    */
-  static CatchUp start(
+  public static CatchUp start(
       KafkaConnection kafka, String topic, String group, Progress progress, BooleanSupplier ready) {
     Admin admin = Admin.create(kafka.adminProperties());
     CatchUp catchUp;
@@ -133,12 +133,12 @@ final class CatchUp implements AutoCloseable {
   }
 
   /** Offsets of the backlog: from the group's start to the end offsets at start, summed. */
-  long total() {
+  public long total() {
     return total;
   }
 
   /** True once it has said it caught up (or had nothing to say). */
-  boolean finished() {
+  public boolean finished() {
     return total == 0 || thread.getState() == Thread.State.TERMINATED;
   }
 

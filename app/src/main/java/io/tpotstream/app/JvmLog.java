@@ -10,13 +10,13 @@ import javax.management.ObjectName;
  * unified logging ({@code jcmd VM.log}), so that it works the same under {@code ./tpot} and in the
  * image without another JVM option.
  */
-final class JvmLog {
-  static final String WHAT = "gc*=info,safepoint=info";
+public final class JvmLog {
+  public static final String WHAT = "gc*=info,safepoint=info";
 
   private JvmLog() {}
 
   /** Starts logging to {@code file}; says where on stderr. */
-  static void enable(Path file) {
+  public static void enable(Path file) {
     Path target = file.toAbsolutePath();
     try {
       ObjectName dcmd = new ObjectName("com.sun.management:type=DiagnosticCommand");

@@ -10,7 +10,7 @@ import org.apache.logging.log4j.core.config.Configurator;
  */
 public final class Logging {
   /** The system property log4j2.xml reads tpot's own level from, before TPOT_LOG_LEVEL. */
-  static final String LEVEL_PROPERTY = "tpot.log.level";
+  public static final String LEVEL_PROPERTY = "tpot.log.level";
 
   private Logging() {}
 

@@ -16,9 +16,9 @@ import java.nio.file.Path;
  * or CSV) or token events (an export, or bare events), told by its name ({@code .csv}) and its
  * first line (compressed as the name says). The one place that tells them apart.
  */
-final class RunFile {
+public final class RunFile {
   /** What the file holds. */
-  enum Kind {
+  public enum Kind {
     /** Window summaries as JSON lines (the sink's {@code --jsonl}, {@code summaries.jsonl}). */
     SUMMARIES,
     /** The sink's summaries CSV. */
@@ -32,7 +32,7 @@ final class RunFile {
   private RunFile() {}
 
   /** What {@code file} holds, from its name and first non-blank line. */
-  static Kind of(Path file) throws IOException {
+  public static Kind of(Path file) throws IOException {
     if (file.getFileName().toString().endsWith(".csv")) {
       return Kind.SUMMARIES_CSV;
     }
@@ -66,7 +66,7 @@ final class RunFile {
    * events ({@code command} reads events). A pipe is not looked at: reading its first line here
    * would take it from the command.
    */
-  static void requireEvents(String command, Path file) throws IOException {
+  public static void requireEvents(String command, Path file) throws IOException {
     if (!Files.isRegularFile(file)) {
       return; // a pipe (stats <(zstdcat f.zst)): its first line is read once, by the command
     }

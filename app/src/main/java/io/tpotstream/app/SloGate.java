@@ -9,17 +9,17 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** The whole-run SLO verdict of window summaries: each series' windows merged, then judged. */
-final class SloGate {
+public final class SloGate {
   private SloGate() {}
 
   /** The verdict over {@code summaries}, per series in sorted order. */
-  static SloVerdict verdict(SloSpec slo, Iterable<WindowSummary> summaries) {
+  public static SloVerdict verdict(SloSpec slo, Iterable<WindowSummary> summaries) {
     ReportModel model = new ReportModel();
     summaries.forEach(model::add);
     return verdict(slo, model);
   }
 
-  static SloVerdict verdict(SloSpec slo, ReportModel model) {
+  public static SloVerdict verdict(SloSpec slo, ReportModel model) {
     Map<String, SloResult> wholeRun = new LinkedHashMap<>();
     for (String series : model.seriesNames()) {
       WindowSummary run = model.wholeRun(series, slo);

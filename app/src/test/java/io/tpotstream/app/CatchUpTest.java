@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.aggregator.Aggregator;
 import io.tpotstream.aggregator.AggregatorConfig;
+import io.tpotstream.app.cli.TestEvents;
 import io.tpotstream.common.event.TokenEventCodec;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.progress.Progress;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.tpotstream.app.TpotCli;
+import io.tpotstream.app.cli.TpotCli;
 import io.tpotstream.archive.ArchiveManifest;
 import io.tpotstream.archive.Exporter;
 import io.tpotstream.common.event.TokenEvent;

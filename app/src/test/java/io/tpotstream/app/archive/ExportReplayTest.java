@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.tpotstream.app.TpotCli;
+import io.tpotstream.app.cli.TpotCli;
 import io.tpotstream.archive.ArchiveManifest;
 import io.tpotstream.archive.ArchiveReader;
 import io.tpotstream.archive.ArchiveWriter;

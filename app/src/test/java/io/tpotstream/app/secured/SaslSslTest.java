@@ -3,7 +3,7 @@ package io.tpotstream.app.secured;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.tpotstream.app.Tpot;
+import io.tpotstream.app.cli.Tpot;
 import io.tpotstream.archive.ArchiveReader;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;

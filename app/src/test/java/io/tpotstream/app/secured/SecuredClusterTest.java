@@ -1,13 +1,13 @@
 package io.tpotstream.app.secured;
 
-import static io.tpotstream.app.TpotCli.tpot;
+import static io.tpotstream.app.cli.TpotCli.tpot;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.tpotstream.app.Tpot;
-import io.tpotstream.app.TpotCli;
+import io.tpotstream.app.cli.Tpot;
+import io.tpotstream.app.cli.TpotCli;
 import io.tpotstream.archive.ArchiveReader;
 import io.tpotstream.archive.ArchivedRecord;
 import io.tpotstream.broker.LocalKafka;

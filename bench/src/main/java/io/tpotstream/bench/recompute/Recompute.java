@@ -2,7 +2,7 @@ package io.tpotstream.bench.recompute;
 
 import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.stage1.StageSettings;
-import io.tpotstream.app.Tpot;
+import io.tpotstream.app.cli.Tpot;
 import io.tpotstream.bench.BenchEnv;
 import io.tpotstream.bench.BenchReport;
 import io.tpotstream.bench.workload.BenchTopics;

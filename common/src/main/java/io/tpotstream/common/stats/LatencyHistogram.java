@@ -142,19 +142,56 @@ public final class LatencyHistogram {
    * The count, mean, min, p50, p90, p99, p99.9, p99.99 and max in ms; only the count when empty.
    */
   public LatencySummary summary() {
-    if (count() == 0) {
+    long total = count();
+    if (total == 0) {
       return LatencySummary.EMPTY;
     }
+    // one walk over the buckets up to the largest sample gives the mean and every percentile:
+    // HdrHistogram's getMean and getValueAtPercentile walk them once each, by an iterator for the
+    // mean, and a summary took 9 walks of up to 23,000 buckets; the figures are the same (the same
+    // thresholds, the same sum in the same order)
+    long[] at = new long[SUMMARY_PERCENTILES.length];
+    long[] threshold = new long[SUMMARY_PERCENTILES.length];
+    for (int p = 0; p < threshold.length; p++) {
+      threshold[p] = countAtPercentile(SUMMARY_PERCENTILES[p], total);
+    }
+    long max = histogram.getMaxValue();
+    double sum = 0;
+    long cumulative = 0;
+    int next = 0;
+    for (long v = 0; v <= max; v = histogram.nextNonEquivalentValue(v)) {
+      long count = histogram.getCountAtValue(v);
+      if (count == 0) {
+        continue;
+      }
+      sum += histogram.medianEquivalentValue(v) * (double) count;
+      cumulative += count;
+      while (next < threshold.length && cumulative >= threshold[next]) {
+        at[next++] = histogram.highestEquivalentValue(v);
+      }
+    }
+    long mean = Math.round((sum * 1.0) / total);
     return new LatencySummary(
-        count(),
-        ms(meanMicros()),
+        total,
+        ms(mean),
         ms(minMicros()),
-        ms(percentileMicros(50.0)),
-        ms(percentileMicros(90.0)),
-        ms(percentileMicros(99.0)),
-        ms(percentileMicros(99.9)),
-        ms(percentileMicros(99.99)),
+        ms(at[0]),
+        ms(at[1]),
+        ms(at[2]),
+        ms(at[3]),
+        ms(at[4]),
         ms(maxMicros()));
+  }
+
+  /** The percentiles of a {@link LatencySummary}, in its order. */
+  private static final double[] SUMMARY_PERCENTILES = {50.0, 90.0, 99.0, 99.9, 99.99};
+
+  /** The count HdrHistogram's {@code getValueAtPercentile} looks for, computed as it does. */
+  private static long countAtPercentile(double percentile, long total) {
+    double requested =
+        Math.min(Math.max(Math.nextAfter(percentile, Double.NEGATIVE_INFINITY), 0), 100.0);
+    double fpCount = (requested * total) / 100.0;
+    return Math.max((long) Math.ceil(fpCount), 1);
   }
 
   /** One HdrHistogram bucket that holds samples: its range of equivalent values in µs. */

@@ -10,6 +10,39 @@ import org.junit.jupiter.api.Test;
 
 class LatencyHistogramTest {
 
+  /**
+   * The summary's one walk over the buckets gives exactly what HdrHistogram's getMean and
+   * getValueAtPercentile give, on shapes from one value to heavy tails and the clamped edges.
+   */
+  @Test
+  void theSummaryIsExactlyWhatHdrHistogramsOwnWalksGive() {
+    Random random = new Random(42);
+    for (int round = 0; round < 300; round++) {
+      LatencyHistogram h = new LatencyHistogram();
+      int n = 1 + random.nextInt(round % 3 == 0 ? 5 : 20_000);
+      for (int i = 0; i < n; i++) {
+        long micros =
+            switch (round % 4) {
+              case 0 -> 1 + random.nextInt(3);
+              case 1 -> (long) Math.exp(6 + random.nextGaussian() * 2);
+              case 2 -> random.nextInt(10) == 0 ? 1_000_000L + random.nextInt(2_000_000_000) : 500;
+              default -> 1 + (long) (random.nextDouble() * LatencyHistogram.HIGHEST_MICROS);
+            };
+        h.recordMicros(micros, 1 + random.nextInt(3));
+      }
+      LatencySummary s = h.summary();
+      assertEquals(h.count(), s.count());
+      assertEquals(LatencyHistogram.ms(h.meanMicros()), s.meanMs(), "round " + round);
+      assertEquals(LatencyHistogram.ms(h.percentileMicros(50.0)), s.p50Ms(), "round " + round);
+      assertEquals(LatencyHistogram.ms(h.percentileMicros(90.0)), s.p90Ms(), "round " + round);
+      assertEquals(LatencyHistogram.ms(h.percentileMicros(99.0)), s.p99Ms(), "round " + round);
+      assertEquals(LatencyHistogram.ms(h.percentileMicros(99.9)), s.p999Ms(), "round " + round);
+      assertEquals(LatencyHistogram.ms(h.percentileMicros(99.99)), s.p9999Ms(), "round " + round);
+      assertEquals(LatencyHistogram.ms(h.maxMicros()), s.maxMs());
+      assertEquals(LatencyHistogram.ms(h.minMicros()), s.minMs());
+    }
+  }
+
   @Test
   void oneStallIn10000GapsShowsUpAsTheMaxButNotTheMedian() {
     LatencyHistogram h = new LatencyHistogram();

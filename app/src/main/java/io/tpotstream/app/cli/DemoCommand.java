@@ -1,0 +1,126 @@
+package io.tpotstream.app.cli;
+
+import io.tpotstream.app.run.Pipeline;
+import io.tpotstream.common.slo.SloSpec;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code tpot demo}: {@code tpot run} against the built-in simulator with the seed article's setup
+ * (model-a, model-b, model-c; concurrency 10, 200 requests per model, max_tokens 256).
+ */
+@Command(
+    name = "demo",
+    mixinStandardHelpOptions = true,
+    header = "The whole pipeline on an embedded broker against the built-in simulator.",
+    description = {
+      "Runs the seed article's benchmark (model-a, model-b, model-c; concurrency 10; 200 requests"
+          + " per model; max_tokens 256) against the built-in simulator, through Kafka, the"
+          + " aggregator and the sink, and prints the whole run's TPOT table. Needs no running"
+          + " service and leaves nothing running. Files under --out are replaced."
+    })
+final class DemoCommand implements Callable<Integer> {
+  /** The prompt of the seed article's script. */
+  static final String PROMPT = "Write a short story about a robot learning to paint.";
+
+  @Mixin RunOptions runOptions;
+  @Mixin TrafficOptions traffic;
+  @Mixin SloOptions sloOptions;
+
+  @Mixin KafkaOptions kafka;
+
+  @Option(
+      names = "--requests",
+      defaultValue = "200",
+      description = "Requests per model (default: ${DEFAULT-VALUE}).")
+  int requests;
+
+  @Option(
+      names = "--concurrency",
+      defaultValue = "10",
+      description = "Concurrent streams (default: ${DEFAULT-VALUE}).")
+  int concurrency;
+
+  @Option(
+      names = "--max-tokens",
+      defaultValue = "256",
+      description = "Output tokens per request (default: ${DEFAULT-VALUE}).")
+  int maxTokens;
+
+  @Option(
+      names = "--duration",
+      description = "Run for this long instead of a number of requests (e.g. 60s).")
+  String duration;
+
+  @Option(
+      names = "--warmup",
+      description =
+          "local (the default: the JIT warms against a loopback server), 10s or 50req to warm"
+              + " the simulator's connections too (left out of every statistic), or 0 for none.")
+  String warmup;
+
+  @Override
+  public Integer call() throws Exception {
+    clearOutputs(runOptions.outDir.out);
+    SloSpec slo = sloOptions.spec();
+    // the config is checked now, before the broker starts; the simulator's address comes later
+    boolean sweep = ProducerConfigOptions.loadDemo(overrides("http://127.0.0.1:1")).sweep() != null;
+    Pipeline.Settings settings =
+        runOptions.pipeline(
+            simulatorUrl -> ProducerConfigOptions.loadDemo(overrides(simulatorUrl)),
+            sweep,
+            true,
+            kafka,
+            slo,
+            traffic.requestsOut.file);
+    Pipeline.Outcome outcome = new Pipeline(settings, System.out, System.err).run();
+    boolean bounded = !outcome.producer().stoppedEarly();
+    return outcome.verdict() == null || !bounded ? 0 : outcome.verdict().exitCode();
+  }
+
+  Map<String, String> overrides(String simulatorUrl) {
+    Map<String, String> o = new LinkedHashMap<>();
+    o.put("base_url", simulatorUrl);
+    o.put("models", "model-a,model-b,model-c");
+    o.put("concurrency", Integer.toString(concurrency));
+    o.put("total_requests", Integer.toString(requests));
+    o.put("max_tokens", Integer.toString(maxTokens));
+    o.put("prompt", PROMPT);
+    o.put("timeout", "60");
+    o.put("api_key", "demo");
+    if (duration != null) {
+      o.put("duration", duration);
+    }
+    traffic.putInto(o);
+    if (warmup != null) {
+      o.put("warmup", warmup);
+    }
+    return o;
+  }
+
+  /** The demo's files from an earlier demo: a new embedded broker starts a new run. */
+  static void clearOutputs(Path out) throws IOException {
+    // a sink still writing them keeps them (and stops the demo, naming it)
+    Pipeline.checkOutputsFree(out);
+    for (String name :
+        List.of(
+            "summaries.csv",
+            "summaries.jsonl",
+            "report.html",
+            "tpot.png",
+            "ttft.png",
+            "error-rate.png",
+            "tokens-per-second.png",
+            "knee.png")) {
+      Files.deleteIfExists(out.resolve(name));
+    }
+  }
+}

@@ -1,0 +1,348 @@
+package io.tpotstream.app.cli;
+
+import io.tpotstream.producer.http.ClientTls;
+import io.tpotstream.producer.http.TlsFiles;
+import io.tpotstream.producer.publish.KafkaSettings;
+import io.tpotstream.proxy.ProxyConfig;
+import io.tpotstream.proxy.TpotProxy;
+import io.tpotstream.proxy.http.Upstream;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code tpot proxy}: a transparent reverse proxy in front of an OpenAI- or Anthropic-compatible
+ * API that publishes the token events of the streams passing through, until Ctrl-C or SIGTERM.
+ */
+@Command(
+    name = "proxy",
+    mixinStandardHelpOptions = true,
+    header = "Measure real traffic on the way through: a transparent reverse proxy.",
+    description = {
+      "Forward every request to --upstream unchanged and stream every response back chunk by"
+          + " chunk; publish the streaming chat completions and messages that pass as token events"
+          + " (source: proxy) to Kafka, as `tpot produce` does for its own requests.",
+      "Point an application at it by changing its base URL only, e.g."
+          + " OPENAI_BASE_URL=http://127.0.0.1:8080/v1 with --upstream https://api.openai.com.",
+      "No API key, prompt or completion text is published or logged. If Kafka is slow or down,"
+          + " requests keep flowing and events are dropped (counted in /metrics and heartbeats)."
+    })
+final class ProxyCommand implements Callable<Integer> {
+  private static final Pattern LABEL = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+  private static final Pattern HEADER = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
+
+  @Spec CommandSpec spec;
+
+  @Mixin KafkaOptions kafka;
+
+  @Mixin EventsTopicOptions events;
+
+  @Mixin TopicPartitionsOptions partitions;
+
+  @Option(
+      names = "--listen",
+      required = true,
+      paramLabel = "[HOST:]PORT",
+      description =
+          "Where the proxy listens, e.g. 8080 (on 127.0.0.1) or 0.0.0.0:8080 (every interface,"
+              + " as in a container); port 0 picks a free one.")
+  String listen;
+
+  @Option(
+      names = "--upstream",
+      required = true,
+      paramLabel = "URL",
+      description =
+          "The API to forward to: scheme, host, optional port and path prefix, e.g."
+              + " https://api.openai.com or http://vllm:8000.")
+  String upstream;
+
+  @Option(
+      names = "--label-header",
+      paramLabel = "HEADER=LABEL",
+      description =
+          "Put the value of this request header on the request's events as this label"
+              + " (repeatable), e.g. --label-header X-App=app. No other header is ever read.")
+  Map<String, String> labelHeaders = new LinkedHashMap<>();
+
+  @Mixin LabelOptions labelOptions;
+
+  @Option(
+      names = "--sample",
+      defaultValue = "1",
+      paramLabel = "FRACTION",
+      description =
+          "The fraction of streaming requests measured, 0 to 1 (default: ${DEFAULT-VALUE});"
+              + " the others are forwarded only.")
+  double sample;
+
+  @Option(
+      names = "--run-id",
+      defaultValue = "proxy",
+      description = "The runId of the events (default: ${DEFAULT-VALUE}).")
+  String runId;
+
+  @Option(
+      names = "--request-id-header",
+      paramLabel = "HEADER",
+      description =
+          "Take the events' request id from this request header when present (e.g. X-Request-Id,"
+              + " to match them with the application's or the server's records); its values must"
+              + " be unique. Default: the proxy's own ids.")
+  String requestIdHeader;
+
+  @Option(
+      names = "--metrics-port",
+      defaultValue = "" + ProxyConfig.DEFAULT_METRICS_PORT,
+      description =
+          "Port of the proxy's own /metrics (default: ${DEFAULT-VALUE}; 0 picks a free one, -1"
+              + " serves none).")
+  int metricsPort;
+
+  @Option(
+      names = "--connect-timeout",
+      defaultValue = "10s",
+      description =
+          "How long to wait for a connection to the upstream before answering 504"
+              + " (default: ${DEFAULT-VALUE}).")
+  Duration connectTimeout;
+
+  @Option(
+      names = "--idle-timeout",
+      defaultValue = "10m",
+      description =
+          "How long the upstream may stay silent before answering 504 (or, mid-response, cutting"
+              + " the client's connection) (default: ${DEFAULT-VALUE}).")
+  Duration idleTimeout;
+
+  @Option(
+      names = "--tls-cert",
+      description =
+          "Serve HTTPS with this certificate (PEM; with --tls-key), e.g. a certificate from your"
+              + " private CA for the name clients call.")
+  Path tlsCert;
+
+  @Option(names = "--tls-key", description = "The private key of --tls-cert (PEM).")
+  Path tlsKey;
+
+  @Option(
+      names = "--upstream-ca",
+      description =
+          "Trust these certificate authorities (a PEM bundle) for an https upstream instead of the"
+              + " JVM's (default: the file named by SSL_CERT_FILE, when set).")
+  Path upstreamCa;
+
+  @Option(
+      names = "--upstream-client-cert",
+      description =
+          "Show this client certificate (PEM; with --upstream-client-key) to an https upstream"
+              + " that requires one (mutual TLS).")
+  Path upstreamClientCert;
+
+  @Option(
+      names = "--upstream-client-key",
+      description = "The private key of --upstream-client-cert (PEM).")
+  Path upstreamClientKey;
+
+  @Option(
+      names = "--upstream-insecure",
+      description =
+          "Do not check the https upstream's certificate at all (warned about at every start);"
+              + " prefer --upstream-ca.")
+  boolean upstreamInsecure;
+
+  @Option(
+      names = "--prime",
+      defaultValue = "10s",
+      description =
+          "Before listening, run the forwarding and measuring path against a simulator inside the"
+              + " process for at least this long, then until the JIT has settled, so that the"
+              + " first requests meet compiled code (default: ${DEFAULT-VALUE}; 0: listen at"
+              + " once).")
+  Duration prime;
+
+  @Option(
+      names = "--drain-timeout",
+      defaultValue = "30s",
+      description =
+          "On Ctrl-C or SIGTERM, how long requests in flight may take to finish"
+              + " (default: ${DEFAULT-VALUE}).")
+  Duration drainTimeout;
+
+  @Mixin OutageBufferOptions outageBuffer = new OutageBufferOptions(1_000_000);
+
+  @Mixin EventLoopsOptions eventLoops;
+
+  @Option(
+      names = "--max-connections",
+      defaultValue = "1000",
+      description =
+          "Upstream connections each event loop may open (default: ${DEFAULT-VALUE}); more"
+              + " concurrent requests wait for one.")
+  int maxConnections;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    ProxyConfig config = config();
+    String insecure = config.upstreamTls().insecureWarning(config.upstream().url());
+    if (insecure != null) {
+      PrintWriter err = spec.commandLine().getErr();
+      err.println("tpot proxy: warning: " + insecure);
+      err.flush();
+    }
+    // not checked first: the proxy serves while Kafka is away (reached in the background, each
+    // attempt bounded by --kafka-timeout)
+    KafkaSettings settings =
+        KafkaSettings.of(kafka.resolve())
+            .withTopic(events.topic)
+            .withPartitions(partitions.partitions)
+            .withOutageBuffer(outageBuffer.events);
+    TpotProxy proxy = TpotProxy.start(config, settings);
+    PrintWriter out = spec.commandLine().getOut();
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  out.println("Stopping the proxy (requests in flight may finish)");
+                  out.flush();
+                  proxy.close();
+                  out.println(
+                      "Stopped: "
+                          + proxy.events().published()
+                          + " events published, "
+                          + proxy.events().dropped()
+                          + " dropped");
+                  out.flush();
+                  stopped.countDown();
+                },
+                "proxy-stop"));
+    out.println(
+        "tpot proxy listening on "
+            + proxy.baseUrl()
+            + " -> "
+            + config.upstream().url()
+            + " ("
+            + proxy.startup()
+            + ")");
+    out.println(
+        "Events: "
+            + settings.topic()
+            + " at "
+            + settings.bootstrapServers()
+            + " as producer "
+            + proxy.producerId()
+            + " (run "
+            + config.runId()
+            + (config.sample() < 1 ? ", sampling " + config.sample() : "")
+            + ")");
+    if (proxy.metricsPort() >= 0) {
+      out.println(
+          "Metrics: http://" + hostForUrl(config.host()) + ":" + proxy.metricsPort() + "/metrics");
+    }
+    out.println("Ctrl-C to stop.");
+    out.flush();
+    stopped.await();
+    return 0;
+  }
+
+  ProxyConfig config() {
+    String host = "127.0.0.1";
+    String portText = listen.trim();
+    int colon = portText.lastIndexOf(':');
+    if (colon >= 0) {
+      host = portText.substring(0, colon);
+      if (host.startsWith("[") && host.endsWith("]")) {
+        host = host.substring(1, host.length() - 1);
+      }
+      portText = portText.substring(colon + 1);
+    }
+    int port;
+    try {
+      port = Integer.parseInt(portText);
+    } catch (NumberFormatException e) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--listen '" + listen + "': expected a port or HOST:PORT, e.g. 8080 or 0.0.0.0:8080");
+    }
+    Upstream target;
+    try {
+      target = Upstream.parse(upstream);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+    for (Map.Entry<String, String> h : labelHeaders.entrySet()) {
+      if (!HEADER.matcher(h.getKey()).matches() || !LABEL.matcher(h.getValue()).matches()) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--label-header '"
+                + h.getKey()
+                + "="
+                + h.getValue()
+                + "': expected HEADER=LABEL, a header name and a label name (letters, digits,"
+                + " _), e.g. X-App=app");
+      }
+      if (h.getValue().equals("route")) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--label-header: the label 'route' is the request's API route (/v1/chat/completions,"
+                + " /v1/completions or /v1/messages); choose another name");
+      }
+    }
+    for (String name : labelOptions.labels.keySet()) {
+      if (!LABEL.matcher(name).matches()) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--label '" + name + "': a label name is letters, digits and _ (e.g. target=gw-a)");
+      }
+    }
+    try {
+      ProxyConfig config =
+          ProxyConfig.of(port, target)
+              .withHost(host)
+              .withLabelHeaders(labelHeaders)
+              .withLabels(labelOptions.labels)
+              .withSample(sample)
+              .withRunId(runId)
+              .withRequestIdHeader(requestIdHeader)
+              .withTimeouts(connectTimeout, idleTimeout)
+              .withMaxConnectionsPerLoop(maxConnections)
+              .withMetricsPort(metricsPort)
+              .withDrainTimeout(drainTimeout)
+              .withPrime(prime)
+              .withListenTls(
+                  tlsCert == null && tlsKey == null
+                      ? TlsFiles.NONE
+                      : new TlsFiles(null, tlsCert, tlsKey))
+              .withUpstreamTls(
+                  ClientTls.of(
+                      upstreamCa,
+                      "--upstream-ca",
+                      upstreamClientCert,
+                      upstreamClientKey,
+                      upstreamInsecure,
+                      System.getenv()));
+      return eventLoops.eventLoops == null ? config : config.withEventLoops(eventLoops.eventLoops);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+  }
+
+  private static String hostForUrl(String host) {
+    if (host.equals("0.0.0.0") || host.equals("::")) {
+      return "127.0.0.1";
+    }
+    return host.contains(":") ? "[" + host + "]" : host;
+  }
+}
