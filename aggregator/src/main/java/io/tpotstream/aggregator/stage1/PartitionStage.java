@@ -77,6 +77,7 @@ public final class PartitionStage {
   private final Assignment samples = new Assignment();
 
   private final Map<RequestKey, OpenRequest> requests = new HashMap<>();
+  private final RequestKey probe = RequestKey.probe();
   private final List<OpenRequest> changedRequests = new ArrayList<>();
   private final TreeMap<Long, OpenWindow> windows = new TreeMap<>();
   private OpenWindow lastWindow;
@@ -168,8 +169,7 @@ public final class PartitionStage {
       onHeartbeat(event, out);
       return;
     }
-    RequestKey key = new RequestKey(event.requestKey());
-    OpenRequest state = requests.get(key);
+    OpenRequest state = requests.get(probe.aim(event.requestKey()));
     if (state != null && event.ts() >= state.lastTsMs + requestTimeoutMs) {
       RequestSamples.abandon(state, requestTimeoutMs, samples);
       remove(state);
@@ -179,6 +179,8 @@ public final class PartitionStage {
     if (state == null) {
       seriesUsedMs.set(series, clockMs);
     }
+    // a request's key is made once, when it starts (or starts again after it was abandoned)
+    RequestKey key = state != null ? state.key : new RequestKey(event.requestKey());
     OpenRequest next = RequestSamples.apply(state, key, series, event, goodput, samples);
     if (next == null) {
       if (state != null) {
@@ -517,13 +519,13 @@ public final class PartitionStage {
     for (OpenRequest r : changedRequests) {
       if (r.removed) {
         if (r.persisted) {
-          store.delete(prefixed(REQUEST, r.key.bytes));
+          store.delete(prefixed(REQUEST, r.key.bytes()));
           r.persisted = false;
         }
       } else {
         writer.reset();
         r.writeTo(writer);
-        store.put(prefixed(REQUEST, r.key.bytes), writer.toByteArray());
+        store.put(prefixed(REQUEST, r.key.bytes()), writer.toByteArray());
         r.persisted = true;
       }
       r.dirty = false;

@@ -2,14 +2,33 @@ package io.tpotstream.aggregator.stage1;
 
 import java.util.Arrays;
 
-/** A request id's UTF-8 bytes as a map key (the record key's array itself: never modified). */
+/**
+ * A request id's UTF-8 bytes as a map key (the record key's array itself: never modified). A key in
+ * a map never changes; one {@link #probe} per stage is re-aimed at each event's id to look it up
+ * without allocating.
+ */
 final class RequestKey {
-  final byte[] bytes;
-  private final int hash;
+  private byte[] bytes;
+  private int hash;
 
   RequestKey(byte[] bytes) {
-    this.bytes = bytes;
-    this.hash = Arrays.hashCode(bytes);
+    aim(bytes);
+  }
+
+  /** A key to look ids up with, re-aimed by {@link #aim}; never put into a map. */
+  static RequestKey probe() {
+    return new RequestKey(new byte[0]);
+  }
+
+  /** This probe, now for {@code id}. */
+  RequestKey aim(byte[] id) {
+    this.bytes = id;
+    this.hash = Arrays.hashCode(id);
+    return this;
+  }
+
+  byte[] bytes() {
+    return bytes;
   }
 
   @Override
