@@ -201,9 +201,15 @@ class ReportBrowserTest {
     Path profile = Files.createDirectories(dir.resolve("devtools-profile"));
     try (DevTools page =
         DevTools.open(CHROMIUM, profile, dir.resolve(Report.HTML).toUri(), 1300, 3000)) {
+      // the charts are drawn after the page has loaded: wait for the first one's plot area
       await()
           .ignoreExceptions()
-          .until(() -> page.evaluate("document.readyState").asText().equals("complete"));
+          .until(
+              () ->
+                  page.evaluate(
+                          "document.readyState === 'complete'"
+                              + " && document.querySelector('#chart-tpot .u-over') !== null")
+                      .asBoolean());
       double[] over = page.box("document.querySelector('#chart-tpot .u-over')");
       double left = over[0];
       double right = over[1];
