@@ -1,0 +1,124 @@
+package io.tpotstream.aggregator.stage1;
+
+import io.tpotstream.aggregator.partial.SeriesName;
+import io.tpotstream.aggregator.state.ByteState;
+import io.tpotstream.common.Series;
+import io.tpotstream.common.binary.BinaryWriter;
+import io.tpotstream.common.event.DecodedEvent;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.function.IntConsumer;
+
+/**
+ * A partition's small ids of its series names (what the open windows and requests hold), with the
+ * clock at each series' last request, so that a series gone for longer than the producer timeout
+ * frees its id; an id freed is given again.
+ */
+final class SeriesIds {
+  private final List<SeriesName> names = new ArrayList<>(); // by id; null: a free id
+  private final List<Long> usedMs = new ArrayList<>(); // by id: the clock at its last request
+  private final Map<String, Integer> ids = new HashMap<>();
+  private final List<Integer> unsaved = new ArrayList<>();
+  private final boolean keepsChanges;
+
+  SeriesIds(boolean keepsChanges) {
+    this.keepsChanges = keepsChanges;
+  }
+
+  /**
+   * The id of the event's series (its model and the labels {@code groupBy} keeps), assigned on
+   * first sight.
+   */
+  int of(DecodedEvent event, List<String> groupBy, long clockMs) {
+    SortedMap<String, String> labels = Series.select(event.labels(), groupBy);
+    String series = Series.name(event.model(), labels);
+    Integer known = ids.get(series);
+    if (known != null) {
+      return known;
+    }
+    int id = names.indexOf(null);
+    SeriesName name = new SeriesName(series, event.model(), labels);
+    if (id < 0) {
+      id = names.size();
+      names.add(name);
+      usedMs.add(clockMs);
+    } else {
+      names.set(id, name);
+      usedMs.set(id, clockMs);
+    }
+    ids.put(series, id);
+    if (keepsChanges) {
+      unsaved.add(id);
+    }
+    return id;
+  }
+
+  /** A request of series {@code id} started at {@code clockMs}. */
+  void used(int id, long clockMs) {
+    usedMs.set(id, clockMs);
+  }
+
+  SeriesName name(int id) {
+    return names.get(id);
+  }
+
+  /** Ids given so far (some may be free). */
+  int size() {
+    return names.size();
+  }
+
+  /** Names kept. */
+  int kept() {
+    return ids.size();
+  }
+
+  /**
+   * Frees the ids not {@code used} whose series started no request within {@code timeoutMs} of
+   * {@code clockMs}; {@code freed} gets each.
+   */
+  void prune(boolean[] used, long clockMs, long timeoutMs, IntConsumer freed) {
+    for (int id = 0; id < used.length; id++) {
+      SeriesName name = names.get(id);
+      if (name != null && !used[id] && clockMs - usedMs.get(id) > timeoutMs) {
+        names.set(id, null);
+        ids.remove(name.series());
+        unsaved.remove(Integer.valueOf(id));
+        freed.accept(id);
+      }
+    }
+  }
+
+  /** Writes the names given since the last call. */
+  void writeChanges(ByteState store, BinaryWriter writer) {
+    for (int id : unsaved) {
+      writer.reset();
+      names.get(id).writeTo(writer);
+      store.put(StageKeys.seriesKey(id), writer.toByteArray());
+    }
+    unsaved.clear();
+  }
+
+  /** Replaces every id by {@code loaded} (id → name), each last used at {@code clockMs}. */
+  void load(Map<Integer, SeriesName> loaded, long clockMs) {
+    clear();
+    for (Map.Entry<Integer, SeriesName> n : loaded.entrySet()) {
+      while (names.size() < n.getKey()) {
+        names.add(null); // an id freed by pruning
+        usedMs.add(CloseTime.NONE);
+      }
+      names.add(n.getValue());
+      usedMs.add(clockMs);
+      ids.put(n.getValue().series(), n.getKey());
+    }
+  }
+
+  void clear() {
+    names.clear();
+    usedMs.clear();
+    ids.clear();
+    unsaved.clear();
+  }
+}
