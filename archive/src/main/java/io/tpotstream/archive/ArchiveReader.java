@@ -1,9 +1,7 @@
 package io.tpotstream.archive;
 
 import io.tpotstream.common.progress.Progress;
-import java.io.FilterInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -13,16 +11,12 @@ import java.nio.file.Path;
 import java.util.AbstractList;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.RandomAccess;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The one reader of archives ({@code tpot export}'s JSONL, plain or {@code .gz}, {@code .zst},
@@ -42,7 +36,7 @@ public final class ArchiveReader {
    * across young collections; small blocks fit the survivor spaces instead of filling the old
    * generation (BENCHMARKS.md, B5, "Smaller blocks").
    */
-  private static final int BLOCK = 256 << 10;
+  static final int BLOCK = 256 << 10;
 
   /** Told about each line that could not be read. */
   public interface CorruptLineListener {
@@ -264,8 +258,10 @@ public final class ArchiveReader {
     ArrayDeque<Future<Part>> parsing = new ArrayDeque<>();
     long[] totals = new long[4]; // lines, corrupt, outside range, uncompressed bytes
     try {
-      for (Block block = decompressor.next(); block != Block.END; block = decompressor.next()) {
-        Block b = block;
+      for (Decompressor.Block block = decompressor.next();
+          block != Decompressor.Block.END;
+          block = decompressor.next()) {
+        Decompressor.Block b = block;
         parsing.add(pool.submit(() -> Part.parse(b, options)));
         while (parsing.size() > workers * 2 || (!parsing.isEmpty() && parsing.peek().isDone())) {
           collect(parsing.poll(), handler, totals, options, progress, decompressor, fileBytes);
@@ -349,7 +345,7 @@ public final class ArchiveReader {
       table = new ArchiveTable(capacity);
     }
 
-    static Part parse(Block block, Options options) {
+    static Part parse(Decompressor.Block block, Options options) {
       byte[] buf = block.bytes();
       int end = block.length();
       Part part = new Part(end / 256);
@@ -438,131 +434,5 @@ public final class ArchiveReader {
       }
     }
     return true;
-  }
-
-  /** Uncompressed bytes ending at a line break (the last block: wherever the file ends). */
-  private record Block(byte[] bytes, int length) {
-    static final Block END = new Block(new byte[0], 0);
-  }
-
-  /** The thread that decompresses the file into blocks of whole lines. */
-  private static final class Decompressor {
-    private final Path file;
-    private final BlockingQueue<Object> blocks = new ArrayBlockingQueue<>(4);
-    private final AtomicLong compressedRead = new AtomicLong();
-    private final Thread thread;
-
-    Decompressor(Path file) {
-      this.file = file;
-      this.thread = new Thread(this::run, "archive-decompress");
-      thread.setDaemon(true);
-    }
-
-    void start() {
-      thread.start();
-    }
-
-    long compressedBytesRead() {
-      return compressedRead.get();
-    }
-
-    Block next() throws IOException {
-      Object next;
-      try {
-        next = blocks.take();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted while reading " + file);
-      }
-      if (next instanceof IOException e) {
-        throw new IOException("cannot read " + file + ": " + e.getMessage(), e);
-      }
-      if (next instanceof OutOfMemoryError) {
-        throw tooLarge(-1);
-      }
-      return (Block) next;
-    }
-
-    void stop() {
-      thread.interrupt();
-    }
-
-    private void run() {
-      try (InputStream in =
-          ArchiveCompression.of(file).decompress(new Counting(Files.newInputStream(file)))) {
-        byte[] carry = new byte[0];
-        int carryLength = 0;
-        int size = BLOCK;
-        while (true) {
-          byte[] block = new byte[Math.max(size, carryLength * 2)];
-          System.arraycopy(carry, 0, block, 0, carryLength);
-          int length = carryLength;
-          int n = 0;
-          while (length < block.length
-              && (n = in.read(block, length, block.length - length)) >= 0) {
-            length += n;
-          }
-          if (n < 0) {
-            if (length > 0) {
-              blocks.put(new Block(block, length));
-            }
-            blocks.put(Block.END);
-            return;
-          }
-          int lastBreak = length - 1;
-          while (lastBreak >= 0 && block[lastBreak] != '\n') {
-            lastBreak--;
-          }
-          if (lastBreak < 0) {
-            // one line longer than a block: keep it all and read on into a larger block
-            carry = block;
-            carryLength = length;
-            continue;
-          }
-          blocks.put(new Block(block, lastBreak + 1));
-          carryLength = length - lastBreak - 1;
-          carry = Arrays.copyOfRange(block, lastBreak + 1, length);
-        }
-      } catch (OutOfMemoryError e) {
-        try {
-          blocks.put(e);
-        } catch (InterruptedException stopped) {
-          // the reader stopped
-        }
-      } catch (IOException e) {
-        try {
-          blocks.put(e);
-        } catch (InterruptedException stopped) {
-          // the reader stopped
-        }
-      } catch (InterruptedException e) {
-        // the reader stopped
-      }
-    }
-
-    /** Counts the file's bytes as the decompression consumes them, for the percent done. */
-    private final class Counting extends FilterInputStream {
-      Counting(InputStream in) {
-        super(in);
-      }
-
-      @Override
-      public int read() throws IOException {
-        int b = super.read();
-        if (b >= 0) {
-          compressedRead.incrementAndGet();
-        }
-        return b;
-      }
-
-      @Override
-      public int read(byte[] b, int off, int len) throws IOException {
-        int n = in.read(b, off, len);
-        if (n > 0) {
-          compressedRead.addAndGet(n);
-        }
-        return n;
-      }
-    }
   }
 }
