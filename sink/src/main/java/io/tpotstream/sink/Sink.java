@@ -111,8 +111,8 @@ public final class Sink implements Closeable {
   }
 
   /**
-   * What a sink needs on a secured cluster: read the summaries as its group, write the metrics
-   * topic in transactions (creating missing topics); docs/kafka.md lists the ACLs.
+   * What a sink needs on a secured cluster: read the summaries as its group, read back and write
+   * the metrics topic in transactions (creating missing topics); docs/kafka.md lists the ACLs.
    */
   public static KafkaNeeds kafkaNeeds(SinkConfig config) {
     KafkaNeeds needs =
@@ -121,7 +121,7 @@ public final class Sink implements Closeable {
             .group(config.groupId(), READ);
     if (config.metricsTopic() != null) {
       needs
-          .topic(config.metricsTopic(), DESCRIBE, WRITE, CREATE)
+          .topic(config.metricsTopic(), DESCRIBE, READ, WRITE, CREATE)
           .transactionalId(config.transactionalId(), WRITE);
     }
     return needs;
@@ -222,6 +222,15 @@ public final class Sink implements Closeable {
       producer.putIfAbsent("max.block.ms", "30000");
       metrics = new MetricsTopic(producer, config.metricsTopic(), config.transactionalId());
       resources.add(metrics);
+      // what the topic holds is not sent again: its last records, or all of it for a new group
+      long read =
+          metrics.readHeld(
+              client, committed.isEmpty() ? Long.MAX_VALUE : tailLines(), KafkaSetup.TIMEOUT);
+      LOG.info(
+          "{}: read {} records back, {} windows of them kept to skip summaries it holds",
+          config.metricsTopic(),
+          read,
+          metrics.keptWindows());
     }
     if (config.prometheusPort() != SinkConfig.PROMETHEUS_OFF) {
       prometheus =
@@ -249,7 +258,7 @@ public final class Sink implements Closeable {
    * back only their last lines: the most a crash can leave written but not committed.
    */
   private void openFiles() {
-    long tail = Math.max(CsvFile.DEFAULT_TAIL_ROWS, 2L * config.maxPollRecords());
+    long tail = tailLines();
     if (config.csv() != null) {
       csv = CsvFile.open(config.csv(), config.csvLabels(), tail);
       resources.add(csv);
@@ -270,6 +279,11 @@ public final class Sink implements Closeable {
               });
       resources.add(jsonl);
     }
+  }
+
+  /** Lines (records) read back from each output's end: the most a crash leaves uncommitted. */
+  private long tailLines() {
+    return Math.max(CsvFile.DEFAULT_TAIL_ROWS, 2L * config.maxPollRecords());
   }
 
   /**
