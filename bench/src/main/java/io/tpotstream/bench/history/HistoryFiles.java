@@ -9,9 +9,11 @@ import io.tpotstream.sink.record.FlatRecord;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,7 +77,7 @@ final class HistoryFiles {
    * Writes {@code windows} windows of every series, the last ending at {@code lastEndMs}, to {@code
    * csv} and {@code jsonl} (replacing them); none for 0.
    *
-   * @return the bytes written to both files
+   * @return the bytes written to both files, which are on the disk when it returns
    */
   long write(Path csv, Path jsonl, long windows, long lastEndMs) {
     try (BufferedWriter csvOut = Files.newBufferedWriter(csv, StandardCharsets.UTF_8);
@@ -112,10 +114,16 @@ final class HistoryFiles {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the history files: " + e.getMessage(), e);
     }
-    try {
-      return Files.size(csv) + Files.size(jsonl);
+    // on the disk before the sink starts, as a history is: its first fsync must not write it
+    return force(csv) + force(jsonl);
+  }
+
+  private static long force(Path file) {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      channel.force(true);
+      return channel.size();
     } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      throw new UncheckedIOException("cannot sync " + file + ": " + e.getMessage(), e);
     }
   }
 }

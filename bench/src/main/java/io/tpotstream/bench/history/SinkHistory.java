@@ -94,7 +94,7 @@ public final class SinkHistory {
           BenchReport.count(windows * HistoryFiles.SERIES)
               + " rows, "
               + String.format(Locale.ROOT, "%.2f GB", bytes / 1e9)
-              + " (written in "
+              + " (written and synced in "
               + BenchReport.seconds(writeNs)
               + ")");
     }
