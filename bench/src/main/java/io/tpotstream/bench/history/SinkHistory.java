@@ -115,6 +115,11 @@ public final class SinkHistory {
               + "; Sink.start itself "
               + spread(starts, SinkStartChild.Started::startMs, SinkHistory::ms));
       report.headline(
+          label + ": CPU time and bytes read until all written",
+          spread(starts, SinkStartChild.Started::cpuMs, SinkHistory::ms)
+              + "; "
+              + spread(starts, SinkStartChild.Started::bytesRead, BenchReport::mb));
+      report.headline(
           label + ": heap after a full GC",
           spread(starts, SinkStartChild.Started::heapBytes, BenchReport::mb));
     } finally {

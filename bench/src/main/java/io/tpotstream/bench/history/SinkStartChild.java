@@ -20,7 +20,14 @@ import java.util.concurrent.TimeUnit;
 public final class SinkStartChild {
   /** What one start measured. */
   public record Started(
-      long jvmToStartMs, long startMs, long firstMs, long allMs, long heapBytes, long written) {}
+      long jvmToStartMs,
+      long startMs,
+      long firstMs,
+      long allMs,
+      long cpuMs,
+      long bytesRead,
+      long heapBytes,
+      long written) {}
 
   private SinkStartChild() {}
 
@@ -59,6 +66,8 @@ public final class SinkStartChild {
             "only " + sink.summariesWritten() + " of " + expected + " summaries in 2 minutes");
       }
       long allNs = System.nanoTime();
+      long cpuMs = ms(ProcessMeter.processCpuNs());
+      long bytesRead = ProcessMeter.bytesRead();
       ChildJvm.report(
           "started",
           new Started(
@@ -66,6 +75,8 @@ public final class SinkStartChild {
               ms(startedNs - startNs),
               ms(firstNs[0] - startNs),
               ms(allNs - startNs),
+              cpuMs,
+              bytesRead,
               ProcessMeter.heapAfterGc(),
               sink.summariesWritten()));
     }
