@@ -197,13 +197,17 @@ public final class Sink implements Closeable {
     Properties client = KafkaSetup.clientProps(config);
     int partitions;
     Map<TopicPartition, OffsetAndMetadata> committed;
+    boolean inputEmpty;
     try (Admin admin = Admin.create(KafkaSetup.adminProps(config))) {
       partitions = KafkaSetup.ensureTopics(admin, config);
       committed =
           KafkaGroups.committedOffsets(
               admin, KafkaSetup.connection(config), config.groupId(), config.inputTopic());
+      inputEmpty = KafkaSetup.isEmpty(admin, config.inputTopic(), partitions);
     }
-    if (committed.isEmpty()) {
+    // a new group is offered every summary the input holds again (none: nothing to learn)
+    boolean offeredAgain = committed.isEmpty() && !inputEmpty;
+    if (offeredAgain) {
       learnHistory();
     } else if (csv != null && !csv.hasRows()) {
       LOG.warn(
@@ -222,10 +226,9 @@ public final class Sink implements Closeable {
       producer.putIfAbsent("max.block.ms", "30000");
       metrics = new MetricsTopic(producer, config.metricsTopic(), config.transactionalId());
       resources.add(metrics);
-      // what the topic holds is not sent again: its last records, or all of it for a new group
+      // what the topic holds is not sent again: its last records, or all of it when offered again
       long read =
-          metrics.readHeld(
-              client, committed.isEmpty() ? Long.MAX_VALUE : tailLines(), KafkaSetup.TIMEOUT);
+          metrics.readHeld(client, offeredAgain ? Long.MAX_VALUE : tailLines(), KafkaSetup.TIMEOUT);
       LOG.info(
           "{}: read {} records back, {} windows of them kept to skip summaries it holds",
           config.metricsTopic(),
