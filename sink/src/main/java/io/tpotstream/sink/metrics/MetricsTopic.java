@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * Writes flat records to the metrics topic exactly once: each batch goes in one transaction
  * together with the offsets of the summaries it came from (read-process-write). Key = series;
  * record timestamp = window end. A restart with the same transactional id aborts what a killed sink
- * left open. A (series, window) the topic already holds is not sent again ({@link #readHeld}): a
- * new consumer group is offered every summary again, and another group may have written them.
+ * left open. After {@link #readHeld} (a new consumer group, offered every summary again, which
+ * another group may have written), a (series, window) the topic holds is not sent again.
  */
 public final class MetricsTopic implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(MetricsTopic.class);
@@ -36,6 +36,7 @@ public final class MetricsTopic implements Closeable {
   private final String topic;
   private final String transactionalId;
   private final RecentWindows held;
+  private boolean skipHeld;
   private long skipped;
 
   /**
@@ -74,6 +75,7 @@ public final class MetricsTopic implements Closeable {
    * @return the records read
    */
   public long readHeld(Properties clientProps, long lastPerPartition, Duration timeout) {
+    skipHeld = true;
     return MetricsTail.read(clientProps, topic, lastPerPartition, held, timeout);
   }
 
@@ -88,9 +90,9 @@ public final class MetricsTopic implements Closeable {
   }
 
   /**
-   * Sends the {@code records} the topic does not hold yet and commits {@code offsets} for {@code
-   * group} in one transaction; {@code beforeCommit} runs once everything is sent and before the
-   * commit.
+   * Sends the {@code records} (after {@link #readHeld}: those the topic does not hold) and commits
+   * {@code offsets} for {@code group} in one transaction; {@code beforeCommit} runs once everything
+   * is sent and before the commit.
    *
    * @throws IllegalStateException when the transaction failed (it is aborted: nothing of it is
    *     visible to read_committed readers, and the offsets are not committed)
@@ -103,7 +105,7 @@ public final class MetricsTopic implements Closeable {
     try {
       producer.beginTransaction();
       for (FlatRecord record : records) {
-        if (!held.add(new WindowKey(record.series(), record.ts()))) {
+        if (skipHeld && !held.add(new WindowKey(record.series(), record.ts()))) {
           skipped++;
           continue;
         }
