@@ -3,6 +3,7 @@ package io.tpotstream.bench;
 import io.tpotstream.bench.fidelity.ProducerFidelity;
 import io.tpotstream.bench.fidelity.ProxyOverhead;
 import io.tpotstream.bench.freshness.Freshness;
+import io.tpotstream.bench.history.SinkHistory;
 import io.tpotstream.bench.memory.MemoryGrowth;
 import io.tpotstream.bench.recompute.Recompute;
 import io.tpotstream.bench.simulator.ColdStart;
@@ -20,13 +21,14 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * The end-to-end benchmarks (B1 to B5; S1 and S2 for the simulator; P1 for the proxy) against one
+ * The end-to-end benchmarks (B1 to B6; S1 and S2 for the simulator; P1 for the proxy) against one
  * embedded broker, printing every figure with its unit. Benchmarks that fail are reported and the
  * others still run.
  */
 public final class BenchSuite {
   /** The benchmarks, in the order they run. */
-  public static final List<String> ALL = List.of("B1", "B2", "B3", "B4", "B5", "S1", "S2", "P1");
+  public static final List<String> ALL =
+      List.of("B1", "B2", "B3", "B4", "B5", "B6", "S1", "S2", "P1");
 
   private BenchSuite() {}
 
@@ -67,6 +69,7 @@ public final class BenchSuite {
             case "B3" -> Freshness.run(env, report);
             case "B4" -> MemoryGrowth.run(env, report);
             case "B5" -> Recompute.run(env, report);
+            case "B6" -> SinkHistory.run(env, report);
             case "S1" -> ColdStart.run(env, report);
             case "S2" -> PacingCapacity.run(env, report);
             case "P1" -> ProxyOverhead.run(env, report);

@@ -3,9 +3,15 @@ package io.tpotstream.sink;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.kafka.KafkaTopics;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
 
 /** Client settings and topic checks the sink needs before it starts. */
@@ -28,6 +34,27 @@ final class KafkaSetup {
   /** Admin settings: as {@link #clientProps}, every call bounded by {@link #TIMEOUT}. */
   static Properties adminProps(SinkConfig config) {
     return connection(config).adminProperties();
+  }
+
+  /** Whether {@code topic}'s {@code partitions} partitions hold no record (none was ever kept). */
+  static boolean isEmpty(Admin admin, String topic, int partitions) {
+    Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    for (int p = 0; p < partitions; p++) {
+      earliest.put(new TopicPartition(topic, p), OffsetSpec.earliest());
+      latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+    }
+    try {
+      var from = admin.listOffsets(earliest).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      var to = admin.listOffsets(latest).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return from.keySet().stream().allMatch(tp -> from.get(tp).offset() >= to.get(tp).offset());
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException(
+          "cannot list the offsets of " + topic + ": " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while listing the offsets of " + topic, e);
+    }
   }
 
   /**

@@ -111,8 +111,8 @@ public final class Sink implements Closeable {
   }
 
   /**
-   * What a sink needs on a secured cluster: read the summaries as its group, write the metrics
-   * topic in transactions (creating missing topics); docs/kafka.md lists the ACLs.
+   * What a sink needs on a secured cluster: read the summaries as its group, read back and write
+   * the metrics topic in transactions (creating missing topics); docs/kafka.md lists the ACLs.
    */
   public static KafkaNeeds kafkaNeeds(SinkConfig config) {
     KafkaNeeds needs =
@@ -121,7 +121,7 @@ public final class Sink implements Closeable {
             .group(config.groupId(), READ);
     if (config.metricsTopic() != null) {
       needs
-          .topic(config.metricsTopic(), DESCRIBE, WRITE, CREATE)
+          .topic(config.metricsTopic(), DESCRIBE, READ, WRITE, CREATE)
           .transactionalId(config.transactionalId(), WRITE);
     }
     return needs;
@@ -197,13 +197,17 @@ public final class Sink implements Closeable {
     Properties client = KafkaSetup.clientProps(config);
     int partitions;
     Map<TopicPartition, OffsetAndMetadata> committed;
+    boolean inputEmpty;
     try (Admin admin = Admin.create(KafkaSetup.adminProps(config))) {
       partitions = KafkaSetup.ensureTopics(admin, config);
       committed =
           KafkaGroups.committedOffsets(
               admin, KafkaSetup.connection(config), config.groupId(), config.inputTopic());
+      inputEmpty = KafkaSetup.isEmpty(admin, config.inputTopic(), partitions);
     }
-    if (committed.isEmpty()) {
+    // a new group is offered every summary the input holds again (none: nothing to learn)
+    boolean offeredAgain = committed.isEmpty() && !inputEmpty;
+    if (offeredAgain) {
       learnHistory();
     } else if (csv != null && !csv.hasRows()) {
       LOG.warn(
@@ -222,6 +226,17 @@ public final class Sink implements Closeable {
       producer.putIfAbsent("max.block.ms", "30000");
       metrics = new MetricsTopic(producer, config.metricsTopic(), config.transactionalId());
       resources.add(metrics);
+      // a group that resumes sends each batch once (its offsets commit with it); a new group is
+      // offered what the topic may hold already: it reads the topic once and skips that
+      if (offeredAgain) {
+        long read = metrics.readHeld(client, Long.MAX_VALUE, KafkaSetup.TIMEOUT);
+        LOG.info(
+            "group {} is new: read {} records of {} once, {} windows kept to skip what it holds",
+            config.groupId(),
+            read,
+            config.metricsTopic(),
+            metrics.keptWindows());
+      }
     }
     if (config.prometheusPort() != SinkConfig.PROMETHEUS_OFF) {
       prometheus =
@@ -249,7 +264,7 @@ public final class Sink implements Closeable {
    * back only their last lines: the most a crash can leave written but not committed.
    */
   private void openFiles() {
-    long tail = Math.max(CsvFile.DEFAULT_TAIL_ROWS, 2L * config.maxPollRecords());
+    long tail = tailLines();
     if (config.csv() != null) {
       csv = CsvFile.open(config.csv(), config.csvLabels(), tail);
       resources.add(csv);
@@ -270,6 +285,11 @@ public final class Sink implements Closeable {
               });
       resources.add(jsonl);
     }
+  }
+
+  /** Lines (records) read back from each output's end: the most a crash leaves uncommitted. */
+  private long tailLines() {
+    return Math.max(CsvFile.DEFAULT_TAIL_ROWS, 2L * config.maxPollRecords());
   }
 
   /**

@@ -31,7 +31,9 @@ final class DemoCommand implements Callable<Integer> {
   /** The prompt of the seed article's script. */
   static final String PROMPT = "Write a short story about a robot learning to paint.";
 
-  @Mixin RunOptions runOptions;
+  /** Its own --out, beside (not into) the files a tpot sink writes by default. */
+  @Mixin RunOptions runOptions = new RunOptions(Path.of("out", "demo"));
+
   @Mixin TrafficOptions traffic;
   @Mixin SloOptions sloOptions;
 

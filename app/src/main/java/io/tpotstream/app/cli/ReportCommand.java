@@ -56,7 +56,7 @@ final class ReportCommand implements Callable<Integer> {
 
   @Mixin SummariesInputOptions summariesTopic;
 
-  @Mixin OutDirOptions outDir;
+  @Mixin OutDirOptions outDir = new OutDirOptions(Path.of("out"));
 
   @Mixin LogScaleOptions scale;
 

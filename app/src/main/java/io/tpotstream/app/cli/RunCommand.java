@@ -4,6 +4,7 @@ import io.tpotstream.app.run.Pipeline;
 import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.producer.config.ConfigDurations;
 import io.tpotstream.producer.config.ProducerConfig;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -30,7 +31,10 @@ import picocli.CommandLine.Mixin;
     })
 final class RunCommand implements Callable<Integer> {
   @Mixin ProducerConfigOptions configOptions;
-  @Mixin RunOptions runOptions;
+
+  /** Its own --out, beside (not into) the files a tpot sink writes by default. */
+  @Mixin RunOptions runOptions = new RunOptions(Path.of("out", "run"));
+
   @Mixin LoadOptions load;
 
   @Mixin TrafficOptions traffic;

@@ -23,6 +23,11 @@ final class RunOptions {
 
   @Mixin ProgressOptions progress;
 
+  /** {@code defaultOut}: the command's own {@code --out}. */
+  RunOptions(Path defaultOut) {
+    this.outDir = new OutDirOptions(defaultOut);
+  }
+
   @Option(
       names = "--drain-timeout",
       defaultValue = "2m",

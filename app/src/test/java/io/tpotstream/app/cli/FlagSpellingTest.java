@@ -112,6 +112,9 @@ class FlagSpellingTest {
     assertEquals("s", ((ReportCommand) command("report", "--input", "s")).summariesTopic.topic());
     assertEquals(Path.of("out/summaries.csv"), ((SinkCommand) command("sink")).csv.file.csv);
     assertEquals(Path.of("out"), ((ReportCommand) command("report")).outDir.out);
+    // run and demo write beside, never into, the files a tpot sink writes by default
+    assertEquals(Path.of("out/run"), ((RunCommand) command("run")).runOptions.outDir.out);
+    assertEquals(Path.of("out/demo"), ((DemoCommand) command("demo")).runOptions.outDir.out);
     assertEquals(9404, ((SinkCommand) command("sink")).prometheus.port.port);
     RunCommand run = (RunCommand) command("run", "--window", "1m", "--group-by", "a,b");
     assertEquals(0, run.runOptions.prometheusPort.port);

@@ -129,6 +129,23 @@ public final class ProcessMeter implements AutoCloseable {
   }
 
   /**
+   * Bytes this process has read so far through read calls, from files, sockets and its own jars
+   * alike ({@code rchar} in {@code /proc/self/io}); 0 where there is no such file.
+   */
+  public static long bytesRead() {
+    try {
+      for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/io"))) {
+        if (line.startsWith("rchar:")) {
+          return Long.parseLong(line.substring("rchar:".length()).trim());
+        }
+      }
+    } catch (java.io.IOException | RuntimeException e) {
+      return 0;
+    }
+    return 0;
+  }
+
+  /**
    * This process's maximum resident size so far ({@code VmHWM} in {@code /proc/self/status}, what
    * GNU time's {@code %M} shows), in KiB; 0 where there is no such file.
    */

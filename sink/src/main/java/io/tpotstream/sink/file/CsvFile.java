@@ -1,6 +1,7 @@
 package io.tpotstream.sink.file;
 
 import io.tpotstream.sink.record.FlatRecord;
+import io.tpotstream.sink.record.RecentWindows;
 import io.tpotstream.sink.record.WindowKey;
 import java.io.Closeable;
 import java.nio.file.Path;
@@ -45,7 +46,7 @@ public final class CsvFile implements Closeable {
 
   private CsvFile(Path path, List<String> fixedLabels, long tailRows) {
     this.fixedLabels = fixedLabels == null ? null : List.copyOf(fixedLabels);
-    this.keys = new RecentWindows(path);
+    this.keys = new RecentWindows(path.toString());
     this.log = LineLog.open(path, tailRows, this::readHeader, this::readRow);
     if (this.fixedLabels != null && labelNames != null && !labelNames.equals(this.fixedLabels)) {
       log.close();

@@ -2,6 +2,7 @@ package io.tpotstream.sink.file;
 
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
+import io.tpotstream.sink.record.RecentWindows;
 import io.tpotstream.sink.record.WindowKey;
 import java.io.Closeable;
 import java.nio.file.Path;
@@ -28,7 +29,7 @@ public final class JsonlFile implements Closeable {
   private boolean empty = true;
 
   private JsonlFile(Path path, long tailLines, Consumer<WindowSummary> existing) {
-    this.keys = new RecentWindows(path);
+    this.keys = new RecentWindows(path.toString());
     Consumer<String> lines = decoding(path, this::remember, existing);
     this.log = LineLog.open(path, tailLines, null, lines);
   }

@@ -8,6 +8,7 @@ import io.tpotstream.common.summary.WindowStats;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.sink.TestWindows;
 import io.tpotstream.sink.record.FlatRecord;
+import io.tpotstream.sink.record.RecentWindows;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.file.Files;
