@@ -73,19 +73,35 @@ class ArchiveCompletenessTest {
     return p;
   }
 
-  /** Starts an export of {@code topic} to {@code file} in a thread of its own. */
-  private static Thread exportInBackground(Exporter exporter, Throwable[] failure) {
-    Thread t =
-        new Thread(
-            () -> {
-              try {
-                exporter.run();
-              } catch (Throwable e) {
-                failure[0] = e;
-              }
-            });
-    t.start();
-    return t;
+  /** A slow export of {@code topic} to {@code file}, running in a thread of its own. */
+  private static final class SlowExport {
+    final Progress progress = Progress.quiet();
+    final Exporter exporter;
+    final Thread thread;
+    volatile Throwable failure;
+
+    SlowExport(TestKafka kafka, String topic, Path file) {
+      exporter =
+          new Exporter(
+              new Exporter.Settings(slowClient(kafka), topic, file, null, null, false), progress);
+      thread =
+          new Thread(
+              () -> {
+                try {
+                  exporter.run();
+                } catch (Throwable e) {
+                  failure = e;
+                }
+              });
+      thread.start();
+      await().atMost(Duration.ofSeconds(30)).until(() -> progress.done() > 0);
+    }
+
+    /** Waits for the end of the export; fails the test with what failed it. */
+    void join() throws InterruptedException {
+      thread.join(60_000);
+      assertEquals(null, failure);
+    }
   }
 
   @Test
@@ -93,16 +109,9 @@ class ArchiveCompletenessTest {
       TestKafka kafka, @TempDir Path dir) throws Exception {
     String topic = publish(kafka, "export-stopped", 2);
     Path file = dir.resolve("stopped.jsonl.zst");
-    Progress progress = Progress.quiet();
-    Exporter exporter =
-        new Exporter(
-            new Exporter.Settings(slowClient(kafka), topic, file, null, null, false), progress);
-    Throwable[] failure = {null};
-    Thread export = exportInBackground(exporter, failure);
-    await().atMost(Duration.ofSeconds(30)).until(() -> progress.done() > 0);
-    exporter.stop(); // what Ctrl-C or SIGTERM does
-    export.join(30_000);
-    assertEquals(null, failure[0]);
+    SlowExport export = new SlowExport(kafka, topic, file); // returns once records were read
+    export.exporter.stop(); // what Ctrl-C or SIGTERM does
+    export.join();
 
     ArchiveManifest manifest = ArchiveManifest.read(file).orElseThrow();
     assertFalse(manifest.complete());
@@ -168,13 +177,7 @@ class ArchiveCompletenessTest {
       TestKafka kafka, @TempDir Path dir) throws Exception {
     String topic = publish(kafka, "export-gap", 1);
     Path file = dir.resolve("gap.jsonl");
-    Progress progress = Progress.quiet();
-    Exporter exporter =
-        new Exporter(
-            new Exporter.Settings(slowClient(kafka), topic, file, null, null, false), progress);
-    Throwable[] failure = {null};
-    Thread export = exportInBackground(exporter, failure);
-    await().atMost(Duration.ofSeconds(30)).until(() -> progress.done() > 0);
+    SlowExport export = new SlowExport(kafka, topic, file); // returns once records were read
     long deletedBefore = 15_000;
     try (Admin admin = kafka.admin()) {
       admin
@@ -183,8 +186,7 @@ class ArchiveCompletenessTest {
           .all()
           .get();
     }
-    export.join(60_000);
-    assertEquals(null, failure[0]);
+    export.join();
 
     ArchiveManifest manifest = ArchiveManifest.read(file).orElseThrow();
     assertFalse(manifest.complete());
