@@ -55,7 +55,7 @@ final class DevTools implements AutoCloseable {
                 "--remote-debugging-port=0",
                 page.toString())
             .redirectErrorStream(true)
-            .redirectOutput(profile.resolveSibling("chromium-devtools.log").toFile())
+            .redirectOutput(profile.resolve("chromium-devtools.log").toFile())
             .start();
     try {
       return connect(process, profile.resolve("DevToolsActivePort"));

@@ -14,16 +14,21 @@ import io.tpotstream.sink.compare.CompareHtml;
 import io.tpotstream.sink.compare.CompareResult;
 import io.tpotstream.sink.compare.Comparison;
 import io.tpotstream.sink.compare.RunData;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -72,8 +77,40 @@ class ReportBrowserTest {
   }
 
   /** Loads {@code page} in headless Chromium and returns the page's {@code #chart-status}. */
+  /**
+   * Chromium's profiles live outside the test's temporary directory: its helper processes can still
+   * write there for a moment after the browser exits, and JUnit would then fail to delete the
+   * directory. They are removed after each test as far as they can be.
+   */
+  private final List<Path> profiles = new ArrayList<>();
+
+  private Path profile() throws IOException {
+    Path profile = Files.createTempDirectory("tpot-chromium-");
+    profiles.add(profile);
+    return profile;
+  }
+
+  @AfterEach
+  void removeProfiles() {
+    for (Path profile : profiles) {
+      try (Stream<Path> all = Files.walk(profile)) {
+        all.sorted(Comparator.reverseOrder())
+            .forEach(
+                p -> {
+                  try {
+                    Files.deleteIfExists(p);
+                  } catch (IOException e) {
+                    // a helper process still writing: left for the system's temporary cleanup
+                  }
+                });
+      } catch (IOException | UncheckedIOException e) {
+        // the same
+      }
+    }
+  }
+
   private JsonNode status(Path page) throws Exception {
-    Path profile = Files.createDirectories(dir.resolve("chromium-profile"));
+    Path profile = profile();
     Process chromium =
         new ProcessBuilder(
                 CHROMIUM,
@@ -198,7 +235,7 @@ class ReportBrowserTest {
     ReportModel model = model();
     Report.write(model, dir, false);
     ChartData data = ReportChartData.of(model);
-    Path profile = Files.createDirectories(dir.resolve("devtools-profile"));
+    Path profile = profile();
     try (DevTools page =
         DevTools.open(CHROMIUM, profile, dir.resolve(Report.HTML).toUri(), 1300, 3000)) {
       // the charts are drawn after the page has loaded: wait for the first one's plot area
