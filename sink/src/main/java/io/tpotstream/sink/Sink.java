@@ -226,17 +226,6 @@ public final class Sink implements Closeable {
       producer.putIfAbsent("max.block.ms", "30000");
       metrics = new MetricsTopic(producer, config.metricsTopic(), config.transactionalId());
       resources.add(metrics);
-      // a group that resumes sends each batch once (its offsets commit with it); a new group is
-      // offered what the topic may hold already: it reads the topic once and skips that
-      if (offeredAgain) {
-        long read = metrics.readHeld(client, Long.MAX_VALUE, KafkaSetup.TIMEOUT);
-        LOG.info(
-            "group {} is new: read {} records of {} once, {} windows kept to skip what it holds",
-            config.groupId(),
-            read,
-            config.metricsTopic(),
-            metrics.keptWindows());
-      }
     }
     if (config.prometheusPort() != SinkConfig.PROMETHEUS_OFF) {
       prometheus =

@@ -1,8 +1,6 @@
 package io.tpotstream.sink.metrics;
 
 import io.tpotstream.sink.record.FlatRecord;
-import io.tpotstream.sink.record.RecentWindows;
-import io.tpotstream.sink.record.WindowKey;
 import java.io.Closeable;
 import java.time.Duration;
 import java.util.List;
@@ -26,8 +24,7 @@ import org.slf4j.LoggerFactory;
  * Writes flat records to the metrics topic exactly once: each batch goes in one transaction
  * together with the offsets of the summaries it came from (read-process-write). Key = series;
  * record timestamp = window end. A restart with the same transactional id aborts what a killed sink
- * left open. After {@link #readHeld} (a new consumer group, offered every summary again, which
- * another group may have written), a (series, window) the topic holds is not sent again.
+ * left open.
  */
 public final class MetricsTopic implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(MetricsTopic.class);
@@ -35,9 +32,6 @@ public final class MetricsTopic implements Closeable {
   private final KafkaProducer<String, byte[]> producer;
   private final String topic;
   private final String transactionalId;
-  private final RecentWindows held;
-  private boolean skipHeld;
-  private long skipped;
 
   /**
    * A transactional producer for {@code topic}.
@@ -54,7 +48,6 @@ public final class MetricsTopic implements Closeable {
     props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     this.topic = topic;
     this.transactionalId = transactionalId;
-    this.held = new RecentWindows(topic);
     this.producer = new KafkaProducer<>(props);
     try {
       producer.initTransactions();
@@ -66,33 +59,8 @@ public final class MetricsTopic implements Closeable {
   }
 
   /**
-   * Learns which windows the topic holds, after {@link KafkaProducer#initTransactions} aborted what
-   * a killed sink with this transactional id left open: from the last {@code lastPerPartition}
-   * offsets of each partition ({@link Long#MAX_VALUE}: the whole topic, for a new group).
-   *
-   * @param clientProps connection and security settings for a consumer
-   * @param timeout the bound on each call to Kafka
-   * @return the records read
-   */
-  public long readHeld(Properties clientProps, long lastPerPartition, Duration timeout) {
-    skipHeld = true;
-    return MetricsTail.read(clientProps, topic, lastPerPartition, held, timeout);
-  }
-
-  /** Flat records not sent because the topic held their (series, window) already. */
-  public long skipped() {
-    return skipped;
-  }
-
-  /** (series, window) pairs remembered, over every series: bounded, whatever the topic's length. */
-  public int keptWindows() {
-    return held.size();
-  }
-
-  /**
-   * Sends the {@code records} (after {@link #readHeld}: those the topic does not hold) and commits
-   * {@code offsets} for {@code group} in one transaction; {@code beforeCommit} runs once everything
-   * is sent and before the commit.
+   * Sends the {@code records} and commits {@code offsets} for {@code group} in one transaction;
+   * {@code beforeCommit} runs once everything is sent and before the commit.
    *
    * @throws IllegalStateException when the transaction failed (it is aborted: nothing of it is
    *     visible to read_committed readers, and the offsets are not committed)
@@ -105,10 +73,6 @@ public final class MetricsTopic implements Closeable {
     try {
       producer.beginTransaction();
       for (FlatRecord record : records) {
-        if (skipHeld && !held.add(new WindowKey(record.series(), record.ts()))) {
-          skipped++;
-          continue;
-        }
         producer.send(
             new ProducerRecord<>(topic, null, record.ts(), record.series(), record.toJson()));
       }
