@@ -89,7 +89,8 @@ final class StatsCommand implements Callable<Integer> {
               progress.warn("tpot stats: " + file.getFileName() + " " + problem + " (skipped)");
             }
           };
-      ArchiveManifest.check(file, "stats", incomplete.allow, progress::warn);
+      Optional<ArchiveManifest> manifest =
+          ArchiveManifest.check(file, "stats", incomplete.allow, progress::warn);
       ArchiveReader.Options options =
           new ArchiveReader.Options(
               range.fromMs(),
@@ -98,7 +99,7 @@ final class StatsCommand implements Callable<Integer> {
               progress);
       Optional<Computed> streamed =
           requestsOut == null
-              ? streamed(file, options, settings, skipped, progress)
+              ? streamed(file, manifest, options, settings, skipped, progress)
               : Optional.empty();
       if (streamed.isPresent()) {
         summaries = streamed.get().summaries();
@@ -150,12 +151,12 @@ final class StatsCommand implements Callable<Integer> {
    */
   private static Optional<Computed> streamed(
       Path file,
+      Optional<ArchiveManifest> manifest,
       ArchiveReader.Options options,
       StageSettings settings,
       Consumer<String> skipped,
       Progress progress)
       throws IOException {
-    Optional<ArchiveManifest> manifest = ArchiveManifest.read(file);
     if (manifest.isEmpty() || manifest.get().whyNotStreamable(file) != null) {
       return Optional.empty();
     }
