@@ -130,7 +130,11 @@ public final class WindowCounts {
 
   /** The statistics core's accumulator of these counts (full histograms: build it once). */
   public WindowStats toStats() {
-    WindowStats stats = new WindowStats();
+    return toStats(new WindowStats());
+  }
+
+  /** These counts added to {@code stats} (one that was {@link WindowStats#reset}, to reuse it). */
+  public WindowStats toStats(WindowStats stats) {
     for (Metric m : Metric.VALUES) {
       if (latency[m.ordinal()] != null) {
         latency[m.ordinal()].addTo(m.of(stats));

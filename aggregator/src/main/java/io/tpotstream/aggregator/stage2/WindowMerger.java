@@ -77,6 +77,7 @@ public final class WindowMerger {
   private final TreeMap<Long, MergedWindow> windows = new TreeMap<>();
   private final List<Bytes> deletions = new ArrayList<>();
   private final BinaryWriter writer = new BinaryWriter(512);
+  private final WindowStats stats = new WindowStats(); // each summary is built in it, in turn
   private String lastWaiting = "";
 
   /**
@@ -250,7 +251,8 @@ public final class WindowMerger {
     while (done.hasNext()) {
       MergedWindow w = done.next();
       for (MergedSeries s : w.series.values()) {
-        WindowStats stats = s.counts.toStats();
+        stats.reset();
+        s.counts.toStats(stats);
         w.health.addTo(stats);
         WindowSummary summary =
             stats.toSummary(

@@ -1,6 +1,7 @@
 package io.tpotstream.common.stats;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.zip.DataFormatException;
 import org.HdrHistogram.Histogram;
@@ -10,13 +11,27 @@ public final class HistogramCodec {
   private HistogramCodec() {}
 
   public static String encode(LatencyHistogram histogram) {
-    Histogram hdr = histogram.hdr();
-    ByteBuffer buffer = ByteBuffer.allocate(hdr.getNeededByteBufferCapacity());
-    int length = hdr.encodeIntoCompressedByteBuffer(buffer);
-    byte[] bytes = new byte[length];
-    buffer.flip();
-    buffer.get(bytes);
-    return Base64.getEncoder().encodeToString(bytes);
+    return new Encoder().encode(histogram);
+  }
+
+  /**
+   * Encodes one histogram after another into one buffer, kept between calls: HdrHistogram wants a
+   * target as large as the uncompressed form (189 KB), which an encoder per summary would allocate
+   * for each of its histograms. Not thread-safe.
+   */
+  public static final class Encoder {
+    private ByteBuffer buffer = ByteBuffer.allocate(0);
+
+    public String encode(LatencyHistogram histogram) {
+      Histogram hdr = histogram.hdr();
+      int needed = hdr.getNeededByteBufferCapacity();
+      if (buffer.capacity() < needed) {
+        buffer = ByteBuffer.allocate(needed);
+      }
+      buffer.clear();
+      int length = hdr.encodeIntoCompressedByteBuffer(buffer);
+      return Base64.getEncoder().encodeToString(Arrays.copyOfRange(buffer.array(), 0, length));
+    }
   }
 
   /**

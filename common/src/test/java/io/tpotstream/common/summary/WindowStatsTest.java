@@ -8,6 +8,7 @@ import io.tpotstream.common.stats.HistogramCodec;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 class WindowStatsTest {
@@ -79,6 +80,31 @@ class WindowStatsTest {
         HistogramCodec.decode(HistogramCodec.encode(merged.tpot)));
   }
 
+  /**
+   * Stage 2 builds every summary in one WindowStats, reset in between: each summary is
+   * byte-identical to one built in a fresh WindowStats, whatever the summary before it held (the
+   * touched histograms, errors and client figures included).
+   */
+  @Test
+  void aResetWindowStatsBuildsTheSameSummariesAsFreshOnes() {
+    WindowStats reused = new WindowStats();
+    List<WindowStats> fresh = List.of(touched(5, 30_000), sample(), new WindowStats(), sample());
+    List<Consumer<WindowStats>> fills =
+        List.of(
+            w -> fillTouched(w, 5, 30_000),
+            WindowStatsTest::addSample,
+            w -> {},
+            WindowStatsTest::addSample);
+    for (int i = 0; i < fresh.size(); i++) {
+      reused.reset();
+      fills.get(i).accept(reused);
+      assertEquals(
+          WindowSummaryCodec.encodeToString(fresh.get(i).toSummary("m", "m", null, 0, 10_000)),
+          WindowSummaryCodec.encodeToString(reused.toSummary("m", "m", null, 0, 10_000)),
+          "summary " + i);
+    }
+  }
+
   @Test
   void seriesNamesSortLabels() {
     assertEquals("model-a", Series.name("model-a", Map.of()));
@@ -114,7 +140,10 @@ class WindowStatsTest {
    * the client's loop 10 ms late within them.
    */
   private static WindowStats touched(int touched, long touchedMicros) {
-    WindowStats stats = new WindowStats();
+    return fillTouched(new WindowStats(), touched, touchedMicros);
+  }
+
+  private static WindowStats fillTouched(WindowStats stats, int touched, long touchedMicros) {
     stats.tpot.recordMicros(20_000, 1_000);
     stats.tpot.recordMicros(30_000, 10);
     stats.clientTouched(touchedMicros, 10_000, touched);
