@@ -13,10 +13,12 @@ import io.tpotstream.common.binary.BinaryWriter;
 public final class BucketCounts {
   private static final int MIN_CAPACITY = 16;
 
-  /** Bucket value + 1 (0 marks a free slot). */
-  private long[] keys;
+  /**
+   * Slot i is {@code table[2i]}, the bucket value + 1 (0 marks a free slot), and {@code
+   * table[2i+1]}, its count: a key and its count share a cache line, one miss per sample.
+   */
+  private long[] table;
 
-  private long[] counts;
   private int used;
   private long total;
   private long clamped;
@@ -31,8 +33,7 @@ public final class BucketCounts {
     while (capacity < 2L * buckets && capacity < 1 << 17) {
       capacity <<= 1;
     }
-    keys = new long[capacity];
-    counts = new long[capacity];
+    table = new long[2 * capacity];
   }
 
   /**
@@ -69,9 +70,17 @@ public final class BucketCounts {
 
   /** Adds every sample of {@code other}. */
   public void add(BucketCounts other) {
-    for (int i = 0; i < other.keys.length; i++) {
-      if (other.keys[i] != 0) {
-        addBucket(other.keys[i] - 1, other.counts[i]);
+    int capacity = table.length / 2;
+    while (2L * (used + other.used) > capacity && capacity < 1 << 17) {
+      capacity <<= 1; // room for both at once: one copy, not one per doubling
+    }
+    if (capacity > table.length / 2) {
+      resize(capacity);
+    }
+    long[] t = other.table;
+    for (int i = 0; i < t.length; i += 2) {
+      if (t[i] != 0) {
+        addBucket(t[i] - 1, t[i + 1]);
       }
     }
     clamped += other.clamped;
@@ -100,9 +109,9 @@ public final class BucketCounts {
 
   /** Records these samples into {@code histogram} (their clamped count is not carried over). */
   public void addTo(LatencyHistogram histogram) {
-    for (int i = 0; i < keys.length; i++) {
-      if (keys[i] != 0) {
-        histogram.recordMicros(keys[i] - 1, counts[i]);
+    for (int i = 0; i < table.length; i += 2) {
+      if (table[i] != 0) {
+        histogram.recordMicros(table[i] - 1, table[i + 1]);
       }
     }
   }
@@ -111,9 +120,9 @@ public final class BucketCounts {
   public void writeTo(BinaryWriter out) {
     out.writeVarLong(clamped);
     out.writeVarLong(used);
-    for (int i = 0; i < keys.length; i++) {
-      if (keys[i] != 0) {
-        out.writeVarLong(keys[i] - 1).writeVarLong(counts[i]);
+    for (int i = 0; i < table.length; i += 2) {
+      if (table[i] != 0) {
+        out.writeVarLong(table[i] - 1).writeVarLong(table[i + 1]);
       }
     }
   }
@@ -137,43 +146,43 @@ public final class BucketCounts {
 
   private void addBucket(long bucket, long count) {
     long key = bucket + 1;
-    int mask = keys.length - 1;
+    long[] t = table;
+    int mask = t.length - 2; // slot indexes are even
     int i = slot(key, mask);
-    while (keys[i] != 0 && keys[i] != key) {
-      i = (i + 1) & mask;
+    while (t[i] != 0 && t[i] != key) {
+      i = (i + 2) & mask;
     }
-    if (keys[i] == 0) {
-      keys[i] = key;
-      if (++used * 2 > keys.length) {
-        counts[i] = count;
-        total += count;
-        grow();
-        return;
-      }
-    }
-    counts[i] += count;
     total += count;
+    if (t[i] == 0) {
+      t[i] = key;
+      t[i + 1] = count;
+      if (++used * 4 > t.length) { // more than half the slots
+        resize(t.length); // twice the slots
+      }
+      return;
+    }
+    t[i + 1] += count;
   }
 
-  private void grow() {
-    long[] oldKeys = keys;
-    long[] oldCounts = counts;
-    keys = new long[oldKeys.length * 2];
-    counts = new long[oldKeys.length * 2];
-    int mask = keys.length - 1;
-    for (int j = 0; j < oldKeys.length; j++) {
-      if (oldKeys[j] != 0) {
-        int i = slot(oldKeys[j], mask);
-        while (keys[i] != 0) {
-          i = (i + 1) & mask;
+  private void resize(int capacity) {
+    long[] old = table;
+    long[] t = new long[2 * capacity];
+    int mask = t.length - 2;
+    for (int j = 0; j < old.length; j += 2) {
+      if (old[j] != 0) {
+        int i = slot(old[j], mask);
+        while (t[i] != 0) {
+          i = (i + 2) & mask;
         }
-        keys[i] = oldKeys[j];
-        counts[i] = oldCounts[j];
+        t[i] = old[j];
+        t[i + 1] = old[j + 1];
       }
     }
+    table = t;
   }
 
+  /** An even index of the table (mask: its length - 2). */
   private static int slot(long key, int mask) {
-    return (int) ((key * 0x9E3779B97F4A7C15L) >>> 40) & mask;
+    return (int) ((key * 0x9E3779B97F4A7C15L) >>> 39) & mask;
   }
 }

@@ -1,0 +1,56 @@
+package io.tpotstream.common.stats;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.tpotstream.common.binary.BinaryReader;
+import io.tpotstream.common.binary.BinaryWriter;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class BucketCountsTest {
+
+  /**
+   * Bucket counts, however far their table grew, hold exactly the histogram of every sample: after
+   * recording, after a round trip through their binary form and after a merge.
+   */
+  @Test
+  void bucketCountsAreTheHistogramOfTheirSamples() {
+    Random random = new Random(7);
+    for (int round = 0; round < 200; round++) {
+      BucketCounts a = new BucketCounts();
+      BucketCounts b = new BucketCounts();
+      LatencyHistogram all = new LatencyHistogram();
+      LatencyHistogram onlyA = new LatencyHistogram();
+      int n = 1 + random.nextInt(round % 2 == 0 ? 10 : 5_000);
+      for (int i = 0; i < n; i++) {
+        long micros =
+            switch (round % 3) {
+              case 0 -> random.nextInt(4);
+              case 1 -> (long) Math.exp(8 + random.nextGaussian() * 2);
+              default -> random.nextLong() >> random.nextInt(64);
+            };
+        long count = 1 + random.nextInt(3);
+        boolean toA = random.nextBoolean();
+        assertEquals(
+            micros == LatencyHistogram.clampMicros(micros),
+            (toA ? a : b).record(micros, count),
+            "in range");
+        all.recordMicros(micros, count);
+        if (toA) {
+          onlyA.recordMicros(micros, count);
+        }
+      }
+      assertEquals(onlyA, a.toHistogram(), "round " + round);
+      BinaryWriter out = new BinaryWriter();
+      a.writeTo(out);
+      BucketCounts read = BucketCounts.readFrom(new BinaryReader(out.toByteArray()));
+      assertEquals(onlyA, read.toHistogram(), "round trip, round " + round);
+      assertEquals(a.count(), read.count());
+      assertEquals(a.clamped(), read.clamped());
+      read.add(b);
+      assertEquals(all, read.toHistogram(), "merged, round " + round);
+      assertEquals(all.count(), read.count());
+      assertEquals(all.clamped(), read.clamped());
+    }
+  }
+}
