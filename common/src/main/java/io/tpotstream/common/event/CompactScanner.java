@@ -308,9 +308,11 @@ final class CompactScanner {
     int i = from;
     int limit = b.length - 8;
     while (i <= limit) {
-      long x = (long) LONGS.get(b, i);
-      if ((special(x)) != 0) {
-        break;
+      long special = special((long) LONGS.get(b, i));
+      if (special != 0) {
+        // the lowest flagged byte is the first special one (a borrow only flags bytes above it)
+        int at = i + (Long.numberOfTrailingZeros(special) >>> 3);
+        return b[at] == '"' ? at : -1;
       }
       i += 8;
     }
