@@ -6,6 +6,7 @@ import io.tpotstream.common.Series;
 import io.tpotstream.common.binary.BinaryWriter;
 import io.tpotstream.common.event.DecodedEvent;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +25,15 @@ final class SeriesIds {
   private final List<Integer> unsaved = new ArrayList<>();
   private final boolean keepsChanges;
 
+  /**
+   * Series ids by the bytes of the model and labels as records wrote them: a request's start then
+   * reads no strings and builds no name when its series is known. Cleared whenever an id is freed.
+   */
+  private final Map<SeriesBytes, Integer> byBytes = new HashMap<>();
+
+  private final SeriesBytes probe = new SeriesBytes(null);
+  private static final int MAX_BYTES_KEYS = 4096;
+
   SeriesIds(boolean keepsChanges) {
     this.keepsChanges = keepsChanges;
   }
@@ -33,6 +43,22 @@ final class SeriesIds {
    * first sight.
    */
   int of(DecodedEvent event, List<String> groupBy, long clockMs) {
+    if (!event.hasSeriesBytes()) {
+      return byName(event, groupBy, clockMs);
+    }
+    Integer known = byBytes.get(probe.aim(event));
+    if (known != null) {
+      return known;
+    }
+    int id = byName(event, groupBy, clockMs);
+    if (byBytes.size() >= MAX_BYTES_KEYS) {
+      byBytes.clear(); // labels that vary and are not grouped by: bounded, whatever writers send
+    }
+    byBytes.put(new SeriesBytes(event.seriesBytes()), id);
+    return id;
+  }
+
+  private int byName(DecodedEvent event, List<String> groupBy, long clockMs) {
     SortedMap<String, String> labels = Series.select(event.labels(), groupBy);
     String series = Series.name(event.model(), labels);
     Integer known = ids.get(series);
@@ -85,6 +111,7 @@ final class SeriesIds {
       if (name != null && !used[id] && clockMs - usedMs.get(id) > timeoutMs) {
         names.set(id, null);
         ids.remove(name.series());
+        byBytes.clear();
         unsaved.remove(Integer.valueOf(id));
         freed.accept(id);
       }
@@ -116,9 +143,49 @@ final class SeriesIds {
   }
 
   void clear() {
+    byBytes.clear();
     names.clear();
     usedMs.clear();
     ids.clear();
     unsaved.clear();
+  }
+
+  /**
+   * A key of {@link #byBytes}: its bytes, or for the one probe, the event it is aimed at (compared
+   * in place, nothing copied).
+   */
+  private static final class SeriesBytes {
+    private final byte[] bytes;
+    private DecodedEvent event;
+    private int hash;
+
+    SeriesBytes(byte[] bytes) {
+      this.bytes = bytes;
+      this.hash = bytes == null ? 0 : Arrays.hashCode(bytes);
+    }
+
+    SeriesBytes aim(DecodedEvent event) {
+      this.event = event;
+      this.hash = event.seriesBytesHash();
+      return this;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      if (!(o instanceof SeriesBytes other) || hash != other.hash) {
+        return false;
+      }
+      if (event != null) {
+        return event.seriesBytesEqual(other.bytes);
+      }
+      return other.event != null
+          ? other.event.seriesBytesEqual(bytes)
+          : Arrays.equals(bytes, other.bytes);
+    }
+
+    @Override
+    public int hashCode() {
+      return hash;
+    }
   }
 }

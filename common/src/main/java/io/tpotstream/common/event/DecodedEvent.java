@@ -1,6 +1,7 @@
 package io.tpotstream.common.event;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.SortedMap;
 
 /**
@@ -199,6 +200,53 @@ public final class DecodedEvent {
   public SortedMap<String, String> labels() {
     readSeries();
     return labels;
+  }
+
+  /**
+   * Whether the model and labels are known as the record wrote them (the compact scanner's case):
+   * then {@link #seriesBytes}, {@link #seriesBytesHash} and {@link #seriesBytesEqual} give them as
+   * bytes without reading them into strings and a map. The same bytes always name the same series.
+   */
+  public boolean hasSeriesBytes() {
+    return modelStart >= 0 && source != null;
+  }
+
+  /** The model's bytes, a 0 byte and the labels object's bytes (none without labels). */
+  public byte[] seriesBytes() {
+    int model = modelEnd - modelStart;
+    int labels = labelsStart < 0 ? 0 : labelsEnd - labelsStart;
+    byte[] bytes = new byte[model + 1 + labels];
+    System.arraycopy(source, modelStart, bytes, 0, model);
+    if (labels > 0) {
+      System.arraycopy(source, labelsStart, bytes, model + 1, labels);
+    }
+    return bytes;
+  }
+
+  /** {@code Arrays.hashCode(seriesBytes())}, without copying them. */
+  public int seriesBytesHash() {
+    int h = 1;
+    for (int i = modelStart; i < modelEnd; i++) {
+      h = 31 * h + source[i];
+    }
+    h = 31 * h;
+    if (labelsStart >= 0) {
+      for (int i = labelsStart; i < labelsEnd; i++) {
+        h = 31 * h + source[i];
+      }
+    }
+    return h;
+  }
+
+  /** Whether {@code bytes} equals {@link #seriesBytes()}, without copying them. */
+  public boolean seriesBytesEqual(byte[] bytes) {
+    int model = modelEnd - modelStart;
+    int labels = labelsStart < 0 ? 0 : labelsEnd - labelsStart;
+    return bytes.length == model + 1 + labels
+        && bytes[model] == 0
+        && Arrays.equals(bytes, 0, model, source, modelStart, modelEnd)
+        && (labels == 0
+            || Arrays.equals(bytes, model + 1, bytes.length, source, labelsStart, labelsEnd));
   }
 
   private void readSeries() {
