@@ -24,6 +24,10 @@ public final class WindowCounts {
   private static final int METRICS_BEFORE_3 = 6;
 
   private final BucketCounts[] latency = new BucketCounts[Metric.VALUES.length];
+
+  /** The tables {@link #clear} emptied, taken again by the metrics that count samples next. */
+  private final BucketCounts[] emptied = new BucketCounts[Metric.VALUES.length];
+
   private long started;
   private long completedFull;
   private long tooShort;
@@ -37,12 +41,42 @@ public final class WindowCounts {
 
   /** {@code count} samples of {@code micros} µs; false when the value was clamped. */
   public boolean latency(Metric metric, long micros, long count) {
-    BucketCounts buckets = latency[metric.ordinal()];
+    return buckets(metric.ordinal()).record(micros, count);
+  }
+
+  private BucketCounts buckets(int metric) {
+    BucketCounts buckets = latency[metric];
     if (buckets == null) {
-      buckets = new BucketCounts();
-      latency[metric.ordinal()] = buckets;
+      buckets = emptied[metric] != null ? emptied[metric] : new BucketCounts();
+      emptied[metric] = null;
+      latency[metric] = buckets;
     }
-    return buckets.record(micros, count);
+    return buckets;
+  }
+
+  /**
+   * Forgets everything, keeping the bucket tables for the next window of the same series: stage 1
+   * counts each series' windows in one set of tables (grown to a few thousand buckets each) instead
+   * of growing new ones every window. Written and read, these counts are as if new.
+   */
+  public void clear() {
+    for (int m = 0; m < latency.length; m++) {
+      if (latency[m] != null) {
+        latency[m].clear();
+        emptied[m] = latency[m];
+        latency[m] = null;
+      }
+    }
+    started = 0;
+    completedFull = 0;
+    tooShort = 0;
+    abandoned = 0;
+    firstChunkTokens = 0;
+    lateSamples = 0;
+    coalescedGaps = 0;
+    warmupRequests = 0;
+    goodRequests = 0;
+    errors = null;
   }
 
   public void started(long count) {
@@ -108,10 +142,7 @@ public final class WindowCounts {
   public void add(WindowCounts other) {
     for (int m = 0; m < latency.length; m++) {
       if (other.latency[m] != null) {
-        if (latency[m] == null) {
-          latency[m] = new BucketCounts();
-        }
-        latency[m].add(other.latency[m]);
+        buckets(m).add(other.latency[m]);
       }
     }
     started += other.started;

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
 import org.apache.kafka.common.utils.Bytes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +59,7 @@ public final class PartitionStage {
 
   private final RequestKey probe = RequestKey.probe();
   private final WorkingSet ws;
+  private final IntFunction<WindowCounts> spares; // ws::takeSpare, made once
   private long recordClockMs = NONE; // the clock as the last record left it
   private long recordWallMs = NONE; // this machine's clock when that record was read
 
@@ -76,6 +78,7 @@ public final class PartitionStage {
   public PartitionStage(StageSettings settings, boolean store, boolean closeOnFinal) {
     this.keepsChanges = store;
     this.ws = new WorkingSet(store);
+    this.spares = ws::takeSpare;
     this.closeOnFinal = closeOnFinal;
     this.settings = settings;
     this.goodput = settings.slo().goodput();
@@ -346,6 +349,7 @@ public final class PartitionStage {
         ws.clockMs,
         settings.producerTimeoutMs(),
         id -> {
+          ws.dropSpare(id);
           if (keepsChanges) {
             ws.deletions.add(StageKeys.seriesKey(id));
           }
@@ -374,6 +378,7 @@ public final class PartitionStage {
         if (slot.persisted) {
           ws.deletions.add(StageKeys.countsKey(w.startMs, id));
         }
+        ws.spare(id, slot.counts); // emitted: its tables count the series' next window
       }
       if (clamped > 0) {
         LOG.warn(
@@ -434,7 +439,7 @@ public final class PartitionStage {
   }
 
   private WindowCounts counts(long windowStartMs, int series) {
-    OpenWindow.Slot slot = window(windowStartMs).slot(series);
+    OpenWindow.Slot slot = window(windowStartMs).slot(series, spares);
     slot.changed = true;
     return slot.counts;
   }

@@ -5,7 +5,10 @@ import io.tpotstream.aggregator.partial.WindowCounts;
 
 /** What stage 1 emits for its partition when its close time crosses window ends. */
 public interface Stage1Output {
-  /** The partition's partial of one closed (series, window). */
+  /**
+   * The partition's partial of one closed (series, window): {@code counts} are valid during this
+   * call only (stage 1 counts the series' next window in them); copy what you keep.
+   */
   void partial(long windowStartMs, SeriesName series, WindowCounts counts);
 
   /**

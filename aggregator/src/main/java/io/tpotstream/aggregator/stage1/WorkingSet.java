@@ -46,6 +46,38 @@ final class WorkingSet {
   }
 
   /** The open window starting at {@code startMs}, made when missing. */
+  /**
+   * Each series' counts from its last closed window, cleared, for its next one (see {@link
+   * WindowCounts#clear}); by series id.
+   */
+  private WindowCounts[] spares = new WindowCounts[0];
+
+  /** The counts {@code series} starts a window with: its spare ones, or new. */
+  WindowCounts takeSpare(int series) {
+    WindowCounts spare = series < spares.length ? spares[series] : null;
+    if (spare == null) {
+      return new WindowCounts();
+    }
+    spares[series] = null;
+    return spare;
+  }
+
+  /** Keeps {@code counts} of a closed window (emitted) for the next window of {@code series}. */
+  void spare(int series, WindowCounts counts) {
+    if (series >= spares.length) {
+      spares = Arrays.copyOf(spares, Math.max(series + 1, 2 * spares.length));
+    }
+    counts.clear();
+    spares[series] = counts;
+  }
+
+  /** Forgets the spare counts of a series whose id was freed. */
+  void dropSpare(int series) {
+    if (series < spares.length) {
+      spares[series] = null;
+    }
+  }
+
   OpenWindow window(long startMs) {
     OpenWindow w = lastWindow;
     if (w == null || w.startMs != startMs) {
@@ -127,6 +159,7 @@ final class WorkingSet {
     changedRequests.clear();
     windows.clear();
     lastWindow = null;
+    spares = new WindowCounts[0];
     producers.clear();
     series.clear();
     counters.clear();
@@ -149,7 +182,7 @@ final class WorkingSet {
             case StageKeys.COUNTS -> {
               BinaryReader at = new BinaryReader(k, 1, k.length - 1);
               long start = at.readFixedLong();
-              OpenWindow.Slot slot = window(start).slot(at.readFixedInt());
+              OpenWindow.Slot slot = window(start).slot(at.readFixedInt(), id -> null);
               slot.counts = WindowCounts.readFrom(in);
               slot.persisted = true;
             }

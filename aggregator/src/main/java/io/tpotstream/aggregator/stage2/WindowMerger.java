@@ -187,8 +187,10 @@ public final class WindowMerger {
     return new Stage1Output() {
       @Override
       public void partial(long windowStartMs, SeriesName series, WindowCounts counts) {
+        WindowCounts copy = new WindowCounts(); // stage 1 counts its next window in counts
+        copy.add(counts);
         synchronized (monitor) {
-          WindowMerger.this.partial(partition, windowStartMs, series, counts, out);
+          WindowMerger.this.partial(partition, windowStartMs, series, copy, out);
         }
       }
 

@@ -2,6 +2,7 @@ package io.tpotstream.common.stats;
 
 import io.tpotstream.common.binary.BinaryReader;
 import io.tpotstream.common.binary.BinaryWriter;
+import java.util.Arrays;
 
 /**
  * Latency samples (µs) kept as counts per {@link LatencyHistogram} bucket in a small
@@ -84,6 +85,14 @@ public final class BucketCounts {
       }
     }
     clamped += other.clamped;
+  }
+
+  /** Forgets every sample, keeping the table's size (to count the next window's in it). */
+  public void clear() {
+    Arrays.fill(table, 0);
+    used = 0;
+    total = 0;
+    clamped = 0;
   }
 
   /** Samples recorded. */
