@@ -218,31 +218,39 @@ public final class WindowCounts {
 
   /** Reads what {@link #writeTo} wrote. */
   public static WindowCounts readFrom(BinaryReader in) {
+    WindowCounts c = new WindowCounts();
+    c.addFrom(in);
+    return c;
+  }
+
+  /**
+   * Adds what {@link #writeTo} wrote, read straight from {@code in}: stage 2 merges a partial into
+   * its window's counts without building the partial.
+   */
+  public void addFrom(BinaryReader in) {
     int format = in.readByte();
     if (format < 1 || format > FORMAT) {
       throw new IllegalArgumentException(
           "window counts in format " + format + ", this aggregator reads " + FORMAT);
     }
-    WindowCounts c = new WindowCounts();
-    c.started = in.readVarLong();
-    c.completedFull = in.readVarLong();
-    c.tooShort = in.readVarLong();
-    c.abandoned = in.readVarLong();
-    c.firstChunkTokens = in.readVarLong();
-    c.lateSamples = in.readVarLong();
-    c.coalescedGaps = in.readVarLong();
-    c.warmupRequests = in.readVarLong();
-    c.goodRequests = format >= 2 ? in.readVarLong() : 0;
+    started += in.readVarLong();
+    completedFull += in.readVarLong();
+    tooShort += in.readVarLong();
+    abandoned += in.readVarLong();
+    firstChunkTokens += in.readVarLong();
+    lateSamples += in.readVarLong();
+    coalescedGaps += in.readVarLong();
+    warmupRequests += in.readVarLong();
+    goodRequests += format >= 2 ? in.readVarLong() : 0;
     int errorClasses = in.readVarInt();
     for (int i = 0; i < errorClasses; i++) {
-      c.failed(in.readString(), in.readVarLong());
+      failed(in.readString(), in.readVarLong());
     }
-    int metrics = format >= 3 ? c.latency.length : METRICS_BEFORE_3;
+    int metrics = format >= 3 ? latency.length : METRICS_BEFORE_3;
     for (int m = 0; m < metrics; m++) {
       if (in.readByte() == 1) {
-        c.latency[m] = BucketCounts.readFrom(in);
+        buckets(m).addFrom(in);
       }
     }
-    return c;
   }
 }

@@ -75,6 +75,10 @@ public final class WindowMerger {
   private long dropped;
   private boolean progressChanged;
   private final TreeMap<Long, MergedWindow> windows = new TreeMap<>();
+
+  /** A window's partials are added up in it, one series after another, when it is emitted. */
+  private final WindowCounts sum = new WindowCounts();
+
   private final List<Bytes> deletions = new ArrayList<>();
   private final BinaryWriter writer = new BinaryWriter(512);
   private final WindowStats stats = new WindowStats(); // each summary is built in it, in turn
@@ -142,9 +146,27 @@ public final class WindowMerger {
     }
   }
 
-  /** Merges one partition's partial of a (series, window). */
+  /** Merges one partition's partial of a (series, window) (a copy of {@code counts}). */
   public void partial(
       int partition, long windowStartMs, SeriesName series, WindowCounts counts, MergeOutput out) {
+    BinaryWriter copy = new BinaryWriter(512);
+    counts.writeTo(copy);
+    byte[] bytes = copy.toByteArray();
+    partial(partition, windowStartMs, series, bytes, 0, out);
+  }
+
+  /**
+   * Merges one partition's partial of a (series, window) whose counts are {@code record} from
+   * {@code countsAt} to its end, in {@link WindowCounts#writeTo}'s form: kept as they are (the
+   * array is not copied, nor changed), and added up when the window is emitted.
+   */
+  public void partial(
+      int partition,
+      long windowStartMs,
+      SeriesName series,
+      byte[] record,
+      int countsAt,
+      MergeOutput out) {
     checkPartition(partition);
     if (finalisedThrough != NONE && windowStartMs < finalisedThrough) {
       dropped++;
@@ -153,13 +175,9 @@ public final class WindowMerger {
       return;
     }
     MergedWindow w = windows.computeIfAbsent(windowStartMs, MergedWindow::new);
-    MergedSeries merged = w.series.get(series.series());
-    if (merged == null) {
-      w.series.put(series.series(), new MergedSeries(series, counts));
-    } else {
-      merged.counts.add(counts);
-      merged.changed = true;
-    }
+    MergedSeries merged = w.series.computeIfAbsent(series.series(), k -> new MergedSeries(series));
+    merged.partials.add(new Encoded(record, countsAt, record.length - countsAt));
+    merged.changed = true;
   }
 
   /**
@@ -187,10 +205,8 @@ public final class WindowMerger {
     return new Stage1Output() {
       @Override
       public void partial(long windowStartMs, SeriesName series, WindowCounts counts) {
-        WindowCounts copy = new WindowCounts(); // stage 1 counts its next window in counts
-        copy.add(counts);
         synchronized (monitor) {
-          WindowMerger.this.partial(partition, windowStartMs, series, copy, out);
+          WindowMerger.this.partial(partition, windowStartMs, series, counts, out);
         }
       }
 
@@ -253,8 +269,12 @@ public final class WindowMerger {
     while (done.hasNext()) {
       MergedWindow w = done.next();
       for (MergedSeries s : w.series.values()) {
+        sum.clear();
+        for (Encoded partial : s.partials) {
+          sum.addFrom(partial.reader());
+        }
         stats.reset();
-        s.counts.toStats(stats);
+        sum.toStats(stats);
         w.health.addTo(stats);
         WindowSummary summary =
             stats.toSummary(
@@ -370,7 +390,9 @@ public final class WindowMerger {
         if (s.changed) {
           writer.reset();
           s.name.writeTo(writer);
-          s.counts.writeTo(writer);
+          for (Encoded partial : s.partials) {
+            writer.writeBytes(partial.bytes, partial.offset, partial.length);
+          }
           store.put(seriesKey(w.startMs, s.name.series()), writer.toByteArray());
           s.changed = false;
           s.persisted = true;
@@ -423,7 +445,12 @@ public final class WindowMerger {
                   windows.computeIfAbsent(
                       new BinaryReader(k, 1, 8).readFixedLong(), MergedWindow::new);
               SeriesName name = SeriesName.readFrom(in);
-              MergedSeries s = new MergedSeries(name, WindowCounts.readFrom(in));
+              MergedSeries s = new MergedSeries(name);
+              while (in.hasRemaining()) { // its partials in turn (one sum in older stores)
+                int from = in.position();
+                WindowCounts.readFrom(in); // where it ends, and that it reads
+                s.partials.add(new Encoded(value, from, in.position() - from));
+              }
               s.changed = false;
               s.persisted = true;
               w.series.put(name.series(), s);
@@ -469,16 +496,22 @@ public final class WindowMerger {
     }
   }
 
-  /** One (window, series) merged so far. */
+  /** One (window, series) merged so far: its partials as they came, one per input partition. */
   private static final class MergedSeries {
     final SeriesName name;
-    final WindowCounts counts;
+    final List<Encoded> partials = new ArrayList<>(2);
     boolean changed = true;
     boolean persisted;
 
-    MergedSeries(SeriesName name, WindowCounts counts) {
+    MergedSeries(SeriesName name) {
       this.name = name;
-      this.counts = counts;
+    }
+  }
+
+  /** A partial's counts in their binary form: {@code bytes[offset, offset + length)}. */
+  private record Encoded(byte[] bytes, int offset, int length) {
+    BinaryReader reader() {
+      return new BinaryReader(bytes, offset, length);
     }
   }
 }

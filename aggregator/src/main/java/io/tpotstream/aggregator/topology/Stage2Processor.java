@@ -70,7 +70,9 @@ final class Stage2Processor implements Processor<byte[], StageMessage, String, b
     // forwarded. The task fails instead, and exactly-once aborts that output and reads the record
     // again from the last commit; skipping it would lose or half-emit a window.
     switch (m.kind()) {
-      case PARTIAL -> merger.partial(m.partition(), m.windowMs(), m.series(), m.counts(), output);
+      case PARTIAL ->
+          merger.partial(
+              m.partition(), m.windowMs(), m.series(), m.encoded(), m.countsAt(), output);
       case HEALTH -> merger.windowHealth(m.partition(), m.windowMs(), m.pauseMaxUs(), m.lagMaxUs());
       case MARKER -> merger.closedThrough(m.partition(), m.windowMs(), output);
       case DEAD_LETTER -> {}
@@ -104,7 +106,11 @@ final class Stage2Processor implements Processor<byte[], StageMessage, String, b
       long timestamp = Math.min(s.windowEndMs(), causeTimestamp);
       context.forward(new Record<>(s.series(), json, timestamp, new RecordHeaders()));
       commit.windowClosed(causeTimestamp);
-      LOG.atLevel(level())
+      Level level = level();
+      if (!LOG.isEnabledForLevel(level)) {
+        return; // a backlog's windows: no line, and none of its text built
+      }
+      LOG.atLevel(level)
           .log(
               "window {} .. {} {}: TPOT {}; TTFT {}; {} requests completed, {} failed, {} abandoned,"
                   + " {} late samples",

@@ -11,7 +11,10 @@ import io.tpotstream.aggregator.partial.WindowCounts;
  * @param partition the input partition it comes from
  * @param windowMs the window start (partial, health) or the closed-through window end (marker)
  * @param series the partial's series (partial only)
- * @param counts the partial's counts (partial only)
+ * @param counts the partial's counts, as stage 1 sends them (partial only)
+ * @param encoded a received partial's record, its counts' binary form from {@code countsAt} to the
+ *     end: stage 2 keeps them as they came (partial read from the topic only)
+ * @param countsAt where the counts start in {@code encoded}
  * @param pauseMaxUs the producers' worst own pause in the window, negative for none (health)
  * @param lagMaxUs the producers' worst event-loop lag in the window, negative for none (health)
  * @param payload the dead letter's original bytes
@@ -22,6 +25,8 @@ record StageMessage(
     long windowMs,
     SeriesName series,
     WindowCounts counts,
+    byte[] encoded,
+    int countsAt,
     long pauseMaxUs,
     long lagMaxUs,
     byte[] payload) {
@@ -34,20 +39,28 @@ record StageMessage(
 
   static StageMessage partial(
       int partition, long windowStartMs, SeriesName series, WindowCounts counts) {
-    return new StageMessage(Kind.PARTIAL, partition, windowStartMs, series, counts, -1, -1, null);
+    return new StageMessage(
+        Kind.PARTIAL, partition, windowStartMs, series, counts, null, 0, -1, -1, null);
+  }
+
+  /** A partial read from the internal topic, its counts left in {@code record} from {@code at}. */
+  static StageMessage received(
+      int partition, long windowStartMs, SeriesName series, byte[] record, int at) {
+    return new StageMessage(
+        Kind.PARTIAL, partition, windowStartMs, series, null, record, at, -1, -1, null);
   }
 
   static StageMessage health(int partition, long windowStartMs, long pauseMaxUs, long lagMaxUs) {
     return new StageMessage(
-        Kind.HEALTH, partition, windowStartMs, null, null, pauseMaxUs, lagMaxUs, null);
+        Kind.HEALTH, partition, windowStartMs, null, null, null, 0, pauseMaxUs, lagMaxUs, null);
   }
 
   static StageMessage marker(int partition, long windowEndMs) {
-    return new StageMessage(Kind.MARKER, partition, windowEndMs, null, null, -1, -1, null);
+    return new StageMessage(Kind.MARKER, partition, windowEndMs, null, null, null, 0, -1, -1, null);
   }
 
   static StageMessage deadLetter(int partition, byte[] original) {
-    return new StageMessage(Kind.DEAD_LETTER, partition, 0, null, null, -1, -1, original);
+    return new StageMessage(Kind.DEAD_LETTER, partition, 0, null, null, null, 0, -1, -1, original);
   }
 
   boolean isDeadLetter() {

@@ -1,7 +1,6 @@
 package io.tpotstream.aggregator.topology;
 
 import io.tpotstream.aggregator.partial.SeriesName;
-import io.tpotstream.aggregator.partial.WindowCounts;
 import io.tpotstream.common.binary.BinaryReader;
 import io.tpotstream.common.binary.BinaryWriter;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -11,8 +10,9 @@ import org.apache.kafka.common.serialization.Serializer;
 
 /**
  * The binary form of {@link StageMessage} between the stages: [format][kind][partition
- * varint][windowMs zig-zag], then a partial's series and {@link WindowCounts}, a health record's
- * pause and lag, or a dead letter's original bytes.
+ * varint][windowMs zig-zag], then a partial's series and {@code WindowCounts}, a health record's
+ * pause and lag, or a dead letter's original bytes. A partial is read as far as its series: stage 2
+ * reads its counts straight into the window's.
  */
 final class StageMessageSerde {
   private static final int FORMAT = 1;
@@ -25,12 +25,19 @@ final class StageMessageSerde {
   }
 
   static final class Writer implements Serializer<StageMessage> {
+    /**
+     * Each stream thread's buffer, kept between records (one serializer serves every thread): a
+     * partial of a few thousand buckets would otherwise grow a new one, doubling, every window.
+     */
+    private final ThreadLocal<BinaryWriter> buffers =
+        ThreadLocal.withInitial(() -> new BinaryWriter(512));
+
     @Override
     public byte[] serialize(String topic, StageMessage m) {
       if (m == null) {
         return null;
       }
-      BinaryWriter out = new BinaryWriter(m.kind() == StageMessage.Kind.PARTIAL ? 512 : 32);
+      BinaryWriter out = buffers.get().reset();
       out.writeByte(FORMAT)
           .writeByte(m.kind().ordinal())
           .writeVarLong(m.partition())
@@ -38,7 +45,11 @@ final class StageMessageSerde {
       switch (m.kind()) {
         case PARTIAL -> {
           m.series().writeTo(out);
-          m.counts().writeTo(out);
+          if (m.counts() != null) {
+            m.counts().writeTo(out);
+          } else {
+            out.writeBytes(m.encoded(), m.countsAt(), m.encoded().length - m.countsAt());
+          }
         }
         case HEALTH -> out.writeSigned(m.pauseMaxUs()).writeSigned(m.lagMaxUs());
         case MARKER -> {}
@@ -64,9 +75,10 @@ final class StageMessageSerde {
       int partition = in.readVarInt();
       long windowMs = in.readSigned();
       return switch (kind) {
-        case PARTIAL ->
-            StageMessage.partial(
-                partition, windowMs, SeriesName.readFrom(in), WindowCounts.readFrom(in));
+        case PARTIAL -> {
+          SeriesName series = SeriesName.readFrom(in);
+          yield StageMessage.received(partition, windowMs, series, bytes, in.position());
+        }
         case HEALTH -> StageMessage.health(partition, windowMs, in.readSigned(), in.readSigned());
         case MARKER -> StageMessage.marker(partition, windowMs);
         case DEAD_LETTER -> StageMessage.deadLetter(partition, in.readRemaining());

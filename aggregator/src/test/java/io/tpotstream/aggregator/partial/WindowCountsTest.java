@@ -2,6 +2,7 @@ package io.tpotstream.aggregator.partial;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
+import io.tpotstream.common.binary.BinaryReader;
 import io.tpotstream.common.binary.BinaryWriter;
 import java.util.Random;
 import java.util.function.Consumer;
@@ -46,5 +47,19 @@ class WindowCountsTest {
     }
     reused.clear();
     assertArrayEquals(bytes(new WindowCounts()), bytes(reused), "cleared: as new");
+  }
+
+  /** Stage 2 adds a partial read from its bytes: the same as building it, then adding it. */
+  @Test
+  void addingTheBinaryFormIsAddingTheCounts() {
+    WindowCounts added = new WindowCounts();
+    WindowCounts read = new WindowCounts();
+    for (int w = 0; w < 4; w++) {
+      WindowCounts partial = new WindowCounts();
+      window(w, w % 2 == 1).accept(partial);
+      added.add(partial);
+      read.addFrom(new BinaryReader(bytes(partial)));
+      assertArrayEquals(bytes(added), bytes(read), "after partial " + w);
+    }
   }
 }

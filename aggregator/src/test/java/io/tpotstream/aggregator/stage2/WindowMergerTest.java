@@ -9,9 +9,13 @@ import io.tpotstream.aggregator.partial.SeriesName;
 import io.tpotstream.aggregator.partial.WindowCounts;
 import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.aggregator.state.MapState;
+import io.tpotstream.common.binary.BinaryWriter;
 import io.tpotstream.common.slo.SloSpec;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class WindowMergerTest {
@@ -121,5 +125,99 @@ class WindowMergerTest {
     merger.partial(1, 10_000, new SeriesName("m", "m", null), counts, (summary, json) -> {});
     merger.closedThrough(1, 20_000, (summary, json) -> {});
     assertEquals(List.of(0, 2), merger.waitingFor());
+  }
+
+  /**
+   * Partials kept in their binary form (as stage 2 reads the internal topic) and added up in one
+   * sum, series after series and window after window, give exactly the summaries that a new merger
+   * gives each window alone from the partials' counts.
+   */
+  @Test
+  void partialsKeptAsBytesGiveTheSummariesOfTheirCounts() {
+    WindowMerger reusing = new WindowMerger(2, 10_000, 1_000);
+    reusing.open("events");
+    Random random = new Random(11);
+    for (int w = 0; w < 6; w++) {
+      long start = w * 10_000L;
+      WindowMerger alone = new WindowMerger(2, 10_000, 1_000);
+      alone.open("events");
+      List<String> got = new ArrayList<>();
+      List<String> expected = new ArrayList<>();
+      List<String> series = w % 2 == 0 ? List.of("a", "b", "c") : List.of("b");
+      for (String s : series) {
+        SeriesName name = new SeriesName(s, s, null);
+        for (int p = 0; p < 2; p++) {
+          WindowCounts counts = new WindowCounts();
+          for (int i = 0; i < 2_000; i++) {
+            counts.latency(Metric.TPOT, (long) Math.exp(9 + random.nextGaussian()), 1);
+          }
+          if (random.nextBoolean()) {
+            counts.latency(Metric.TTFT, 100_000 + random.nextInt(50_000), 1);
+            counts.failed("http_503", 1);
+          }
+          counts.started(1 + random.nextInt(4));
+          BinaryWriter out = new BinaryWriter();
+          counts.writeTo(out);
+          byte[] bytes = out.toByteArray();
+          byte[] record = new byte[bytes.length + 3]; // counts at the end of a longer record
+          System.arraycopy(bytes, 0, record, 3, bytes.length);
+          reusing.partial(p, start, name, record, 3, (summary, json) -> {});
+          alone.partial(p, start, name, counts, (summary, json) -> {});
+        }
+      }
+      for (int p = 0; p < 2; p++) {
+        reusing.closedThrough(p, start + 10_000, (summary, json) -> got.add(text(json)));
+        alone.closedThrough(p, start + 10_000, (summary, json) -> expected.add(text(json)));
+      }
+      assertEquals(series.size(), got.size(), "window " + w);
+      assertEquals(expected, got, "window " + w);
+    }
+  }
+
+  private static String text(byte[] json) {
+    return new String(json, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * A merger restarted from its store mid-window (one series with partials from both partitions,
+   * one with a single partial: the form of stores that kept one sum per series) emits what one that
+   * never stopped emits.
+   */
+  @Test
+  void aRestartedMergerEmitsWhatOneThatNeverStoppedEmits() {
+    WindowMerger steady = new WindowMerger(2, 10_000, 1_000);
+    WindowMerger first = new WindowMerger(2, 10_000, 1_000);
+    steady.open("events");
+    first.open("events");
+    Random random = new Random(5);
+    List<WindowCounts> partials = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      WindowCounts counts = new WindowCounts();
+      for (int k = 0; k < 500; k++) {
+        counts.latency(Metric.TPOT, (long) Math.exp(9 + random.nextGaussian()), 1);
+      }
+      counts.failed("timeout", i);
+      partials.add(counts);
+    }
+    SeriesName a = new SeriesName("a", "a", null);
+    SeriesName b = new SeriesName("b", "b", null);
+    for (WindowMerger m : List.of(steady, first)) {
+      m.partial(0, 0, a, partials.get(0), (summary, json) -> {});
+      m.partial(1, 0, a, partials.get(1), (summary, json) -> {});
+      m.partial(0, 0, b, partials.get(2), (summary, json) -> {});
+    }
+    MapState state = new MapState();
+    first.writeChanges(state);
+    WindowMerger restarted = new WindowMerger(2, 10_000, 1_000);
+    restarted.load(state);
+    restarted.open("events");
+    List<String> expected = new ArrayList<>();
+    List<String> got = new ArrayList<>();
+    for (int p = 0; p < 2; p++) {
+      steady.closedThrough(p, 10_000, (summary, json) -> expected.add(text(json)));
+      restarted.closedThrough(p, 10_000, (summary, json) -> got.add(text(json)));
+    }
+    assertEquals(2, got.size());
+    assertEquals(expected, got);
   }
 }

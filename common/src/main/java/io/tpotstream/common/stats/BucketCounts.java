@@ -25,16 +25,7 @@ public final class BucketCounts {
   private long clamped;
 
   public BucketCounts() {
-    this(MIN_CAPACITY);
-  }
-
-  /** A table that holds {@code buckets} without growing (a power of two, at most 2^17 slots). */
-  private BucketCounts(int buckets) {
-    int capacity = MIN_CAPACITY;
-    while (capacity < 2L * buckets && capacity < 1 << 17) {
-      capacity <<= 1;
-    }
-    table = new long[2 * capacity];
+    table = new long[2 * MIN_CAPACITY];
   }
 
   /**
@@ -71,13 +62,7 @@ public final class BucketCounts {
 
   /** Adds every sample of {@code other}. */
   public void add(BucketCounts other) {
-    int capacity = table.length / 2;
-    while (2L * (used + other.used) > capacity && capacity < 1 << 17) {
-      capacity <<= 1; // room for both at once: one copy, not one per doubling
-    }
-    if (capacity > table.length / 2) {
-      resize(capacity);
-    }
+    reserve(other.used);
     long[] t = other.table;
     for (int i = 0; i < t.length; i += 2) {
       if (t[i] != 0) {
@@ -85,6 +70,39 @@ public final class BucketCounts {
       }
     }
     clamped += other.clamped;
+  }
+
+  /**
+   * Adds the samples {@link #writeTo} wrote, read straight from {@code in}: stage 2 adds up a
+   * window's partials without building a table for each.
+   */
+  public void addFrom(BinaryReader in) {
+    long clampedIn = in.readVarLong();
+    int n = in.readVarInt();
+    if (clampedIn < 0 || n < 0) {
+      throw new IllegalArgumentException("not latency buckets: " + n + ", clamped " + clampedIn);
+    }
+    reserve(n);
+    for (int i = 0; i < n; i++) {
+      long bucket = in.readVarLong();
+      long count = in.readVarLong();
+      if (bucket < 0 || bucket > LatencyHistogram.HIGHEST_MICROS || count < 0) {
+        throw new IllegalArgumentException("not a latency bucket: " + bucket + " × " + count);
+      }
+      addBucket(bucket, count);
+    }
+    clamped += clampedIn;
+  }
+
+  /** Room for {@code more} new buckets at once: one copy, not one per doubling. */
+  private void reserve(int more) {
+    int capacity = table.length / 2;
+    while (2L * (used + (long) more) > capacity && capacity < 1 << 17) {
+      capacity <<= 1;
+    }
+    if (capacity > table.length / 2) {
+      resize(capacity);
+    }
   }
 
   /** Forgets every sample, keeping the table's size (to count the next window's in it). */
@@ -138,18 +156,8 @@ public final class BucketCounts {
 
   /** Reads what {@link #writeTo} wrote. */
   public static BucketCounts readFrom(BinaryReader in) {
-    long clamped = in.readVarLong();
-    int n = in.readVarInt();
-    BucketCounts buckets = new BucketCounts(n); // sized once: partials are read by the thousand
-    buckets.clamped = clamped;
-    for (int i = 0; i < n; i++) {
-      long bucket = in.readVarLong();
-      long count = in.readVarLong();
-      if (bucket < 0 || bucket > LatencyHistogram.HIGHEST_MICROS || count < 0) {
-        throw new IllegalArgumentException("not a latency bucket: " + bucket + " × " + count);
-      }
-      buckets.addBucket(bucket, count);
-    }
+    BucketCounts buckets = new BucketCounts();
+    buckets.addFrom(in);
     return buckets;
   }
 

@@ -11,7 +11,8 @@ class BucketCountsTest {
 
   /**
    * Bucket counts, however far their table grew, hold exactly the histogram of every sample: after
-   * recording, after a round trip through their binary form and after a merge.
+   * recording, after a round trip through their binary form and after a merge, of the counts or of
+   * their binary form.
    */
   @Test
   void bucketCountsAreTheHistogramOfTheirSamples() {
@@ -47,8 +48,15 @@ class BucketCountsTest {
       assertEquals(onlyA, read.toHistogram(), "round trip, round " + round);
       assertEquals(a.count(), read.count());
       assertEquals(a.clamped(), read.clamped());
+      BucketCounts fromBytes = BucketCounts.readFrom(new BinaryReader(out.toByteArray()));
       read.add(b);
       assertEquals(all, read.toHistogram(), "merged, round " + round);
+      BinaryWriter bOut = new BinaryWriter();
+      b.writeTo(bOut);
+      fromBytes.addFrom(new BinaryReader(bOut.toByteArray()));
+      assertEquals(all, fromBytes.toHistogram(), "merged from bytes, round " + round);
+      assertEquals(all.count(), fromBytes.count());
+      assertEquals(all.clamped(), fromBytes.clamped());
       assertEquals(all.count(), read.count());
       assertEquals(all.clamped(), read.clamped());
     }
