@@ -224,8 +224,8 @@ public final class WindowCounts {
   }
 
   /**
-   * Adds what {@link #writeTo} wrote, read straight from {@code in}: stage 2 merges a partial into
-   * its window's counts without building the partial.
+   * Adds what {@link #writeTo} wrote, read straight from {@code in}: stage 2 adds up a window's
+   * partials from their bytes in one sum, building none of them.
    */
   public void addFrom(BinaryReader in) {
     int format = in.readByte();
