@@ -76,7 +76,10 @@ public final class WindowMerger {
   private boolean progressChanged;
   private final TreeMap<Long, MergedWindow> windows = new TreeMap<>();
 
-  /** A window's partials are added up in it, one series after another, when it is emitted. */
+  /**
+   * Where a series' partials are added up, one series after another: when its window is emitted,
+   * and when it is written to the store (as one sum, as large as one partial at most).
+   */
   private final WindowCounts sum = new WindowCounts();
 
   private final List<Bytes> deletions = new ArrayList<>();
@@ -269,10 +272,7 @@ public final class WindowMerger {
     while (done.hasNext()) {
       MergedWindow w = done.next();
       for (MergedSeries s : w.series.values()) {
-        sum.clear();
-        for (Encoded partial : s.partials) {
-          sum.addFrom(partial.reader());
-        }
+        s.addUp(sum);
         stats.reset();
         sum.toStats(stats);
         w.health.addTo(stats);
@@ -388,12 +388,17 @@ public final class WindowMerger {
       }
       for (MergedSeries s : w.series.values()) {
         if (s.changed) {
+          // one sum, the form stores always had: its size does not grow with the partitions, and
+          // a partial that does not read fails this commit instead of entering the store
+          s.addUp(sum);
           writer.reset();
           s.name.writeTo(writer);
-          for (Encoded partial : s.partials) {
-            writer.writeBytes(partial.bytes, partial.offset, partial.length);
-          }
-          store.put(seriesKey(w.startMs, s.name.series()), writer.toByteArray());
+          int countsAt = writer.size();
+          sum.writeTo(writer);
+          byte[] entry = writer.toByteArray();
+          store.put(seriesKey(w.startMs, s.name.series()), entry);
+          s.partials.clear(); // the entry holds them all now
+          s.partials.add(new Encoded(entry, countsAt, entry.length - countsAt));
           s.changed = false;
           s.persisted = true;
         }
@@ -446,11 +451,9 @@ public final class WindowMerger {
                       new BinaryReader(k, 1, 8).readFixedLong(), MergedWindow::new);
               SeriesName name = SeriesName.readFrom(in);
               MergedSeries s = new MergedSeries(name);
-              while (in.hasRemaining()) { // its partials in turn (one sum in older stores)
-                int from = in.position();
-                WindowCounts.readFrom(in); // where it ends, and that it reads
-                s.partials.add(new Encoded(value, from, in.position() - from));
-              }
+              int countsAt = in.position();
+              WindowCounts.readFrom(in); // that it reads
+              s.partials.add(new Encoded(value, countsAt, in.position() - countsAt));
               s.changed = false;
               s.persisted = true;
               w.series.put(name.series(), s);
@@ -496,7 +499,10 @@ public final class WindowMerger {
     }
   }
 
-  /** One (window, series) merged so far: its partials as they came, one per input partition. */
+  /**
+   * One (window, series) merged so far: its partials as they came (one per input partition), or
+   * since the last commit the sum written to the store, then those that came after it.
+   */
   private static final class MergedSeries {
     final SeriesName name;
     final List<Encoded> partials = new ArrayList<>(2);
@@ -505,6 +511,14 @@ public final class WindowMerger {
 
     MergedSeries(SeriesName name) {
       this.name = name;
+    }
+
+    /** {@code sum}, cleared, then these partials added to it. */
+    void addUp(WindowCounts sum) {
+      sum.clear();
+      for (Encoded partial : partials) {
+        sum.addFrom(partial.reader());
+      }
     }
   }
 

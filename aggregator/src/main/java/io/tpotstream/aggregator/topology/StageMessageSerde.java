@@ -12,7 +12,8 @@ import org.apache.kafka.common.serialization.Serializer;
  * The binary form of {@link StageMessage} between the stages: [format][kind][partition
  * varint][windowMs zig-zag], then a partial's series and {@code WindowCounts}, a health record's
  * pause and lag, or a dead letter's original bytes. A partial is read as far as its series: stage 2
- * keeps its counts' bytes as they came and adds them up when their window is emitted.
+ * keeps its counts' bytes as they came and adds them up (at its commits, and when their window is
+ * emitted).
  */
 final class StageMessageSerde {
   private static final int FORMAT = 1;

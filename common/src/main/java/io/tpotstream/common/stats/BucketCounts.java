@@ -62,7 +62,9 @@ public final class BucketCounts {
 
   /** Adds every sample of {@code other}. */
   public void add(BucketCounts other) {
-    reserve(other.used);
+    if (used == 0) {
+      reserve(other.used);
+    }
     long[] t = other.table;
     for (int i = 0; i < t.length; i += 2) {
       if (t[i] != 0) {
@@ -82,7 +84,9 @@ public final class BucketCounts {
     if (clampedIn < 0 || n < 0) {
       throw new IllegalArgumentException("not latency buckets: " + n + ", clamped " + clampedIn);
     }
-    reserve(n);
+    if (used == 0) {
+      reserve(n); // the first sizes the table; later ones share most buckets: room by need
+    }
     for (int i = 0; i < n; i++) {
       long bucket = in.readVarLong();
       long count = in.readVarLong();
