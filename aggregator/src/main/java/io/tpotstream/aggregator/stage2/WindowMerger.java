@@ -199,9 +199,9 @@ public final class WindowMerger {
 
   /**
    * Stage 1's output for {@code partition} fed straight to this merger, its summaries to {@code
-   * out}: stage 1 and stage 2 in one process (offline stats, the JIT primer, tests), where Kafka
-   * Streams would carry the partials over a topic. Every call holds {@code lock} (several stage-1
-   * threads, one merger), or a monitor of its own when it is null.
+   * out}: stage 1 and stage 2 in one process (offline stats, tests), where Kafka Streams would
+   * carry the partials over a topic. Every call holds {@code lock} (several stage-1 threads, one
+   * merger), or a monitor of its own when it is null.
    */
   public Stage1Output input(int partition, MergeOutput out, Object lock) {
     Object monitor = lock != null ? lock : new Object();
