@@ -45,7 +45,6 @@ final class WorkingSet {
     series = new SeriesIds(keepsChanges);
   }
 
-  /** The open window starting at {@code startMs}, made when missing. */
   /**
    * Each series' counts from its last closed window, cleared, for its next one (see {@link
    * WindowCounts#clear}); by series id.
@@ -78,6 +77,7 @@ final class WorkingSet {
     }
   }
 
+  /** The open window starting at {@code startMs}, made when missing. */
   OpenWindow window(long startMs) {
     OpenWindow w = lastWindow;
     if (w == null || w.startMs != startMs) {

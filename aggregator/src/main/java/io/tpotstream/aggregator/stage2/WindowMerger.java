@@ -152,16 +152,14 @@ public final class WindowMerger {
   /** Merges one partition's partial of a (series, window) (a copy of {@code counts}). */
   public void partial(
       int partition, long windowStartMs, SeriesName series, WindowCounts counts, MergeOutput out) {
-    BinaryWriter copy = new BinaryWriter(512);
-    counts.writeTo(copy);
-    byte[] bytes = copy.toByteArray();
-    partial(partition, windowStartMs, series, bytes, 0, out);
+    counts.writeTo(writer.reset());
+    partial(partition, windowStartMs, series, writer.toByteArray(), 0, out);
   }
 
   /**
    * Merges one partition's partial of a (series, window) whose counts are {@code record} from
    * {@code countsAt} to its end, in {@link WindowCounts#writeTo}'s form: kept as they are (the
-   * array is not copied, nor changed), and added up when the window is emitted.
+   * array is not copied, nor changed) until the next commit adds them to the series' stored sum.
    */
   public void partial(
       int partition,
