@@ -16,6 +16,7 @@ import io.tpotstream.common.slo.SloSpec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -233,5 +234,33 @@ class WindowMergerTest {
     }
     assertEquals(2, got.size());
     assertEquals(expected, got);
+  }
+
+  /**
+   * A partial whose counts do not read (truncated on the internal topic) is kept as it came, then
+   * fails the next commit with the reader's message: it never enters the store.
+   */
+  @Test
+  void aPartialThatDoesNotReadFailsTheCommitAndNeverEntersTheStore() {
+    WindowMerger merger = new WindowMerger(1, 10_000, 1_000);
+    merger.open("events");
+    WindowCounts counts = new WindowCounts();
+    counts.latency(Metric.TPOT, 20_000, 1);
+    counts.latency(Metric.TTFT, 150_000, 1);
+    BinaryWriter out = new BinaryWriter();
+    counts.writeTo(out);
+    byte[] whole = out.toByteArray();
+    byte[] truncated = Arrays.copyOf(whole, whole.length - 2);
+    MapState state = new MapState();
+    merger.partial(0, 0, new SeriesName("a", "a", null), whole, 0, (summary, json) -> {});
+    merger.partial(0, 0, new SeriesName("b", "b", null), truncated, 0, (summary, json) -> {});
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> merger.writeChanges(state));
+    assertTrue(e.getMessage().startsWith("truncated record"), e.getMessage());
+    state.forEach(
+        (key, value) ->
+            assertFalse(
+                key.get()[0] == 'w' && new String(key.get(), StandardCharsets.UTF_8).endsWith("b"),
+                "series b stored"));
   }
 }
