@@ -19,7 +19,9 @@ class JvmOptionsTest {
           "-Xmx2g",
           "-XX:+UseParallelGC",
           "-XX:MaxNewSize=256m",
-          "-XX:InlineSmallCode=1000");
+          "-XX:InlineSmallCode=1000",
+          "-XX:FreqInlineSize=100",
+          "-XX:CompileThresholdScaling=3");
 
   @Test
   void eachCommandHasItsFileAndTheOthersNone() {
@@ -35,7 +37,13 @@ class JvmOptionsTest {
   @Test
   void theHeapTheRestAndExtraOptionsAreOverriddenAsKafkasScriptsDo() {
     assertEquals(
-        List.of("-Xmx8g", "-XX:+UseParallelGC", "-XX:MaxNewSize=256m", "-XX:InlineSmallCode=1000"),
+        List.of(
+            "-Xmx8g",
+            "-XX:+UseParallelGC",
+            "-XX:MaxNewSize=256m",
+            "-XX:InlineSmallCode=1000",
+            "-XX:FreqInlineSize=100",
+            "-XX:CompileThresholdScaling=3"),
         JvmOptions.of("stats", Map.of("TPOT_HEAP_OPTS", "-Xmx8g")));
     assertEquals(
         List.of("-Xms2g", "-Xmx2g", "-XX:+UseG1GC", "-Dx=1"),
