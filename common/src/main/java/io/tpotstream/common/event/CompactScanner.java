@@ -20,11 +20,14 @@ import java.util.TreeMap;
  */
 final class CompactScanner {
   private static final byte[][] NAMES = new byte[TokenEventDecoder.FIELD_NAMES.length][];
+
+  /** The event types, the most frequent first. */
   private static final byte[][] TYPES = {
-    utf8("start"), utf8("token"), utf8("end"), utf8("error"), utf8("heartbeat")
+    utf8("token"), utf8("heartbeat"), utf8("start"), utf8("end"), utf8("error")
   };
+
   private static final EventType[] TYPE_VALUES = {
-    EventType.START, EventType.TOKEN, EventType.END, EventType.ERROR, EventType.HEARTBEAT
+    EventType.TOKEN, EventType.HEARTBEAT, EventType.START, EventType.END, EventType.ERROR
   };
   private static final byte[][] KINDS = {utf8("content"), utf8("reasoning"), utf8("tool")};
   private static final byte[] TRUE = utf8("true");
@@ -37,30 +40,33 @@ final class CompactScanner {
   private static final long HIGH_BITS = 0x8080808080808080L;
 
   /**
-   * Each name with its closing quote as little-endian words of eight bytes (the last one ending at
-   * the quote, overlapping the one before it), and the mask of a name shorter than a word.
+   * Each field's key as producers write it, {@code "name":}, as little-endian words of eight bytes:
+   * its first word, its last (ending at the colon, overlapping the ones before it) and the one
+   * after the first when the key is longer than sixteen bytes. A key shorter than a word is padded
+   * with zeros and compared under {@link #SHORT_MASK}.
    */
-  private static final long[][] QUOTED_WORDS = new long[NAMES.length][];
+  private static final long[] KEY_FIRST = new long[NAMES.length];
 
+  private static final long[] KEY_SECOND = new long[NAMES.length];
+  private static final long[] KEY_LAST = new long[NAMES.length];
+  private static final int[] KEY_LENGTH = new int[NAMES.length];
   private static final long[] SHORT_MASK = new long[NAMES.length];
 
   static {
     for (int f = 0; f < NAMES.length; f++) {
       NAMES[f] = utf8(TokenEventDecoder.FIELD_NAMES[f]);
-      byte[] quoted = Arrays.copyOf(NAMES[f], NAMES[f].length + 1);
-      quoted[quoted.length - 1] = '"';
-      int n = quoted.length;
-      if (n < 8) {
-        byte[] padded = Arrays.copyOf(quoted, 8);
-        QUOTED_WORDS[f] = new long[] {(long) LONGS.get(padded, 0)};
-        SHORT_MASK[f] = (1L << (8 * n)) - 1;
-      } else {
-        long[] words = new long[(n + 7) / 8];
-        for (int w = 0; w < words.length; w++) {
-          words[w] = (long) LONGS.get(quoted, Math.min(8 * w, n - 8));
-        }
-        QUOTED_WORDS[f] = words;
+      byte[] key = utf8('"' + TokenEventDecoder.FIELD_NAMES[f] + "\":");
+      int n = key.length;
+      if (n > 24) {
+        throw new IllegalStateException(
+            "a field name longer than 21 bytes: " + TokenEventDecoder.FIELD_NAMES[f]);
       }
+      KEY_LENGTH[f] = n;
+      byte[] padded = Arrays.copyOf(key, Math.max(n, 16));
+      KEY_FIRST[f] = (long) LONGS.get(padded, 0);
+      KEY_SECOND[f] = (long) LONGS.get(padded, 8);
+      KEY_LAST[f] = (long) LONGS.get(padded, Math.max(n, 8) - 8);
+      SHORT_MASK[f] = n < 8 ? (1L << (8 * n)) - 1 : -1L;
     }
   }
 
@@ -100,23 +106,22 @@ final class CompactScanner {
     int i = 1;
     while (true) {
       // "name":
-      if (i >= n || b[i] != '"') {
-        return false;
-      }
-      int nameStart = i + 1;
       int field = follows[previous];
-      int nameEnd;
-      if (field < NAMES.length && startsWith(b, nameStart, field)) {
-        nameEnd = nameStart + NAMES[field].length; // the expected name, then a quote
+      if (field < NAMES.length && keyAt(b, i, field)) {
+        i += KEY_LENGTH[field]; // the field that followed the last one last time
       } else {
-        nameEnd = stringEnd(b, nameStart);
-        field = nameEnd < 0 ? -1 : field(b, nameStart, nameEnd);
-      }
-      if (field < 0) {
-        return false; // a field this scanner does not know: Jackson skips it
-      }
-      if (nameEnd + 1 >= n || b[nameEnd + 1] != ':') {
-        return false;
+        if (i >= n || b[i] != '"') {
+          return false;
+        }
+        int nameEnd = stringEnd(b, i + 1);
+        field = nameEnd < 0 ? -1 : field(b, i + 1, nameEnd);
+        if (field < 0) {
+          return false; // a field this scanner does not know: Jackson skips it
+        }
+        if (nameEnd + 1 >= n || b[nameEnd + 1] != ':') {
+          return false;
+        }
+        i = nameEnd + 2;
       }
       long bit = 1L << field;
       if ((seen & bit) != 0) {
@@ -125,7 +130,6 @@ final class CompactScanner {
       seen |= bit;
       follows[previous] = field;
       previous = field;
-      i = nameEnd + 2;
       switch (field) {
         case TokenEventDecoder.TYPE -> {
           i = string(b, i);
@@ -328,50 +332,49 @@ final class CompactScanner {
     return -1;
   }
 
-  /** A word of eight bytes with the high bit of every byte that a plain string cannot hold. */
+  /**
+   * A word of eight bytes with the high bit of every byte that a plain string cannot hold: a quote,
+   * a backslash, a control byte, DEL or a non-ASCII byte.
+   */
   private static long special(long x) {
     long quote = x ^ 0x2222222222222222L;
     long backslash = x ^ 0x5C5C5C5C5C5C5C5CL;
-    long del = x ^ 0x7F7F7F7F7F7F7F7FL;
-    long zero =
-        ((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash) | ((del - ONES) & ~del);
+    long zero = ((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash);
     long control = (x - 0x2020202020202020L) & ~x;
-    return (zero | control | x) & HIGH_BITS;
+    long delOrHigher = (x + ONES) | x; // 0x7F + 1 sets the high bit; a carry only leaves 0xFF
+    return (zero | control | delOrHigher) & HIGH_BITS;
   }
 
   /**
-   * Whether {@code b} holds the name of {@code field} at {@code from}, then a quote: a word of
-   * eight bytes at a time (every event has some twenty names to match).
+   * Whether {@code b} holds the key of {@code field}, {@code "name":}, at {@code from}: one to
+   * three words of eight bytes (every event has a dozen or more keys to match).
    */
-  private static boolean startsWith(byte[] b, int from, int field) {
-    long[] words = QUOTED_WORDS[field];
-    int n = NAMES[field].length + 1;
-    if (from + Math.max(n, 8) > b.length) {
-      return startsWithByBytes(b, from, NAMES[field]);
+  private static boolean keyAt(byte[] b, int from, int field) {
+    int n = KEY_LENGTH[field];
+    if (from > b.length - Math.max(n, 8)) {
+      return keyAtByBytes(b, from, field);
     }
-    if (n < 8) {
-      return ((long) LONGS.get(b, from) & SHORT_MASK[field]) == words[0];
+    long first = (long) LONGS.get(b, from);
+    if (n <= 8) {
+      return (first & SHORT_MASK[field]) == KEY_FIRST[field];
     }
-    for (int w = 0; w < words.length; w++) {
-      if ((long) LONGS.get(b, from + Math.min(8 * w, n - 8)) != words[w]) {
-        return false;
-      }
-    }
-    return true;
+    return first == KEY_FIRST[field]
+        && (long) LONGS.get(b, from + n - 8) == KEY_LAST[field]
+        && (n <= 16 || (long) LONGS.get(b, from + 8) == KEY_SECOND[field]);
   }
 
-  /** {@link #startsWith} near the end of the record, where a word would read past it. */
-  private static boolean startsWithByBytes(byte[] b, int from, byte[] name) {
-    int end = from + name.length;
-    if (end >= b.length || b[end] != '"') {
+  /** {@link #keyAt} near the end of the record, where a word would read past it. */
+  private static boolean keyAtByBytes(byte[] b, int from, int field) {
+    byte[] name = NAMES[field];
+    if (from + name.length + 2 >= b.length || b[from] != '"') {
       return false;
     }
     for (int k = 0; k < name.length; k++) {
-      if (b[from + k] != name[k]) {
+      if (b[from + 1 + k] != name[k]) {
         return false;
       }
     }
-    return true;
+    return b[from + 1 + name.length] == '"' && b[from + 2 + name.length] == ':';
   }
 
   /** A string value at {@code i}: sets its bounds, returns the index after it. */
@@ -391,6 +394,7 @@ final class CompactScanner {
   /**
    * A JSON integer of at most {@code maxDigits} digits at {@code i} (so that it fits the field's
    * type), followed by {@code ,} or {@code }}: sets {@link #number}, returns the index after it.
+   * Eight bytes at a time while a word fits: its leading digits found and converted at once.
    */
   private int integer(byte[] b, int i, int maxDigits) {
     int n = b.length;
@@ -398,9 +402,26 @@ final class CompactScanner {
     int start = negative ? i + 1 : i;
     int j = start;
     long value = 0;
-    while (j < n && b[j] >= '0' && b[j] <= '9') {
-      value = value * 10 + (b[j] - '0');
-      j++;
+    while (j <= n - 8) {
+      long word = (long) LONGS.get(b, j);
+      int digits = leadingDigits(word);
+      if (digits == 0) {
+        break;
+      }
+      if (j - start + digits > 18) {
+        return NOT_SURE; // more digits than any field holds
+      }
+      value = value * POWERS_OF_TEN[digits] + eightDigits(word << (8 * (8 - digits)));
+      j += digits;
+      if (digits < 8) {
+        break;
+      }
+    }
+    if (j > n - 8) {
+      while (j < n && b[j] >= '0' && b[j] <= '9' && j - start < 19) {
+        value = value * 10 + (b[j] - '0');
+        j++;
+      }
     }
     int digits = j - start;
     if (digits == 0 || digits > maxDigits || (b[start] == '0' && digits > 1)) {
@@ -411,6 +432,32 @@ final class CompactScanner {
     }
     number = negative ? -value : value;
     return j;
+  }
+
+  private static final long[] POWERS_OF_TEN = {
+    1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L, 100_000_000L
+  };
+
+  /**
+   * How many of a word's bytes, from its first, are ASCII digits: the lowest byte flagged as not a
+   * digit is exact (a borrow or a carry only reaches the bytes above a flagged one).
+   */
+  private static int leadingDigits(long word) {
+    long above = word + 0x4646464646464646L; // '9' + 1 and above get the high bit
+    long below = word - 0x3030303030303030L; // under '0' borrows into the high bit
+    long notDigit = (above | below | word) & HIGH_BITS;
+    return Long.numberOfTrailingZeros(notDigit) >>> 3;
+  }
+
+  /**
+   * The number written by eight ASCII digits, the first in the lowest byte (leading zero bytes, as
+   * a shift leaves them, count as zeros): pairs, then fours, then eight, each by one multiply.
+   */
+  private static long eightDigits(long word) {
+    long v = word & 0x0F0F0F0F0F0F0F0FL;
+    v = (v * 2561) >>> 8;
+    v = ((v & 0x00FF00FF00FF00FFL) * 6553601) >>> 16;
+    return ((v & 0x0000FFFF0000FFFFL) * 42949672960001L) >>> 32;
   }
 
   /** {@code true} or {@code false} at {@code i}: sets {@link #number} to 1 or 0. */

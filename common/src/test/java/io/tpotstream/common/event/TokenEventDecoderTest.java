@@ -60,6 +60,22 @@ class TokenEventDecoderTest {
     "9223372036854775807",
     "9223372036854775808",
     "99999999999999999999999",
+    // digits by the word: lengths around eight and sixteen, leading zeros, what may follow them
+    "12345678",
+    "123456789",
+    "-12345678",
+    "1234567890123456",
+    "12345678901234567",
+    "123456789012345678",
+    "-123456789012345678",
+    "1234567890123456789",
+    "01",
+    "00000000",
+    "012345678",
+    "1234567.5",
+    "12345678.0",
+    "12345678e1",
+    "1234567890123456E2",
     "1700000000000",
     "\"\"",
     "\"x\"",
@@ -118,9 +134,10 @@ class TokenEventDecoderTest {
   }
 
   /**
-   * Values for any field: every JSON type, null, numbers at and past the ends of int and long,
-   * negatives, fractions and exponents, empty and numeric strings, escapes, and label maps broken
-   * in each way (a null, a number, a repeated name, an object).
+   * Values for any field: every JSON type, null, numbers at and past the ends of int and long and
+   * of every length around the scanner's words of eight bytes, negatives, fractions and exponents,
+   * empty and numeric strings, escapes, and label maps broken in each way (a null, a number, a
+   * repeated name, an object).
    */
   private static final String[] ANY_FIELD_VALUES = {
     "null",
