@@ -426,9 +426,18 @@ public final class PartitionStage {
     }
   }
 
+  /** The start of the window holding {@code tsMs}; the last one found is kept (no division). */
   private long startOf(long tsMs) {
-    return Math.floorDiv(tsMs, windowMs) * windowMs;
+    long start = lastStartMs;
+    if (tsMs < start || tsMs - start >= windowMs) {
+      start = Math.floorDiv(tsMs, windowMs) * windowMs;
+      lastStartMs = start;
+    }
+    return start;
   }
+
+  /** The window start {@link #startOf} found last (a fresh stage: one no time falls in). */
+  private long lastStartMs = Long.MAX_VALUE;
 
   private boolean isClosed(long closed, long windowStartMs) {
     return closed != NONE && windowStartMs + windowMs <= closed;
