@@ -54,6 +54,7 @@ public final class PartitionStage {
   private final StageSettings settings;
   private final GoodputLimits goodput;
   private final long windowMs;
+  private final long maxClockSkewMs;
   private final long requestTimeoutMs;
   private final Assignment samples = new Assignment();
 
@@ -83,6 +84,7 @@ public final class PartitionStage {
     this.settings = settings;
     this.goodput = settings.slo().goodput();
     this.windowMs = settings.windowMs();
+    this.maxClockSkewMs = settings.maxClockSkewMs();
     this.requestTimeoutMs = settings.requestTimeoutMs();
   }
 
@@ -91,7 +93,7 @@ public final class PartitionStage {
    * (its time or watermark further ahead of that timestamp than the max clock skew), or null.
    */
   public String distrust(DecodedEvent event, long recordTsMs) {
-    long skewMs = settings.maxClockSkewMs();
+    long skewMs = maxClockSkewMs;
     if (event.ts() - recordTsMs > skewMs) {
       return ahead("its ts", event.ts(), recordTsMs) + ": check the producer host's clock";
     }
