@@ -5,28 +5,33 @@ import io.tpotstream.common.binary.BinaryWriter;
 import java.util.Arrays;
 
 /**
- * Latency samples (µs) kept as counts per {@link LatencyHistogram} bucket in a small
- * open-addressing table: a few hundred bytes where a full histogram takes 189 KB, and records in
- * nanoseconds. Turned into a {@link LatencyHistogram} only when a summary is built; that histogram
- * equals one that recorded every sample. Values outside 0 µs to 1 h are clamped and counted, as the
- * histogram does.
+ * Latency samples (µs) kept as counts per {@link LatencyHistogram} bucket, in an array over the
+ * range of buckets seen so far (grown by doubling towards each new bucket): samples cluster, so a
+ * window's few thousand buckets take a few tens of KB in order, where a full histogram takes 189
+ * KB, and the buckets a stream of samples keeps hitting share cache lines. Turned into a {@link
+ * LatencyHistogram} only when a summary is built; that histogram equals one that recorded every
+ * sample. Values outside 0 µs to 1 h are clamped and counted, as the histogram does.
  */
 public final class BucketCounts {
-  private static final int MIN_CAPACITY = 16;
+  // HdrHistogram's bucket arithmetic for 1 µs to 1 h at three significant digits (LatencyHistogram)
+  private static final int HALF_MAGNITUDE = 10; // 2 x 10^3 needs sub-buckets of 2^11, half 2^10
+  private static final int HALF_COUNT = 1 << HALF_MAGNITUDE;
+  private static final long SUB_BUCKET_MASK = (2L << HALF_MAGNITUDE) - 1;
+  private static final int LEADING_ZERO_COUNT_BASE = 64 - (HALF_MAGNITUDE + 1);
 
-  /**
-   * Slot i is {@code table[2i]}, the bucket value + 1 (0 marks a free slot), and {@code
-   * table[2i+1]}, its count: a key and its count share a cache line, one miss per sample.
-   */
-  private long[] table;
+  /** Buckets from 0 µs to one hour: HdrHistogram's counts array length for this shape. */
+  static final int BUCKETS = index(LatencyHistogram.HIGHEST_MICROS) + 1;
 
+  private static final int MIN_LENGTH = 64;
+  private static final long[] NONE = new long[0];
+
+  /** {@code counts[i]} is the count of bucket {@code base + i}. */
+  private long[] counts = NONE;
+
+  private int base;
   private int used;
   private long total;
   private long clamped;
-
-  public BucketCounts() {
-    table = new long[2 * MIN_CAPACITY];
-  }
 
   /**
    * Adds {@code count} samples of {@code micros} µs.
@@ -34,12 +39,12 @@ public final class BucketCounts {
    * @return false when the value had to be clamped into 0 µs to 1 h
    */
   public boolean record(long micros, long count) {
-    boolean inRange = micros == LatencyHistogram.clampMicros(micros);
-    if (!inRange) {
+    long value = LatencyHistogram.clampMicros(micros);
+    if (value != micros) {
       clamped += count;
     }
-    addBucket(LatencyHistogram.bucketMicros(micros), count);
-    return inRange;
+    add(index(value), count);
+    return value == micros;
   }
 
   /**
@@ -62,13 +67,10 @@ public final class BucketCounts {
 
   /** Adds every sample of {@code other}. */
   public void add(BucketCounts other) {
-    if (used == 0) {
-      reserve(other.used);
-    }
-    long[] t = other.table;
-    for (int i = 0; i < t.length; i += 2) {
-      if (t[i] != 0) {
-        addBucket(t[i] - 1, t[i + 1]);
+    long[] c = other.counts;
+    for (int i = 0; i < c.length; i++) {
+      if (c[i] != 0) {
+        add(other.base + i, c[i]);
       }
     }
     clamped += other.clamped;
@@ -84,34 +86,20 @@ public final class BucketCounts {
     if (clampedIn < 0 || n < 0) {
       throw new IllegalArgumentException("not latency buckets: " + n + ", clamped " + clampedIn);
     }
-    if (used == 0) {
-      reserve(n); // the first sizes the table; later ones share most buckets: room by need
-    }
     for (int i = 0; i < n; i++) {
       long bucket = in.readVarLong();
       long count = in.readVarLong();
       if (bucket < 0 || bucket > LatencyHistogram.HIGHEST_MICROS || count < 0) {
         throw new IllegalArgumentException("not a latency bucket: " + bucket + " × " + count);
       }
-      addBucket(bucket, count);
+      add(index(bucket), count);
     }
     clamped += clampedIn;
   }
 
-  /** Room for {@code more} new buckets at once: one copy, not one per doubling. */
-  private void reserve(int more) {
-    int capacity = table.length / 2;
-    while (2L * (used + (long) more) > capacity && capacity < 1 << 17) {
-      capacity <<= 1;
-    }
-    if (capacity > table.length / 2) {
-      resize(capacity);
-    }
-  }
-
-  /** Forgets every sample, keeping the table's size (to count the next window's in it). */
+  /** Forgets every sample, keeping the array and its range (to count the next window's in it). */
   public void clear() {
-    Arrays.fill(table, 0);
+    Arrays.fill(counts, 0);
     used = 0;
     total = 0;
     clamped = 0;
@@ -140,20 +128,20 @@ public final class BucketCounts {
 
   /** Records these samples into {@code histogram} (their clamped count is not carried over). */
   public void addTo(LatencyHistogram histogram) {
-    for (int i = 0; i < table.length; i += 2) {
-      if (table[i] != 0) {
-        histogram.recordMicros(table[i] - 1, table[i + 1]);
+    for (int i = 0; i < counts.length; i++) {
+      if (counts[i] != 0) {
+        histogram.recordMicros(value(base + i), counts[i]);
       }
     }
   }
 
-  /** Writes the buckets: [clamped][n][(bucket, count) × n], varints. */
+  /** Writes the buckets, lowest first: [clamped][n][(bucket, count) × n], varints. */
   public void writeTo(BinaryWriter out) {
     out.writeVarLong(clamped);
     out.writeVarLong(used);
-    for (int i = 0; i < table.length; i += 2) {
-      if (table[i] != 0) {
-        out.writeVarLong(table[i] - 1).writeVarLong(table[i + 1]);
+    for (int i = 0; i < counts.length; i++) {
+      if (counts[i] != 0) {
+        out.writeVarLong(value(base + i)).writeVarLong(counts[i]);
       }
     }
   }
@@ -165,45 +153,60 @@ public final class BucketCounts {
     return buckets;
   }
 
-  private void addBucket(long bucket, long count) {
-    long key = bucket + 1;
-    long[] t = table;
-    int mask = t.length - 2; // slot indexes are even
-    int i = slot(key, mask);
-    while (t[i] != 0 && t[i] != key) {
-      i = (i + 2) & mask;
-    }
-    total += count;
-    if (t[i] == 0) {
-      t[i] = key;
-      t[i + 1] = count;
-      if (++used * 4 > t.length) { // more than half the slots
-        resize(t.length); // twice the slots
-      }
+  private void add(int index, long count) {
+    if (count == 0) {
       return;
     }
-    t[i + 1] += count;
-  }
-
-  private void resize(int capacity) {
-    long[] old = table;
-    long[] t = new long[2 * capacity];
-    int mask = t.length - 2;
-    for (int j = 0; j < old.length; j += 2) {
-      if (old[j] != 0) {
-        int i = slot(old[j], mask);
-        while (t[i] != 0) {
-          i = (i + 2) & mask;
-        }
-        t[i] = old[j];
-        t[i + 1] = old[j + 1];
-      }
+    int i = index - base;
+    if (i < 0 || i >= counts.length) {
+      cover(index);
+      i = index - base;
     }
-    table = t;
+    long before = counts[i];
+    if (before == 0) {
+      used++;
+    }
+    counts[i] = before + count;
+    total += count;
   }
 
-  /** An even index of the table (mask: its length - 2). */
-  private static int slot(long key, int mask) {
-    return (int) ((key * 0x9E3779B97F4A7C15L) >>> 39) & mask;
+  /** Grows the array (at least doubling it) to reach bucket {@code index}, room on that side. */
+  private void cover(int index) {
+    if (counts.length == 0) {
+      counts = new long[MIN_LENGTH];
+      base = Math.max(0, Math.min(index - MIN_LENGTH / 2, BUCKETS - MIN_LENGTH));
+      return;
+    }
+    int low = Math.min(base, index);
+    int high = Math.max(base + counts.length - 1, index);
+    int length = 2 * counts.length;
+    while (length < high - low + 1) {
+      length *= 2;
+    }
+    length = Math.min(length, BUCKETS);
+    int grownBase = index < base ? Math.max(0, high + 1 - length) : low;
+    grownBase = Math.min(grownBase, BUCKETS - length);
+    long[] grown = new long[length];
+    System.arraycopy(counts, 0, grown, base - grownBase, counts.length);
+    counts = grown;
+    base = grownBase;
+  }
+
+  /** HdrHistogram's counts index of a µs value in range (its bucket). */
+  static int index(long micros) {
+    int bucket = LEADING_ZERO_COUNT_BASE - Long.numberOfLeadingZeros(micros | SUB_BUCKET_MASK);
+    int subBucket = (int) (micros >>> bucket);
+    return ((bucket + 1) << HALF_MAGNITUDE) + subBucket - HALF_COUNT;
+  }
+
+  /** The lowest µs value of the bucket at counts index {@code index}. */
+  static long value(int index) {
+    int bucket = (index >> HALF_MAGNITUDE) - 1;
+    int subBucket = (index & (HALF_COUNT - 1)) + HALF_COUNT;
+    if (bucket < 0) {
+      subBucket -= HALF_COUNT;
+      bucket = 0;
+    }
+    return (long) subBucket << bucket;
   }
 }

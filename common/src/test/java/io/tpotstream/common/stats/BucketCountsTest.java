@@ -61,4 +61,30 @@ class BucketCountsTest {
       assertEquals(all.clamped(), read.clamped());
     }
   }
+
+  /**
+   * The bucket arithmetic is HdrHistogram's for the latency histogram's shape: every counts index
+   * is the bucket of its own lowest value, and any value's bucket starts at the lowest equivalent
+   * value HdrHistogram gives it.
+   */
+  @Test
+  void bucketIndexesAreHdrHistogramsBuckets() {
+    for (int i = 0; i < BucketCounts.BUCKETS; i++) {
+      long low = BucketCounts.value(i);
+      assertEquals(i, BucketCounts.index(low), "index " + i);
+      assertEquals(low, LatencyHistogram.bucketMicros(low), "index " + i);
+    }
+    // one hour is in the last bucket
+    assertEquals(
+        LatencyHistogram.bucketMicros(LatencyHistogram.HIGHEST_MICROS),
+        BucketCounts.value(BucketCounts.BUCKETS - 1));
+    Random random = new Random(11);
+    for (int k = 0; k < 100_000; k++) {
+      long micros = LatencyHistogram.clampMicros(random.nextLong() >>> (1 + random.nextInt(63)));
+      assertEquals(
+          LatencyHistogram.bucketMicros(micros),
+          BucketCounts.value(BucketCounts.index(micros)),
+          "value " + micros);
+    }
+  }
 }
