@@ -5,10 +5,11 @@ import io.tpotstream.common.binary.BinaryWriter;
 import java.util.Arrays;
 
 /**
- * Latency samples (µs) kept as counts per {@link LatencyHistogram} bucket, in an array over the
- * range of buckets seen so far (grown by doubling towards each new bucket): samples cluster, so a
- * window's few thousand buckets take a few tens of KB in order, where a full histogram takes 189
- * KB, and the buckets a stream of samples keeps hitting share cache lines. Turned into a {@link
+ * Latency samples (µs) kept as counts per {@link LatencyHistogram} bucket, where a full histogram
+ * takes 189 KB: a few samples in a small open-addressing table by bucket (its size follows the
+ * buckets used), and once that table would take more room than an array over the range of buckets
+ * seen, in such an array (grown by doubling towards each new bucket): a window of many samples has
+ * them clustered, in neighbouring cache lines, a sparse one keeps the table. Turned into a {@link
  * LatencyHistogram} only when a summary is built; that histogram equals one that recorded every
  * sample. Values outside 0 µs to 1 h are clamped and counted, as the histogram does.
  */
@@ -22,13 +23,21 @@ public final class BucketCounts {
   /** Buckets from 0 µs to one hour: HdrHistogram's counts array length for this shape. */
   static final int BUCKETS = index(LatencyHistogram.HIGHEST_MICROS) + 1;
 
+  private static final int MIN_CAPACITY = 16;
   private static final int MIN_LENGTH = 64;
-  private static final long[] NONE = new long[0];
 
-  /** {@code counts[i]} is the count of bucket {@code base + i}. */
-  private long[] counts = NONE;
+  /**
+   * While sparse: slot i is {@code table[2i]}, the bucket's index + 1 (0 marks a free slot), and
+   * {@code table[2i+1]}, its count. Null once dense.
+   */
+  private long[] table = new long[2 * MIN_CAPACITY];
+
+  /** Once dense: {@code counts[i]} is the count of bucket {@code base + i}; null while sparse. */
+  private long[] counts;
 
   private int base;
+  private int lowest = Integer.MAX_VALUE; // the bucket range seen while sparse
+  private int highest = -1;
   private int used;
   private long total;
   private long clamped;
@@ -67,10 +76,19 @@ public final class BucketCounts {
 
   /** Adds every sample of {@code other}. */
   public void add(BucketCounts other) {
-    long[] c = other.counts;
-    for (int i = 0; i < c.length; i++) {
-      if (c[i] != 0) {
-        add(other.base + i, c[i]);
+    if (other.counts != null) {
+      long[] c = other.counts;
+      for (int i = 0; i < c.length; i++) {
+        if (c[i] != 0) {
+          add(other.base + i, c[i]);
+        }
+      }
+    } else {
+      long[] t = other.table;
+      for (int i = 0; i < t.length; i += 2) {
+        if (t[i] != 0) {
+          add((int) t[i] - 1, t[i + 1]);
+        }
       }
     }
     clamped += other.clamped;
@@ -97,9 +115,11 @@ public final class BucketCounts {
     clamped += clampedIn;
   }
 
-  /** Forgets every sample, keeping the array and its range (to count the next window's in it). */
+  /** Forgets every sample, keeping the room (to count the next window's in it). */
   public void clear() {
-    Arrays.fill(counts, 0);
+    Arrays.fill(counts != null ? counts : table, 0);
+    lowest = Integer.MAX_VALUE;
+    highest = -1;
     used = 0;
     total = 0;
     clamped = 0;
@@ -128,20 +148,36 @@ public final class BucketCounts {
 
   /** Records these samples into {@code histogram} (their clamped count is not carried over). */
   public void addTo(LatencyHistogram histogram) {
-    for (int i = 0; i < counts.length; i++) {
-      if (counts[i] != 0) {
-        histogram.recordMicros(value(base + i), counts[i]);
+    if (counts != null) {
+      for (int i = 0; i < counts.length; i++) {
+        if (counts[i] != 0) {
+          histogram.recordMicros(value(base + i), counts[i]);
+        }
+      }
+    } else {
+      for (int i = 0; i < table.length; i += 2) {
+        if (table[i] != 0) {
+          histogram.recordMicros(value((int) table[i] - 1), table[i + 1]);
+        }
       }
     }
   }
 
-  /** Writes the buckets, lowest first: [clamped][n][(bucket, count) × n], varints. */
+  /** Writes the buckets: [clamped][n][(bucket, count) × n], varints. */
   public void writeTo(BinaryWriter out) {
     out.writeVarLong(clamped);
     out.writeVarLong(used);
-    for (int i = 0; i < counts.length; i++) {
-      if (counts[i] != 0) {
-        out.writeVarLong(value(base + i)).writeVarLong(counts[i]);
+    if (counts != null) {
+      for (int i = 0; i < counts.length; i++) {
+        if (counts[i] != 0) {
+          out.writeVarLong(value(base + i)).writeVarLong(counts[i]);
+        }
+      }
+    } else {
+      for (int i = 0; i < table.length; i += 2) {
+        if (table[i] != 0) {
+          out.writeVarLong(value((int) table[i] - 1)).writeVarLong(table[i + 1]);
+        }
       }
     }
   }
@@ -157,6 +193,11 @@ public final class BucketCounts {
     if (count == 0) {
       return;
     }
+    total += count;
+    if (counts == null) {
+      addSparse(index, count);
+      return;
+    }
     int i = index - base;
     if (i < 0 || i >= counts.length) {
       cover(index);
@@ -167,16 +208,72 @@ public final class BucketCounts {
       used++;
     }
     counts[i] = before + count;
-    total += count;
+  }
+
+  private void addSparse(int index, long count) {
+    long key = index + 1L;
+    long[] t = table;
+    int mask = t.length - 2; // slot indexes are even
+    int i = slot(key, mask);
+    while (t[i] != 0 && t[i] != key) {
+      i = (i + 2) & mask;
+    }
+    if (t[i] != 0) {
+      t[i + 1] += count;
+      return;
+    }
+    t[i] = key;
+    t[i + 1] = count;
+    lowest = Math.min(lowest, index);
+    highest = Math.max(highest, index);
+    if (++used * 4 > t.length) { // more than half the slots: twice the room, or dense if no larger
+      int span = highest - lowest + 1;
+      int length = Math.min(BUCKETS, Math.max(MIN_LENGTH, Integer.highestOneBit(span - 1) << 1));
+      if (length <= 4 * t.length) {
+        toDense(length);
+      } else {
+        resize(t.length);
+      }
+    }
+  }
+
+  /** The table's buckets moved into an array of {@code length} over their range. */
+  private void toDense(int length) {
+    long[] t = table;
+    counts = new long[length];
+    base = Math.max(0, Math.min(lowest, BUCKETS - length));
+    for (int j = 0; j < t.length; j += 2) {
+      if (t[j] != 0) {
+        counts[(int) t[j] - 1 - base] = t[j + 1];
+      }
+    }
+    table = null;
+  }
+
+  private void resize(int capacity) {
+    long[] old = table;
+    long[] t = new long[2 * capacity];
+    int mask = t.length - 2;
+    for (int j = 0; j < old.length; j += 2) {
+      if (old[j] != 0) {
+        int i = slot(old[j], mask);
+        while (t[i] != 0) {
+          i = (i + 2) & mask;
+        }
+        t[i] = old[j];
+        t[i + 1] = old[j + 1];
+      }
+    }
+    table = t;
+  }
+
+  /** An even index of the table (mask: its length - 2). */
+  private static int slot(long key, int mask) {
+    return (int) ((key * 0x9E3779B97F4A7C15L) >>> 39) & mask;
   }
 
   /** Grows the array (at least doubling it) to reach bucket {@code index}, room on that side. */
   private void cover(int index) {
-    if (counts.length == 0) {
-      counts = new long[MIN_LENGTH];
-      base = Math.max(0, Math.min(index - MIN_LENGTH / 2, BUCKETS - MIN_LENGTH));
-      return;
-    }
     int low = Math.min(base, index);
     int high = Math.max(base + counts.length - 1, index);
     int length = 2 * counts.length;
