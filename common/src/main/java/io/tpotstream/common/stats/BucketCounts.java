@@ -226,7 +226,8 @@ public final class BucketCounts {
     t[i + 1] = count;
     lowest = Math.min(lowest, index);
     highest = Math.max(highest, index);
-    if (++used * 4 > t.length) { // more than half the slots: twice the room, or dense if no larger
+    if (++used * 4 > t.length) { // more than half the slots: twice the room, or an array of no more
+      // than twice that
       int span = highest - lowest + 1;
       int length = Math.min(BUCKETS, Math.max(MIN_LENGTH, Integer.highestOneBit(span - 1) << 1));
       if (length <= 4 * t.length) {
