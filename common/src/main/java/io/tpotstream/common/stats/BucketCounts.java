@@ -36,7 +36,7 @@ public final class BucketCounts {
   private long[] counts;
 
   private int base;
-  private int lowest = Integer.MAX_VALUE; // the bucket range seen while sparse
+  private int lowest = Integer.MAX_VALUE; // the range of the buckets holding samples
   private int highest = -1;
   private int used;
   private long total;
@@ -78,9 +78,9 @@ public final class BucketCounts {
   public void add(BucketCounts other) {
     if (other.counts != null) {
       long[] c = other.counts;
-      for (int i = 0; i < c.length; i++) {
-        if (c[i] != 0) {
-          add(other.base + i, c[i]);
+      for (int index = other.lowest; index <= other.highest; index++) {
+        if (c[index - other.base] != 0) {
+          add(index, c[index - other.base]);
         }
       }
     } else {
@@ -117,7 +117,11 @@ public final class BucketCounts {
 
   /** Forgets every sample, keeping the room (to count the next window's in it). */
   public void clear() {
-    Arrays.fill(counts != null ? counts : table, 0);
+    if (counts == null) {
+      Arrays.fill(table, 0);
+    } else if (used > 0) {
+      Arrays.fill(counts, lowest - base, highest - base + 1, 0);
+    }
     lowest = Integer.MAX_VALUE;
     highest = -1;
     used = 0;
@@ -149,9 +153,9 @@ public final class BucketCounts {
   /** Records these samples into {@code histogram} (their clamped count is not carried over). */
   public void addTo(LatencyHistogram histogram) {
     if (counts != null) {
-      for (int i = 0; i < counts.length; i++) {
-        if (counts[i] != 0) {
-          histogram.recordMicros(value(base + i), counts[i]);
+      for (int index = lowest; index <= highest; index++) {
+        if (counts[index - base] != 0) {
+          histogram.recordMicros(value(index), counts[index - base]);
         }
       }
     } else {
@@ -168,9 +172,9 @@ public final class BucketCounts {
     out.writeVarLong(clamped);
     out.writeVarLong(used);
     if (counts != null) {
-      for (int i = 0; i < counts.length; i++) {
-        if (counts[i] != 0) {
-          out.writeVarLong(value(base + i)).writeVarLong(counts[i]);
+      for (int index = lowest; index <= highest; index++) {
+        if (counts[index - base] != 0) {
+          out.writeVarLong(value(index)).writeVarLong(counts[index - base]);
         }
       }
     } else {
@@ -206,6 +210,8 @@ public final class BucketCounts {
     long before = counts[i];
     if (before == 0) {
       used++;
+      lowest = Math.min(lowest, index);
+      highest = Math.max(highest, index);
     }
     counts[i] = before + count;
   }

@@ -12,7 +12,7 @@ class BucketCountsTest {
   /**
    * Bucket counts, in a table or an array however far it grew, hold exactly the histogram of every
    * sample: after recording, after a round trip through their binary form and after a merge, of the
-   * counts or of their binary form.
+   * counts or of their binary form; and cleared, as new.
    */
   @Test
   void bucketCountsAreTheHistogramOfTheirSamples() {
@@ -64,6 +64,11 @@ class BucketCountsTest {
       assertEquals(all.clamped(), fromBytes.clamped());
       assertEquals(all.count(), read.count());
       assertEquals(all.clamped(), read.clamped());
+      // cleared, as stage 1 reuses a series' counts window after window: as new
+      a.clear();
+      assertEquals(0, a.count());
+      a.add(b);
+      assertEquals(b.toHistogram(), a.toHistogram(), "reused, round " + round);
     }
   }
 
