@@ -50,6 +50,7 @@ final class CompactScanner {
   private static final long[] KEY_SECOND = new long[NAMES.length];
   private static final long[] KEY_LAST = new long[NAMES.length];
   private static final int[] KEY_LENGTH = new int[NAMES.length];
+  private static final int[] KEY_ROOM = new int[NAMES.length]; // bytes a key's words read
   private static final long[] SHORT_MASK = new long[NAMES.length];
 
   static {
@@ -62,6 +63,7 @@ final class CompactScanner {
             "a field name longer than 21 bytes: " + TokenEventDecoder.FIELD_NAMES[f]);
       }
       KEY_LENGTH[f] = n;
+      KEY_ROOM[f] = Math.max(n, 8);
       byte[] padded = Arrays.copyOf(key, Math.max(n, 16));
       KEY_FIRST[f] = (long) LONGS.get(padded, 0);
       KEY_SECOND[f] = (long) LONGS.get(padded, 8);
@@ -310,8 +312,7 @@ final class CompactScanner {
    */
   static int stringEnd(byte[] b, int from) {
     int i = from;
-    int limit = b.length - 8;
-    while (i <= limit) {
+    while (i <= b.length - 8) {
       long special = special((long) LONGS.get(b, i));
       if (special != 0) {
         // the lowest flagged byte is the first special one (a borrow only flags bytes above it)
@@ -320,7 +321,12 @@ final class CompactScanner {
       }
       i += 8;
     }
-    for (; i < b.length; i++) {
+    return stringEndByBytes(b, i);
+  }
+
+  /** {@link #stringEnd} near the end of the record, where a word would read past it. */
+  private static int stringEndByBytes(byte[] b, int from) {
+    for (int i = from; i < b.length; i++) {
       byte c = b[i];
       if (c == '"') {
         return i;
@@ -351,15 +357,19 @@ final class CompactScanner {
    */
   private static boolean keyAt(byte[] b, int from, int field) {
     int n = KEY_LENGTH[field];
-    if (from > b.length - Math.max(n, 8)) {
+    if (from > b.length - KEY_ROOM[field]) {
       return keyAtByBytes(b, from, field);
     }
     long first = (long) LONGS.get(b, from);
     if (n <= 8) {
       return (first & SHORT_MASK[field]) == KEY_FIRST[field];
     }
-    return first == KEY_FIRST[field]
-        && (long) LONGS.get(b, from + n - 8) == KEY_LAST[field]
+    return first == KEY_FIRST[field] && longKeyAt(b, from, field, n);
+  }
+
+  /** The words of a key longer than eight bytes after its first. */
+  private static boolean longKeyAt(byte[] b, int from, int field, int n) {
+    return (long) LONGS.get(b, from + n - 8) == KEY_LAST[field]
         && (n <= 16 || (long) LONGS.get(b, from + 8) == KEY_SECOND[field]);
   }
 
@@ -394,43 +404,67 @@ final class CompactScanner {
   /**
    * A JSON integer of at most {@code maxDigits} digits at {@code i} (so that it fits the field's
    * type), followed by {@code ,} or {@code }}: sets {@link #number}, returns the index after it.
-   * Eight bytes at a time while a word fits: its leading digits found and converted at once.
    */
   private int integer(byte[] b, int i, int maxDigits) {
-    int n = b.length;
-    boolean negative = i < n && b[i] == '-';
+    boolean negative = i < b.length && b[i] == '-';
     int start = negative ? i + 1 : i;
+    int j = digits(b, start);
+    if (j == NOT_SURE || !plain(b, start, j, maxDigits)) {
+      return NOT_SURE;
+    }
+    number = negative ? -number : number;
+    return j;
+  }
+
+  /**
+   * Whether the digits {@code b[start, end)} are a plain integer of at most {@code maxDigits} (no
+   * leading zero) that a comma or the object's end follows: not a fraction, an exponent, a space or
+   * garbage.
+   */
+  private static boolean plain(byte[] b, int start, int end, int maxDigits) {
+    int digits = end - start;
+    return digits > 0
+        && digits <= maxDigits
+        && (b[start] != '0' || digits == 1)
+        && end < b.length
+        && (b[end] == ',' || b[end] == '}');
+  }
+
+  /**
+   * The digits from {@code start}: sets {@link #number} to their value, returns the index after
+   * them, or {@link #NOT_SURE} past eighteen. Eight bytes at a time while a word fits: its leading
+   * digits found and converted at once.
+   */
+  private int digits(byte[] b, int start) {
     int j = start;
     long value = 0;
-    while (j <= n - 8) {
+    int digits = 8;
+    while (digits == 8 && j <= b.length - 8) {
       long word = (long) LONGS.get(b, j);
-      int digits = leadingDigits(word);
-      if (digits == 0) {
-        break;
-      }
+      digits = leadingDigits(word);
       if (j - start + digits > 18) {
         return NOT_SURE; // more digits than any field holds
       }
-      value = value * POWERS_OF_TEN[digits] + eightDigits(word << (8 * (8 - digits)));
+      if (digits > 0) { // (a shift by 64 is none)
+        value = value * POWERS_OF_TEN[digits] + eightDigits(word << (8 * (8 - digits)));
+      }
       j += digits;
-      if (digits < 8) {
-        break;
-      }
     }
-    if (j > n - 8) {
-      while (j < n && b[j] >= '0' && b[j] <= '9' && j - start < 19) {
-        value = value * 10 + (b[j] - '0');
-        j++;
-      }
+    return digits == 8 ? digitsByBytes(b, start, j, value) : number(value, j);
+  }
+
+  private int number(long value, int end) {
+    number = value;
+    return end;
+  }
+
+  /** {@link #digits} near the end of the record, where a word would read past it. */
+  private int digitsByBytes(byte[] b, int start, int j, long value) {
+    while (j < b.length && b[j] >= '0' && b[j] <= '9' && j - start < 19) {
+      value = value * 10 + (b[j] - '0');
+      j++;
     }
-    int digits = j - start;
-    if (digits == 0 || digits > maxDigits || (b[start] == '0' && digits > 1)) {
-      return NOT_SURE;
-    }
-    if (j >= n || (b[j] != ',' && b[j] != '}')) {
-      return NOT_SURE; // a fraction, an exponent, a space or garbage
-    }
-    number = negative ? -value : value;
+    number = value;
     return j;
   }
 
