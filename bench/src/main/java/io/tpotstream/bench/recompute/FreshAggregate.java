@@ -20,6 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -100,6 +101,8 @@ public final class FreshAggregate {
     int pairs = env.pick(PAIRS, 1);
     long afterFirstWindow = events.workload().recordsFrom(events.workload().firstWindowEndMs());
     List<double[]> rates = new ArrayList<>(); // kcat, end to end, steady
+    List<String> reference = new ArrayList<>(events.reference());
+    reference.sort(null);
     boolean identical = true;
     int summaries = 0;
     for (int pair = 1; pair <= pairs; pair++) {
@@ -116,10 +119,9 @@ public final class FreshAggregate {
 
       Appended out = aggregate(env, source, events.reference().size(), dir.resolve("pair-" + pair));
       List<String> got = new ArrayList<>(out.values());
-      List<String> reference = new ArrayList<>(events.reference());
       got.sort(null);
-      reference.sort(null);
-      identical &= got.equals(reference);
+      boolean same = got.equals(reference);
+      identical &= same;
       summaries = got.size();
       double endToEnd = records / ((out.lastMs() - out.startMs()) / 1e3);
       double steady = afterFirstWindow / (Math.max(1, out.lastMs() - out.firstMs()) / 1e3);
@@ -143,7 +145,7 @@ public final class FreshAggregate {
       report.figure(
           "summaries out" + run,
           BenchReport.count(got.size())
-              + (got.equals(reference)
+              + (same
                   ? ", identical to the independent recomputation"
                   : ", DIFFERENT from the independent recomputation"));
     }
@@ -189,8 +191,7 @@ public final class FreshAggregate {
   /** Pairs of kcat and a fresh aggregate in the full run. */
   static final int PAIRS = 3;
 
-  private static double median(
-      List<double[]> rows, java.util.function.ToDoubleFunction<double[]> f) {
+  private static double median(List<double[]> rows, ToDoubleFunction<double[]> f) {
     double[] v = rows.stream().mapToDouble(f).sorted().toArray();
     return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
   }

@@ -50,7 +50,6 @@ final class CompactScanner {
   private static final long[] KEY_SECOND = new long[NAMES.length];
   private static final long[] KEY_LAST = new long[NAMES.length];
   private static final int[] KEY_LENGTH = new int[NAMES.length];
-  private static final int[] KEY_ROOM = new int[NAMES.length]; // bytes a key's words read
   private static final long[] SHORT_MASK = new long[NAMES.length];
 
   static {
@@ -63,7 +62,6 @@ final class CompactScanner {
             "a field name longer than 21 bytes: " + TokenEventDecoder.FIELD_NAMES[f]);
       }
       KEY_LENGTH[f] = n;
-      KEY_ROOM[f] = Math.max(n, 8);
       byte[] padded = Arrays.copyOf(key, Math.max(n, 16));
       KEY_FIRST[f] = (long) LONGS.get(padded, 0);
       KEY_SECOND[f] = (long) LONGS.get(padded, 8);
@@ -357,19 +355,15 @@ final class CompactScanner {
    */
   private static boolean keyAt(byte[] b, int from, int field) {
     int n = KEY_LENGTH[field];
-    if (from > b.length - KEY_ROOM[field]) {
+    if (from > b.length - Math.max(n, 8)) {
       return keyAtByBytes(b, from, field);
     }
     long first = (long) LONGS.get(b, from);
     if (n <= 8) {
       return (first & SHORT_MASK[field]) == KEY_FIRST[field];
     }
-    return first == KEY_FIRST[field] && longKeyAt(b, from, field, n);
-  }
-
-  /** The words of a key longer than eight bytes after its first. */
-  private static boolean longKeyAt(byte[] b, int from, int field, int n) {
-    return (long) LONGS.get(b, from + n - 8) == KEY_LAST[field]
+    return first == KEY_FIRST[field]
+        && (long) LONGS.get(b, from + n - 8) == KEY_LAST[field]
         && (n <= 16 || (long) LONGS.get(b, from + 8) == KEY_SECOND[field]);
   }
 
@@ -450,12 +444,11 @@ final class CompactScanner {
       }
       j += digits;
     }
-    return digits == 8 ? digitsByBytes(b, start, j, value) : number(value, j);
-  }
-
-  private int number(long value, int end) {
+    if (digits == 8) {
+      return digitsByBytes(b, start, j, value); // the record ends within a word
+    }
     number = value;
-    return end;
+    return j;
   }
 
   /** {@link #digits} near the end of the record, where a word would read past it. */

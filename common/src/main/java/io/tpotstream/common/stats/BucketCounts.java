@@ -76,21 +76,7 @@ public final class BucketCounts {
 
   /** Adds every sample of {@code other}. */
   public void add(BucketCounts other) {
-    if (other.counts != null) {
-      long[] c = other.counts;
-      for (int index = other.lowest; index <= other.highest; index++) {
-        if (c[index - other.base] != 0) {
-          add(index, c[index - other.base]);
-        }
-      }
-    } else {
-      long[] t = other.table;
-      for (int i = 0; i < t.length; i += 2) {
-        if (t[i] != 0) {
-          add((int) t[i] - 1, t[i + 1]);
-        }
-      }
-    }
+    other.forEach(this::add);
     clamped += other.clamped;
   }
 
@@ -152,35 +138,34 @@ public final class BucketCounts {
 
   /** Records these samples into {@code histogram} (their clamped count is not carried over). */
   public void addTo(LatencyHistogram histogram) {
-    if (counts != null) {
-      for (int index = lowest; index <= highest; index++) {
-        if (counts[index - base] != 0) {
-          histogram.recordMicros(value(index), counts[index - base]);
-        }
-      }
-    } else {
-      for (int i = 0; i < table.length; i += 2) {
-        if (table[i] != 0) {
-          histogram.recordMicros(value((int) table[i] - 1), table[i + 1]);
-        }
-      }
-    }
+    forEach((index, count) -> histogram.recordMicros(value(index), count));
   }
 
   /** Writes the buckets: [clamped][n][(bucket, count) × n], varints. */
   public void writeTo(BinaryWriter out) {
     out.writeVarLong(clamped);
     out.writeVarLong(used);
+    forEach((index, count) -> out.writeVarLong(value(index)).writeVarLong(count));
+  }
+
+  /** A bucket that holds samples: its counts index and how many. */
+  @FunctionalInterface
+  private interface Bucket {
+    void visit(int index, long count);
+  }
+
+  /** Visits every bucket that holds samples: the array's in order, the table's in slot order. */
+  private void forEach(Bucket visitor) {
     if (counts != null) {
       for (int index = lowest; index <= highest; index++) {
         if (counts[index - base] != 0) {
-          out.writeVarLong(value(index)).writeVarLong(counts[index - base]);
+          visitor.visit(index, counts[index - base]);
         }
       }
     } else {
       for (int i = 0; i < table.length; i += 2) {
         if (table[i] != 0) {
-          out.writeVarLong(value((int) table[i] - 1)).writeVarLong(table[i + 1]);
+          visitor.visit((int) table[i] - 1, table[i + 1]);
         }
       }
     }

@@ -72,11 +72,10 @@ public final class LatencyHistogram {
   }
 
   /**
-   * The bucket holding a (clamped) µs value, as its lowest equivalent value: samples in one bucket
-   * are indistinguishable, so counting buckets and recording them later equals recording each
-   * sample.
+   * The bucket holding a (clamped) µs value, as its lowest equivalent value, by HdrHistogram's own
+   * arithmetic: what {@link BucketCounts}' bucket indexes are held to (BucketCountsTest).
    */
-  public static long bucketMicros(long micros) {
+  static long bucketMicros(long micros) {
     return SHAPE.lowestEquivalentValue(clampMicros(micros));
   }
 
