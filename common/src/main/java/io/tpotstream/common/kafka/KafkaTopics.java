@@ -98,23 +98,28 @@ public final class KafkaTopics {
   }
 
   /**
-   * Waits until every partition of a topic just created has a leader in the broker's metadata, at
-   * most the connection's timeout: an idempotent producer whose first batches meet "not the leader"
-   * on a topic seconds old can retry them out of order (OUT_OF_ORDER_SEQUENCE_NUMBER, retried until
-   * its delivery timeout).
+   * Waits until every partition of a topic just created has a leader that answers for it, at most
+   * the connection's timeout. A leader named in the metadata may not have opened the partition yet,
+   * and an idempotent producer whose first batch meets "not the leader" there while a later one is
+   * appended retries that batch out of order (OUT_OF_ORDER_SEQUENCE_NUMBER) until its delivery
+   * timeout, then drops it (KAFKA-15591): so each leader is asked for the partition's end offset,
+   * which it answers only once the partition is open.
    */
   private static void awaitLeaders(Admin admin, KafkaConnection c, String topic, int partitions)
       throws InterruptedException {
     long deadline = System.nanoTime() + c.timeout().toNanos();
+    List<TopicPartition> all =
+        IntStream.range(0, partitions).mapToObj(p -> new TopicPartition(topic, p)).toList();
     while (System.nanoTime() < deadline) {
       try {
         TopicDescription d = describe(admin, c, topic);
         if (d.partitions().size() == partitions
             && d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+          offsets(admin, all, OffsetSpec.latest(), c.timeout());
           return;
         }
       } catch (ExecutionException | TimeoutException e) {
-        // not described yet: ask again
+        // not described or not open yet: ask again
       }
       Thread.sleep(20);
     }
