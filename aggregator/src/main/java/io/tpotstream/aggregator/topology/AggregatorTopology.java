@@ -115,6 +115,11 @@ public final class AggregatorTopology {
     p.put(
         StreamsConfig.NUM_STREAM_THREADS_CONFIG,
         Integer.toString(Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()))));
+    // a task restores its changelog before it reads, and a restore that finds nothing more to read
+    // (a new application id, a changelog already caught up) waited out the broker's empty-fetch
+    // wait, 500 ms, before the next task's began: at every start and rebalance, tasks after the
+    // first started 0.4 s late; with 50 ms, within 0.1 s of the first (BENCHMARKS.md B1)
+    p.put(StreamsConfig.restoreConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), "50");
     // every task reads one partition: there is never another partition to wait for
     p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, "-1");
     // no global stores; says so instead of warning at every start
