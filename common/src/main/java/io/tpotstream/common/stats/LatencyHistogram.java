@@ -18,9 +18,6 @@ public final class LatencyHistogram {
   /** Significant decimal digits kept per value. */
   public static final int SIGNIFICANT_DIGITS = 3;
 
-  /** Only its bucket arithmetic is used (read-only, shared). */
-  private static final Histogram SHAPE = new Histogram(1, HIGHEST_MICROS, SIGNIFICANT_DIGITS);
-
   private final Histogram histogram;
   private long clamped;
   private boolean recorded; // anything recorded or added since the last reset
@@ -69,14 +66,6 @@ public final class LatencyHistogram {
   /** A µs value moved into the range: below 0 → 0, above one hour → one hour. */
   public static long clampMicros(long micros) {
     return micros < 0 ? 0 : Math.min(micros, HIGHEST_MICROS);
-  }
-
-  /**
-   * The bucket holding a (clamped) µs value, as its lowest equivalent value, by HdrHistogram's own
-   * arithmetic: what {@link BucketCounts}' bucket indexes are held to (BucketCountsTest).
-   */
-  static long bucketMicros(long micros) {
-    return SHAPE.lowestEquivalentValue(clampMicros(micros));
   }
 
   /** Records a sample given in ns, rounded to the nearest µs. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.tpotstream.common.binary.BinaryReader;
 import io.tpotstream.common.binary.BinaryWriter;
 import java.util.Random;
+import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
 class BucketCountsTest {
@@ -79,20 +80,22 @@ class BucketCountsTest {
    */
   @Test
   void bucketIndexesAreHdrHistogramsBuckets() {
+    Histogram shape =
+        new Histogram(1, LatencyHistogram.HIGHEST_MICROS, LatencyHistogram.SIGNIFICANT_DIGITS);
     for (int i = 0; i < BucketCounts.BUCKETS; i++) {
       long low = BucketCounts.value(i);
       assertEquals(i, BucketCounts.index(low), "index " + i);
-      assertEquals(low, LatencyHistogram.bucketMicros(low), "index " + i);
+      assertEquals(low, shape.lowestEquivalentValue(low), "index " + i);
     }
     // one hour is in the last bucket
     assertEquals(
-        LatencyHistogram.bucketMicros(LatencyHistogram.HIGHEST_MICROS),
+        shape.lowestEquivalentValue(LatencyHistogram.HIGHEST_MICROS),
         BucketCounts.value(BucketCounts.BUCKETS - 1));
     Random random = new Random(11);
     for (int k = 0; k < 100_000; k++) {
       long micros = LatencyHistogram.clampMicros(random.nextLong() >>> (1 + random.nextInt(63)));
       assertEquals(
-          LatencyHistogram.bucketMicros(micros),
+          shape.lowestEquivalentValue(micros),
           BucketCounts.value(BucketCounts.index(micros)),
           "value " + micros);
     }
