@@ -63,6 +63,7 @@ public final class PartitionStage {
   private final IntFunction<WindowCounts> spares; // ws::takeSpare, made once
   private long recordClockMs = NONE; // the clock as the last record left it
   private long recordWallMs = NONE; // this machine's clock when that record was read
+  private long lastStartMs = Long.MAX_VALUE; // the window start startOf found last (none at first)
 
   /** A stage whose changes {@link #writeChanges} writes (the aggregator's). */
   public PartitionStage(StageSettings settings) {
@@ -93,11 +94,10 @@ public final class PartitionStage {
    * (its time or watermark further ahead of that timestamp than the max clock skew), or null.
    */
   public String distrust(DecodedEvent event, long recordTsMs) {
-    long skewMs = maxClockSkewMs;
-    if (event.ts() - recordTsMs > skewMs) {
+    if (event.ts() - recordTsMs > maxClockSkewMs) {
       return ahead("its ts", event.ts(), recordTsMs) + ": check the producer host's clock";
     }
-    if (event.type() == EventType.HEARTBEAT && event.watermark() - recordTsMs > skewMs) {
+    if (event.type() == EventType.HEARTBEAT && event.watermark() - recordTsMs > maxClockSkewMs) {
       return ahead("its watermark", event.watermark(), recordTsMs)
           + ": a producer clock that lies, or a forged heartbeat";
     }
@@ -437,9 +437,6 @@ public final class PartitionStage {
     }
     return start;
   }
-
-  /** The window start {@link #startOf} found last (a fresh stage: one no time falls in). */
-  private long lastStartMs = Long.MAX_VALUE;
 
   private boolean isClosed(long closed, long windowStartMs) {
     return closed != NONE && windowStartMs + windowMs <= closed;
