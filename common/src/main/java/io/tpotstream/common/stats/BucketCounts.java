@@ -9,9 +9,12 @@ import java.util.Arrays;
  * takes 189 KB: a few samples in a small open-addressing table by bucket (its size follows the
  * buckets used), and once that table would take more room than an array over the range of buckets
  * seen, in such an array (grown by doubling towards each new bucket): a window of many samples has
- * them clustered, in neighbouring cache lines, a sparse one keeps the table. Turned into a {@link
- * LatencyHistogram} only when a summary is built; that histogram equals one that recorded every
- * sample. Values outside 0 µs to 1 h are clamped and counted, as the histogram does.
+ * them clustered, in neighbouring cache lines, a sparse one keeps the table. The array's counts are
+ * ints, half the cache of longs (a bucket's increment is the aggregator's hottest memory access:
+ * BENCHMARKS.md, B1); a bucket that would pass an int sends every count back to the table, whose
+ * counts are longs, until the next {@link #clear}. Turned into a {@link LatencyHistogram} only when
+ * a summary is built; that histogram equals one that recorded every sample. Values outside 0 µs to
+ * 1 h are clamped and counted, as the histogram does.
  */
 public final class BucketCounts {
   // HdrHistogram's bucket arithmetic for 1 µs to 1 h at three significant digits (LatencyHistogram)
@@ -33,7 +36,10 @@ public final class BucketCounts {
   private long[] table = new long[2 * MIN_CAPACITY];
 
   /** Once dense: {@code counts[i]} is the count of bucket {@code base + i}; null while sparse. */
-  private long[] counts;
+  private int[] counts;
+
+  /** A count passed what an int holds: the table keeps every count until cleared. */
+  private boolean wide;
 
   private int base;
   private int lowest = Integer.MAX_VALUE; // the range of the buckets holding samples
@@ -105,6 +111,7 @@ public final class BucketCounts {
   public void clear() {
     if (counts == null) {
       Arrays.fill(table, 0);
+      wide = false;
     } else if (used > 0) {
       Arrays.fill(counts, lowest - base, highest - base + 1, 0);
     }
@@ -192,13 +199,18 @@ public final class BucketCounts {
       cover(index);
       i = index - base;
     }
-    long before = counts[i];
+    int before = counts[i];
+    if (count > Integer.MAX_VALUE - before) {
+      toWide();
+      addSparse(index, count);
+      return;
+    }
     if (before == 0) {
       used++;
       lowest = Math.min(lowest, index);
       highest = Math.max(highest, index);
     }
-    counts[i] = before + count;
+    counts[i] = (int) (before + count);
   }
 
   private void addSparse(int index, long count) {
@@ -209,19 +221,20 @@ public final class BucketCounts {
     while (t[i] != 0 && t[i] != key) {
       i = (i + 2) & mask;
     }
-    if (t[i] != 0) {
-      t[i + 1] += count;
+    boolean added = t[i] == 0;
+    t[i] = key;
+    t[i + 1] += count;
+    wide |= t[i + 1] > Integer.MAX_VALUE;
+    if (!added) {
       return;
     }
-    t[i] = key;
-    t[i + 1] = count;
     lowest = Math.min(lowest, index);
     highest = Math.max(highest, index);
     if (++used * 4 > t.length) { // more than half the slots: twice the room, or an array of no more
       // than twice that
       int span = highest - lowest + 1;
       int length = Math.min(BUCKETS, Math.max(MIN_LENGTH, Integer.highestOneBit(span - 1) << 1));
-      if (length <= 4 * t.length) {
+      if (!wide && length <= 4 * t.length) {
         toDense(length);
       } else {
         resize(t.length);
@@ -232,31 +245,53 @@ public final class BucketCounts {
   /** The table's buckets moved into an array of {@code length} over their range. */
   private void toDense(int length) {
     long[] t = table;
-    counts = new long[length];
+    counts = new int[length];
     base = Math.max(0, Math.min(lowest, BUCKETS - length));
     for (int j = 0; j < t.length; j += 2) {
       if (t[j] != 0) {
-        counts[(int) t[j] - 1 - base] = t[j + 1];
+        counts[(int) t[j] - 1 - base] = (int) t[j + 1]; // not wide: each fits
       }
     }
     table = null;
   }
 
-  private void resize(int capacity) {
-    long[] old = table;
+  /** The array's buckets moved back into a table (more than half of its slots free). */
+  private void toWide() {
+    int capacity = MIN_CAPACITY;
+    while (capacity < 2 * used) {
+      capacity *= 2;
+    }
     long[] t = new long[2 * capacity];
-    int mask = t.length - 2;
-    for (int j = 0; j < old.length; j += 2) {
-      if (old[j] != 0) {
-        int i = slot(old[j], mask);
-        while (t[i] != 0) {
-          i = (i + 2) & mask;
-        }
-        t[i] = old[j];
-        t[i + 1] = old[j + 1];
+    for (int index = lowest; index <= highest; index++) {
+      if (counts[index - base] != 0) {
+        put(t, index + 1L, counts[index - base]);
       }
     }
     table = t;
+    counts = null;
+    wide = true;
+  }
+
+  private void resize(int capacity) {
+    long[] old = table;
+    long[] t = new long[2 * capacity];
+    for (int j = 0; j < old.length; j += 2) {
+      if (old[j] != 0) {
+        put(t, old[j], old[j + 1]);
+      }
+    }
+    table = t;
+  }
+
+  /** Puts a bucket not yet in table {@code t}, which has a free slot. */
+  private static void put(long[] t, long key, long count) {
+    int mask = t.length - 2;
+    int i = slot(key, mask);
+    while (t[i] != 0) {
+      i = (i + 2) & mask;
+    }
+    t[i] = key;
+    t[i + 1] = count;
   }
 
   /** An even index of the table (mask: its length - 2). */
@@ -275,7 +310,7 @@ public final class BucketCounts {
     length = Math.min(length, BUCKETS);
     int grownBase = index < base ? Math.max(0, high + 1 - length) : low;
     grownBase = Math.min(grownBase, BUCKETS - length);
-    long[] grown = new long[length];
+    int[] grown = new int[length];
     System.arraycopy(counts, 0, grown, base - grownBase, counts.length);
     counts = grown;
     base = grownBase;

@@ -74,6 +74,55 @@ class BucketCountsTest {
   }
 
   /**
+   * The array keeps its counts as ints: a bucket that passes what an int holds sends every count
+   * back to the table, exactly, whether it got there in the array or in the table; cleared, the
+   * counts are as new.
+   */
+  @Test
+  void countsBeyondAnIntStayExact() {
+    BucketCounts inArray = new BucketCounts();
+    LatencyHistogram expected = new LatencyHistogram();
+    for (int micros = 20_000; micros < 22_000; micros++) { // enough buckets for the array
+      inArray.record(micros, 1);
+      expected.recordMicros(micros, 1);
+    }
+    for (long big : new long[] {Integer.MAX_VALUE, Integer.MAX_VALUE, 5L << 32}) {
+      inArray.record(21_000, big);
+      expected.recordMicros(21_000, big);
+    }
+    inArray.record(90_000, 3);
+    expected.recordMicros(90_000, 3);
+    assertEquals(expected, inArray.toHistogram());
+    assertEquals(expected.count(), inArray.count());
+    BinaryWriter out = new BinaryWriter();
+    inArray.writeTo(out);
+    assertEquals(
+        expected, BucketCounts.readFrom(new BinaryReader(out.toByteArray())).toHistogram());
+
+    BucketCounts inTable = new BucketCounts();
+    LatencyHistogram expectedToo = new LatencyHistogram();
+    inTable.record(1_000, 3_000_000_000L);
+    expectedToo.recordMicros(1_000, 3_000_000_000L);
+    for (int micros = 1_001; micros < 2_000; micros++) { // would have moved into an array
+      inTable.record(micros, 2);
+      expectedToo.recordMicros(micros, 2);
+    }
+    assertEquals(expectedToo, inTable.toHistogram());
+    inTable.add(inArray);
+    expectedToo.add(expected);
+    assertEquals(expectedToo, inTable.toHistogram());
+
+    inArray.clear();
+    LatencyHistogram again = new LatencyHistogram();
+    for (int micros = 20_000; micros < 22_000; micros++) {
+      inArray.record(micros, 7);
+      again.recordMicros(micros, 7);
+    }
+    assertEquals(again, inArray.toHistogram());
+    assertEquals(again.count(), inArray.count());
+  }
+
+  /**
    * The bucket arithmetic is HdrHistogram's for the latency histogram's shape: every counts index
    * is the bucket of its own lowest value, and any value's bucket starts at the lowest equivalent
    * value HdrHistogram gives it.
