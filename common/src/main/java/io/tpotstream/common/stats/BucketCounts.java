@@ -255,7 +255,7 @@ public final class BucketCounts {
     table = null;
   }
 
-  /** The array's buckets moved back into a table (more than half of its slots free). */
+  /** The array's buckets moved back into a table with at least half of its slots free. */
   private void toWide() {
     int capacity = MIN_CAPACITY;
     while (capacity < 2 * used) {
