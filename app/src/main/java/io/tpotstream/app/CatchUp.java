@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
-import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -114,8 +113,7 @@ public final class CatchUp implements AutoCloseable {
       BooleanSupplier ready)
       throws ExecutionException, TimeoutException, InterruptedException {
     int count = KafkaTopics.partitions(admin, kafka, topic).orElse(0);
-    List<TopicPartition> partitions =
-        IntStream.range(0, count).mapToObj(p -> new TopicPartition(topic, p)).toList();
+    List<TopicPartition> partitions = KafkaTopics.partitionsOf(topic, count);
     Duration timeout = kafka.timeout();
     Map<TopicPartition, Long> earliest =
         KafkaTopics.offsets(admin, partitions, OffsetSpec.earliest(), timeout);

@@ -108,8 +108,7 @@ public final class KafkaTopics {
   private static void awaitLeaders(Admin admin, KafkaConnection c, String topic, int partitions)
       throws InterruptedException {
     long deadline = System.nanoTime() + c.timeout().toNanos();
-    List<TopicPartition> all =
-        IntStream.range(0, partitions).mapToObj(p -> new TopicPartition(topic, p)).toList();
+    List<TopicPartition> all = partitionsOf(topic, partitions);
     while (System.nanoTime() < deadline) {
       try {
         TopicDescription d = describe(admin, c, topic);
@@ -208,6 +207,11 @@ public final class KafkaTopics {
     return offsets;
   }
 
+  /** Partitions 0 to {@code count} - 1 of {@code topic}. */
+  public static List<TopicPartition> partitionsOf(String topic, int count) {
+    return IntStream.range(0, count).mapToObj(p -> new TopicPartition(topic, p)).toList();
+  }
+
   /**
    * The offsets {@code topic} holds, summed over its partitions (records, and transaction markers
    * among them): 0 when it is empty or missing.
@@ -215,8 +219,7 @@ public final class KafkaTopics {
   public static long recordsIn(Admin admin, KafkaConnection c, String topic)
       throws ExecutionException, InterruptedException {
     int count = partitions(admin, c, topic).orElse(0);
-    List<TopicPartition> tps =
-        IntStream.range(0, count).mapToObj(p -> new TopicPartition(topic, p)).toList();
+    List<TopicPartition> tps = partitionsOf(topic, count);
     try {
       Map<TopicPartition, Long> earliest = offsets(admin, tps, OffsetSpec.earliest(), c.timeout());
       Map<TopicPartition, Long> latest = offsets(admin, tps, OffsetSpec.latest(), c.timeout());
