@@ -114,7 +114,7 @@ public final class KafkaTopics {
         TopicDescription d = describe(admin, c, topic);
         if (d.partitions().size() == partitions
             && d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
-          offsets(admin, all, OffsetSpec.latest(), c.timeout());
+          offsets(admin, all, OffsetSpec.latest(), Duration.ofNanos(deadline - System.nanoTime()));
           return;
         }
       } catch (ExecutionException | TimeoutException e) {
@@ -122,7 +122,7 @@ public final class KafkaTopics {
       }
       Thread.sleep(20);
     }
-    LOG.warn("topic {} was created but not every partition has a leader yet", topic);
+    LOG.warn("topic {} was created but not every partition has a leader that answers yet", topic);
   }
 
   /** One describe call, bounded by the connection's timeout. */
