@@ -12,6 +12,8 @@ import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.aggregator.stage2.PartitionsChangedException;
 import io.tpotstream.aggregator.topology.DeadLetterHeaders;
+import io.tpotstream.common.Windows;
+import io.tpotstream.common.event.EventType;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
 import io.tpotstream.common.summary.WindowSummary;
@@ -241,11 +243,23 @@ class AggregatorOnBrokerTest {
     summariesArriveWithTenMinuteCommits(kafka, "agg-live", System.currentTimeMillis());
   }
 
+  /**
+   * A day old: no window is closed by live traffic, and the backlog's end is what commits. A window
+   * starts right after the last heartbeat (which every partition reads), so the last window holds
+   * only the last requests' tails, and the partitions that hold none of them have nothing open
+   * there: they must close it all the same, or stage 2 waits for them.
+   */
   @Test
   void theLastWindowsOfABacklogAreCommittedOnceTheThreadGoesIdle(TestKafka kafka) {
-    // a day old: no window is closed by live traffic, and the backlog's end is what commits
-    summariesArriveWithTenMinuteCommits(
-        kafka, "agg-backlog", System.currentTimeMillis() - 24 * 3_600_000L);
+    long lastHeartbeat =
+        SyntheticLoad.events(7, 0, 20).stream()
+            .filter(e -> e.type() == EventType.HEARTBEAT && !Boolean.TRUE.equals(e.isFinal()))
+            .mapToLong(TokenEvent::ts)
+            .max()
+            .orElseThrow();
+    long dayAgo =
+        Windows.startOf(System.currentTimeMillis() - 24 * 3_600_000L, SETTINGS.windowSize());
+    summariesArriveWithTenMinuteCommits(kafka, "agg-backlog", dayAgo - lastHeartbeat - 1);
   }
 
   /**

@@ -201,12 +201,19 @@ public final class PartitionStage {
   }
 
   /**
-   * True while the clock alone may still close something: open ws.windows or ws.requests, or a
-   * producer not final (one that goes silent must stop holding the partition). Final ws.producers
-   * are pruned at the next record; nothing is waiting for that.
+   * True while the clock alone may still close something: open ws.windows or ws.requests, a
+   * producer not final (one that goes silent must stop holding the partition), or the window the
+   * last record fell in. That window may hold nothing here, but stage 2 emits a window only once
+   * every partition has closed it, and other partitions may hold data there. Final ws.producers are
+   * pruned at the next record; nothing is waiting for that.
    */
   public boolean hasPending() {
     if (!ws.windows.isEmpty() || !ws.requests.isEmpty()) {
+      return true;
+    }
+    long lastRecordMs = recordClockMs != NONE ? recordClockMs : ws.clockMs; // NONE: just loaded
+    if (lastRecordMs != NONE
+        && (ws.closedThrough == NONE || ws.closedThrough <= startOf(lastRecordMs))) {
       return true;
     }
     for (WorkingSet.Producer p : ws.producers.values()) {

@@ -1,14 +1,20 @@
 package io.tpotstream.aggregator.stage1;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.aggregator.fixtures.Req;
 import io.tpotstream.aggregator.offline.OfflineStats;
+import io.tpotstream.aggregator.partial.SeriesName;
+import io.tpotstream.aggregator.partial.WindowCounts;
 import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.event.TokenEventDecoder;
 import io.tpotstream.common.stats.HistogramCodec;
 import io.tpotstream.common.stats.LatencyHistogram;
 import io.tpotstream.common.summary.WindowSummary;
 import java.math.BigDecimal;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -165,5 +171,50 @@ class PartitionStageTest {
             new CloseTime.Mark(T0 + 31_000, true, T0 + 31_000));
     assertEquals(
         T0 + 40_000, CloseTime.closedThroughMs(marks, T0 + 31_000, 10_000, 5_000, 60_000, true));
+  }
+
+  /**
+   * Stage 2 emits a window once every input partition has closed it. A partition whose producers
+   * are all final and whose windows all closed must still close the window its clock is in (other
+   * partitions may hold data there): it keeps its wall-clock tick until then, and not after.
+   */
+  @Test
+  void aPartitionWithNothingOpenStillClosesTheWindowItsClockIsIn() {
+    PartitionStage stage = new PartitionStage(StageSettings.defaults());
+    TokenEventDecoder decoder = new TokenEventDecoder();
+    List<Long> markers = new ArrayList<>();
+    Stage1Output out =
+        new Stage1Output() {
+          @Override
+          public void partial(long windowStartMs, SeriesName series, WindowCounts counts) {}
+
+          @Override
+          public void windowHealth(long windowStartMs, long pauseMaxUs, long lagMaxUs) {}
+
+          @Override
+          public void closedThrough(long windowEndMs) {
+            markers.add(windowEndMs);
+          }
+        };
+    long wall = T0 + 86_400_000; // a backlog: read a day later
+    Req r = new Req("r1", "model-a");
+    for (TokenEvent e :
+        List.of(
+            Req.heartbeat(T0 + 1_000, "p1", T0 + 800),
+            r.start(T0 + 2_000),
+            r.token(T0 + 2_100, ms(100)),
+            r.end(T0 + 2_200, ms(200)),
+            // its last record, in [T0 + 10 s, T0 + 20 s), where this partition holds nothing
+            Req.finalHeartbeat(T0 + 10_500, "p1", T0 + 10_500))) {
+      stage.onEvent(decoder.decode(e), e.ts(), wall, out);
+    }
+    assertEquals(List.of(T0, T0 + 10_000), markers);
+    assertEquals(0, stage.openWindows());
+    assertTrue(stage.hasPending(), "the window the clock is in is still open");
+    stage.tick(wall + PartitionStage.IDLE_MS, out); // the clock moves to T0 + 12.5 s
+    assertTrue(stage.hasPending());
+    stage.tick(wall + PartitionStage.IDLE_MS + 9_500, out); // T0 + 20 s
+    assertEquals(List.of(T0, T0 + 10_000, T0 + 20_000), markers);
+    assertFalse(stage.hasPending(), "nothing more to close: an idle partition costs nothing");
   }
 }
