@@ -212,8 +212,7 @@ public final class PartitionStage {
       return true;
     }
     long lastRecordMs = recordClockMs != NONE ? recordClockMs : ws.clockMs; // NONE: just loaded
-    if (lastRecordMs != NONE
-        && (ws.closedThrough == NONE || ws.closedThrough <= startOf(lastRecordMs))) {
+    if (lastRecordMs != NONE && !isClosed(ws.closedThrough, startOf(lastRecordMs))) {
       return true;
     }
     for (WorkingSet.Producer p : ws.producers.values()) {
