@@ -20,8 +20,15 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerInterceptor;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -57,14 +64,54 @@ class ArchiveCompletenessTest {
     return topic;
   }
 
-  /** Client settings that make an export read a few records per fetch: slow enough to stop. */
-  private static Properties slowClient(TestKafka kafka) {
+  /**
+   * Client settings that make an export read a few records per fetch and hold it inside its second
+   * poll that returns records (see {@link HoldSecondPoll}) until {@code hold} is released.
+   */
+  private static Properties heldClient(TestKafka kafka, String hold) {
     Properties p = new Properties();
     p.put("bootstrap.servers", kafka.bootstrapServers());
     p.put("fetch.max.bytes", "1024");
     p.put("max.partition.fetch.bytes", "1024");
     p.put("max.poll.records", "10");
+    p.put(ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG, HoldSecondPoll.class.getName());
+    p.put(HoldSecondPoll.HOLD_CONFIG, hold);
     return p;
+  }
+
+  /**
+   * A consumer interceptor that keeps the consumer inside its second poll that returns records
+   * until the test releases it: what the test does meanwhile (delete records, stop the export)
+   * happens while the export is a few records in, whatever the speed of the machine.
+   */
+  public static final class HoldSecondPoll implements ConsumerInterceptor<byte[], byte[]> {
+    static final String HOLD_CONFIG = "tpot.test.hold";
+    static final Map<String, CountDownLatch> HOLDS = new ConcurrentHashMap<>();
+    private CountDownLatch hold;
+    private int polls;
+
+    @Override
+    public void configure(Map<String, ?> configs) {
+      hold = HOLDS.get((String) configs.get(HOLD_CONFIG));
+    }
+
+    @Override
+    public ConsumerRecords<byte[], byte[]> onConsume(ConsumerRecords<byte[], byte[]> records) {
+      if (!records.isEmpty() && ++polls == 2) {
+        try {
+          hold.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return records;
+    }
+
+    @Override
+    public void onCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {}
+
+    @Override
+    public void close() {}
   }
 
   private static Properties client(TestKafka kafka) {
@@ -73,17 +120,23 @@ class ArchiveCompletenessTest {
     return p;
   }
 
-  /** A slow export of {@code topic} to {@code file}, running in a thread of its own. */
-  private static final class SlowExport {
+  /**
+   * An export of {@code topic} to {@code file} in a thread of its own, held a few records in (its
+   * first poll counted, its second one waiting) until {@link #join}.
+   */
+  private static final class HeldExport {
     final Progress progress = Progress.quiet();
+    final String hold = TestKafka.uniqueName("hold");
     final Exporter exporter;
     final Thread thread;
     volatile Throwable failure;
 
-    SlowExport(TestKafka kafka, String topic, Path file) {
+    HeldExport(TestKafka kafka, String topic, Path file) {
+      HoldSecondPoll.HOLDS.put(hold, new CountDownLatch(1));
       exporter =
           new Exporter(
-              new Exporter.Settings(slowClient(kafka), topic, file, null, null, false), progress);
+              new Exporter.Settings(heldClient(kafka, hold), topic, file, null, null, false),
+              progress);
       thread =
           new Thread(
               () -> {
@@ -97,8 +150,9 @@ class ArchiveCompletenessTest {
       await().atMost(Duration.ofSeconds(30)).until(() -> progress.done() > 0);
     }
 
-    /** Waits for the end of the export; fails the test with what failed it. */
+    /** Lets the export go on and waits for its end; fails the test with what failed it. */
     void join() throws InterruptedException {
+      HoldSecondPoll.HOLDS.remove(hold).countDown();
       thread.join(60_000);
       assertEquals(null, failure);
     }
@@ -109,7 +163,7 @@ class ArchiveCompletenessTest {
       TestKafka kafka, @TempDir Path dir) throws Exception {
     String topic = publish(kafka, "export-stopped", 2);
     Path file = dir.resolve("stopped.jsonl.zst");
-    SlowExport export = new SlowExport(kafka, topic, file); // returns once records were read
+    HeldExport export = new HeldExport(kafka, topic, file); // returns held a few records in
     export.exporter.stop(); // what Ctrl-C or SIGTERM does
     export.join();
 
@@ -177,7 +231,7 @@ class ArchiveCompletenessTest {
       TestKafka kafka, @TempDir Path dir) throws Exception {
     String topic = publish(kafka, "export-gap", 1);
     Path file = dir.resolve("gap.jsonl");
-    SlowExport export = new SlowExport(kafka, topic, file); // returns once records were read
+    HeldExport export = new HeldExport(kafka, topic, file); // returns held a few records in
     long deletedBefore = 15_000;
     try (Admin admin = kafka.admin()) {
       admin
