@@ -31,6 +31,7 @@ import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -240,7 +241,7 @@ class AggregatorOnBrokerTest {
   @Test
   void windowsClosedByLiveTrafficAreCommittedWithoutWaitingForTheInterval(TestKafka kafka) {
     // written now, while the aggregator reads: every closing heartbeat is seconds old at most
-    summariesArriveWithTenMinuteCommits(kafka, "agg-live", System.currentTimeMillis());
+    summariesArriveWithTenMinuteCommits(kafka, "agg-live", System::currentTimeMillis);
   }
 
   /**
@@ -257,9 +258,13 @@ class AggregatorOnBrokerTest {
             .mapToLong(TokenEvent::ts)
             .max()
             .orElseThrow();
-    long dayAgo =
-        Windows.startOf(System.currentTimeMillis() - 24 * 3_600_000L, SETTINGS.windowSize());
-    summariesArriveWithTenMinuteCommits(kafka, "agg-backlog", dayAgo - lastHeartbeat - 1);
+    summariesArriveWithTenMinuteCommits(
+        kafka,
+        "agg-backlog",
+        () ->
+            Windows.startOf(System.currentTimeMillis() - 24 * 3_600_000L, SETTINGS.windowSize())
+                - lastHeartbeat
+                - 1);
   }
 
   /**
@@ -292,11 +297,12 @@ class AggregatorOnBrokerTest {
   }
 
   /**
-   * Events from {@code startMs} on, published once the aggregator runs, come out as their summaries
-   * although Kafka Streams' own commits are ten minutes apart (a read_committed reader sees nothing
-   * before a commit).
+   * Events from {@code startMs} on (asked once the aggregator runs, so that "now" is after its
+   * start-up), published then, come out as their summaries although Kafka Streams' own commits are
+   * ten minutes apart (a read_committed reader sees nothing before a commit).
    */
-  private void summariesArriveWithTenMinuteCommits(TestKafka kafka, String name, long startMs) {
+  private void summariesArriveWithTenMinuteCommits(
+      TestKafka kafka, String name, LongSupplier startMs) {
     String topic = TestKafka.uniqueName(name);
     kafka.createTopic(topic, 3, Map.of("retention.ms", "-1"));
     AggregatorConfig config =
@@ -311,7 +317,7 @@ class AggregatorOnBrokerTest {
                 Long.toString(15 * 60_000)));
     try (Aggregator aggregator = Aggregator.start(config)) {
       await().atMost(Duration.ofSeconds(60)).until(aggregator::isRunning);
-      List<TokenEvent> events = SyntheticLoad.events(7, startMs, 20);
+      List<TokenEvent> events = SyntheticLoad.events(7, startMs.getAsLong(), 20);
       List<String> expected = offline(events);
       SyntheticLoad.publish(kafka.producerProps(), topic, 3, events, -1);
       assertEquals(expected, readSummaries(kafka, config.outputTopic(), expected.size()));

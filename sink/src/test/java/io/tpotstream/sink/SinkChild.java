@@ -4,18 +4,21 @@ import java.nio.file.Path;
 
 /**
  * A sink in its own JVM, for crash tests. Prints {@code committed <total>} after each committed
- * batch; with a batch number as last argument it halts (no shutdown hook, no close: as abrupt as
- * SIGKILL) in that batch, after the files are written and the metrics records sent, before the
- * commit.
+ * batch. With {@code halt:N} as last argument it halts (no shutdown hook, no close: as abrupt as
+ * SIGKILL) in batch N, after the files are written and the metrics records sent, before the commit;
+ * with {@code hold:N} it stops in its loop once batch N is committed, for the test to kill it
+ * there.
  *
  * <p>Arguments: bootstrap servers, input topic, group id, CSV path, metrics topic, max poll
- * records, batch to halt in (0: never).
+ * records, {@code halt:N} or {@code hold:N}.
  */
 public final class SinkChild {
   private SinkChild() {}
 
   public static void main(String[] args) throws InterruptedException {
-    int haltInBatch = Integer.parseInt(args[6]);
+    String[] at = args[6].split(":");
+    int haltInBatch = at[0].equals("halt") ? Integer.parseInt(at[1]) : 0;
+    int holdAfterBatch = at[0].equals("hold") ? Integer.parseInt(at[1]) : 0;
     SinkConfig config =
         SinkConfig.builder(args[0])
             .inputTopic(args[1])
@@ -41,6 +44,13 @@ public final class SinkChild {
                   public void committed(int summaries, long totalWritten) {
                     System.out.println("committed " + totalWritten);
                     System.out.flush();
+                    if (batches == holdAfterBatch) {
+                      try {
+                        Thread.sleep(Long.MAX_VALUE); // until killed
+                      } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                      }
+                    }
                   }
                 })
             .build();

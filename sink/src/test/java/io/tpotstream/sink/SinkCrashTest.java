@@ -50,21 +50,15 @@ class SinkCrashTest {
   private String group;
   private Path csv;
 
-  private Process child(int haltInBatch, Path stdout) throws IOException {
+  /** A sink child that stops at {@code at} ({@code halt:N} or {@code hold:N}, see SinkChild). */
+  private Process child(String at, Path stdout) throws IOException {
     ProcessBuilder builder =
         JavaLauncher.builder(
             List.of(),
             SinkChild.class,
             List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"),
-            List.of(
-                bootstrap,
-                input,
-                group,
-                csv.toString(),
-                metricsTopic,
-                "2",
-                Integer.toString(haltInBatch)));
-    builder.redirectError(dir.resolve("child-" + haltInBatch + ".err").toFile());
+            List.of(bootstrap, input, group, csv.toString(), metricsTopic, "2", at));
+    builder.redirectError(dir.resolve(errFile(at)).toFile());
     if (stdout != null) {
       builder.redirectOutput(stdout.toFile());
     }
@@ -90,9 +84,9 @@ class SinkCrashTest {
     SinkKafkaTest.produce(kafka, input, summaries);
 
     // 1: halts in its third batch, after the files' fsync, before the transaction commits
-    Process first = child(3, dir.resolve("first.out"));
+    Process first = child("halt:3", dir.resolve("first.out"));
     assertTrue(first.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS), "first child halted");
-    assertEquals(137, first.exitValue(), stderr(3));
+    assertEquals(137, first.exitValue(), stderr("halt:3"));
     int rowsAfterHalt = rows().size();
     int committedAfterHalt = TopicReader.readCommitted(kafka, metricsTopic).size();
     assertTrue(
@@ -105,8 +99,9 @@ class SinkCrashTest {
     // ...and a row torn by the crash
     Files.writeString(csv, "2026-01-01T00:01:00Z,2026-01-0", StandardOpenOption.APPEND);
 
-    // 2: SIGKILL as soon as it has committed one batch
-    Process second = child(0, null);
+    // 2: SIGKILL once it has committed one batch (held there: however fast this machine is, the
+    // rest is not yet written)
+    Process second = child("hold:1", null);
     CompletableFuture<String> committed =
         CompletableFuture.supplyAsync(() -> firstLineStartingWith(second, "committed"));
     assertTrue(committed.get(WAIT.toSeconds(), TimeUnit.SECONDS).startsWith("committed"));
@@ -167,8 +162,12 @@ class SinkCrashTest {
     return lines.isEmpty() ? lines : lines.subList(1, lines.size());
   }
 
-  private String stderr(int haltInBatch) throws IOException {
-    return Files.readString(dir.resolve("child-" + haltInBatch + ".err"));
+  private String stderr(String at) throws IOException {
+    return Files.readString(dir.resolve(errFile(at)));
+  }
+
+  private static String errFile(String at) {
+    return "child-" + at.replace(':', '-') + ".err";
   }
 
   private static String firstLineStartingWith(Process process, String prefix) {

@@ -27,7 +27,8 @@ public final class AggregatorChild {
             .withStage(
                 StageSettings.defaults()
                     .withWindow(Duration.ofMillis(Long.parseLong(args[5])))
-                    .withGroupBy(List.of(args[6].split(","))))
+                    .withGroupBy(List.of(args[6].split(",")))
+                    .withProducerTimeout(AggregatorInstancesTest.SETTINGS.producerTimeout()))
             .withKafkaProperties(
                 Map.of(
                     StreamsConfig.STATE_DIR_CONFIG,

@@ -48,10 +48,17 @@ class AggregatorInstancesTest {
   static final long T0 = 1_700_000_000_000L;
   static final long WINDOW_MS = 2_000;
   static final Duration WAIT = Duration.ofSeconds(120);
+
+  /**
+   * The producer timeout is an hour: the test's pauses (a kill, a rebalance) move an idle
+   * partition's clock by their wall time, and on a slow machine a pause past the default minute
+   * would time the producer out and make the next phase's events late.
+   */
   static final StageSettings SETTINGS =
       StageSettings.defaults()
           .withWindow(Duration.ofMillis(WINDOW_MS))
-          .withGroupBy(List.of("concurrency"));
+          .withGroupBy(List.of("concurrency"))
+          .withProducerTimeout(Duration.ofHours(1));
 
   @TempDir Path dir;
   private final List<Process> processes = new ArrayList<>();

@@ -14,6 +14,7 @@ import io.tpotstream.simulator.truth.ChunkTruth;
 import io.tpotstream.simulator.truth.RequestTruth;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
@@ -35,7 +36,8 @@ class FidelityTest {
       """;
 
   @Test
-  void everyChunkSentIsMeasuredOnceInOrderAndMatchesTheTruthBySeq(TestKafka kafka) {
+  void everyChunkSentIsMeasuredOnceInOrderAndMatchesTheTruthBySeq(TestKafka kafka)
+      throws Exception {
     SimulatorConfig config = SimulatorConfig.defaults().withPort(0).withSeed(5L).withEventLoops(1);
     for (var e : Profiles.parse(PROFILE).entrySet()) {
       config = config.withProfile(e.getKey(), e.getValue());
@@ -50,7 +52,8 @@ class FidelityTest {
       for (Map.Entry<String, List<TokenEvent>> r : requests.entrySet()) {
         List<TokenEvent> tokens =
             r.getValue().stream().filter(e -> e.type() == EventType.TOKEN).toList();
-        RequestTruth truth = simulator.truth().request(r.getKey()).orElseThrow();
+        RequestTruth truth =
+            simulator.truth().awaitEnd(r.getKey(), Duration.ofSeconds(10)).orElseThrow();
         assertEquals(200, tokens.size());
         assertEquals(200, truth.chunks().size());
         for (int i = 0; i < tokens.size(); i++) {

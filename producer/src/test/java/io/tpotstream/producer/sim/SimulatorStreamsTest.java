@@ -15,6 +15,7 @@ import io.tpotstream.simulator.truth.Outcome;
 import io.tpotstream.simulator.truth.RequestTruth;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -77,7 +78,8 @@ class SimulatorStreamsTest {
   }
 
   /** Checks every request against the simulator's truth; returns how many completed. */
-  private static int assertMatchesTruth(Runs.Finished run, boolean perChunkTokens) {
+  private static int assertMatchesTruth(Runs.Finished run, boolean perChunkTokens)
+      throws Exception {
     Map<String, List<TokenEvent>> requests = TopicReader.byRequest(run.records());
     assertEquals(24, requests.size());
     int completed = 0;
@@ -88,7 +90,7 @@ class SimulatorStreamsTest {
       List<TokenEvent> tokens = events.subList(1, events.size() - 1);
       tokens.forEach(t -> assertEquals(EventType.TOKEN, t.type(), r.getKey()));
       TokenEvent last = events.get(events.size() - 1);
-      Optional<RequestTruth> truth = simulator.truth().request(r.getKey());
+      Optional<RequestTruth> truth = simulator.truth().awaitEnd(r.getKey(), Duration.ofSeconds(10));
       if (truth.isEmpty() || truth.get().outcome() == Outcome.HTTP_429) {
         // refused before streaming: no chunk was sent
         assertEquals("faulty", model);
@@ -119,7 +121,7 @@ class SimulatorStreamsTest {
   }
 
   @Test
-  void openAiEventsMatchTheChunksTheSimulatorSent(TestKafka kafka) {
+  void openAiEventsMatchTheChunksTheSimulatorSent(TestKafka kafka) throws Exception {
     Runs.Finished run = run(kafka, "sim-openai", Map.of());
     int completed = assertMatchesTruth(run, false);
     assertTrue(completed >= 16, "steady and mixed always complete");
@@ -128,12 +130,12 @@ class SimulatorStreamsTest {
   }
 
   @Test
-  void continuousUsageGivesTokensPerChunk(TestKafka kafka) {
+  void continuousUsageGivesTokensPerChunk(TestKafka kafka) throws Exception {
     assertMatchesTruth(run(kafka, "sim-usage", Map.of("continuous_usage", "true")), true);
   }
 
   @Test
-  void anthropicEventsMatchTheChunksTheSimulatorSent(TestKafka kafka) {
+  void anthropicEventsMatchTheChunksTheSimulatorSent(TestKafka kafka) throws Exception {
     assertMatchesTruth(run(kafka, "sim-anthropic", Map.of("api", "anthropic")), false);
   }
 }
