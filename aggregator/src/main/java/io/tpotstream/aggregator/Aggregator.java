@@ -9,7 +9,9 @@ import static org.apache.kafka.common.acl.AclOperation.WRITE;
 import io.tpotstream.aggregator.stage2.PartitionsChangedException;
 import io.tpotstream.aggregator.stage2.SettingsChangedException;
 import io.tpotstream.aggregator.topology.AggregatorTopology;
+import io.tpotstream.aggregator.topology.EndOffsetWatch;
 import io.tpotstream.common.Durations;
+import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.kafka.KafkaFailures;
 import io.tpotstream.common.kafka.KafkaNeeds;
@@ -56,6 +58,7 @@ public final class Aggregator implements AutoCloseable {
 
   private final AggregatorConfig config;
   private final KafkaStreams streams;
+  private final EndOffsetWatch reads;
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final CompletableFuture<Void> stopped = new CompletableFuture<>();
 
@@ -70,7 +73,13 @@ public final class Aggregator implements AutoCloseable {
   private Aggregator(AggregatorConfig config) {
     this.config = config;
     Properties props = AggregatorTopology.streamsProperties(config);
-    this.streams = new KafkaStreams(buildTopology(config), props);
+    this.reads =
+        new EndOffsetWatch(
+            Admin.create(connection(config).adminProperties()),
+            config.inputTopic(),
+            config.inputPartitions(),
+            config.applicationId());
+    this.streams = new KafkaStreams(AggregatorTopology.buildTopology(config, reads), props);
     streams.setUncaughtExceptionHandler(this::onThreadFailure);
     streams.setStateListener(
         (now, before) -> {
@@ -166,6 +175,7 @@ public final class Aggregator implements AutoCloseable {
     streams.close(
         CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
             .withTimeout(CLOSE_TIMEOUT));
+    reads.close();
     stopped.complete(null);
   }
 
@@ -241,7 +251,7 @@ public final class Aggregator implements AutoCloseable {
                   config.inputPartitions() > 0
                       ? config.inputPartitions()
                       : DEFAULT_INPUT_PARTITIONS,
-                  Map.of())
+                  Topics.TOKEN_EVENTS_CONFIG)
               .partitions();
       boolean fresh = checkPartitionsUnchanged(admin, config, partitions);
       if (fresh) {

@@ -1,5 +1,8 @@
 package io.tpotstream.common;
 
+import java.util.Map;
+import org.apache.kafka.common.config.TopicConfig;
+
 /**
  * Default topic names (docs/design.md, "Topics"); every command can override them or add a prefix.
  */
@@ -8,6 +11,15 @@ public final class Topics {
   public static final String WINDOW_SUMMARIES = "tpot.window-summaries";
   public static final String METRICS = "tpot.metrics";
   public static final String DEAD_LETTER = "tpot.dead-letter";
+
+  /**
+   * The settings of a token-events topic tpot creates: the broker stamps each record with its own
+   * append time, the one clock no producer can bend, by which the aggregator closes windows and
+   * checks the producers' times (docs/design.md, "Time, windows and completeness"). A replay topic
+   * is the exception: it carries the original records' timestamps, so it keeps the producers'.
+   */
+  public static final Map<String, String> TOKEN_EVENTS_CONFIG =
+      Map.of(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "LogAppendTime");
 
   private Topics() {}
 

@@ -63,6 +63,8 @@ public final class PartitionStage {
   private final IntFunction<WindowCounts> spares; // ws::takeSpare, made once
   private long recordClockMs = NONE; // the clock as the last record left it
   private long recordWallMs = NONE; // this machine's clock when that record was read
+  private long lastTickWallMs = NONE; // this machine's clock at the last tick
+  private long silentMs; // confirmed silence since the last record
   private long lastStartMs = Long.MAX_VALUE; // the window start startOf found last (none at first)
 
   /** A stage whose changes {@link #writeChanges} writes (the aggregator's). */
@@ -90,28 +92,51 @@ public final class PartitionStage {
   }
 
   /**
-   * Why an event read from a record the broker timestamped {@code recordTsMs} is not to be trusted
-   * (its time or watermark further ahead of that timestamp than the max clock skew), or null.
+   * Why an event read from a record the broker timestamped {@code recordTsMs} is not to be trusted,
+   * or null: its time or watermark further ahead of that timestamp than the max clock skew, or a
+   * watermark further behind it (a producer whose clock is in the past would hold every window
+   * open; one that comes back from an outage holds its events less than the skew).
    */
   public String distrust(DecodedEvent event, long recordTsMs) {
-    if (event.ts() - recordTsMs > maxClockSkewMs) {
+    if (difference(event.ts(), recordTsMs) > maxClockSkewMs) {
       return ahead("its ts", event.ts(), recordTsMs) + ": check the producer host's clock";
     }
-    if (event.type() == EventType.HEARTBEAT && event.watermark() - recordTsMs > maxClockSkewMs) {
-      return ahead("its watermark", event.watermark(), recordTsMs)
-          + ": a producer clock that lies, or a forged heartbeat";
+    if (event.type() == EventType.HEARTBEAT) {
+      if (difference(event.watermark(), recordTsMs) > maxClockSkewMs) {
+        return ahead("its watermark", event.watermark(), recordTsMs)
+            + ": a producer clock that lies, or a forged heartbeat";
+      }
+      if (difference(recordTsMs, event.watermark()) > maxClockSkewMs) {
+        return off("its watermark", event.watermark(), "behind", recordTsMs)
+            + ": a producer clock in the past, or a forged heartbeat";
+      }
     }
     return null;
   }
 
   private String ahead(String what, long timeMs, long recordTsMs) {
+    return off(what, timeMs, "ahead of", recordTsMs);
+  }
+
+  private String off(String what, long timeMs, String where, long recordTsMs) {
     return what
         + " "
         + Windows.iso(timeMs)
-        + " is ahead of the record's broker timestamp "
+        + " is "
+        + where
+        + " the record's broker timestamp "
         + Windows.iso(recordTsMs)
         + " by more than --max-clock-skew "
         + Durations.format(settings.maxClockSkew());
+  }
+
+  /** {@code a - b}, saturated instead of overflowing. */
+  static long difference(long a, long b) {
+    long d = a - b;
+    if (((a ^ b) & (a ^ d)) < 0) {
+      return a > b ? Long.MAX_VALUE : Long.MIN_VALUE;
+    }
+    return d;
   }
 
   /**
@@ -130,11 +155,15 @@ public final class PartitionStage {
   public void onEvent(DecodedEvent event, long recordTsMs, long wallNowMs, Stage1Output out) {
     long ts = Math.min(recordTsMs, wallNowMs);
     if (ws.clockMs == NONE || ts > ws.clockMs) {
+      if (ws.clockMs != NONE && ts - ws.clockMs > IDLE_MS) {
+        excuse(ts - ws.clockMs);
+      }
       ws.clockMs = ts;
       ws.clockChanged = true;
     }
     recordClockMs = ws.clockMs;
     recordWallMs = wallNowMs;
+    silentMs = 0;
     if (event.type() == EventType.HEARTBEAT) {
       onHeartbeat(event, out);
       return;
@@ -176,28 +205,62 @@ public final class PartitionStage {
   }
 
   /**
-   * The wall clock's turn ({@code wallNowMs} by this machine's clock): after {@link #IDLE_MS}
-   * without a record, the partition's clock moves on by the time since its last record, so that
-   * ws.producers that went silent (killed) stop holding ws.windows and the last ws.windows close.
+   * The wall clock's turn, with every silence confirmed (tests, or a reader that knows it has read
+   * everything): see {@link #tick(long, boolean, Stage1Output)}.
    */
   public void tick(long wallNowMs, Stage1Output out) {
+    tick(wallNowMs, true, out);
+  }
+
+  /**
+   * The wall clock's turn ({@code wallNowMs} by this machine's clock): once the partition has been
+   * silent for {@link #IDLE_MS}, counting only the time since the last record during which the
+   * silence was {@code confirmed} (the broker answered and everything it holds here was read), the
+   * partition's clock moves on by that silence, so that producers that went silent (killed) stop
+   * holding windows and the last windows close. A broker outage, a stalled fetch or a paused host
+   * is not silence: the clock waits for it, and the records held through it arrive in open windows.
+   */
+  public void tick(long wallNowMs, boolean confirmed, Stage1Output out) {
     if (ws.clockMs == NONE) {
       return;
     }
     if (recordWallMs == NONE || recordWallMs > wallNowMs) {
       recordClockMs = ws.clockMs; // first tick after a restart: idle from now on
       recordWallMs = wallNowMs;
+      lastTickWallMs = wallNowMs;
+      silentMs = 0;
       return;
     }
-    long idleMs = wallNowMs - recordWallMs;
-    if (idleMs >= IDLE_MS) {
-      long moved = Math.min(recordClockMs + idleMs, wallNowMs);
+    long since = wallNowMs - Math.max(lastTickWallMs, recordWallMs);
+    lastTickWallMs = wallNowMs;
+    if (confirmed && since > 0) {
+      silentMs += since;
+    }
+    if (silentMs >= IDLE_MS) {
+      long moved = Math.min(recordClockMs + silentMs, wallNowMs);
       if (moved > ws.clockMs) {
         ws.clockMs = moved;
         ws.clockChanged = true;
       }
     }
     advance(out, true);
+  }
+
+  /**
+   * The log of this partition was silent for {@code gapMs} that no confirmed tick accounted for (a
+   * broker outage, or a backlog read later): its producers could not be heard, so their silence
+   * starts again from now. Those not final time out only on time the log was open to them.
+   */
+  private void excuse(long gapMs) {
+    for (Map.Entry<String, WorkingSet.Producer> p : ws.producers.entrySet()) {
+      CloseTime.Mark m = p.getValue().mark();
+      if (m.isFinal()) {
+        continue; // it promised nothing more: nothing to wait for
+      }
+      p.setValue(
+          new WorkingSet.Producer(
+              new CloseTime.Mark(m.watermarkMs(), m.isFinal(), m.lastSeenMs() + gapMs), true));
+    }
   }
 
   /**
@@ -468,6 +531,8 @@ public final class PartitionStage {
     ws.load(store);
     recordClockMs = NONE;
     recordWallMs = NONE;
+    lastTickWallMs = NONE;
+    silentMs = 0;
   }
 
   /**

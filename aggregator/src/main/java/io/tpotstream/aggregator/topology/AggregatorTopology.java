@@ -43,10 +43,19 @@ public final class AggregatorTopology {
   private AggregatorTopology() {}
 
   /**
-   * The topology for {@code config}; {@code config.inputPartitions()} must be the input topic's
-   * partition count.
+   * The topology for {@code config} with every silence taken as real (tests, benchmarks); {@code
+   * config.inputPartitions()} must be the input topic's partition count.
    */
   public static Topology buildTopology(AggregatorConfig config) {
+    return buildTopology(config, ReadConfirmation.ALWAYS);
+  }
+
+  /**
+   * The topology for {@code config}, whose idle partitions move their clocks only while {@code
+   * reads} confirms they have read everything; {@code config.inputPartitions()} must be the input
+   * topic's partition count.
+   */
+  public static Topology buildTopology(AggregatorConfig config, ReadConfirmation reads) {
     if (config.inputPartitions() < 1) {
       throw new IllegalArgumentException(
           "the input topic's partition count is needed to know when a window is complete");
@@ -70,7 +79,7 @@ public final class AggregatorTopology {
         events.process(
             () ->
                 new Stage1Processor(
-                    config.stage(), config.deadLetterTopic(), config.runId() != null),
+                    config.stage(), config.deadLetterTopic(), config.runId() != null, reads),
             Named.as("per-partition-windows"),
             STAGE1_STORE);
     Map<String, KStream<byte[], StageMessage>> routes =

@@ -48,17 +48,25 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
   private Cancellable ticking;
   private int partition;
   private final String settings;
+  private final ReadConfirmation reads;
 
   /**
    * A stage of one input partition; its working set is loaded in init.
    *
    * @param closeOnFinal the input is one run's (no producer can join): the last window closes when
    *     every producer is final
+   * @param reads whether a silent partition has really read everything (only then does the wall
+   *     clock move its clock)
    */
-  Stage1Processor(StageSettings settings, String deadLetterTopic, boolean closeOnFinal) {
+  Stage1Processor(
+      StageSettings settings,
+      String deadLetterTopic,
+      boolean closeOnFinal,
+      ReadConfirmation reads) {
     this.stage = new PartitionStage(settings, true, closeOnFinal);
     this.deadLetterTopic = deadLetterTopic;
     this.settings = StateSettings.of(settings);
+    this.reads = reads;
   }
 
   @Override
@@ -121,7 +129,7 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
   private void tick(long wallNowMs) {
     // what closes now is stamped with the partition's clock: a time the broker's records reached
     forwarder.timestamp = Math.max(0, stage.clockMs());
-    stage.tick(wallNowMs, forwarder);
+    stage.tick(wallNowMs, reads.caughtUp(partition, wallNowMs), forwarder);
     if (!stage.hasPending()) {
       ticking.cancel();
       ticking = null;

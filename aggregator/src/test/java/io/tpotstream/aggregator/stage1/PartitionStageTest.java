@@ -217,4 +217,90 @@ class PartitionStageTest {
     assertEquals(List.of(T0, T0 + 10_000, T0 + 20_000), markers);
     assertFalse(stage.hasPending(), "nothing more to close: an idle partition costs nothing");
   }
+
+  /** The markers one stage emits, in order. */
+  private static final class Markers implements Stage1Output {
+    final List<Long> closed = new ArrayList<>();
+
+    @Override
+    public void partial(long windowStartMs, SeriesName series, WindowCounts counts) {}
+
+    @Override
+    public void windowHealth(long windowStartMs, long pauseMaxUs, long lagMaxUs) {}
+
+    @Override
+    public void closedThrough(long windowEndMs) {
+      closed.add(windowEndMs);
+    }
+  }
+
+  @Test
+  void aWatermarkFarBehindTheBrokersTimeIsNotTrusted() {
+    PartitionStage stage = new PartitionStage(StageSettings.defaults());
+    TokenEventDecoder decoder = new TokenEventDecoder();
+    long broker = T0 + 600_000;
+    // a producer whose clock is in the past would hold every window open
+    String reason = stage.distrust(decoder.decode(Req.heartbeat(broker, "p", T0)), broker);
+    assertEquals(
+        "its watermark 2023-11-14T22:13:20Z is behind the record's broker timestamp"
+            + " 2023-11-14T22:23:20Z by more than --max-clock-skew 5m: a producer clock in the"
+            + " past, or a forged heartbeat",
+        reason);
+    // within the skew (a producer coming back from an outage): trusted
+    assertEquals(
+        null, stage.distrust(decoder.decode(Req.heartbeat(broker, "p", broker - 299_000)), broker));
+    // at the edge of a long: no overflow makes it look close
+    assertTrue(
+        stage
+            .distrust(decoder.decode(Req.heartbeat(broker, "p", Long.MAX_VALUE - 1)), broker)
+            .startsWith("its watermark"));
+  }
+
+  @Test
+  void aSilenceTheBrokerDidNotConfirmMovesNoClock() {
+    PartitionStage stage = new PartitionStage(StageSettings.defaults());
+    TokenEventDecoder decoder = new TokenEventDecoder();
+    Markers out = new Markers();
+    long wall = T0 + 5_000;
+    TokenEvent hb = Req.heartbeat(T0 + 5_000, "p1", T0 + 4_800);
+    stage.onEvent(decoder.decode(hb), hb.ts(), wall, out);
+    // 90 s of a broker outage: the ticks come, the broker does not answer
+    for (long s = 1; s <= 90; s++) {
+      stage.tick(wall + s * 1_000, false, out);
+    }
+    assertEquals(T0 + 5_000, stage.clockMs(), "an outage is not silence");
+    assertEquals(List.of(T0), out.closed, "p1 holds [T0 + 10 s, ...) as it did before");
+    // confirmed silence moves it, counting only the confirmed part
+    stage.tick(wall + 91_000, true, out);
+    stage.tick(wall + 92_000, true, out);
+    assertEquals(T0 + 7_000, stage.clockMs());
+  }
+
+  @Test
+  void aGapInTheLogTimesOutNoProducer() {
+    PartitionStage stage = new PartitionStage(StageSettings.defaults());
+    TokenEventDecoder decoder = new TokenEventDecoder();
+    Markers out = new Markers();
+    long wall = T0 + 86_400_000; // read later: only the records' broker times count
+    Req held = new Req("held", "model-a", Map.of(), "p2");
+    List<TokenEvent> before =
+        List.of(
+            Req.heartbeat(T0 + 1_000, "p1", T0 + 800),
+            Req.heartbeat(T0 + 1_000, "p2", T0 + 800),
+            held.start(T0 + 1_100));
+    for (TokenEvent e : before) {
+      stage.onEvent(decoder.decode(e), e.ts(), wall, out);
+    }
+    // the broker was down for 90 s (more than the 60 s producer timeout); then p1's held
+    // heartbeats come first, stamped by the broker at its return
+    long back = T0 + 91_000;
+    for (long w = 1_050; w <= 90_000; w += 10_000) {
+      stage.onEvent(decoder.decode(Req.heartbeat(T0 + w, "p1", T0 + w)), back, wall, out);
+    }
+    // p2 still holds the windows of its held request: they stay open for it
+    assertEquals(List.of(T0), out.closed);
+    TokenEvent token = held.token(T0 + 1_200, ms(100));
+    stage.onEvent(decoder.decode(token), back, wall, out);
+    assertEquals(1, stage.openWindows());
+  }
 }

@@ -7,6 +7,7 @@ import static org.apache.kafka.common.acl.AclOperation.READ;
 import static org.apache.kafka.common.acl.AclOperation.WRITE;
 
 import io.tpotstream.aggregator.Aggregator;
+import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.kafka.KafkaFailures;
 import io.tpotstream.common.kafka.KafkaNeeds;
@@ -145,7 +146,11 @@ public record RunOnCluster(String applicationId, String summariesTopic, String s
     try (Admin admin = Admin.create(kafka.adminProperties())) {
       int partitions =
           KafkaTopics.ensure(
-                  admin, kafka, inputTopic, Aggregator.DEFAULT_INPUT_PARTITIONS, Map.of())
+                  admin,
+                  kafka,
+                  inputTopic,
+                  Aggregator.DEFAULT_INPUT_PARTITIONS,
+                  Topics.TOKEN_EVENTS_CONFIG)
               .partitions();
       Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
       for (int p = 0; p < partitions; p++) {

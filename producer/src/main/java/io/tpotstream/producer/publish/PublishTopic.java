@@ -1,5 +1,6 @@
 package io.tpotstream.producer.publish;
 
+import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaAccessException;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.kafka.KafkaTopics;
@@ -70,7 +71,8 @@ final class PublishTopic {
     int timeoutMs = (int) settings.setupTimeout().toMillis();
     try (Admin admin = Admin.create(kafka.adminProperties())) {
       KafkaTopics.Ensured topic =
-          KafkaTopics.ensure(admin, kafka, settings.topic(), settings.partitions(), Map.of());
+          KafkaTopics.ensure(
+              admin, kafka, settings.topic(), settings.partitions(), Topics.TOKEN_EVENTS_CONFIG);
       if (topic.created()) {
         return awaitLeaders(admin, settings, timeoutMs);
       }
