@@ -48,9 +48,6 @@ final class CloseTime {
       long graceMs,
       long producerTimeoutMs,
       boolean closeOnFinal) {
-    if (clockMs == NONE) {
-      return NONE;
-    }
     long lowestLive = Long.MAX_VALUE;
     long highestFinal = NONE;
     boolean allFinal = !producers.isEmpty();
@@ -64,12 +61,32 @@ final class CloseTime {
         allFinal = false;
       }
     }
+    return closedThroughMs(
+        lowestLive, allFinal, highestFinal, clockMs, windowMs, graceMs, closeOnFinal);
+  }
+
+  /**
+   * The same from what the producers add up to: {@code lowestLiveMs} the lowest watermark of those
+   * that hold ({@link Long#MAX_VALUE}: none), {@code allFinal} whether every one is final, {@code
+   * highestFinalMs} the highest final watermark.
+   */
+  static long closedThroughMs(
+      long lowestLiveMs,
+      boolean allFinal,
+      long highestFinalMs,
+      long clockMs,
+      long windowMs,
+      long graceMs,
+      boolean closeOnFinal) {
+    if (clockMs == NONE) {
+      return NONE;
+    }
     Duration size = Duration.ofMillis(windowMs);
-    if (lowestLive != Long.MAX_VALUE) {
-      return Windows.startOf(Math.min(lowestLive, clockMs) - graceMs, size);
+    if (lowestLiveMs != Long.MAX_VALUE) {
+      return Windows.startOf(Math.min(lowestLiveMs, clockMs) - graceMs, size);
     }
     if (closeOnFinal && allFinal) {
-      return Windows.startOf(highestFinal, size) + windowMs;
+      return Windows.startOf(highestFinalMs, size) + windowMs;
     }
     return Windows.startOf(clockMs - graceMs, size);
   }

@@ -41,6 +41,9 @@ final class OpenRequest {
   long lastElapsedNs;
   int firstChunkTokens;
 
+  /** Abandoned (counted once as such), kept so that its later events count nothing more. */
+  boolean abandoned;
+
   /** Changed since the last commit. */
   boolean dirty;
 
@@ -62,7 +65,7 @@ final class OpenRequest {
 
   void writeTo(BinaryWriter out) {
     out.writeByte(FORMAT)
-        .writeByte((started ? 1 : 0) | (warmup ? 2 : 0))
+        .writeByte((started ? 1 : 0) | (warmup ? 2 : 0) | (abandoned ? 4 : 0))
         .writeVarLong(series)
         .writeSigned(lastTsMs)
         .writeSigned(scheduleLagNs)
@@ -84,6 +87,7 @@ final class OpenRequest {
     OpenRequest r = new OpenRequest(key, in.readVarInt(), 0);
     r.started = (flags & 1) != 0;
     r.warmup = (flags & 2) != 0;
+    r.abandoned = (flags & 4) != 0;
     r.lastTsMs = in.readSigned();
     r.scheduleLagNs = in.readSigned();
     r.chunks = in.readVarInt();

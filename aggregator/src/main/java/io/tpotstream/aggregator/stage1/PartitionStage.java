@@ -8,9 +8,7 @@ import io.tpotstream.common.Windows;
 import io.tpotstream.common.event.DecodedEvent;
 import io.tpotstream.common.event.EventType;
 import io.tpotstream.common.slo.GoodputLimits;
-import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.function.IntFunction;
 import org.apache.kafka.common.utils.Bytes;
@@ -60,6 +58,7 @@ public final class PartitionStage {
 
   private final RequestKey probe = RequestKey.probe();
   private final WorkingSet ws;
+  private final Holders holders = new Holders();
   private final IntFunction<WindowCounts> spares; // ws::takeSpare, made once
   private long recordClockMs = NONE; // the clock as the last record left it
   private long recordWallMs = NONE; // this machine's clock when that record was read
@@ -169,10 +168,19 @@ public final class PartitionStage {
       return;
     }
     OpenRequest state = ws.requests.get(probe.aim(event.requestKey()));
-    if (state != null && event.ts() >= state.lastTsMs + requestTimeoutMs) {
+    if (state != null && !state.abandoned && event.ts() >= state.lastTsMs + requestTimeoutMs) {
       RequestSamples.abandon(state, requestTimeoutMs, samples);
-      remove(state);
-      state = null;
+      state.abandoned = true;
+    }
+    if (state != null && state.abandoned) {
+      // counted once, as abandoned: what it sends after that is not a second request
+      state.lastTsMs = Math.max(state.lastTsMs, event.ts());
+      if (event.type() == EventType.END || event.type() == EventType.ERROR) {
+        remove(state);
+      } else {
+        changed(state);
+      }
+      return;
     }
     int id = state != null ? state.series : ws.series.of(event, settings.groupBy(), ws.clockMs);
     if (state == null) {
@@ -254,8 +262,8 @@ public final class PartitionStage {
   private void excuse(long gapMs) {
     for (Map.Entry<String, WorkingSet.Producer> p : ws.producers.entrySet()) {
       CloseTime.Mark m = p.getValue().mark();
-      if (m.isFinal()) {
-        continue; // it promised nothing more: nothing to wait for
+      if (!m.holds(ws.clockMs, settings.producerTimeoutMs())) {
+        continue; // final (it promised nothing more) or already silent before the gap
       }
       p.setValue(
           new WorkingSet.Producer(
@@ -278,12 +286,7 @@ public final class PartitionStage {
     if (lastRecordMs != NONE && !isClosed(ws.closedThrough, startOf(lastRecordMs))) {
       return true;
     }
-    for (WorkingSet.Producer p : ws.producers.values()) {
-      if (!p.mark().isFinal()) {
-        return true;
-      }
-    }
-    return false;
+    return holders.anyNotFinal();
   }
 
   /** The partition's clock (epoch ms), or {@link Long#MIN_VALUE} before any record. */
@@ -343,15 +346,16 @@ public final class PartitionStage {
     WorkingSet.Producer old = ws.producers.get(e.producerId());
     // A final heartbeat promises no more events at all, so its own ts is a watermark too.
     long watermark = e.finalHeartbeat() ? Math.max(e.watermark(), e.ts()) : e.watermark();
+    // Final is what the producer's latest heartbeat says: a final mark forged with its id releases
+    // it only until its next heartbeat, not for good.
     CloseTime.Mark mark =
         old == null
             ? new CloseTime.Mark(watermark, e.finalHeartbeat(), ws.clockMs)
             : new CloseTime.Mark(
-                Math.max(old.mark().watermarkMs(), watermark),
-                old.mark().isFinal() || e.finalHeartbeat(),
-                ws.clockMs);
+                Math.max(old.mark().watermarkMs(), watermark), e.finalHeartbeat(), ws.clockMs);
     if (old == null || !mark.equals(old.mark())) {
       ws.producers.put(e.producerId(), new WorkingSet.Producer(mark, true));
+      holders.changed(e.producerId(), old == null ? null : old.mark(), mark);
     }
     advance(out, false);
   }
@@ -363,15 +367,14 @@ public final class PartitionStage {
    * ws.producers each).
    */
   private void advance(Stage1Output out, boolean tick) {
-    List<CloseTime.Mark> marks = new ArrayList<>(ws.producers.size());
-    ws.producers.values().forEach(p -> marks.add(p.mark()));
     long through =
         CloseTime.closedThroughMs(
-            marks,
+            holders.lowestHoldingMs(ws.producers, ws.clockMs, settings.producerTimeoutMs()),
+            holders.allFinal(ws.producers.size()),
+            holders.highestFinalMs(),
             ws.clockMs,
             windowMs,
             settings.graceMs(),
-            settings.producerTimeoutMs(),
             closeOnFinal);
     if (through != NONE && (ws.closedThrough == NONE || through > ws.closedThrough)) {
       close(ws.closedThrough, through, out);
@@ -392,6 +395,7 @@ public final class PartitionStage {
       Map.Entry<String, WorkingSet.Producer> p = all.next();
       if (ws.clockMs - p.getValue().mark().lastSeenMs() > timeoutMs) {
         all.remove();
+        holders.removed(p.getKey(), p.getValue().mark());
         if (keepsChanges) {
           ws.deletions.add(StageKeys.prefixed(StageKeys.PRODUCER, p.getKey()));
         }
@@ -465,15 +469,25 @@ public final class PartitionStage {
     out.closedThrough(through);
   }
 
-  /** Requests silent until their expiry in a closing window are abandoned there. */
+  /**
+   * Requests silent until their expiry in a closing window are abandoned there; each is kept one
+   * more request timeout, so that events it sends after that are recognised and not counted as a
+   * second request, then forgotten.
+   */
   private void expireRequests(long throughMs) {
     Iterator<OpenRequest> all = ws.requests.values().iterator();
     while (all.hasNext()) {
       OpenRequest r = all.next();
       if (r.lastTsMs + requestTimeoutMs < throughMs) {
-        RequestSamples.abandon(r, requestTimeoutMs, samples);
-        all.remove();
-        gone(r);
+        if (r.abandoned) {
+          all.remove();
+          gone(r);
+        } else {
+          RequestSamples.abandon(r, requestTimeoutMs, samples);
+          r.abandoned = true;
+          r.lastTsMs += requestTimeoutMs; // its expiry: forgotten one timeout after it
+          changed(r);
+        }
       }
     }
   }
@@ -529,6 +543,7 @@ public final class PartitionStage {
   /** Rebuilds the working set from what {@link #writeChanges} wrote (replacing any). */
   public void load(ByteState store) {
     ws.load(store);
+    holders.rebuild(ws.producers);
     recordClockMs = NONE;
     recordWallMs = NONE;
     lastTickWallMs = NONE;

@@ -144,7 +144,7 @@ public final class WindowMerger {
     if (storedSettings == null) {
       storedSettings = settings;
       settingsChanged = true;
-    } else if (!storedSettings.equals(settings)) {
+    } else if (!StateSettings.compatible(storedSettings, settings)) {
       throw SettingsChangedException.between(storedSettings, settings);
     }
   }

@@ -77,7 +77,7 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
     StoreState state = new StoreState(store.inner());
     // stage 1's windows have the settings' size too: checked before any record is read
     byte[] stored = state.get(PartitionStage.SETTINGS);
-    if (stored != null && !settings.equals(utf8(stored))) {
+    if (stored != null && !StateSettings.compatible(utf8(stored), settings)) {
       throw SettingsChangedException.between(utf8(stored), settings);
     }
     stage.load(state);

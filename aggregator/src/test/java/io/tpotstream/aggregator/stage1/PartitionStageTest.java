@@ -303,4 +303,51 @@ class PartitionStageTest {
     stage.onEvent(decoder.decode(token), back, wall, out);
     assertEquals(1, stage.openWindows());
   }
+
+  @Test
+  void aForgedFinalMarkReleasesItsVictimOnlyUntilItsNextHeartbeat() {
+    PartitionStage stage = new PartitionStage(StageSettings.defaults());
+    TokenEventDecoder decoder = new TokenEventDecoder();
+    Markers out = new Markers();
+    long wall = T0 + 86_400_000;
+    List<TokenEvent> events =
+        List.of(
+            Req.heartbeat(T0 + 1_000, "victim", T0 + 800),
+            Req.heartbeat(T0 + 1_000, "other", T0 + 800),
+            Req.finalHeartbeat(T0 + 1_100, "victim", T0 + 1_100), // forged
+            Req.heartbeat(T0 + 1_250, "victim", T0 + 1_050), // the victim goes on
+            Req.heartbeat(T0 + 35_000, "other", T0 + 34_800));
+    for (TokenEvent e : events) {
+      stage.onEvent(decoder.decode(e), e.ts(), wall, out);
+    }
+    assertEquals(List.of(T0), out.closed, "the victim holds again from its next heartbeat");
+  }
+
+  @Test
+  void thousandsOfProducersCloseAtTheLowestHoldingWatermark() {
+    PartitionStage stage = new PartitionStage(StageSettings.defaults());
+    TokenEventDecoder decoder = new TokenEventDecoder();
+    Markers out = new Markers();
+    long wall = T0 + 86_400_000;
+    for (int i = 0; i < 5_000; i++) {
+      TokenEvent e = Req.heartbeat(T0 + 1_000, "p" + i, T0 + 25_000 + i);
+      stage.onEvent(decoder.decode(e), e.ts(), wall, out);
+    }
+    for (int i = 0; i < 5_000; i++) {
+      TokenEvent e = Req.heartbeat(T0 + 46_000, "p" + i, T0 + 45_800);
+      stage.onEvent(decoder.decode(e), e.ts(), wall, out);
+      if (i == 4_998) {
+        assertEquals(T0 + 20_000, stage.closedThroughMs(), "p4999 still at T0 + 29.999 s");
+      }
+    }
+    assertEquals(T0 + 40_000, stage.closedThroughMs());
+    // one goes silent: after the producer timeout (by the others' heartbeats) it holds nothing
+    for (long s = 47; s <= 110; s++) {
+      for (int i = 1; i < 5_000; i += 1_000) {
+        TokenEvent e = Req.heartbeat(T0 + s * 1_000, "p" + i, T0 + s * 1_000 - 200);
+        stage.onEvent(decoder.decode(e), e.ts(), wall, out);
+      }
+    }
+    assertEquals(T0 + 100_000, stage.closedThroughMs());
+  }
 }

@@ -54,8 +54,11 @@ class WindowMergerTest {
         assertThrows(SettingsChangedException.class, () -> restarted.open("tpot.token-events"));
     assertEquals(
         "settings changed: this application id was started with --window 10s --grace 0s"
-            + " --group-by (none) --slo (none); now --window 1m --grace 0s --group-by run --slo"
-            + " (none): use a new --application-id, or the same settings",
+            + " --group-by (none) --slo (none) --request-timeout 10m --producer-timeout 1m"
+            + " --client-lag-threshold 1ms --max-clock-skew 5m; now --window 1m --grace 0s"
+            + " --group-by run --slo (none) --request-timeout 10m --producer-timeout 1m"
+            + " --client-lag-threshold 1ms --max-clock-skew 5m: use a new --application-id, or"
+            + " the same settings",
         e.getMessage());
   }
 

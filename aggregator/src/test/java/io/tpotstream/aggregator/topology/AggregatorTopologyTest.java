@@ -261,7 +261,32 @@ class AggregatorTopologyTest {
       assertEquals(0, out.get(0).requests().abandoned());
       assertEquals(1, out.get(1).requests().abandoned());
       assertEquals(new BigDecimal("1.0000"), out.get(1).requests().errorRate());
+      // kept one more timeout, to recognise it; then gone
+      assertEquals(1, h.storeEntries(AggregatorTopology.STAGE1_STORE, 'r'));
+      for (long s = 46; s <= 75; s++) {
+        h.pipe(Req.heartbeat(T0 + s * 1000, "p1", T0 + s * 1000 - 200));
+      }
       assertEquals(0, h.storeEntries(AggregatorTopology.STAGE1_STORE, 'r'));
+    }
+  }
+
+  @Test
+  void aRequestThatResumesAfterItWasAbandonedIsCountedOnce() {
+    StageSettings settings = TEN_SECONDS.withRequestTimeout(Duration.ofSeconds(30));
+    try (TopologyHarness h = new TopologyHarness(settings)) {
+      Req r = new Req("r1", "model-a");
+      h.pipe(Req.heartbeat(T0, "p1", T0), r.start(T0 + 100), r.token(T0 + 200, ms(100)));
+      h.pipe(r.token(T0 + 300, ms(200)));
+      // silent for 40 s, then it goes on and ends: abandoned at 30.3 s, and nothing more
+      h.pipe(Req.heartbeat(T0 + 40_000, "p1", T0 + 40_000 - 200));
+      h.pipe(r.token(T0 + 40_300, ms(40_200)), r.token(T0 + 40_400, ms(40_300)));
+      h.pipe(r.end(T0 + 40_500, ms(40_400)));
+      h.pipe(Req.finalHeartbeat(T0 + 51_000, "p1", T0 + 51_000));
+      List<WindowSummary> out = h.newSummaries();
+      assertEquals(1, out.stream().mapToLong(w -> w.requests().abandoned()).sum());
+      assertEquals(0, out.stream().mapToLong(w -> w.requests().completed()).sum());
+      assertEquals(1, out.stream().mapToLong(w -> w.tpot().count()).sum(), "the gap before");
+      assertEquals(0, out.stream().mapToLong(w -> w.e2e().count()).sum());
     }
   }
 
