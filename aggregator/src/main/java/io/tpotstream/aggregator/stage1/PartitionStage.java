@@ -47,6 +47,12 @@ public final class PartitionStage {
    */
   static final long IDLE_MS = 2_000;
 
+  /** A {@code confirmedAtMs} that takes every silence as real. */
+  public static final long ALWAYS_CONFIRMED = Long.MAX_VALUE;
+
+  /** How far apart two of the broker's answers may be and still confirm the time between them. */
+  public static final long CONFIRMATION_GAP_MS = 3_000;
+
   private final boolean keepsChanges;
   private final boolean closeOnFinal;
   private final StageSettings settings;
@@ -62,7 +68,7 @@ public final class PartitionStage {
   private final IntFunction<WindowCounts> spares; // ws::takeSpare, made once
   private long recordClockMs = NONE; // the clock as the last record left it
   private long recordWallMs = NONE; // this machine's clock when that record was read
-  private long lastTickWallMs = NONE; // this machine's clock at the last tick
+  private long lastConfirmedMs = NONE; // the broker's last answer counted, by this machine's clock
   private long silentMs; // confirmed silence since the last record
   private long lastStartMs = Long.MAX_VALUE; // the window start startOf found last (none at first)
 
@@ -213,36 +219,44 @@ public final class PartitionStage {
   }
 
   /**
-   * The wall clock's turn, with every silence confirmed (tests, or a reader that knows it has read
-   * everything): see {@link #tick(long, boolean, Stage1Output)}.
+   * The wall clock's turn with every silence taken as real (tests, or a reader that knows it has
+   * read everything): see {@link #tick(long, long, Stage1Output)}.
    */
   public void tick(long wallNowMs, Stage1Output out) {
-    tick(wallNowMs, true, out);
+    tick(wallNowMs, ALWAYS_CONFIRMED, out);
   }
 
   /**
-   * The wall clock's turn ({@code wallNowMs} by this machine's clock): once the partition has been
-   * silent for {@link #IDLE_MS}, counting only the time since the last record during which the
-   * silence was {@code confirmed} (the broker answered and everything it holds here was read), the
-   * partition's clock moves on by that silence, so that producers that went silent (killed) stop
-   * holding windows and the last windows close. A broker outage, a stalled fetch or a paused host
-   * is not silence: the clock waits for it, and the records held through it arrive in open windows.
+   * The wall clock's turn ({@code wallNowMs} by this machine's clock). {@code confirmedAtMs} is
+   * when the broker last answered that this partition had nothing more to read ({@link
+   * Long#MIN_VALUE}: its last answer said otherwise, or it has not answered; {@link
+   * #ALWAYS_CONFIRMED}: every silence is real). Silence counts only between two such answers at
+   * most {@link #CONFIRMATION_GAP_MS} apart, after the last record: a broker outage, a stalled
+   * fetch or a paused host is not silence, and neither is the moment after a broker comes back,
+   * before the producers that held their events through the outage have reconnected. Once the
+   * partition has been silent for {@link #IDLE_MS}, its clock moves on by that silence, so that
+   * producers that went silent (killed) stop holding windows and the last windows close.
    */
-  public void tick(long wallNowMs, boolean confirmed, Stage1Output out) {
+  public void tick(long wallNowMs, long confirmedAtMs, Stage1Output out) {
     if (ws.clockMs == NONE) {
       return;
     }
     if (recordWallMs == NONE || recordWallMs > wallNowMs) {
       recordClockMs = ws.clockMs; // first tick after a restart: idle from now on
       recordWallMs = wallNowMs;
-      lastTickWallMs = wallNowMs;
+      lastConfirmedMs = NONE;
       silentMs = 0;
       return;
     }
-    long since = wallNowMs - Math.max(lastTickWallMs, recordWallMs);
-    lastTickWallMs = wallNowMs;
-    if (confirmed && since > 0) {
-      silentMs += since;
+    if (confirmedAtMs == ALWAYS_CONFIRMED) {
+      silentMs = wallNowMs - recordWallMs;
+    } else if (confirmedAtMs == NONE) {
+      lastConfirmedMs = NONE; // the chain of answers is broken
+    } else if (confirmedAtMs > lastConfirmedMs) {
+      if (lastConfirmedMs != NONE && confirmedAtMs - lastConfirmedMs <= CONFIRMATION_GAP_MS) {
+        silentMs += Math.max(0, confirmedAtMs - Math.max(lastConfirmedMs, recordWallMs));
+      }
+      lastConfirmedMs = confirmedAtMs;
     }
     if (silentMs >= IDLE_MS) {
       long moved = Math.min(recordClockMs + silentMs, wallNowMs);
@@ -546,7 +560,7 @@ public final class PartitionStage {
     holders.rebuild(ws.producers);
     recordClockMs = NONE;
     recordWallMs = NONE;
-    lastTickWallMs = NONE;
+    lastConfirmedMs = NONE;
     silentMs = 0;
   }
 

@@ -20,17 +20,14 @@ import org.slf4j.LoggerFactory;
  * {@link ReadConfirmation} from the broker itself: a daemon thread asks every {@link #PERIOD} for
  * the input partitions' last stable offsets and the application's committed offsets, and keeps the
  * answer with the time it was asked. An unanswered question (broker down, network cut, this host
- * paused) leaves the last answer to age, so a partition's silence stops counting within {@link
- * #FRESH_MS}. Two admin calls a second per aggregator instance, off the stream threads.
+ * paused) leaves the last answer where it was, and the stages count silence only between answers
+ * close together. Two admin calls a second per aggregator instance, off the stream threads.
  */
 public final class EndOffsetWatch implements ReadConfirmation, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EndOffsetWatch.class);
 
   /** How often the end offsets are asked for. */
   static final Duration PERIOD = Duration.ofSeconds(1);
-
-  /** How old an answer may be and still confirm a silence. */
-  static final long FRESH_MS = 3_000;
 
   private final Admin admin;
   private final String topic;
@@ -61,14 +58,14 @@ public final class EndOffsetWatch implements ReadConfirmation, AutoCloseable {
   }
 
   @Override
-  public boolean caughtUp(int partition, long wallNowMs) {
+  public long confirmedAtMs(int partition) {
     if (partition < 0 || partition >= ends.length()) {
-      return false;
+      return Long.MIN_VALUE;
     }
     long at = answeredAtMs.get(partition);
-    return at != Long.MIN_VALUE
-        && wallNowMs - at <= FRESH_MS
-        && ends.get(partition) <= committed.get(partition) + 1;
+    return at != Long.MIN_VALUE && ends.get(partition) <= committed.get(partition) + 1
+        ? at
+        : Long.MIN_VALUE;
   }
 
   private void run() {

@@ -129,7 +129,7 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
   private void tick(long wallNowMs) {
     // what closes now is stamped with the partition's clock: a time the broker's records reached
     forwarder.timestamp = Math.max(0, stage.clockMs());
-    stage.tick(wallNowMs, reads.caughtUp(partition, wallNowMs), forwarder);
+    stage.tick(wallNowMs, reads.confirmedAtMs(partition), forwarder);
     if (!stage.hasPending()) {
       ticking.cancel();
       ticking = null;

@@ -264,16 +264,22 @@ class PartitionStageTest {
     long wall = T0 + 5_000;
     TokenEvent hb = Req.heartbeat(T0 + 5_000, "p1", T0 + 4_800);
     stage.onEvent(decoder.decode(hb), hb.ts(), wall, out);
-    // 90 s of a broker outage: the ticks come, the broker does not answer
-    for (long s = 1; s <= 90; s++) {
-      stage.tick(wall + s * 1_000, false, out);
+    // answers that confirm it for a second, then 90 s of a broker outage: no answers
+    stage.tick(wall + 1_000, wall + 900, out);
+    stage.tick(wall + 2_000, wall + 1_900, out);
+    for (long s = 3; s <= 90; s++) {
+      stage.tick(wall + s * 1_000, Long.MIN_VALUE, out);
     }
     assertEquals(T0 + 5_000, stage.clockMs(), "an outage is not silence");
     assertEquals(List.of(T0), out.closed, "p1 holds [T0 + 10 s, ...) as it did before");
-    // confirmed silence moves it, counting only the confirmed part
-    stage.tick(wall + 91_000, true, out);
-    stage.tick(wall + 92_000, true, out);
-    assertEquals(T0 + 7_000, stage.clockMs());
+    // the broker is back and has nothing new for a moment: one answer confirms nothing
+    stage.tick(wall + 91_000, wall + 91_000, out);
+    assertEquals(T0 + 5_000, stage.clockMs());
+    // answers a second apart confirm the time between them, counted from the first
+    for (long s = 92; s <= 93; s++) {
+      stage.tick(wall + s * 1_000, wall + s * 1_000, out);
+    }
+    assertEquals(T0 + 5_000 + 1_000 + 2_000, stage.clockMs(), "the second before, and two");
   }
 
   @Test
