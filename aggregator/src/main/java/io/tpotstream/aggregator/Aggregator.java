@@ -258,8 +258,15 @@ public final class Aggregator implements AutoCloseable {
         createInternalTopics(admin, config, partitions);
       }
       Map<String, String> keepForever = Map.of(TopicConfig.RETENTION_MS_CONFIG, "-1");
+      // a summary carries its window's histograms: as large as the partials at most
+      Map<String, String> summaries =
+          Map.of(
+              TopicConfig.RETENTION_MS_CONFIG,
+              "-1",
+              TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
+              Integer.toString(AggregatorTopology.MAX_INTERNAL_RECORD_BYTES));
       boolean created =
-          KafkaTopics.ensure(admin, kafka, config.outputTopic(), 1, keepForever).created();
+          KafkaTopics.ensure(admin, kafka, config.outputTopic(), 1, summaries).created();
       KafkaTopics.ensure(admin, kafka, config.deadLetterTopic(), 1, keepForever);
       if (!created) {
         warnIfRetentionDeletes(admin, config.outputTopic());
@@ -347,6 +354,9 @@ public final class Aggregator implements AutoCloseable {
     repartition.put(TopicConfig.SEGMENT_BYTES_CONFIG, "52428800");
     repartition.put(TopicConfig.RETENTION_MS_CONFIG, "-1");
     repartition.put(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "CreateTime");
+    String maxRecord = Integer.toString(AggregatorTopology.MAX_INTERNAL_RECORD_BYTES);
+    changelog.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, maxRecord);
+    repartition.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, maxRecord);
     config
         .kafkaProperties()
         .forEach(

@@ -34,6 +34,16 @@ final class SeriesIds {
   private final SeriesBytes probe = new SeriesBytes(null);
   private static final int MAX_BYTES_KEYS = 4096;
 
+  /**
+   * The most series a partition keeps at once (in use or used within the producer timeout): what
+   * passes it is counted under {@link #OVERFLOW}, so that no writer can grow the working set, the
+   * partials or the summaries of a window without bound.
+   */
+  static final int MAX_SERIES = 1_000;
+
+  /** The series (and model) of the requests past {@link #MAX_SERIES}. */
+  static final String OVERFLOW = "(other series)";
+
   SeriesIds(boolean keepsChanges) {
     this.keepsChanges = keepsChanges;
   }
@@ -65,8 +75,20 @@ final class SeriesIds {
     if (known != null) {
       return known;
     }
+    String model = event.model();
+    if (ids.size() >= MAX_SERIES) {
+      // thousands of distinct models or grouped labels (a buggy or hostile writer): what passes
+      // the cap is summarised as one series, so every request is still counted somewhere
+      series = OVERFLOW;
+      model = OVERFLOW;
+      labels = new java.util.TreeMap<>();
+      known = ids.get(series);
+      if (known != null) {
+        return known;
+      }
+    }
     int id = names.indexOf(null);
-    SeriesName name = new SeriesName(series, event.model(), labels);
+    SeriesName name = new SeriesName(series, model, labels);
     if (id < 0) {
       id = names.size();
       names.add(name);

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -35,6 +36,14 @@ public final class AggregatorTopology {
 
   /** Name of the single-partition internal topic between the stages (prefixed by Streams). */
   public static final String PARTIALS_TOPIC = "window-partials";
+
+  /**
+   * The largest record the stages may write to their internal topics (8 MB, where Kafka's default
+   * is 1 MB): a partial carries a window's bucket counts, and the largest one any input can make
+   * (every bucket of every histogram counted, every error class, the longest series name) is under
+   * 3 MB (WindowCountsTest), so no input can make a write fail.
+   */
+  public static final int MAX_INTERNAL_RECORD_BYTES = 8 * 1024 * 1024;
 
   private static final String STAGE1 = "stage1-";
   private static final String DEAD_LETTERS = "dead-letters";
@@ -134,6 +143,13 @@ public final class AggregatorTopology {
     // counts): batches of 256 KB instead of 16 send a commit's worth in a few requests, which took
     // the producers' network threads from 0.8 s to 0.3 s of CPU over ten million events (B1)
     p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), "262144");
+    // a partial of the busiest window still fits a record: see MAX_INTERNAL_RECORD_BYTES
+    p.put(
+        StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG),
+        Integer.toString(MAX_INTERNAL_RECORD_BYTES));
+    p.put(
+        StreamsConfig.topicPrefix(TopicConfig.MAX_MESSAGE_BYTES_CONFIG),
+        Integer.toString(MAX_INTERNAL_RECORD_BYTES));
     // every task reads one partition: there is never another partition to wait for
     p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, "-1");
     // no global stores; says so instead of warning at every start

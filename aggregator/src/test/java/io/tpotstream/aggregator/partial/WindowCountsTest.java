@@ -1,10 +1,14 @@
 package io.tpotstream.aggregator.partial;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tpotstream.aggregator.topology.AggregatorTopology;
 import io.tpotstream.common.binary.BinaryReader;
 import io.tpotstream.common.binary.BinaryWriter;
+import io.tpotstream.common.event.ErrorClasses;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
@@ -61,5 +65,34 @@ class WindowCountsTest {
       read.addFrom(new BinaryReader(bytes(partial)));
       assertArrayEquals(bytes(added), bytes(read), "after partial " + w);
     }
+  }
+
+  /**
+   * Whatever the input, a partial fits a Kafka record (1 MB by default): every latency histogram
+   * with a count in every bucket of its range (1 µs to an hour), counts near a long's limits, every
+   * error class a reader keeps (the known ones and {@code other}), and the longest series name the
+   * contract allows. Its summary is larger only by the JSON around these same buckets.
+   */
+  @Test
+  void theLargestPossiblePartialFitsARecord() {
+    WindowCounts worst = new WindowCounts();
+    for (Metric m : Metric.VALUES) {
+      for (long micros = 1; micros <= 3_600_000_000L; micros += Math.max(1, micros / 1_024)) {
+        worst.latency(m, micros, Long.MAX_VALUE / 32_000);
+      }
+    }
+    worst.started(Long.MAX_VALUE / 4);
+    worst.completedFull(Long.MAX_VALUE / 4);
+    worst.lateSamples(Long.MAX_VALUE / 4);
+    for (String errorClass : ErrorClasses.KNOWN) {
+      worst.failed(errorClass, Long.MAX_VALUE / 64);
+    }
+    worst.failed("other", Long.MAX_VALUE / 64);
+    BinaryWriter out = new BinaryWriter();
+    new SeriesName("m".repeat(4 * 1024), "m".repeat(1024), new TreeMap<>()).writeTo(out);
+    worst.writeTo(out);
+    int size = out.toByteArray().length;
+    assertTrue(size < 3_000_000, "a partial of " + size + " bytes");
+    assertTrue(size < AggregatorTopology.MAX_INTERNAL_RECORD_BYTES);
   }
 }

@@ -60,4 +60,18 @@ class SeriesIdsTest {
     assertEquals("m{target=gw}", ids.name(again).series());
     assertEquals("n{target=gw}", ids.name(other).series());
   }
+
+  @Test
+  void seriesPastTheCapAreCountedAsOneOtherSeries() {
+    for (int i = 0; i < SeriesIds.MAX_SERIES; i++) {
+      assertEquals(i, of("m" + i, null, 0));
+    }
+    int other = of("one-too-many", null, 0);
+    assertEquals(SeriesIds.MAX_SERIES, other);
+    assertEquals(other, of("yet-another", "{\"target\":\"x\"}", 0));
+    assertEquals(SeriesIds.OVERFLOW, ids.name(other).series());
+    assertEquals(SeriesIds.OVERFLOW, ids.name(other).model());
+    assertEquals(5, of("m5", null, 0), "a series kept before the cap keeps its id");
+    assertEquals(SeriesIds.MAX_SERIES + 1, ids.kept());
+  }
 }
