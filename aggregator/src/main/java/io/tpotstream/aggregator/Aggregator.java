@@ -253,6 +253,7 @@ public final class Aggregator implements AutoCloseable {
                       : DEFAULT_INPUT_PARTITIONS,
                   Topics.TOKEN_EVENTS_CONFIG)
               .partitions();
+      warnIfProducersStamp(admin, config.inputTopic());
       boolean fresh = checkPartitionsUnchanged(admin, config, partitions);
       if (fresh) {
         createInternalTopics(admin, config, partitions);
@@ -416,22 +417,9 @@ public final class Aggregator implements AutoCloseable {
 
   private static void warnIfRetentionDeletes(Admin admin, String topic)
       throws ExecutionException, InterruptedException, TimeoutException {
-    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-    Config configs;
-    try {
-      configs =
-          admin
-              .describeConfigs(List.of(resource))
-              .all()
-              .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-              .get(resource);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof UnknownTopicOrPartitionException
-          || e.getCause() instanceof AuthorizationException) {
-        // a topic created a moment ago, or no DESCRIBE_CONFIGS ACL: only a warning is lost
-        return;
-      }
-      throw e;
+    Config configs = configsOf(admin, topic);
+    if (configs == null) {
+      return;
     }
     var retention = configs.get(TopicConfig.RETENTION_MS_CONFIG);
     if (retention != null && !"-1".equals(retention.value())) {
@@ -440,6 +428,47 @@ public final class Aggregator implements AutoCloseable {
               + " events) may be deleted at once; set retention.ms=-1 to keep them",
           topic,
           retention.value());
+    }
+  }
+
+  /**
+   * Warns when the input topic keeps the producers' timestamps (a topic the user created): then the
+   * partitions' clocks and the skew checks are the producers' own clocks, and a producer minutes
+   * fast closes others' windows early in a recount. Replay topics keep them by design.
+   */
+  private static void warnIfProducersStamp(Admin admin, String topic)
+      throws ExecutionException, InterruptedException, TimeoutException {
+    Config configs = configsOf(admin, topic);
+    var type = configs == null ? null : configs.get(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG);
+    if (type != null
+        && "CreateTime".equals(type.value())
+        && !topic.startsWith(Topics.REPLAY_PREFIX)) {
+      LOG.warn(
+          "topic {} keeps the producers' timestamps (message.timestamp.type=CreateTime): windows"
+              + " then close by the producers' clocks, and one whose clock runs fast can make a"
+              + " recount differ from the live run; set message.timestamp.type=LogAppendTime on it"
+              + " (docs/design.md, \"Time, windows and completeness\")",
+          topic);
+    }
+  }
+
+  /** The configs of {@code topic}, or null when they cannot be read (only a warning is lost). */
+  private static Config configsOf(Admin admin, String topic)
+      throws ExecutionException, InterruptedException, TimeoutException {
+    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+    try {
+      return admin
+          .describeConfigs(List.of(resource))
+          .all()
+          .get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+          .get(resource);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException
+          || e.getCause() instanceof AuthorizationException) {
+        // a topic created a moment ago, or no DESCRIBE_CONFIGS ACL
+        return null;
+      }
+      throw e;
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.tpotstream.archive;
 
+import io.tpotstream.common.Topics;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.kafka.KafkaPreflight;
 import io.tpotstream.common.kafka.KafkaTopics;
@@ -83,7 +84,7 @@ public final class Replayer {
     int dot = name.indexOf('.');
     String base = dot > 0 ? name.substring(0, dot) : name;
     String safe = base.replaceAll("[^A-Za-z0-9._-]", "-");
-    return "tpot.replay." + (safe.isEmpty() ? "archive" : safe);
+    return Topics.REPLAY_PREFIX + (safe.isEmpty() ? "archive" : safe);
   }
 
   /** What a replay did. */

@@ -12,6 +12,9 @@ public final class Topics {
   public static final String METRICS = "tpot.metrics";
   public static final String DEAD_LETTER = "tpot.dead-letter";
 
+  /** The start of the name of a topic {@code tpot replay} writes to when none is named. */
+  public static final String REPLAY_PREFIX = "tpot.replay.";
+
   /**
    * The settings of a token-events topic tpot creates: the broker stamps each record with its own
    * append time, the one clock no producer can bend, by which the aggregator closes windows and
