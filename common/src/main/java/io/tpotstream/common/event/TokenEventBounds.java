@@ -2,6 +2,7 @@ package io.tpotstream.common.event;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -137,7 +138,7 @@ public final class TokenEventBounds {
 
   private static String problem(TokenEvent e, int f) {
     if (f == TokenEventDecoder.LABELS) {
-      return e.labels() == null ? null : labelsProblem(e.labels().entrySet().stream().toList());
+      return e.labels() == null ? null : labelsProblem(e.labels());
     }
     Object value = VALUES.get(f).apply(e);
     if (value == null) {
@@ -172,11 +173,11 @@ public final class TokenEventBounds {
     return chars <= max ? null : name + " is " + chars + " characters, more than " + max;
   }
 
-  private static String labelsProblem(List<java.util.Map.Entry<String, String>> labels) {
+  private static String labelsProblem(Map<String, String> labels) {
     if (labels.size() > MAX_LABELS) {
       return "labels has " + labels.size() + " entries, more than " + MAX_LABELS;
     }
-    for (var label : labels) {
+    for (Map.Entry<String, String> label : labels.entrySet()) {
       String name = lengthProblem("a label name", label.getKey(), MAX_LABEL_NAME_CHARS);
       if (name != null) {
         return name;
