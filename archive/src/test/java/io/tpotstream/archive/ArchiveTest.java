@@ -25,6 +25,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ArchiveTest {
   @TempDir Path dir;
 
+  /** A time within the token events' bounds, to which the tests' times are added. */
+  private static final long T0 = 1_700_000_000_000L;
+
   private static TokenEvent token(long ts, String requestId, int seq) {
     return TokenEvent.token(
         ts, "run", requestId, "model-a", null, seq * 1_000_000L, seq, 1, TokenKind.CONTENT, "p");
@@ -42,23 +45,25 @@ class ArchiveTest {
     Path file = dir.resolve(name);
     try (ArchiveWriter writer = new ArchiveWriter(file)) {
       // written in partition order, as export reads them; replay order interleaves them by ts
-      writer.write("r1", 1, 0, 1_000, TokenEventCodec.encode(token(1_000, "r1", 0)));
-      writer.write("r1", 1, 1, 1_003, TokenEventCodec.encode(token(1_003, "r1", 1)));
-      writer.write("r2", 0, 0, 1_003, TokenEventCodec.encode(token(1_003, "r2", 0)));
-      writer.write("r2", 0, 1, 1_001, TokenEventCodec.encode(token(1_001, "r2", 1)));
+      writer.write("r1", 1, 0, T0 + 1_000, TokenEventCodec.encode(token(T0 + 1_000, "r1", 0)));
+      writer.write("r1", 1, 1, T0 + 1_003, TokenEventCodec.encode(token(T0 + 1_003, "r1", 1)));
+      writer.write("r2", 0, 0, T0 + 1_003, TokenEventCodec.encode(token(T0 + 1_003, "r2", 0)));
+      writer.write("r2", 0, 1, T0 + 1_001, TokenEventCodec.encode(token(T0 + 1_001, "r2", 1)));
     }
     List<String> corrupt = new ArrayList<>();
     List<ArchivedRecord> records = read(file, corrupt);
     assertEquals(List.of(), corrupt);
     assertEquals(
-        List.of(1_000L, 1_001L, 1_003L, 1_003L), records.stream().map(ArchivedRecord::ts).toList());
+        List.of(T0 + 1_000L, T0 + 1_001L, T0 + 1_003L, T0 + 1_003L),
+        records.stream().map(ArchivedRecord::ts).toList());
     // equal ts: partition 0 before partition 1
     assertEquals("r2", records.get(2).key());
     assertEquals(0, records.get(2).partition());
-    assertEquals(token(1_003, "r1", 1), records.get(3).event());
+    assertEquals(token(T0 + 1_003, "r1", 1), records.get(3).event());
     assertEquals(1, records.get(3).offset());
     assertEquals(2, records.get(3).line());
-    assertArrayEquals(TokenEventCodec.encode(token(1_003, "r1", 1)), records.get(3).valueBytes());
+    assertArrayEquals(
+        TokenEventCodec.encode(token(T0 + 1_003, "r1", 1)), records.get(3).valueBytes());
   }
 
   @Test
@@ -227,9 +232,10 @@ class ArchiveTest {
   @Test
   void otherLayoutsAndBareEventsReadTheSameAsTheWritersLines() throws Exception {
     Path file = dir.resolve("mixed.jsonl");
-    String event = TokenEventCodec.encodeToString(token(1_002, "r1", 2));
+    String event = TokenEventCodec.encodeToString(token(T0 + 1_002, "r1", 2));
     String heartbeat =
-        TokenEventCodec.encodeToString(TokenEvent.heartbeat(1_001, "run", "p", 900, false, 4L));
+        TokenEventCodec.encodeToString(
+            TokenEvent.heartbeat(T0 + 1_001, "run", "p", T0 + 900, false, 4L));
     Files.writeString(
         file,
         String.join(
@@ -237,34 +243,38 @@ class ArchiveTest {
             "{ \"value\": " + heartbeat + ", \"offset\": 9, \"partition\": 2, \"key\": \"p\" }",
             "",
             event,
-            "{\"key\":\"r1\",\"partition\":0,\"offset\":1,\"timestamp\":1000,\"value\":"
-                + TokenEventCodec.encodeToString(token(1_000, "r1", 1))
+            "{\"key\":\"r1\",\"partition\":0,\"offset\":1,\"timestamp\":"
+                + (T0 + 1_000)
+                + ",\"value\":"
+                + TokenEventCodec.encodeToString(token(T0 + 1_000, "r1", 1))
                 + "}\r"));
     List<String> corrupt = new ArrayList<>();
     List<ArchivedRecord> records = read(file, corrupt);
     assertEquals(List.of(), corrupt);
     assertEquals(3, records.size());
-    assertEquals(1_000, records.get(0).ts());
+    assertEquals(T0 + 1_000, records.get(0).ts());
     ArchivedRecord hb = records.get(1);
     assertEquals(2, hb.partition());
     assertEquals(9, hb.offset());
-    assertEquals(1_001, hb.timestamp()); // no timestamp field: the event's ts
-    assertEquals(new ArchivedRecord.Heartbeat("p", 900, false), hb.heartbeat());
+    assertEquals(T0 + 1_001, hb.timestamp()); // no timestamp field: the event's ts
+    assertEquals(new ArchivedRecord.Heartbeat("p", T0 + 900, false), hb.heartbeat());
     ArchivedRecord bare = records.get(2);
     assertEquals(0, bare.partition());
     assertEquals(3, bare.offset()); // its line
     assertEquals("r1", bare.key());
-    assertEquals(token(1_002, "r1", 2), bare.event());
+    assertEquals(token(T0 + 1_002, "r1", 2), bare.event());
   }
 
   @Test
   void aCorruptLineIsReportedWithItsNumberAndSkipped() throws Exception {
     Path file = dir.resolve("events.jsonl");
     String good =
-        "{\"key\":\"r1\",\"partition\":0,\"offset\":0,\"timestamp\":5,\"value\":"
-            + TokenEventCodec.encodeToString(token(5, "r1", 0))
+        "{\"key\":\"r1\",\"partition\":0,\"offset\":0,\"timestamp\":"
+            + (T0 + 5)
+            + ",\"value\":"
+            + TokenEventCodec.encodeToString(token(T0 + 5, "r1", 0))
             + "}";
-    String good2 = TokenEventCodec.encodeToString(token(6, "r1", 1));
+    String good2 = TokenEventCodec.encodeToString(token(T0 + 6, "r1", 1));
     Files.writeString(
         file,
         good + "\n{\"key\":\"r1\",\"partit\n" + good2 + "\n[1]\n{\"a\":1}",
@@ -279,7 +289,7 @@ class ArchiveTest {
             + " event",
         corrupt.get(2));
     assertEquals(2, records.size());
-    assertEquals(token(6, "r1", 1), records.get(1).event());
+    assertEquals(token(T0 + 6, "r1", 1), records.get(1).event());
   }
 
   @Test
@@ -327,15 +337,16 @@ class ArchiveTest {
   @Test
   void linesLongerThanABlockAndManyLinesReadWhole() throws Exception {
     Path file = dir.resolve("big.jsonl.lz4");
-    String longModel = "m".repeat(5 << 20); // one value larger than a block (256 KB; 4 MB before)
+    // one value larger than a block (256 KB; 4 MB before), with a model past its 256 characters
+    String longModel = "m".repeat(5 << 20);
     int n = 40_000;
     try (ArchiveWriter writer = new ArchiveWriter(file)) {
       for (int i = 0; i < n; i++) {
         TokenEvent e =
             i == 17
                 ? TokenEvent.token(
-                    2_000 + i, "run", "r", longModel, null, 1L, i, 1, TokenKind.CONTENT, "p")
-                : token(2_000 + i, "r", i);
+                    T0 + 2_000 + i, "run", "r", longModel, null, 1L, i, 1, TokenKind.CONTENT, "p")
+                : token(T0 + 2_000 + i, "r", i);
         writer.write("r", 0, i, e.ts(), TokenEventCodec.encode(e));
       }
       assertEquals(n, writer.written());
@@ -346,6 +357,16 @@ class ArchiveTest {
       assertEquals(i, records.get(i).offset());
       assertEquals(i + 1, records.get(i).line());
     }
-    assertEquals(longModel, records.get(17).event().model());
+    // the line read whole: its value is the event as written, which the decoder then refuses
+    assertTrue(
+        new String(records.get(17).valueBytes(), StandardCharsets.UTF_8).contains(longModel));
+    TokenEventFormatException tooLong =
+        assertThrows(TokenEventFormatException.class, () -> records.get(17).event());
+    assertTrue(
+        tooLong
+            .getMessage()
+            .startsWith("not a token event: model is 5242880 characters, more than 256"),
+        tooLong.getMessage());
+    assertEquals(token(T0 + 2_000 + 18, "r", 18), records.get(18).event());
   }
 }

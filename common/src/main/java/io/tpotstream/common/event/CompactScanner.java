@@ -14,8 +14,8 @@ import java.util.TreeMap;
  * with distinct names. That is a strict subset of JSON on which Jackson's data binding gives
  * exactly these values, so what this scanner accepts (then checked by {@link TokenEventRules}) is
  * what {@link TokenEventCodec#decode} accepts. Anything else (whitespace, an escape, a non-ASCII
- * byte, an unknown field, a null, a fraction, a number of 19 digits, a negative count, a repeated
- * field or label, more than {@value #MAX_LABELS} labels) makes it answer "not sure", and {@link
+ * byte, an unknown field, a null, a fraction, a number of 19 digits, a repeated field or label, a
+ * value outside its {@link TokenEventBounds}) makes it answer "not sure", and {@link
  * TokenEventDecoder} reads the record with Jackson's streaming parser instead.
  */
 final class CompactScanner {
@@ -30,10 +30,11 @@ final class CompactScanner {
     EventType.TOKEN, EventType.HEARTBEAT, EventType.START, EventType.END, EventType.ERROR
   };
   private static final byte[][] KINDS = {utf8("content"), utf8("reasoning"), utf8("tool")};
+  private static final byte[][] ERROR_CLASSES =
+      ErrorClasses.KNOWN.stream().map(CompactScanner::utf8).toArray(byte[][]::new);
   private static final byte[] TRUE = utf8("true");
   private static final byte[] FALSE = utf8("false");
   private static final int NOT_SURE = Integer.MIN_VALUE;
-  static final int MAX_LABELS = 16;
   private static final VarHandle LONGS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final long ONES = 0x0101010101010101L;
@@ -74,7 +75,7 @@ final class CompactScanner {
   private final int[] follows = new int[NAMES.length + 1];
 
   /** The bounds of the label names read so far in the current labels object, two ints a name. */
-  private final int[] labelNames = new int[2 * MAX_LABELS];
+  private final int[] labelNames = new int[2 * TokenEventBounds.MAX_LABELS];
 
   // what the value just read was: a string's bounds or a number
   private int stringStart;
@@ -199,7 +200,8 @@ final class CompactScanner {
         case TokenEventDecoder.ERROR_CLASS -> {
           i = string(b, i);
           if (i != NOT_SURE) {
-            d.errorClass = ascii(b, stringStart, stringEnd);
+            int known = word(b, ERROR_CLASSES);
+            d.errorClass = known < 0 ? ErrorClasses.OTHER : ErrorClasses.KNOWN.get(known);
           }
         }
         case TokenEventDecoder.SCHEDULE_LAG_NS -> {
@@ -250,8 +252,8 @@ final class CompactScanner {
       if (i == NOT_SURE || i >= n) {
         return false;
       }
-      if ((TokenEventRules.NEVER_NEGATIVE & bit) != 0 && number < 0) {
-        return false; // a negative count: data binding gives the message
+      if (outOfBounds(field, bit)) {
+        return false; // data binding gives the message
       }
       byte next = b[i++];
       if (next == '}') {
@@ -275,6 +277,18 @@ final class CompactScanner {
               : Arrays.copyOfRange(b, requestIdStart, requestIdStart + length);
     }
     return true;
+  }
+
+  /**
+   * Whether the value just read for {@code field} is outside its {@link TokenEventBounds}: a number
+   * out of its range or a string (ASCII here: a byte a character) longer than its most.
+   */
+  private boolean outOfBounds(int field, long bit) {
+    if ((TokenEventBounds.RANGED & bit) != 0) {
+      return number < TokenEventBounds.MIN[field] || number > TokenEventBounds.MAX[field];
+    }
+    return (TokenEventBounds.TEXT & bit) != 0
+        && stringEnd - stringStart > TokenEventBounds.MAX_CHARS[field];
   }
 
   /**
@@ -513,14 +527,21 @@ final class CompactScanner {
     int count = 0;
     while (true) {
       i = string(b, i);
-      if (i == NOT_SURE || i >= n || b[i] != ':' || count == MAX_LABELS || repeated(b, count)) {
+      if (i == NOT_SURE
+          || i >= n
+          || b[i] != ':'
+          || count == TokenEventBounds.MAX_LABELS
+          || stringEnd - stringStart > TokenEventBounds.MAX_LABEL_NAME_CHARS
+          || repeated(b, count)) {
         return NOT_SURE;
       }
       labelNames[2 * count] = stringStart;
       labelNames[2 * count + 1] = stringEnd;
       count++;
       i = string(b, i + 1);
-      if (i == NOT_SURE || i >= n) {
+      if (i == NOT_SURE
+          || i >= n
+          || stringEnd - stringStart > TokenEventBounds.MAX_LABEL_VALUE_CHARS) {
         return NOT_SURE;
       }
       if (b[i] == '}') {

@@ -4,8 +4,9 @@ import java.util.List;
 
 /**
  * The error classes a producer writes in {@code errorClass} (docs/design.md, "Errors a user
- * meets"), so that readers can show each one from zero before it first happens (a Prometheus
- * counter that appears only with its first error hides that error from {@code rate()}).
+ * meets"), and the one readers fold every other class into, so that readers can show each one from
+ * zero before it first happens (a Prometheus counter that appears only with its first error hides
+ * that error from {@code rate()}).
  */
 public final class ErrorClasses {
   private ErrorClasses() {}
@@ -27,4 +28,16 @@ public final class ErrorClasses {
           "protocol",
           "truncated",
           "cancelled");
+
+  /**
+   * What readers make of an {@code errorClass} outside {@link #KNOWN} (a newer or a buggy writer):
+   * one class for all of them, so that thousands of free-text classes cost one counter, not one
+   * each. Such an event is still read, not a dead letter.
+   */
+  public static final String OTHER = "other";
+
+  /** {@code errorClass} when it is one of {@link #KNOWN} (or null), else {@link #OTHER}. */
+  public static String fold(String errorClass) {
+    return errorClass == null || KNOWN.contains(errorClass) ? errorClass : OTHER;
+  }
 }

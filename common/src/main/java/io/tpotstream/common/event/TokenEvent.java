@@ -266,6 +266,17 @@ public record TokenEvent(
     return copy.build();
   }
 
+  /** This event with an unknown {@code errorClass} read as {@link ErrorClasses#OTHER}. */
+  TokenEvent withKnownErrorClass() {
+    String known = ErrorClasses.fold(errorClass);
+    if (java.util.Objects.equals(known, errorClass)) {
+      return this;
+    }
+    Draft copy = new Draft(this);
+    copy.errorClass = known;
+    return copy.build();
+  }
+
   private TokenEvent withFlags(Boolean coalesced, Boolean warmup, String source) {
     Draft copy = new Draft(this);
     copy.coalesced = coalesced;

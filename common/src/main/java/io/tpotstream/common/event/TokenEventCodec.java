@@ -3,6 +3,7 @@ package io.tpotstream.common.event;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
@@ -59,12 +60,13 @@ public final class TokenEventCodec {
   }
 
   /**
-   * Decodes and validates one event.
+   * Decodes and validates one event; an {@code errorClass} outside {@link ErrorClasses#KNOWN} is
+   * read as {@link ErrorClasses#OTHER}.
    *
    * @throws TokenEventFormatException when the bytes are not JSON, not an object of the v1 format
    *     ({@code v} other than 1, a field of another JSON type, a field written twice, a label
-   *     without a string value), miss a field their type requires, or carry a negative count
-   *     ({@link TokenEventRules})
+   *     without a string value), miss a field their type requires, or carry a value outside its
+   *     {@link TokenEventBounds} ({@link TokenEventRules})
    */
   public static TokenEvent decode(byte[] bytes) {
     if (bytes == null || bytes.length == 0) {
@@ -76,10 +78,15 @@ public final class TokenEventCodec {
       event = READER.readValue(bytes);
     } catch (IOException e) {
       throw new TokenEventFormatException(
-          "not a token event: " + firstLine(getOriginalMessageOf(e)) + " in " + preview(bytes), e);
+          "not a token event: "
+              + fieldOf(e)
+              + firstLine(getOriginalMessageOf(e))
+              + " in "
+              + preview(bytes),
+          e);
     }
     validate(event, bytes);
-    return event;
+    return event.withKnownErrorClass();
   }
 
   public static TokenEvent decode(String json) {
@@ -92,6 +99,19 @@ public final class TokenEventCodec {
       throw new TokenEventFormatException(
           "not a token event: " + problem + " in " + preview(bytes), null);
     }
+  }
+
+  /**
+   * The field data binding could not read, as {@code "seq: "} (one of the event's own names, so
+   * short), or nothing when the failure is not a field's (not JSON, a repeated field).
+   */
+  private static String fieldOf(IOException e) {
+    if (e instanceof JsonMappingException m
+        && !m.getPath().isEmpty()
+        && m.getPath().get(0).getFieldName() != null) {
+      return m.getPath().get(0).getFieldName() + ": ";
+    }
+    return "";
   }
 
   private static String firstLine(String message) {

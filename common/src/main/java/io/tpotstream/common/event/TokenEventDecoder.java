@@ -130,7 +130,7 @@ public final class TokenEventDecoder {
       d.hasCompletionTokens = true;
       d.completionTokens = e.completionTokens();
     }
-    d.errorClass = e.errorClass();
+    d.errorClass = ErrorClasses.fold(e.errorClass());
     d.watermark = e.watermark() == null ? 0 : e.watermark();
     d.isFinal = Boolean.TRUE.equals(e.isFinal());
     if (e.clientPauseMaxUs() != null) {

@@ -7,40 +7,13 @@ package io.tpotstream.common.event;
  * records.
  */
 final class TokenEventRules {
-  /**
-   * The fields that count something or measure a wait ({@link TokenEventDecoder}'s field numbers, a
-   * bit each): never negative. A negative count would become negative output tokens or rates in the
-   * summaries. Not {@code scheduleLagNs} (a request started a little before it was due is early,
-   * not malformed), {@code watermark} or {@code httpStatus}, which no count depends on.
-   */
-  static final long NEVER_NEGATIVE =
-      bits(
-          TokenEventDecoder.ELAPSED_NS,
-          TokenEventDecoder.SEQ,
-          TokenEventDecoder.TOKENS,
-          TokenEventDecoder.PROMPT_TOKENS,
-          TokenEventDecoder.COMPLETION_TOKENS,
-          TokenEventDecoder.MALFORMED_CHUNKS,
-          TokenEventDecoder.CLIENT_PAUSE_MAX_US,
-          TokenEventDecoder.LOOP_LAG_MAX_US,
-          TokenEventDecoder.COALESCED_CHUNKS,
-          TokenEventDecoder.DROPPED_EVENTS,
-          TokenEventDecoder.CLIENT_LAG_US);
-
   private TokenEventRules() {}
-
-  private static long bits(int... fields) {
-    long bits = 0;
-    for (int field : fields) {
-      bits |= 1L << field;
-    }
-    return bits;
-  }
 
   /**
    * What makes these fields not a valid v1 token event (the words after "not a token event: "), or
-   * null when they are one. Checked in this order: an object, its type, its version, {@code ts},
-   * then the fields its type requires, then the counts that must not be negative.
+   * null when they are one. Checked in this order: an object, its type, its version, {@code ts}
+   * (present and within its {@link TokenEventBounds}), then the fields its type requires; the other
+   * bounds after.
    */
   static String problem(
       boolean object,
@@ -52,11 +25,7 @@ final class TokenEventRules {
       boolean producerId,
       boolean watermark,
       boolean hasElapsedNs,
-      long elapsedNs,
       boolean hasSeq,
-      int seq,
-      boolean hasTokens,
-      int tokens,
       boolean errorClass) {
     String missing = null;
     if (!object) {
@@ -70,8 +39,10 @@ final class TokenEventRules {
           + TokenEvent.VERSION
           + " (written by another version of the producer: check that both ends run the same"
           + " tpot)";
-    } else if (ts <= 0) {
-      missing = "ts";
+    } else if (ts == 0) {
+      missing = "ts"; // (data binding reads an absent ts as 0)
+    } else if (TokenEventBounds.rangeProblem(TokenEventDecoder.TS, ts) != null) {
+      return TokenEventBounds.rangeProblem(TokenEventDecoder.TS, ts);
     } else if (type == EventType.HEARTBEAT) {
       if (!producerId) {
         missing = "producerId";
@@ -89,25 +60,13 @@ final class TokenEventRules {
     } else if (type == EventType.ERROR && !errorClass) {
       missing = "errorClass";
     }
-    if (missing != null) {
-      return "missing " + missing;
-    }
-    if (hasElapsedNs && elapsedNs < 0) {
-      return "negative elapsedNs " + elapsedNs;
-    }
-    if (hasSeq && seq < 0) {
-      return "negative seq " + seq;
-    }
-    if (hasTokens && tokens < 0) {
-      return "negative tokens " + tokens;
-    }
-    return null;
+    return missing == null ? null : "missing " + missing;
   }
 
   /**
    * The rule applied to a record a fast reader has read into {@code d}: {@code seen} has the bit
    * {@code 1L << field} of every field present ({@link TokenEventDecoder}'s field numbers). The
-   * fast readers leave a record with a negative value in a {@link #NEVER_NEGATIVE} field to the
+   * fast readers leave a record with a value outside its {@link TokenEventBounds} to the
    * data-binding decoder before they ask.
    */
   static String problem(DecodedEvent d, int v, boolean requestId, long seen) {
@@ -121,11 +80,7 @@ final class TokenEventRules {
         has(seen, TokenEventDecoder.PRODUCER_ID),
         has(seen, TokenEventDecoder.WATERMARK),
         has(seen, TokenEventDecoder.ELAPSED_NS),
-        d.elapsedNs,
         d.hasSeq,
-        d.seq,
-        d.hasTokens,
-        d.tokens,
         has(seen, TokenEventDecoder.ERROR_CLASS));
   }
 
@@ -136,46 +91,10 @@ final class TokenEventRules {
   /** The rule applied to a decoded event (null: not an object). */
   static String problem(TokenEvent e) {
     if (e == null) {
-      return problem(
-          false, null, 0, 0, false, false, false, false, false, 0, false, 0, false, 0, false);
+      return problem(false, null, 0, 0, false, false, false, false, false, false, false);
     }
     String problem = fieldsProblem(e);
-    return problem != null ? problem : negativeCount(e);
-  }
-
-  /**
-   * The counts of {@link #NEVER_NEGATIVE} the common rule does not check, in the design's order.
-   */
-  private static String negativeCount(TokenEvent e) {
-    String name = null;
-    long value = 0;
-    Number[] counts = {
-      e.promptTokens(),
-      e.completionTokens(),
-      e.malformedChunks(),
-      e.clientPauseMaxUs(),
-      e.loopLagMaxUs(),
-      e.coalescedChunks(),
-      e.droppedEvents(),
-      e.clientLagUs()
-    };
-    String[] names = {
-      "promptTokens",
-      "completionTokens",
-      "malformedChunks",
-      "clientPauseMaxUs",
-      "loopLagMaxUs",
-      "coalescedChunks",
-      "droppedEvents",
-      "clientLagUs"
-    };
-    for (int i = 0; i < counts.length && name == null; i++) {
-      if (counts[i] != null && counts[i].longValue() < 0) {
-        name = names[i];
-        value = counts[i].longValue();
-      }
-    }
-    return name == null ? null : "negative " + name + " " + value;
+    return problem != null ? problem : TokenEventBounds.problem(e);
   }
 
   private static String fieldsProblem(TokenEvent e) {
@@ -189,11 +108,7 @@ final class TokenEventRules {
         e.producerId() != null,
         e.watermark() != null,
         e.elapsedNs() != null,
-        e.elapsedNs() == null ? 0 : e.elapsedNs(),
         e.seq() != null,
-        e.seq() == null ? 0 : e.seq(),
-        e.tokens() != null,
-        e.tokens() == null ? 0 : e.tokens(),
         e.errorClass() != null);
   }
 }

@@ -68,6 +68,8 @@ public final class RequestTrace {
         gapMicros = Arrays.copyOf(gapMicros, gaps * 2);
         gapTokens = Arrays.copyOf(gapTokens, gaps * 2);
       }
+      // both within 0..7 days and k within 1..4096 (TokenEventBounds): the difference cannot
+      // overflow
       gapMicros[gaps] = RequestRules.gapMicros(elapsedNs - lastElapsedNs, k);
       gapTokens[gaps] = k;
       gaps++;

@@ -105,17 +105,17 @@ class TokenEventCodecTest {
   @Test
   void aDroppingProducersHeartbeatSaysHowManyEventsItDropped() {
     TokenEvent heartbeat =
-        TokenEvent.heartbeat(2_000L, "r", "p", 1_800L, false, 3L, 4L, 5L)
+        TokenEvent.heartbeat(1_700_000_002_000L, "r", "p", 1_700_000_001_800L, false, 3L, 4L, 5L)
             .withSource("proxy")
             .withDroppedEvents(12L);
     String json = TokenEventCodec.encodeToString(heartbeat);
     assertEquals(
-        "{\"type\":\"heartbeat\",\"v\":1,\"ts\":2000,\"runId\":\"r\",\"producerId\":\"p\","
-            + "\"watermark\":1800,\"clientPauseMaxUs\":3,\"loopLagMaxUs\":4,\"coalescedChunks\":5,"
+        "{\"type\":\"heartbeat\",\"v\":1,\"ts\":1700000002000,\"runId\":\"r\",\"producerId\":\"p\","
+            + "\"watermark\":1700000001800,\"clientPauseMaxUs\":3,\"loopLagMaxUs\":4,\"coalescedChunks\":5,"
             + "\"source\":\"proxy\",\"droppedEvents\":12}",
         json);
     assertEquals(heartbeat, TokenEventCodec.decode(json));
-    assertEquals(12L, heartbeat.withTs(2_500L).droppedEvents());
+    assertEquals(12L, heartbeat.withTs(1_700_000_002_500L).droppedEvents());
   }
 
   @Test
@@ -147,7 +147,7 @@ class TokenEventCodecTest {
   void unknownFieldsAreIgnored() {
     TokenEvent event =
         TokenEventCodec.decode(
-            "{\"type\":\"token\",\"v\":1,\"ts\":5,\"requestId\":\"r\",\"model\":\"m\",\"elapsedNs\":7,"
+            "{\"type\":\"token\",\"v\":1,\"ts\":1700000000005,\"requestId\":\"r\",\"model\":\"m\",\"elapsedNs\":7,"
                 + "\"seq\":0,\"futureField\":{\"nested\":[1,2]},\"other\":\"x\"}");
     assertEquals(EventType.TOKEN, event.type());
     assertEquals(1, event.v());
@@ -163,7 +163,7 @@ class TokenEventCodecTest {
             TokenEventFormatException.class,
             () ->
                 TokenEventCodec.decode(
-                    "{\"type\":\"token\",\"v\":2,\"ts\":5,\"requestId\":\"r\",\"model\":\"m\","
+                    "{\"type\":\"token\",\"v\":2,\"ts\":1700000000005,\"requestId\":\"r\",\"model\":\"m\","
                         + "\"elapsedNs\":7,\"seq\":0}"));
     assertTrue(
         v2.getMessage().startsWith("not a token event: version v=2 is not 1"), v2.getMessage());
@@ -172,14 +172,14 @@ class TokenEventCodecTest {
             TokenEventFormatException.class,
             () ->
                 TokenEventCodec.decode(
-                    "{\"type\":\"heartbeat\",\"ts\":5,\"producerId\":\"p\",\"watermark\":1}"));
+                    "{\"type\":\"heartbeat\",\"ts\":1700000000005,\"producerId\":\"p\",\"watermark\":1}"));
     assertTrue(noVersion.getMessage().startsWith("not a token event: version v=0 is not 1"));
     TokenEventFormatException negative =
         assertThrows(
             TokenEventFormatException.class,
             () ->
                 TokenEventCodec.decode(
-                    "{\"type\":\"token\",\"v\":1,\"ts\":5,\"requestId\":\"r\",\"model\":\"m\","
+                    "{\"type\":\"token\",\"v\":1,\"ts\":1700000000005,\"requestId\":\"r\",\"model\":\"m\","
                         + "\"elapsedNs\":7,\"seq\":-1}"));
     assertTrue(negative.getMessage().startsWith("not a token event: negative seq -1 in "));
   }
@@ -194,7 +194,9 @@ class TokenEventCodecTest {
     TokenEventFormatException badType =
         assertThrows(
             TokenEventFormatException.class,
-            () -> TokenEventCodec.decode("{\"type\":\"tok\",\"ts\":5,\"requestId\":\"r\"}"));
+            () ->
+                TokenEventCodec.decode(
+                    "{\"type\":\"tok\",\"ts\":1700000000005,\"requestId\":\"r\"}"));
     assertTrue(badType.getMessage().contains("unknown event type 'tok'"), badType.getMessage());
 
     TokenEventFormatException missing =
@@ -202,9 +204,9 @@ class TokenEventCodecTest {
             TokenEventFormatException.class,
             () ->
                 TokenEventCodec.decode(
-                    "{\"type\":\"token\",\"v\":1,\"ts\":5,\"requestId\":\"r\"}"));
+                    "{\"type\":\"token\",\"v\":1,\"ts\":1700000000005,\"requestId\":\"r\"}"));
     assertEquals(
-        "not a token event: missing model in '{\"type\":\"token\",\"v\":1,\"ts\":5,\"requestId\":\"r\"}'",
+        "not a token event: missing model in '{\"type\":\"token\",\"v\":1,\"ts\":1700000000005,\"requestId\":\"r\"}'",
         missing.getMessage());
 
     assertThrows(TokenEventFormatException.class, () -> TokenEventCodec.decode(new byte[0]));

@@ -269,6 +269,199 @@ class TokenEventDecoderTest {
     assertTrue(accepted > records / 10, "accepted " + accepted + " of " + records);
   }
 
+  /**
+   * Every bounded field ({@link TokenEventBounds}) on every type of event, at each bound and one
+   * past it, at the ends of a long, and every text field empty, at its most characters (ASCII and
+   * not), one past and 400 KB; labels at their most entries and characters and one past: both
+   * decoders accept exactly the values within the bounds and reject the others with a message that
+   * names the field, its value (a long string's length, never the string) and the bound.
+   */
+  @Test
+  void everyFieldIsReadExactlyWithinItsBoundsAndRejectedNamingItPastThem() {
+    List<String> names = List.of(TokenEventDecoder.FIELD_NAMES);
+    var components = TokenEvent.class.getRecordComponents();
+    int records = 0;
+    long scannedBefore = decoder.scanned;
+    for (TokenEvent base : everyFieldOfEachType()) {
+      List<String[]> fields = fields(TokenEventCodec.encodeToString(base));
+      for (TokenEventBounds.Range r : TokenEventBounds.RANGES) {
+        int f = names.indexOf(r.field());
+        boolean anInt = components[f].getType() == Integer.class;
+        for (long value :
+            new long[] {
+              r.min(), r.max(), r.min() - 1, r.max() + 1, Long.MIN_VALUE, Long.MAX_VALUE, 0, -1
+            }) {
+          String problem = verdict(with(fields, r.field(), Long.toString(value)));
+          records++;
+          String on = base.type().wire() + " " + r.field() + "=" + value;
+          if (value >= r.min() && value <= r.max()) {
+            assertNull(problem, on);
+          } else if (anInt && (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE)) {
+            assertTrue(problem.startsWith("not a token event: " + r.field() + ": "), problem);
+          } else if (f == TokenEventDecoder.TS && value == 0) {
+            assertTrue(problem.startsWith("not a token event: missing ts in '"), problem);
+          } else {
+            String expected = TokenEventBounds.rangeProblem(f, value);
+            assertTrue(
+                expected.startsWith(
+                    value < 0 && r.min() == 0 ? "negative " + r.field() : r.field()),
+                on);
+            // the bound, unless it is "negative" (of a count from 0, as ever)
+            assertTrue(
+                expected.startsWith("negative ")
+                    || expected.endsWith(" " + (value < r.min() ? r.min() : r.max())),
+                expected);
+            assertTrue(problem.startsWith("not a token event: " + expected + " in '"), problem);
+          }
+        }
+      }
+      for (TokenEventBounds.Length l : TokenEventBounds.LENGTHS) {
+        int max = l.maxChars();
+        for (String value :
+            new String[] {
+              "",
+              "a".repeat(max),
+              "é".repeat(max),
+              "\uD83D\uDE00".repeat(max), // an emoji: two chars, one code point
+              "a".repeat(max + 1),
+              "\uD83D\uDE00".repeat(max + 1),
+              "a".repeat(400 * 1024)
+            }) {
+          String problem = verdict(with(fields, l.field(), quoted(value)));
+          records++;
+          int chars = value.codePointCount(0, value.length());
+          if (chars <= max) {
+            assertNull(problem, l.field() + " of " + chars + " characters");
+          } else {
+            String expected = l.field() + " is " + chars + " characters, more than " + max;
+            assertTrue(problem.startsWith("not a token event: " + expected + " in '"), problem);
+            assertTrue(problem.length() < 400, "the value is cut short: " + problem.length());
+          }
+        }
+      }
+      for (Map.Entry<Map<String, String>, String> labels : boundedLabels().entrySet()) {
+        String problem = verdict(with(fields, "labels", quoted(labels.getKey())));
+        records++;
+        if (labels.getValue() == null) {
+          assertNull(problem);
+        } else {
+          assertTrue(problem.startsWith("not a token event: " + labels.getValue()), problem);
+          assertTrue(problem.length() < 400, "the value is cut short: " + problem.length());
+        }
+      }
+    }
+    assertEquals(5 * (15 * 8 + 7 * 7 + boundedLabels().size()), records);
+    // the compact scanner itself read (at least) each range's min and max and each text's empty and
+    // longest ASCII value, on every type of event: the fast path enforces the bounds, not only
+    // data binding
+    assertTrue(
+        decoder.scanned - scannedBefore >= 5 * (15 * 2 + 7 * 2), "scanned " + decoder.scanned);
+  }
+
+  @Test
+  void theBoundsMessagesNameTheFieldItsValueAndTheBound() {
+    assertEquals(
+        "tokens 4097 is more than 4096",
+        TokenEventBounds.rangeProblem(TokenEventDecoder.TOKENS, 4097));
+    assertEquals("negative seq -3", TokenEventBounds.rangeProblem(TokenEventDecoder.SEQ, -3));
+    assertEquals(
+        "ts 5 is less than 946684800000", TokenEventBounds.rangeProblem(TokenEventDecoder.TS, 5));
+    assertEquals(
+        "scheduleLagNs -604800000000001 is less than -604800000000000",
+        TokenEventBounds.rangeProblem(TokenEventDecoder.SCHEDULE_LAG_NS, -604_800_000_000_001L));
+    assertNull(TokenEventBounds.rangeProblem(TokenEventDecoder.HTTP_STATUS, 599));
+    String model = "m".repeat(409_600);
+    String start =
+        "{\"type\":\"start\",\"v\":1,\"ts\":1700000000000,\"requestId\":\"r\",\"model\":\""
+            + model
+            + "\",\"elapsedNs\":0}";
+    TokenEventFormatException e =
+        assertThrows(TokenEventFormatException.class, () -> decoder.decode(null, utf8(start)));
+    assertEquals(
+        "not a token event: model is 409600 characters, more than 256 in '"
+            + start.substring(0, 120)
+            + "…'",
+        e.getMessage());
+  }
+
+  @Test
+  void anUnknownErrorClassIsReadAsOtherByBothDecoders() {
+    for (String errorClass : new String[] {"boom", "", "x".repeat(400 * 1024), "other"}) {
+      String json =
+          "{\"type\":\"error\",\"v\":1,\"ts\":1700000000000,\"requestId\":\"r\",\"model\":\"m\","
+              + "\"elapsedNs\":7,\"seq\":0,\"errorClass\":\""
+              + errorClass
+              + "\"}";
+      assertEquals(ErrorClasses.OTHER, TokenEventCodec.decode(json).errorClass());
+      assertEquals(ErrorClasses.OTHER, decoder.decode(null, utf8(json)).errorClass());
+      assertTrue(compare(null, utf8("{ " + json.substring(1))));
+    }
+    long scanned = decoder.scanned;
+    String known =
+        "{\"type\":\"error\",\"v\":1,\"ts\":1700000000000,\"requestId\":\"r\",\"model\":\"m\","
+            + "\"elapsedNs\":7,\"seq\":0,\"errorClass\":\"http_429\"}";
+    assertEquals("http_429", decoder.decode(null, utf8(known)).errorClass());
+    assertEquals(scanned + 1, decoder.scanned);
+  }
+
+  /** Labels at and past their bounds, each to its problem (null: within them). */
+  private static Map<Map<String, String>, String> boundedLabels() {
+    Map<Map<String, String>, String> labels = new java.util.LinkedHashMap<>();
+    int most = TokenEventBounds.MAX_LABELS;
+    labels.put(numbered(most), null);
+    labels.put(numbered(most + 1), "labels has 17 entries, more than 16");
+    labels.put(numbered(1000), "labels has 1000 entries, more than 16");
+    labels.put(Map.of("", ""), null);
+    labels.put(Map.of("n".repeat(64), "v"), null);
+    labels.put(Map.of("n".repeat(65), "v"), "a label name is 65 characters, more than 64");
+    labels.put(Map.of("n".repeat(40_000), "v"), "a label name is 40000 characters, more than 64");
+    // past Jackson's own limit on a name (50,000), which data binding names first
+    labels.put(Map.of("n".repeat(409_600), "v"), "labels: Name length (");
+    labels.put(Map.of("k", "v".repeat(256)), null);
+    labels.put(Map.of("k", "é".repeat(256)), null);
+    labels.put(Map.of("k", "v".repeat(257)), "label k is 257 characters, more than 256");
+    labels.put(Map.of("k", "v".repeat(409_600)), "label k is 409600 characters, more than 256");
+    return labels;
+  }
+
+  private static Map<String, String> numbered(int n) {
+    Map<String, String> labels = new TreeMap<>();
+    for (int i = 0; i < n; i++) {
+      labels.put("label" + i, "value" + i);
+    }
+    return labels;
+  }
+
+  /**
+   * Both decoders on a record, compact and with a space (the reference path): they agree; the
+   * reference's message, or null when accepted.
+   */
+  private String verdict(String json) {
+    compare(null, utf8(json));
+    compare(null, utf8("{ " + json.substring(1)));
+    return reject(utf8(json));
+  }
+
+  /** These fields with {@code name} set to {@code value} (JSON text), added when absent. */
+  private static String with(List<String[]> fields, String name, String value) {
+    List<String[]> set = copy(fields);
+    int at = indexOf(set, name);
+    if (at >= 0) {
+      set.get(at)[1] = value;
+    } else {
+      set.add(new String[] {name, value});
+    }
+    return json(set);
+  }
+
+  private static String quoted(Object value) {
+    try {
+      return io.tpotstream.common.Json.MAPPER.writeValueAsString(value);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** One event of each type with every field its type may carry, flags set. */
   private static List<TokenEvent> everyFieldOfEachType() {
     Map<String, String> labels = Map.of("concurrency", "5", "target", "gw");
@@ -323,7 +516,8 @@ class TokenEventDecoderTest {
   @Test
   void theRequestIdIsTheRecordKeyWhenTheyMatch() {
     TokenEvent token =
-        TokenEvent.token(5L, "r", "req-é-1", "m", null, 7L, 0, 1, TokenKind.CONTENT, "p");
+        TokenEvent.token(
+            1_700_000_000_005L, "r", "req-é-1", "m", null, 7L, 0, 1, TokenKind.CONTENT, "p");
     byte[] key = "req-é-1".getBytes(StandardCharsets.UTF_8);
     DecodedEvent d = decoder.decode(key, TokenEventCodec.encode(token));
     assertSame(key, d.requestKey());
@@ -339,7 +533,8 @@ class TokenEventDecoderTest {
   @Test
   void theModelAndLabelsAreReadOnlyWhenAsked() {
     TokenEvent start =
-        TokenEvent.start(5L, "r", "q", "model-a", Map.of("b", "2", "a", "1"), null, "p");
+        TokenEvent.start(
+            1_700_000_000_005L, "r", "q", "model-a", Map.of("b", "2", "a", "1"), null, "p");
     DecodedEvent d =
         decoder.decode("q".getBytes(StandardCharsets.UTF_8), TokenEventCodec.encode(start));
     assertEquals(false, d.seriesRead);
@@ -351,7 +546,7 @@ class TokenEventDecoderTest {
   @Test
   void anUnknownVersionOrANegativeCountIsRejectedWithAReason() {
     String v2 =
-        "{\"type\":\"token\",\"v\":2,\"ts\":5,\"requestId\":\"r\",\"model\":\"m\",\"elapsedNs\":7,"
+        "{\"type\":\"token\",\"v\":2,\"ts\":1700000000005,\"requestId\":\"r\",\"model\":\"m\",\"elapsedNs\":7,"
             + "\"seq\":0}";
     TokenEventFormatException e =
         assertThrows(TokenEventFormatException.class, () -> decoder.decode(null, utf8(v2)));
@@ -363,7 +558,7 @@ class TokenEventDecoderTest {
         e.getMessage());
     for (String field : List.of("seq", "tokens", "elapsedNs")) {
       String json =
-          "{\"type\":\"token\",\"v\":1,\"ts\":5,\"requestId\":\"r\",\"model\":\"m\",\"elapsedNs\":7,"
+          "{\"type\":\"token\",\"v\":1,\"ts\":1700000000005,\"requestId\":\"r\",\"model\":\"m\",\"elapsedNs\":7,"
               + "\"seq\":3,\"tokens\":2}";
       String negative = json.replace("\"" + field + "\":", "\"" + field + "\":-");
       TokenEventFormatException n =

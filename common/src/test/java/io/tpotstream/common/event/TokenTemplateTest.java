@@ -47,7 +47,7 @@ class TokenTemplateTest {
         TokenTemplate.of(
             "run-1357913579135791", "r-2468024680246802", "m", Map.of(), "p", false, "producer");
     assertSameAsCodec(t, 1_767_225_600_123L, 42L, 7, 1);
-    byte[] json = t.encode(5L, 6L, 7, 8, TokenKind.CONTENT, false);
+    byte[] json = t.encode(1_700_000_000_005L, 6L, 7, 8, TokenKind.CONTENT, false);
     TokenEvent back = TokenEventCodec.decode(json);
     assertEquals(6L, back.elapsedNs());
     assertEquals(7, back.seq());
@@ -62,7 +62,9 @@ class TokenTemplateTest {
       TokenTemplate t = family.request(id);
       assertSameAsCodec(t, 1_767_225_600_123L, 42L, 7, 1);
       assertEquals(
-          id, TokenEventCodec.decode(t.encode(5L, 6L, 7, 8, TokenKind.TOOL, true)).requestId());
+          id,
+          TokenEventCodec.decode(t.encode(1_700_000_000_005L, 6L, 7, 8, TokenKind.TOOL, true))
+              .requestId());
     }
   }
 }

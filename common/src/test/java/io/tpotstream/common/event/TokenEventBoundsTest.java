@@ -1,0 +1,96 @@
+package io.tpotstream.common.event;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tpotstream.common.Json;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The bounds live in one place: {@link TokenEventBounds} and
+ * docs/schemas/token-event.v1.schema.json declare the same numbers for the same fields, neither
+ * more nor fewer.
+ */
+class TokenEventBoundsTest {
+  static final Path SCHEMA = Path.of("..", "docs", "schemas", "token-event.v1.schema.json");
+
+  @Test
+  void theSchemaDeclaresExactlyTheBoundsOfTheJavaDeclaration() throws IOException {
+    JsonNode properties = Json.MAPPER.readTree(SCHEMA.toFile()).get("properties");
+    assertEquals(declared(), written(properties));
+  }
+
+  @Test
+  void everyDeclaredFieldIsATokenEventField() {
+    List<String> names = List.of(TokenEventDecoder.FIELD_NAMES);
+    for (TokenEventBounds.Range r : TokenEventBounds.RANGES) {
+      int f = names.indexOf(r.field());
+      assertEquals(r.min(), TokenEventBounds.MIN[f], r.field());
+      assertEquals(r.max(), TokenEventBounds.MAX[f], r.field());
+    }
+    for (TokenEventBounds.Length l : TokenEventBounds.LENGTHS) {
+      assertEquals(l.maxChars(), TokenEventBounds.MAX_CHARS[names.indexOf(l.field())], l.field());
+    }
+  }
+
+  /** Each bound of the Java declaration, as {@code field/keyword} to its number. */
+  private static Map<String, Long> declared() {
+    Map<String, Long> bounds = new TreeMap<>();
+    for (TokenEventBounds.Range r : TokenEventBounds.RANGES) {
+      bounds.put(r.field() + "/minimum", r.min());
+      bounds.put(r.field() + "/maximum", r.max());
+    }
+    for (TokenEventBounds.Length l : TokenEventBounds.LENGTHS) {
+      bounds.put(l.field() + "/maxLength", (long) l.maxChars());
+    }
+    bounds.put("labels/maxProperties", (long) TokenEventBounds.MAX_LABELS);
+    bounds.put("labels/propertyNames/maxLength", (long) TokenEventBounds.MAX_LABEL_NAME_CHARS);
+    bounds.put(
+        "labels/additionalProperties/maxLength", (long) TokenEventBounds.MAX_LABEL_VALUE_CHARS);
+    return bounds;
+  }
+
+  /** Every bounding keyword the schema writes for a field, at any depth, to its number. */
+  private static Map<String, Long> written(JsonNode properties) {
+    Map<String, Long> bounds = new TreeMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = properties.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> field = it.next();
+      collect(field.getKey(), field.getValue(), bounds);
+    }
+    return bounds;
+  }
+
+  private static final List<String> KEYWORDS =
+      List.of(
+          "minimum",
+          "maximum",
+          "exclusiveMinimum",
+          "exclusiveMaximum",
+          "minLength",
+          "maxLength",
+          "minProperties",
+          "maxProperties");
+
+  private static void collect(String path, JsonNode node, Map<String, Long> bounds) {
+    if (!node.isObject()) {
+      return;
+    }
+    List<String> names = new ArrayList<>();
+    node.fieldNames().forEachRemaining(names::add);
+    for (String name : names) {
+      JsonNode value = node.get(name);
+      if (KEYWORDS.contains(name)) {
+        bounds.put(path + "/" + name, value.longValue());
+      } else {
+        collect(path + "/" + name, value, bounds);
+      }
+    }
+  }
+}
