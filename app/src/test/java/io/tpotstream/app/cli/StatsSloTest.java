@@ -25,7 +25,7 @@ class StatsSloTest {
 
   /**
    * Four requests in one 10 s window: TTFT 100, 200, 300 ms, 10 chunks 2 ms apart (the last
-   * request's last gap 40 ms), and one that fails with http_500 after 2 chunks.
+   * request's last gap 40 ms), and one that fails with http_5xx after 2 chunks.
    */
   private Path events() throws Exception {
     List<TokenEvent> events = new ArrayList<>();
@@ -50,7 +50,7 @@ class StatsSloTest {
                   labels,
                   900_000_000L,
                   2,
-                  "http_500",
+                  "http_5xx",
                   500,
                   "boom",
                   null,
@@ -165,7 +165,7 @@ class StatsSloTest {
     RequestRecord failed =
         records.stream().filter(x -> x.requestId().equals("req-3")).findFirst().orElseThrow();
     assertEquals("failed", failed.outcome());
-    assertEquals("http_500", failed.errorClass());
+    assertEquals("http_5xx", failed.errorClass());
     assertTrue(r.err().contains("4 request records in " + out), r.err());
   }
 }
