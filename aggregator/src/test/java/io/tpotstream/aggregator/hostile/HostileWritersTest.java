@@ -108,19 +108,20 @@ class HostileWritersTest {
     String group = TestKafka.uniqueName("watching");
     kafka.createTopic(topic, 1, Map.of());
     Req r = new Req("r1", "model-a");
-    send(kafka, List.of(record(topic, r.start(System.currentTimeMillis()))));
-    send(kafka, List.of(record(topic, r.start(System.currentTimeMillis()))));
+    for (int i = 0; i < 3; i++) {
+      send(kafka, List.of(record(topic, r.start(System.currentTimeMillis()))));
+    }
     TopicPartition tp = new TopicPartition(topic, 0);
     try (EndOffsetWatch watch = new EndOffsetWatch(kafka.admin(), topic, 1, group);
         Admin committer = kafka.admin()) {
       committer.alterConsumerGroupOffsets(group, Map.of(tp, new OffsetAndMetadata(1))).all().get();
-      // one record unread: never confirmed, however long it waits
+      // two records unread (one more could be a transaction's marker): never confirmed
       await()
           .during(Duration.ofSeconds(3))
           .atMost(Duration.ofSeconds(6))
           .until(() -> watch.confirmedAtMs(0) == Long.MIN_VALUE);
       long before = System.currentTimeMillis();
-      committer.alterConsumerGroupOffsets(group, Map.of(tp, new OffsetAndMetadata(2))).all().get();
+      committer.alterConsumerGroupOffsets(group, Map.of(tp, new OffsetAndMetadata(3))).all().get();
       await().atMost(Duration.ofSeconds(10)).until(() -> watch.confirmedAtMs(0) >= before);
       long first = watch.confirmedAtMs(0);
       // a second apart: the stages count the time between two answers
