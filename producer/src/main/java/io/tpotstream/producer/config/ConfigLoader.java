@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tpotstream.common.Json;
+import io.tpotstream.common.event.TokenEventBounds;
 import io.tpotstream.producer.http.ClientTls;
 import io.tpotstream.producer.workload.Traffic;
 import java.io.IOException;
@@ -152,6 +153,7 @@ public final class ConfigLoader {
     Prompts prompts = Prompts.of(traffic.conversations());
 
     SortedMap<String, String> labels = strings("labels", f.labels());
+    checkLabels(labels);
     labels.put("concurrency", concurrency == null ? "unbounded" : Integer.toString(concurrency));
 
     Map<String, String> headers = new LinkedHashMap<>(strings("headers", f.headers()));
@@ -480,4 +482,47 @@ public final class ConfigLoader {
         });
     return map;
   }
+
+  /**
+   * The labels a user gives must fit the token event's bounds with the ones tpot adds ({@code
+   * concurrency}, {@code stage}, {@code input_len}, {@code run}): otherwise every event of the run
+   * would be a dead letter.
+   */
+  private static void checkLabels(Map<String, String> labels) {
+    int room = TokenEventBounds.MAX_LABELS - RESERVED_LABELS;
+    if (labels.size() > room) {
+      throw new ConfigException(
+          "config key 'labels': "
+              + labels.size()
+              + " labels, more than "
+              + room
+              + " (a token event carries at most "
+              + TokenEventBounds.MAX_LABELS
+              + ", and tpot adds up to "
+              + RESERVED_LABELS
+              + ")");
+    }
+    labels.forEach(
+        (name, value) -> {
+          if (name.codePointCount(0, name.length()) > TokenEventBounds.MAX_LABEL_NAME_CHARS) {
+            throw new ConfigException(
+                "config key 'labels': a label name of "
+                    + name.length()
+                    + " characters, more than "
+                    + TokenEventBounds.MAX_LABEL_NAME_CHARS);
+          }
+          if (value.codePointCount(0, value.length()) > TokenEventBounds.MAX_LABEL_VALUE_CHARS) {
+            throw new ConfigException(
+                "config key 'labels."
+                    + name
+                    + "': "
+                    + value.length()
+                    + " characters, more than "
+                    + TokenEventBounds.MAX_LABEL_VALUE_CHARS);
+          }
+        });
+  }
+
+  /** The labels tpot itself may add to a request's. */
+  private static final int RESERVED_LABELS = 4;
 }

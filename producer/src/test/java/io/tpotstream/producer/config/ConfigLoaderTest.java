@@ -345,4 +345,24 @@ class ConfigLoaderTest {
         assertThrows(ConfigException.class, () -> load(SEED, Map.of("warmup", "-2req"), Map.of()));
     assertTrue(count.getMessage().contains("as a number of warm-up requests"), count.getMessage());
   }
+
+  @Test
+  void labelsThatWouldMakeEveryEventADeadLetterAreRefusedAtOnce() throws IOException {
+    Map<String, String> many = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < 13; i++) {
+      many.put("labels.k" + i, "v");
+    }
+    assertEquals(
+        "config key 'labels': 13 labels, more than 12 (a token event carries at most 16, and tpot"
+            + " adds up to 4)",
+        assertThrows(ConfigException.class, () -> load(SEED, many, Map.of())).getMessage());
+    assertEquals(
+        "config key 'labels.target': 257 characters, more than 256",
+        assertThrows(
+                ConfigException.class,
+                () -> load(SEED, Map.of("labels.target", "x".repeat(257)), Map.of()))
+            .getMessage());
+    many.remove("labels.k12");
+    assertEquals(13, load(SEED, many, Map.of()).labels().size(), "12 and concurrency");
+  }
 }
