@@ -110,7 +110,7 @@ public final class Aggregator implements AutoCloseable {
     LOG.info(
         "aggregating {} ({} partitions) into {}: windows of {}, grace {}, series by {}, requests"
             + " abandoned after {} of silence, producers stale after {} of silence, times more than"
-            + " {} ahead of the broker's not trusted; application id {} ({});"
+            + " {} ahead of the broker's (or watermarks as far behind) not trusted; application id {} ({});"
             + " records that are not token events go to {}",
         ready.inputTopic(),
         ready.inputPartitions(),

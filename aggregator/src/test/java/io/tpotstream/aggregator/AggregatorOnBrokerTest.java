@@ -228,8 +228,11 @@ class AggregatorOnBrokerTest {
       assertTrue(e.getCause() instanceof Aggregator.AggregatorFailedException, e.toString());
       assertEquals(
           "settings changed: this application id was started with --window 10s --grace 0s"
-              + " --group-by concurrency --slo (none); now --window 1m --grace 0s --group-by"
-              + " concurrency --slo (none): use a new --application-id, or the same settings",
+              + " --group-by concurrency --slo (none) --request-timeout 10m --producer-timeout 1m"
+              + " --client-lag-threshold 1ms --max-clock-skew 5m; now --window 1m --grace 0s"
+              + " --group-by concurrency --slo (none) --request-timeout 10m --producer-timeout 1m"
+              + " --client-lag-threshold 1ms --max-clock-skew 5m: use a new --application-id, or the"
+              + " same settings",
           e.getCause().getMessage());
     }
   }

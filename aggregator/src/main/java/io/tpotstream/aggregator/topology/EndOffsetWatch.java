@@ -58,14 +58,13 @@ public final class EndOffsetWatch implements ReadConfirmation, AutoCloseable {
   }
 
   @Override
-  public long confirmedAtMs(int partition) {
+  public long confirmedAtMs(int partition, long nextOffset) {
     if (partition < 0 || partition >= ends.length()) {
       return Long.MIN_VALUE;
     }
     long at = answeredAtMs.get(partition);
-    return at != Long.MIN_VALUE && ends.get(partition) <= committed.get(partition) + 1
-        ? at
-        : Long.MIN_VALUE;
+    long read = Math.max(committed.get(partition), nextOffset);
+    return at != Long.MIN_VALUE && ends.get(partition) <= read + 1 ? at : Long.MIN_VALUE;
   }
 
   private void run() {

@@ -10,12 +10,14 @@ import io.tpotstream.aggregator.stage1.PartitionStage;
  */
 public interface ReadConfirmation {
   /** Every silence is real (tests driving the topology by hand, offline reading). */
-  ReadConfirmation ALWAYS = partition -> PartitionStage.ALWAYS_CONFIRMED;
+  ReadConfirmation ALWAYS = (partition, nextOffset) -> PartitionStage.ALWAYS_CONFIRMED;
 
   /**
    * When (epoch ms, this machine's clock) the broker last answered that input partition {@code
-   * partition} ends at most one offset (a transaction marker) past the offset this application has
-   * committed there, or {@link Long#MIN_VALUE} when its last answer said otherwise or none came.
+   * partition} ends at most one offset (a transaction marker) past what this application has read
+   * there: {@code nextOffset}, the offset after the last record its task processed (-1: none since
+   * it started), or the offset it committed, whichever is further. {@link Long#MIN_VALUE} when its
+   * last answer said otherwise or none came.
    */
-  long confirmedAtMs(int partition);
+  long confirmedAtMs(int partition, long nextOffset);
 }

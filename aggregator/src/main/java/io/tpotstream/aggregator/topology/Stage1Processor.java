@@ -50,6 +50,13 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
   private final String settings;
   private final ReadConfirmation reads;
 
+  /** At most one dead-letter line per partition this often; the topic holds every one. */
+  static final long LOG_EVERY_MS = 1_000;
+
+  private long loggedAtMs = Long.MIN_VALUE / 2;
+  private long nextOffset = -1; // after the last record processed
+  private long unlogged;
+
   /**
    * A stage of one input partition; its working set is loaded in init.
    *
@@ -96,6 +103,10 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
   @Override
   public void process(Record<byte[], byte[]> record) {
     commit.record();
+    RecordMetadata read = context.recordMetadata().orElse(null);
+    if (read != null) {
+      nextOffset = read.offset() + 1;
+    }
     DecodedEvent event;
     try {
       event = decoder.decode(record.key(), record.value());
@@ -129,7 +140,7 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
   private void tick(long wallNowMs) {
     // what closes now is stamped with the partition's clock: a time the broker's records reached
     forwarder.timestamp = Math.max(0, stage.clockMs());
-    stage.tick(wallNowMs, reads.confirmedAtMs(partition), forwarder);
+    stage.tick(wallNowMs, reads.confirmedAtMs(partition, nextOffset), forwarder);
     if (!stage.hasPending()) {
       ticking.cancel();
       ticking = null;
@@ -161,14 +172,22 @@ final class Stage1Processor implements Processor<byte[], byte[], byte[], StageMe
             record.timestamp(),
             letter.headers()));
     long total = stage.addToCounter("deadLetters", 1);
-    LOG.warn(
-        "record {}-{}@{} is not a token event, sent to {} ({} so far on this partition): {}",
-        source.topic(),
-        source.partition(),
-        source.offset(),
-        deadLetterTopic,
-        total,
-        letter.reason());
+    long now = context.currentSystemTimeMs();
+    if (now - loggedAtMs >= LOG_EVERY_MS) {
+      loggedAtMs = now;
+      LOG.warn(
+          "record {}-{}@{} is not a token event, sent to {} ({} so far on this partition{}): {}",
+          source.topic(),
+          source.partition(),
+          source.offset(),
+          deadLetterTopic,
+          total,
+          unlogged == 0 ? "" : ", " + unlogged + " more since the last line",
+          letter.reason());
+      unlogged = 0;
+    } else {
+      unlogged++; // a flood of bad records is one line a second, not one line each
+    }
   }
 
   private static String utf8(byte[] bytes) {

@@ -146,7 +146,7 @@ public record TokenEvent(
     Draft end = Draft.request(EventType.END, ts, runId, requestId, model, labels, elapsedNs);
     end.promptTokens = promptTokens;
     end.completionTokens = completionTokens;
-    end.finishReason = finishReason;
+    end.finishReason = TokenEventBounds.fit(finishReason, TokenEventBounds.MAX_FINISH_REASON_CHARS);
     return end.finished(chunks, malformedChunks, producerId);
   }
 
@@ -169,7 +169,7 @@ public record TokenEvent(
     Draft error = Draft.request(EventType.ERROR, ts, runId, requestId, model, labels, elapsedNs);
     error.errorClass = errorClass;
     error.httpStatus = httpStatus;
-    error.message = message;
+    error.message = TokenEventBounds.fit(message, TokenEventBounds.MAX_MESSAGE_CHARS);
     return error.finished(chunks, malformedChunks, producerId);
   }
 

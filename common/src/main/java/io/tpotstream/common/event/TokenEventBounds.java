@@ -35,6 +35,15 @@ public final class TokenEventBounds {
   /** The most labels one event carries. */
   public static final int MAX_LABELS = 16;
 
+  /** An end event's finish reason, at most (a server's word: cut to fit). */
+  public static final int MAX_FINISH_REASON_CHARS = 64;
+
+  /** A model name, at most. */
+  public static final int MAX_MODEL_CHARS = 256;
+
+  /** An error event's message, at most (what a server said can be longer: it is cut to fit). */
+  public static final int MAX_MESSAGE_CHARS = 2_048;
+
   /** The most characters of a label's name (a Prometheus label name, a column name). */
   public static final int MAX_LABEL_NAME_CHARS = 64;
 
@@ -79,9 +88,10 @@ public final class TokenEventBounds {
       List.of(
           new Length("runId", 128, "a run id (the producer's are about 30)"),
           new Length("requestId", 128, "the proxy's cap on a request id from a header"),
-          new Length("model", 256, "the proxy's cap on a model name from a request body"),
-          new Length("finishReason", 64, "a word such as stop or length"),
-          new Length("message", 2_048, "one line saying what to check"),
+          new Length(
+              "model", MAX_MODEL_CHARS, "the proxy's cap on a model name from a request body"),
+          new Length("finishReason", MAX_FINISH_REASON_CHARS, "a word such as stop or length"),
+          new Length("message", MAX_MESSAGE_CHARS, "one line saying what to check"),
           new Length("producerId", 128, "a producer's id (a host name and a number)"),
           new Length("source", 8, "producer or proxy"));
 
@@ -227,5 +237,26 @@ public final class TokenEventBounds {
     values.add(TokenEvent::droppedEvents);
     values.add(TokenEvent::clientLagUs);
     return values;
+  }
+
+  /**
+   * {@code text} cut to at most {@code maxChars} code points, ending in "…" when cut (null stays
+   * null): what a writer puts in a bounded field whose value came from outside.
+   */
+  public static String fit(String text, int maxChars) {
+    if (text == null || text.codePointCount(0, text.length()) <= maxChars) {
+      return text;
+    }
+    return text.substring(0, text.offsetByCodePoints(0, maxChars - 1)) + "…";
+  }
+
+  /** The most code points {@code field} may hold (a field of {@link #LENGTHS}). */
+  public static int maxChars(String field) {
+    for (Length l : LENGTHS) {
+      if (l.field().equals(field)) {
+        return l.maxChars();
+      }
+    }
+    throw new IllegalArgumentException("no length bound for " + field);
   }
 }

@@ -93,4 +93,21 @@ class TokenEventBoundsTest {
       }
     }
   }
+
+  @Test
+  void whatAWriterTakesFromOutsideIsCutToFitItsField() {
+    String said = "e\u0301".repeat(3_000); // what a server said: 6,000 code points
+    TokenEvent error =
+        TokenEvent.error(
+            1_700_000_000_000L, "run", "r1", "m", null, 5, 0, "http_5xx", 500, said, null, "p");
+    assertEquals(
+        TokenEventBounds.MAX_MESSAGE_CHARS,
+        error.message().codePointCount(0, error.message().length()));
+    assertEquals("…", error.message().substring(error.message().length() - 1));
+    TokenEvent decoded = TokenEventCodec.decode(TokenEventCodec.encode(error));
+    assertEquals(error.message(), decoded.message(), "a writer's event passes its own contract");
+    assertEquals("stop", TokenEventBounds.fit("stop", 64));
+    assertEquals(null, TokenEventBounds.fit(null, 64));
+    assertEquals("ab…", TokenEventBounds.fit("abcd", 3));
+  }
 }

@@ -184,7 +184,7 @@ public final class ConfigLoader {
         f.continuousUsage() != null && f.continuousUsage(),
         Map.copyOf(headers),
         f.extraBody() == null ? null : f.extraBody().deepCopy(),
-        f.runId() != null ? f.runId() : generatedRunId(),
+        f.runId() != null ? runId(f.runId()) : generatedRunId(),
         present(f.stopGrace()) ? duration("stop_grace", f.stopGrace(), false) : DEFAULT_STOP_GRACE,
         ProxySettings.resolve(f.proxy(), target, env),
         f.anthropicVersion() != null ? f.anthropicVersion() : DEFAULT_ANTHROPIC_VERSION,
@@ -380,6 +380,16 @@ public final class ConfigLoader {
     } else {
       throw new ConfigException("config key 'models': must be a list of model ids");
     }
+    for (String m : models) {
+      if (m.codePointCount(0, m.length()) > TokenEventBounds.MAX_MODEL_CHARS) {
+        throw new ConfigException(
+            "config key 'models': a model id of "
+                + m.length()
+                + " characters, more than "
+                + TokenEventBounds.MAX_MODEL_CHARS
+                + " (every event of it would be refused)");
+      }
+    }
     if (models.isEmpty()) {
       throw new ConfigException("config key 'models': the list is empty: name at least one model");
     }
@@ -525,4 +535,13 @@ public final class ConfigLoader {
 
   /** The labels tpot itself may add to a request's. */
   private static final int RESERVED_LABELS = 4;
+
+  private static String runId(String runId) {
+    int max = TokenEventBounds.maxChars("runId");
+    if (runId.codePointCount(0, runId.length()) > max) {
+      throw new ConfigException(
+          "config key 'run_id': " + runId.length() + " characters, more than " + max);
+    }
+    return runId;
+  }
 }

@@ -34,6 +34,9 @@ class HeartbeatTest {
   }
 
   /** Checks the heartbeat contract on every partition of a finished run's topic. */
+  /** How far the producer's anchored clock may run ahead of the broker's (the same machine's). */
+  static final long CLOCK_SLACK_MS = 1_000;
+
   public static void assertHeartbeatContract(List<Rec> records, int partitions, String producerId) {
     long firstEventTs =
         records.stream()
@@ -65,7 +68,9 @@ class HeartbeatTest {
       long watermark = Long.MIN_VALUE;
       for (Rec r : log) {
         TokenEvent e = r.event();
-        assertEquals(e.ts(), r.timestamp(), "record timestamp = ts");
+        // the topic tpot created stamps records with the broker's append time: after the event
+        assertTrue(
+            r.timestamp() >= e.ts() - CLOCK_SLACK_MS, "appended after its ts: " + r.timestamp());
         if (e.type() == EventType.HEARTBEAT) {
           assertEquals(producerId, r.key());
           assertNotNull(e.clientPauseMaxUs());

@@ -1,5 +1,6 @@
 package io.tpotstream.proxy.measure;
 
+import io.tpotstream.common.event.TokenEventBounds;
 import io.tpotstream.producer.publish.Handoff;
 import io.tpotstream.proxy.ProxyConfig;
 import io.tpotstream.proxy.events.ProxyEvents;
@@ -24,8 +25,8 @@ public final class Measurements implements ObserverFactory {
   /** The longest label value taken from a header; longer ones are cut. */
   static final int MAX_LABEL_CHARS = 64;
 
-  /** The longest model name taken from a request body; longer ones are cut. */
-  static final int MAX_MODEL_CHARS = 256;
+  /** The longest model name taken from a request body (the token event's); longer ones are cut. */
+  static final int MAX_MODEL_CHARS = TokenEventBounds.MAX_MODEL_CHARS;
 
   /** The longest request id taken from a header; longer ones are cut. */
   static final int MAX_REQUEST_ID_CHARS = 128;
