@@ -254,7 +254,9 @@ public final class FreshAggregate {
             "--dead-letter-topic",
             BenchTopics.unique("bench-b1-fresh-dead"),
             "--application-id",
-            BenchTopics.unique("bench-b1-fresh"));
+            BenchTopics.unique("bench-b1-fresh"),
+            "--max-clock-skew",
+            Recompute.LOADED_LATE_SKEW);
     Path log = dir.resolve("aggregate.log");
     List<String> values = new ArrayList<>();
     long firstMs = Long.MAX_VALUE;
