@@ -140,4 +140,35 @@ public record TestKafka(String bootstrapServers, String source) {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     return p;
   }
+
+  /**
+   * The values of {@code topic} read from its start (read_committed, a group of its own) until
+   * {@code done} holds for what was read, or throws after {@code atMost}: a test's wait for output,
+   * polling, never sleeping.
+   */
+  public List<String> readUntil(
+      String topic, java.time.Duration atMost, java.util.function.Predicate<List<String>> done) {
+    List<String> values = new java.util.ArrayList<>();
+    long deadline = System.nanoTime() + atMost.toNanos();
+    try (org.apache.kafka.clients.consumer.KafkaConsumer<String, byte[]> consumer =
+        new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+            consumerProps(uniqueName("reader")))) {
+      consumer.subscribe(List.of(topic));
+      while (!done.test(values)) {
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError(
+              "after " + atMost + ", " + values.size() + " records of " + topic + " read");
+        }
+        consumer
+            .poll(java.time.Duration.ofMillis(200))
+            .forEach(
+                r ->
+                    values.add(
+                        r.value() == null
+                            ? null
+                            : new String(r.value(), java.nio.charset.StandardCharsets.UTF_8)));
+      }
+    }
+    return values;
+  }
 }

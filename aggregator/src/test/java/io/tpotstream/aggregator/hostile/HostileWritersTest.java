@@ -19,7 +19,6 @@ import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -190,30 +188,22 @@ class HostileWritersTest {
    */
   private static List<String> healthySummaries(
       TestKafka kafka, String topic, long lastMs, long gaps) {
-    List<String> json = new ArrayList<>();
-    try (KafkaConsumer<String, byte[]> consumer =
-        new KafkaConsumer<>(kafka.consumerProps(TestKafka.uniqueName("reader")))) {
-      consumer.subscribe(List.of(topic));
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .until(
-              () -> {
-                consumer
-                    .poll(Duration.ofMillis(200))
-                    .forEach(
-                        r -> {
-                          String s = new String(r.value(), StandardCharsets.UTF_8);
-                          if (WindowSummaryCodec.decode(s).windowStartMs() <= lastMs) {
-                            json.add(s);
-                          }
-                        });
-                return json.stream()
-                    .anyMatch(s -> WindowSummaryCodec.decode(s).windowStartMs() == lastMs);
-              });
-    }
+    List<String> json =
+        kafka
+            .readUntil(
+                topic,
+                Duration.ofSeconds(90),
+                read -> read.stream().anyMatch(s -> startMs(s) == lastMs))
+            .stream()
+            .filter(s -> startMs(s) <= lastMs)
+            .toList();
     assertEquals(gaps, count(json, w -> w.tpot().count()), "every healthy gap, once");
     assertEquals(0, count(json, WindowSummary::lateSamples), "none late");
     return json;
+  }
+
+  private static long startMs(String summary) {
+    return WindowSummaryCodec.decode(summary).windowStartMs();
   }
 
   private static long count(
@@ -222,22 +212,6 @@ class HostileWritersTest {
   }
 
   private static int deadLetters(TestKafka kafka, String topic, int expected) {
-    var props = kafka.consumerProps(TestKafka.uniqueName("dead"));
-    props.put(
-        "key.deserializer",
-        org.apache.kafka.common.serialization.ByteArrayDeserializer.class.getName());
-    List<Object> records = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
-      consumer.subscribe(List.of(topic));
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () -> {
-                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
-                return records.size() >= expected;
-              });
-      consumer.poll(Duration.ofMillis(500)).forEach(records::add);
-    }
-    return records.size();
+    return kafka.readUntil(topic, Duration.ofSeconds(30), read -> read.size() >= expected).size();
   }
 }

@@ -182,20 +182,8 @@ class PartitionStageTest {
   void aPartitionWithNothingOpenStillClosesTheWindowItsClockIsIn() {
     PartitionStage stage = new PartitionStage(StageSettings.defaults());
     TokenEventDecoder decoder = new TokenEventDecoder();
-    List<Long> markers = new ArrayList<>();
-    Stage1Output out =
-        new Stage1Output() {
-          @Override
-          public void partial(long windowStartMs, SeriesName series, WindowCounts counts) {}
-
-          @Override
-          public void windowHealth(long windowStartMs, long pauseMaxUs, long lagMaxUs) {}
-
-          @Override
-          public void closedThrough(long windowEndMs) {
-            markers.add(windowEndMs);
-          }
-        };
+    Markers out = new Markers();
+    List<Long> markers = out.closed;
     long wall = T0 + 86_400_000; // a backlog: read a day later
     Req r = new Req("r1", "model-a");
     for (TokenEvent e :

@@ -20,16 +20,11 @@ import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
 import io.tpotstream.simulator.profile.Profiles;
-import java.nio.charset.StandardCharsets;
+import io.tpotstream.testkit.TestKafka;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -124,31 +119,15 @@ class AggregatorOutageTest {
 
   /** The summaries of {@code topic}, once they count {@code requests} completed requests. */
   private static List<String> summaries(LocalKafka kafka, String topic, int requests) {
-    Properties props = new Properties();
-    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    props.put(ConsumerConfig.GROUP_ID_CONFIG, "outage-reader");
-    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    props.put(
-        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    List<String> json = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
-      consumer.subscribe(List.of(topic));
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .until(
-              () -> {
-                consumer
-                    .poll(Duration.ofMillis(200))
-                    .forEach(r -> json.add(new String(r.value(), StandardCharsets.UTF_8)));
-                return json.stream()
+    return new TestKafka(kafka.bootstrapServers(), "its own broker")
+        .readUntil(
+            topic,
+            Duration.ofSeconds(90),
+            read ->
+                read.stream()
                         .map(WindowSummaryCodec::decode)
                         .mapToLong(s -> s.requests().completed())
                         .sum()
-                    >= requests;
-              });
-    }
-    return json;
+                    >= requests);
   }
 }
