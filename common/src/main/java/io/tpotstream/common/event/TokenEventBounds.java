@@ -252,11 +252,10 @@ public final class TokenEventBounds {
 
   /** The most code points {@code field} may hold (a field of {@link #LENGTHS}). */
   public static int maxChars(String field) {
-    for (Length l : LENGTHS) {
-      if (l.field().equals(field)) {
-        return l.maxChars();
-      }
+    int f = field(field);
+    if ((TEXT & (1L << f)) == 0) {
+      throw new IllegalArgumentException("no length bound for " + field);
     }
-    throw new IllegalArgumentException("no length bound for " + field);
+    return MAX_CHARS[f];
   }
 }

@@ -381,14 +381,12 @@ public final class ConfigLoader {
       throw new ConfigException("config key 'models': must be a list of model ids");
     }
     for (String m : models) {
-      if (m.codePointCount(0, m.length()) > TokenEventBounds.MAX_MODEL_CHARS) {
-        throw new ConfigException(
-            "config key 'models': a model id of "
-                + m.length()
-                + " characters, more than "
-                + TokenEventBounds.MAX_MODEL_CHARS
-                + " (every event of it would be refused)");
-      }
+      refuseLonger(
+          "models",
+          "a model id of ",
+          m,
+          TokenEventBounds.MAX_MODEL_CHARS,
+          " (every event of it would be refused)");
     }
     if (models.isEmpty()) {
       throw new ConfigException("config key 'models': the list is empty: name at least one model");
@@ -514,22 +512,9 @@ public final class ConfigLoader {
     }
     labels.forEach(
         (name, value) -> {
-          if (name.codePointCount(0, name.length()) > TokenEventBounds.MAX_LABEL_NAME_CHARS) {
-            throw new ConfigException(
-                "config key 'labels': a label name of "
-                    + name.length()
-                    + " characters, more than "
-                    + TokenEventBounds.MAX_LABEL_NAME_CHARS);
-          }
-          if (value.codePointCount(0, value.length()) > TokenEventBounds.MAX_LABEL_VALUE_CHARS) {
-            throw new ConfigException(
-                "config key 'labels."
-                    + name
-                    + "': "
-                    + value.length()
-                    + " characters, more than "
-                    + TokenEventBounds.MAX_LABEL_VALUE_CHARS);
-          }
+          refuseLonger(
+              "labels", "a label name of ", name, TokenEventBounds.MAX_LABEL_NAME_CHARS, "");
+          refuseLonger("labels." + name, "", value, TokenEventBounds.MAX_LABEL_VALUE_CHARS, "");
         });
   }
 
@@ -537,11 +522,19 @@ public final class ConfigLoader {
   private static final int RESERVED_LABELS = 4;
 
   private static String runId(String runId) {
-    int max = TokenEventBounds.maxChars("runId");
-    if (runId.codePointCount(0, runId.length()) > max) {
-      throw new ConfigException(
-          "config key 'run_id': " + runId.length() + " characters, more than " + max);
-    }
+    refuseLonger("run_id", "", runId, TokenEventBounds.maxChars("runId"), "");
     return runId;
+  }
+
+  /**
+   * Refuses a value of config key {@code key} longer than the token event's bound {@code max} (in
+   * characters, as the decoders count them): every event carrying it would be a dead letter.
+   */
+  private static void refuseLonger(String key, String what, String value, int max, String why) {
+    int chars = value.codePointCount(0, value.length());
+    if (chars > max) {
+      throw new ConfigException(
+          "config key '" + key + "': " + what + chars + " characters, more than " + max + why);
+    }
   }
 }
