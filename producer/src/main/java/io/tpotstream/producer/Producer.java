@@ -7,6 +7,7 @@ import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.http.CallContext;
 import io.tpotstream.producer.http.CallOutcome;
+import io.tpotstream.producer.http.EndpointBackoff;
 import io.tpotstream.producer.http.FailFast;
 import io.tpotstream.producer.http.HttpClients;
 import io.tpotstream.producer.load.Lanes;
@@ -195,8 +196,10 @@ public final class Producer {
         };
     Sessions sessions = new Sessions(config.prompts().conversations(), config.models());
     AtomicReference<StagedLoad> stages = new AtomicReference<>();
-    // no new request after a failure no retry can fix; those in flight end as they would
-    FailFast failFast = new FailFast(() -> stages.get().stop(config.stopGrace()));
+    // no new request of a model after a failure no retry can fix; those in flight end as they
+    // would; the run stops once no model is left
+    FailFast failFast = new FailFast(config.models(), () -> stages.get().stop(config.stopGrace()));
+    EndpointBackoff backoff = new EndpointBackoff();
     StagedLoad load =
         new StagedLoad(
             config,
@@ -204,7 +207,8 @@ public final class Producer {
               stats.stage(stage); // the stage's rows in the order the stages start
               LoadRunner runner =
                   new LoadRunner(
-                      new CallContext(vertx, stageConfig, dialect, handoff, failFast, warmupUrl),
+                      new CallContext(
+                          vertx, stageConfig, dialect, handoff, failFast, backoff, warmupUrl),
                       lanes,
                       sessions);
               if (warmupServer != null) {
@@ -216,7 +220,9 @@ public final class Producer {
     stages.set(load);
     CompletableFuture<RunResult> result = new CompletableFuture<>();
     long startNs = System.nanoTime();
-    ProducerRun run = new ProducerRun(config, producerId, load, publisher, stats, startNs, result);
+    ProducerRun run =
+        new ProducerRun(
+            config, producerId, load, publisher, stats, failFast, backoff, startNs, result);
     AtomicReference<PublishException> kafkaFailure = new AtomicReference<>();
     publisher.onFailure(
         e -> {
@@ -287,7 +293,8 @@ public final class Producer {
                       recorder.touchedChunks(),
                       publisher.outages(),
                       transport,
-                      failFast.fatal()));
+                      failFast.stoppedModels(),
+                      backoff.state(System.nanoTime())));
             });
     return run;
   }

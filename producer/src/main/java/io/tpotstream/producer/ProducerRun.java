@@ -1,10 +1,13 @@
 package io.tpotstream.producer;
 
 import io.tpotstream.producer.config.ProducerConfig;
+import io.tpotstream.producer.http.EndpointBackoff;
+import io.tpotstream.producer.http.FailFast;
 import io.tpotstream.producer.load.StagedLoad;
 import io.tpotstream.producer.publish.Publisher;
 import io.tpotstream.producer.result.RunStats;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +20,8 @@ public final class ProducerRun {
   private final StagedLoad load;
   private final Publisher publisher;
   private final RunStats stats;
+  private final FailFast failFast;
+  private final EndpointBackoff backoff;
   private final long startNs;
   private final CompletableFuture<RunResult> result;
   private volatile boolean stopRequested;
@@ -27,6 +32,8 @@ public final class ProducerRun {
       StagedLoad load,
       Publisher publisher,
       RunStats stats,
+      FailFast failFast,
+      EndpointBackoff backoff,
       long startNs,
       CompletableFuture<RunResult> result) {
     this.config = config;
@@ -34,6 +41,8 @@ public final class ProducerRun {
     this.load = load;
     this.publisher = publisher;
     this.stats = stats;
+    this.failFast = failFast;
+    this.backoff = backoff;
     this.startNs = startNs;
     this.result = result;
   }
@@ -115,7 +124,9 @@ public final class ProducerRun {
         config.duration(),
         load.warmingUp(),
         load.warmupIssued(),
-        publisher.inOutage() ? publisher.held() : 0);
+        publisher.inOutage() ? publisher.held() : 0,
+        List.copyOf(failFast.stoppedModels().keySet()),
+        backoff.state(System.nanoTime()));
   }
 
   /** Token events Kafka acknowledged so far. */

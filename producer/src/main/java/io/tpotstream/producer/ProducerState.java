@@ -1,6 +1,8 @@
 package io.tpotstream.producer;
 
+import io.tpotstream.producer.http.EndpointBackoff;
 import java.time.Duration;
+import java.util.List;
 import java.util.SortedMap;
 
 /**
@@ -15,6 +17,8 @@ import java.util.SortedMap;
  * @param warmingUp true while warm-up requests are being sent
  * @param warmupRequests warm-up requests sent so far
  * @param heldEvents events held while Kafka is unreachable (0 when it is not)
+ * @param stoppedModels models stopped by a failure no retry can fix
+ * @param endpoint the endpoint's backoff (whether it answers)
  */
 public record ProducerState(
     long finished,
@@ -26,7 +30,9 @@ public record ProducerState(
     Duration duration,
     boolean warmingUp,
     long warmupRequests,
-    long heldEvents) {
+    long heldEvents,
+    List<String> stoppedModels,
+    EndpointBackoff.State endpoint) {
 
   /** Output tokens per second since the start. */
   public double tokensPerSecond() {

@@ -1,11 +1,15 @@
 package io.tpotstream.producer;
 
+import io.tpotstream.producer.http.EndpointBackoff;
 import io.tpotstream.producer.http.RequestFailure;
 import io.tpotstream.producer.load.LoadRunner;
 import io.tpotstream.producer.publish.Publisher;
 import io.tpotstream.producer.result.ModelResult;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The outcome of a producer run: per model (config order) the producer's own measurements of the
@@ -26,7 +30,10 @@ import java.util.List;
  * @param touchedChunks of those, chunks whose gap the event loop ran more than 1 ms late in
  * @param outages Kafka outages ridden out
  * @param transport the event loops' transport ({@code epoll} or {@code nio})
- * @param stoppedBy the failure no retry could fix that stopped the run early, or null
+ * @param stoppedModels the models a failure no retry can fix stopped, each with that failure, in
+ *     the order they stopped (the run stopped once none was left)
+ * @param endpoint the endpoint's backoff at the end: how often it did not answer and how many
+ *     requests were held back
  */
 public record RunResult(
     String runId,
@@ -49,15 +56,38 @@ public record RunResult(
     long touchedChunks,
     Publisher.Outages outages,
     String transport,
-    RequestFailure stoppedBy) {
+    Map<String, RequestFailure> stoppedModels,
+    EndpointBackoff.State endpoint) {
+
+  public RunResult {
+    stoppedModels = Collections.unmodifiableMap(new LinkedHashMap<>(stoppedModels));
+  }
+
+  /** The failure that stopped the first stopped model, or null when none was stopped. */
+  public RequestFailure stoppedBy() {
+    return stoppedModels.isEmpty() ? null : stoppedModels.values().iterator().next();
+  }
 
   /**
-   * Why this bounded run measured nothing it could stand behind, or null: the failure that stopped
-   * it, or a model every one of whose requests failed. A run stopped by the user is not judged.
+   * Why this run's outcome cannot be trusted as a whole, or null: the models a failure no retry can
+   * fix stopped (each named with that failure), or, in a bounded run, a model every one of whose
+   * requests failed. A run stopped by the user is not judged on the second.
    */
   public String nothingMeasured() {
-    if (stoppedBy != null) {
-      return "stopped after the first requests: " + stoppedBy.message();
+    if (!stoppedModels.isEmpty()) {
+      long left = models.stream().map(ModelResult::model).distinct().count() - stoppedModels.size();
+      if (left <= 0 && stoppedModels.size() == 1) {
+        return "stopped after the first requests: " + stoppedBy().message();
+      }
+      StringBuilder why = new StringBuilder();
+      stoppedModels.forEach(
+          (model, failure) ->
+              why.append(why.isEmpty() ? "" : "; ")
+                  .append("model ")
+                  .append(model)
+                  .append(" stopped after its first requests: ")
+                  .append(failure.message()));
+      return why.append(left > 0 ? " (the other models were measured)" : "").toString();
     }
     if (stoppedEarly) {
       return null;

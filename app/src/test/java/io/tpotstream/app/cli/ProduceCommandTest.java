@@ -163,6 +163,39 @@ class ProduceCommandTest {
   }
 
   @Test
+  void aMisspelledModelStopsAloneTheOtherIsMeasuredInFullAndTheRunExits2(TestKafka kafka)
+      throws Exception {
+    simulator.truth().reset();
+    TpotCli.Result r =
+        tpot(
+            "produce",
+            "--config",
+            seedConfig(KEY).toString(),
+            "--bootstrap-servers",
+            kafka.bootstrapServers(),
+            "--topic",
+            TestKafka.uniqueName("misspelled"),
+            "--models",
+            "model-a,model-aa",
+            "--total-requests",
+            "10",
+            "--concurrency",
+            "4");
+    assertEquals(2, r.exit(), r.out() + r.err());
+    JsonNode a = Json.MAPPER.readTree(simulator.truth().toJson()).path("models").path("model-a");
+    assertEquals(10, a.path("requests").asLong(), "model-a measured in full: " + a);
+    String end = r.err().lines().filter(l -> l.startsWith("tpot produce: ")).findFirst().orElse("");
+    assertTrue(
+        end.startsWith(
+            "tpot produce: model model-aa stopped after its first requests: HTTP 404 from POST "
+                + simulator.baseUrl()),
+        r.err());
+    // it names the model, the URL and the server's words
+    assertTrue(end.contains("server said: The model 'model-aa' does not exist"), end);
+    assertTrue(end.endsWith("(the other models were measured)"), end);
+  }
+
+  @Test
   void aBadConfigIsOneLineAndExitCode2() {
     Path missing = dir.resolve("missing.json");
     TpotCli.Result r = tpot("produce", "--config", missing.toString());

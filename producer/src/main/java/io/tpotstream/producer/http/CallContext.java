@@ -9,8 +9,8 @@ import java.net.URI;
 /**
  * What every streaming call of a run (or of a sweep's stage) shares: the Vert.x instance, the
  * config, the API's dialect, the hand-off to the publisher, the watch for failures no retry can
- * fix, and where warm-up requests go ({@code warmupUrl}: the simulator inside the process of a
- * local warm-up; null: the endpoint, as every other request).
+ * fix, the endpoint's backoff, and where warm-up requests go ({@code warmupUrl}: the simulator
+ * inside the process of a local warm-up; null: the endpoint, as every other request).
  */
 public record CallContext(
     Vertx vertx,
@@ -18,4 +18,5 @@ public record CallContext(
     Dialect dialect,
     Handoff handoff,
     FailFast failFast,
+    EndpointBackoff backoff,
     URI warmupUrl) {}

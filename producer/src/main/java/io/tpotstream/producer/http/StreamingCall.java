@@ -57,6 +57,7 @@ public final class StreamingCall {
   private boolean completed;
   private boolean responseEnded;
   private boolean graceArmed;
+  private boolean answered;
   private String contentType = "";
   private HttpClientRequest request;
   private long totalTimer = -1;
@@ -205,6 +206,7 @@ public final class StreamingCall {
       response.exceptionHandler(t -> finishCall());
       return;
     }
+    answered = true;
     int status = response.statusCode();
     contentType = lower(response.getHeader("Content-Type"));
     if (status >= 300 && status < 400) {
@@ -418,6 +420,22 @@ public final class StreamingCall {
    */
   public RequestFailure loopFailure() {
     return failure == null ? null : failure.apply(0);
+  }
+
+  /**
+   * Whether the endpoint answered (a response head came), did not (no connection, TLS, a connection
+   * closed before any response), or neither; read once the call completed.
+   */
+  public EndpointBackoff.Outcome endpointOutcome() {
+    if (answered) {
+      return EndpointBackoff.Outcome.ANSWERED;
+    }
+    RequestFailure f = loopFailure();
+    return f != null
+            && (f.errorClass() == ErrorClass.CONNECTION
+                || f.errorClass() == ErrorClass.TIMEOUT_CONNECT)
+        ? EndpointBackoff.Outcome.UNREACHABLE
+        : EndpointBackoff.Outcome.OTHER;
   }
 
   private void finishCall() {

@@ -2,6 +2,8 @@ package io.tpotstream.producer.load;
 
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.http.CallContext;
+import io.tpotstream.producer.http.EndpointBackoff;
+import io.tpotstream.producer.http.FailFast;
 import io.tpotstream.producer.http.RequestSpec;
 import io.tpotstream.producer.http.StreamingCall;
 import io.tpotstream.producer.traffic.Arrivals;
@@ -22,13 +24,19 @@ import java.util.concurrent.locks.LockSupport;
  * previous one finished, models interleaved. Open loop: a scheduler thread releases requests at
  * their intended times ({@link Arrivals}: constant or Poisson gaps along the rate or the {@code
  * schedule}, which starts with the run's own requests); with a concurrency cap a due request waits
- * in a FIFO queue and the wait shows as {@code scheduleLagNs}; none is skipped. What each request
- * sends comes from {@link Sessions} (a conversation's turns in order, each with its own {@code
- * max_tokens} and {@code input_len} label). The warm-up comes first, with the same load (its
- * request ids are {@code <run>-w<n>}); the run's own requests ({@code <run>-<n>}, {@code
- * total_requests} per model or {@code duration}) follow. Nothing here blocks an event loop.
+ * in a FIFO queue and the wait shows as {@code scheduleLagNs}; none is skipped unless the endpoint
+ * does not answer ({@link EndpointBackoff}: a closed-loop worker waits, a due open-loop request is
+ * not sent and counted so). Models a failure no retry can fix stopped get nothing more ({@link
+ * FailFast}). What each request sends comes from {@link Sessions} (a conversation's turns in order,
+ * each with its own {@code max_tokens} and {@code input_len} label). The warm-up comes first, with
+ * the same load (its request ids are {@code <run>-w<n>}); the run's own requests ({@code
+ * <run>-<n>}, {@code total_requests} per model or {@code duration}) follow. Nothing here blocks an
+ * event loop.
  */
 public final class LoadRunner {
+  /** The longest a closed-loop worker waits before asking a backed-off endpoint again, in ms. */
+  private static final long MAX_BACKOFF_POLL_MS = 500;
+
   private final CallContext run;
   private final Vertx vertx;
   private final ProducerConfig config;
@@ -62,7 +70,7 @@ public final class LoadRunner {
     this.vertx = run.vertx();
     this.config = run.config();
     this.lanes = lanes;
-    this.tickets = new Tickets(config, run.dialect(), sessions);
+    this.tickets = new Tickets(config, run.dialect(), sessions, run.failFast()::stopped);
   }
 
   /**
@@ -173,7 +181,15 @@ public final class LoadRunner {
   }
 
   private void nextClosed(Lanes.Lane lane, AtomicInteger workers) {
-    Tickets.Ticket ticket = tickets.next(System.nanoTime(), null);
+    long nowNs = System.nanoTime();
+    long waitNs = tickets.over(nowNs) || toLocalWarmup(nowNs) ? 0 : run.backoff().admit(nowNs);
+    if (waitNs > 0) {
+      // the endpoint is backed off from: ask again later (soon enough to see a stop or the end)
+      long waitMs = Math.max(1, Math.min(MAX_BACKOFF_POLL_MS, waitNs / 1_000_000));
+      vertx.setTimer(waitMs, id -> nextClosed(lane, workers));
+      return;
+    }
+    Tickets.Ticket ticket = tickets.next(nowNs, null);
     if (ticket == null) {
       if (workers.decrementAndGet() == 0) {
         done.complete(null);
@@ -188,12 +204,23 @@ public final class LoadRunner {
             ar -> {
               inFlight.remove(call);
               ticket.done();
-              if (reachedTheEndpoint(ticket.spec())) {
-                run.failFast().observe(ticket.spec().model(), call.loopFailure());
-              }
+              ended(ticket.spec(), call);
               // a fresh turn of the loop: no recursion even if a request fails synchronously
               lane.context().runOnContext(v -> nextClosed(lane, workers));
             });
+  }
+
+  /** What a call that ended tells the fail-fast watch and the endpoint's backoff. */
+  private void ended(RequestSpec spec, StreamingCall call) {
+    if (reachedTheEndpoint(spec)) {
+      run.failFast().observe(spec.model(), call.loopFailure());
+      run.backoff().ended(call.endpointOutcome(), System.nanoTime());
+    }
+  }
+
+  /** True when the next request would go to a local warm-up's simulator, not the endpoint. */
+  private boolean toLocalWarmup(long nowNs) {
+    return run.warmupUrl() != null && !tickets.warmupOver(nowNs);
   }
 
   /** False for a local warm-up's request: the simulator in this process answered it. */
@@ -264,6 +291,14 @@ public final class LoadRunner {
         maybeDone();
         return;
       }
+      if (reachedTheEndpoint(due.ticket().spec()) && run.backoff().admit(System.nanoTime()) > 0) {
+        // the endpoint does not answer: this request is not sent (it would fail at once)
+        run.backoff().heldBack();
+        notSent.incrementAndGet();
+        due.ticket().done();
+        maybeDone();
+        return;
+      }
       if (config.concurrency() != null && running >= config.concurrency()) {
         waiting.add(due);
         return;
@@ -282,9 +317,7 @@ public final class LoadRunner {
             ar -> {
               inFlight.remove(call);
               due.ticket().done();
-              if (reachedTheEndpoint(due.ticket().spec())) {
-                run.failFast().observe(due.ticket().spec().model(), call.loopFailure());
-              }
+              ended(due.ticket().spec(), call);
               Due next;
               synchronized (admission) {
                 next = waiting.poll();

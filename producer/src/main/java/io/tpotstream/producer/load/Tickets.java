@@ -15,11 +15,12 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * Hands out the requests in order: warm-up ones while the warm-up lasts, then the run's own until
- * {@code total_requests} per model or {@code duration} (counted from the end of the warm-up).
- * Thread-safe.
+ * {@code total_requests} per model or {@code duration} (counted from the end of the warm-up). A
+ * stopped model gets no more requests, and what it was still to get leaves the plan. Thread-safe.
  */
 final class Tickets {
   /** A request to send and the conversation turn it is (told when it is over). */
@@ -49,6 +50,11 @@ final class Tickets {
 
   private final Warmup warmup;
   private final long planned;
+  private final long plannedPerModel;
+  private final Predicate<String> stoppedModel;
+
+  /** The run's own requests handed out per model. */
+  private final Map<String, Long> measuredByModel = new HashMap<>();
 
   /** Timed warm-up: the end once decided (MAX_VALUE until then), its earliest and latest end. */
   private long warmupEndNs = Long.MIN_VALUE;
@@ -63,13 +69,17 @@ final class Tickets {
   private long deadlineNs = Long.MAX_VALUE;
   private boolean stopped;
 
-  Tickets(ProducerConfig config, Dialect dialect, Sessions sessions) {
+  /** {@code stoppedModel} says which models get no more requests (a failure no retry can fix). */
+  Tickets(
+      ProducerConfig config, Dialect dialect, Sessions sessions, Predicate<String> stoppedModel) {
     this.config = config;
     this.dialect = dialect;
     this.sessions = sessions;
     this.warmupSessions = new Sessions(sessions.source(), config.models());
     this.warmup = config.warmup();
     this.planned = config.plannedRequests();
+    this.plannedPerModel = planned < 0 ? -1 : planned / config.models().size();
+    this.stoppedModel = stoppedModel;
   }
 
   synchronized void start(long nowNs) {
@@ -131,8 +141,12 @@ final class Tickets {
       return null;
     }
     if (measured == 0 && inWarmup(atNs)) {
+      Sessions.Request turn = warmupSessions.next(stoppedModel);
+      if (turn == null) {
+        return null;
+      }
       long k = warmups++;
-      return ticket("w" + k, warmupSessions, intendedNs, true);
+      return ticket("w" + k, turn, warmupSessions, intendedNs, true);
     }
     if (measured == 0) {
       measuredStartNs = atNs;
@@ -141,16 +155,42 @@ final class Tickets {
         deadlineNs = measuredStartNs + d.toNanos();
       }
     }
-    if ((planned >= 0 && measured >= planned) || atNs >= deadlineNs) {
+    if ((planned >= 0 && measured >= plannedNow()) || atNs >= deadlineNs) {
+      return null;
+    }
+    Sessions.Request turn = sessions.next(stoppedModel);
+    if (turn == null) {
       return null;
     }
     long k = measured++;
-    return ticket(Long.toString(k), sessions, intendedNs, false);
+    measuredByModel.merge(turn.model(), 1L, Long::sum);
+    return ticket(Long.toString(k), turn, sessions, intendedNs, false);
   }
 
-  private Ticket ticket(String suffix, Sessions from, Long intendedNs, boolean isWarmup) {
+  /**
+   * True when {@link #next} would hand out nothing more at {@code atNs}: the run was stopped, every
+   * model is, or the run's own requests reached their number or their time.
+   */
+  synchronized boolean over(long atNs) {
+    return stopped
+        || config.models().stream().allMatch(stoppedModel)
+        || (measured > 0 && (atNs >= deadlineNs || (planned >= 0 && measured >= plannedNow())));
+  }
+
+  /** The plan less what the stopped models were still to get. */
+  private long plannedNow() {
+    long now = planned;
+    for (String model : config.models()) {
+      if (stoppedModel.test(model)) {
+        now -= Math.max(0, plannedPerModel - measuredByModel.getOrDefault(model, 0L));
+      }
+    }
+    return now;
+  }
+
+  private Ticket ticket(
+      String suffix, Sessions.Request turn, Sessions from, Long intendedNs, boolean isWarmup) {
     // every model sees the same sequence of conversations, each conversation's turns in order
-    Sessions.Request turn = from.next();
     RequestSpec spec =
         new RequestSpec(
             config.runId() + "-" + suffix,

@@ -4,6 +4,7 @@ import io.tpotstream.common.stats.LatencyHistogram;
 import io.tpotstream.producer.ProducerState;
 import io.tpotstream.producer.RunResult;
 import io.tpotstream.producer.config.ConfigDurations;
+import io.tpotstream.producer.http.EndpointBackoff;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -165,13 +166,18 @@ public final class ResultTable {
                 percent(m.errorRate())));
       }
     }
-    if (result.notSent() > 0) {
+    long heldBack = result.endpoint().heldBack();
+    if (result.notSent() > heldBack) {
       out.append(
           String.format(
               Locale.ROOT,
               "%d due request(s) were not sent because the run stopped%n",
-              result.notSent()));
+              result.notSent() - heldBack));
     }
+    if (result.endpoint().backoffs() > 0) {
+      out.append(backoff(result.endpoint(), false)).append('\n');
+    }
+
     if (result.warmupRequests() > 0) {
       String how = "";
       if (result.warmupEnd() != null) {
@@ -244,7 +250,34 @@ public final class ResultTable {
     if (p.heldEvents() > 0) {
       line.append(", ").append(p.heldEvents()).append(" events held (Kafka unreachable)");
     }
+    if (!p.stoppedModels().isEmpty()) {
+      line.append(", stopped: ").append(String.join(", ", p.stoppedModels()));
+    }
+    if (p.endpoint().backingOff()) {
+      line.append(", ").append(backoff(p.endpoint(), true));
+    }
     return line.toString();
+  }
+
+  /**
+   * The endpoint's backoff in words: now (the live line: the next try) or over the run (the table).
+   */
+  static String backoff(EndpointBackoff.State b, boolean now) {
+    String tries = b.failedTries() + (b.failedTries() == 1 ? " try" : " tries");
+    if (now) {
+      return String.format(
+          Locale.ROOT,
+          "endpoint not answering (%s failed): next try in %.1f s",
+          tries,
+          b.waitingNs() / 1e9);
+    }
+    return "endpoint did not answer "
+        + b.backoffs()
+        + (b.backoffs() == 1 ? " time" : " times")
+        + "; backed off, "
+        + b.heldBack()
+        + " due requests not sent"
+        + (b.backingOff() ? " (still not answering after " + tries + ")" : "");
   }
 
   /** One progress line: requests done (or time), in flight, errors by class, tokens/s. */

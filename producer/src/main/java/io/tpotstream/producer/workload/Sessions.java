@@ -1,7 +1,9 @@
 package io.tpotstream.producer.workload;
 
 import java.util.ArrayDeque;
+import java.util.Iterator;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * Hands out what to send next, keeping every conversation's turns in order: turn k+1 of a
@@ -42,15 +44,31 @@ public final class Sessions {
   }
 
   /** The next request: a ready later turn if there is one, else the first turn of a new one. */
-  public synchronized Request next() {
-    Request r = ready.poll();
-    if (r != null) {
-      return r;
+  public Request next() {
+    return next(model -> false);
+  }
+
+  /**
+   * As {@link #next()}, for the models not {@code stopped}: a stopped model's ready turns are
+   * dropped and its conversations skipped (the others keep theirs); null when every model is
+   * stopped.
+   */
+  public synchronized Request next(Predicate<String> stopped) {
+    for (Iterator<Request> it = ready.iterator(); it.hasNext(); ) {
+      Request r = it.next();
+      it.remove();
+      if (!stopped.test(r.model())) {
+        return r;
+      }
     }
-    long s = nextSession++;
-    String model = models.get((int) (s % models.size()));
-    Conversation c = source.get(s / models.size());
-    return request(model, c, s, 0);
+    for (int tried = 0; tried < models.size(); tried++) {
+      long s = nextSession++;
+      String model = models.get((int) (s % models.size()));
+      if (!stopped.test(model)) {
+        return request(model, source.get(s / models.size()), s, 0);
+      }
+    }
+    return null;
   }
 
   /** Turn {@code r} is over (whatever its outcome): the conversation's next turn is ready. */

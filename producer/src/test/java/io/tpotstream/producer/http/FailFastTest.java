@@ -133,4 +133,57 @@ class FailFastTest {
       assertNull(result.nothingMeasured());
     }
   }
+
+  @Test
+  void aMisspelledModelStopsAloneAndTheOtherIsMeasuredInFull(TestKafka kafka) {
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.on(
+          "good",
+          Script.sse()
+              .write("data: " + ROLE + "\n\n")
+              .write("data: " + content("a") + "\n\n")
+              .write("data: " + content("b") + "\n\n")
+              .write("data: [DONE]\n\n"));
+      server.on(
+          "goood",
+          Script.status(404, "application/json")
+              .write("{\"error\":{\"message\":\"The model goood does not exist\"}}"));
+      RunResult result = Runs.run(kafka, server.baseUrl(), "good,goood", keys(2, 10)).result();
+
+      assertEquals(
+          java.util.List.of("goood"), java.util.List.copyOf(result.stoppedModels().keySet()));
+      var good = result.models().stream().filter(m -> m.model().equals("good")).findFirst().get();
+      assertEquals(10, good.completed(), "the good model's requests, all of them");
+      assertEquals(0, good.failed());
+      long refused = server.received().stream().filter(r -> r.model().equals("goood")).count();
+      assertTrue(refused >= 1 && refused <= 2, "requests of the stopped model: " + refused);
+      String why = result.nothingMeasured();
+      assertTrue(
+          why.startsWith("model goood stopped after its first requests: HTTP 404 from POST "), why);
+      assertTrue(why.contains("server said: The model goood does not exist"), why);
+      assertTrue(why.endsWith("(the other models were measured)"), why);
+    }
+  }
+
+  @Test
+  void anEndpointWhereNobodyListensIsTriedAHandfulOfTimesNotHammered(TestKafka kafka)
+      throws java.io.IOException {
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      port = s.getLocalPort(); // closed again: nobody listens there
+    }
+    Map<String, String> keys = new java.util.HashMap<>(keys(4, 1));
+    keys.remove("total_requests");
+    keys.put("duration", "5s");
+    RunResult result = Runs.run(kafka, "http://127.0.0.1:" + port + "/v1", "m", keys).result();
+
+    var m = result.models().get(0);
+    // 4 at once, then one try 0.25, 0.75, 1.75 and 3.75 s after the first failures: 8 in all
+    // (one more if the first failures came late): not one per refused connection
+    assertTrue(m.failed() >= 7 && m.failed() <= 9, "requests tried: " + m.failed());
+    assertEquals(java.util.Map.of("connection", m.failed()), m.errors());
+    assertEquals(1, result.endpoint().backoffs());
+    assertTrue(result.endpoint().backingOff());
+    assertNull(result.stoppedBy(), "a refused connection may be an outage: retried, not stopped");
+  }
 }

@@ -10,7 +10,9 @@ import io.tpotstream.producer.http.RequestSpec;
 import io.tpotstream.producer.testing.Runs;
 import io.tpotstream.producer.workload.Sessions;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,6 +23,10 @@ class TicketsTest {
   static final long S = 1_000_000_000L;
 
   private static Tickets tickets(String warmup, String totalRequests) {
+    return tickets(warmup, totalRequests, Set.of());
+  }
+
+  private static Tickets tickets(String warmup, String totalRequests, Set<String> stopped) {
     var config =
         Runs.config(
             Map.of(
@@ -32,7 +38,8 @@ class TicketsTest {
     return new Tickets(
         config,
         Dialect.of(config.api()),
-        new Sessions(config.prompts().conversations(), config.models()));
+        new Sessions(config.prompts().conversations(), config.models()),
+        stopped::contains);
   }
 
   @Test
@@ -71,5 +78,28 @@ class TicketsTest {
     t.start(0);
     assertEquals("r-0", t.next(0, null).spec().requestId());
     assertNull(t.warmupEnd());
+  }
+
+  @Test
+  void aStoppedModelGetsNoMoreRequestsAndTheOthersGetAllOfTheirs() {
+    Set<String> stopped = new HashSet<>();
+    Tickets t = tickets("0", "5", stopped);
+    t.start(0);
+    assertEquals("a", t.next(0, null).spec().model());
+    assertEquals("b", t.next(0, null).spec().model());
+    stopped.add("b"); // after its first request: its other 4 leave the plan
+    int a = 1;
+    for (Tickets.Ticket next = t.next(0, null); next != null; next = t.next(0, null)) {
+      assertEquals("a", next.spec().model());
+      a++;
+    }
+    assertEquals(5, a, "model a's requests, all of them");
+  }
+
+  @Test
+  void whenEveryModelIsStoppedNothingIsHandedOut() {
+    Tickets t = tickets("2req", "5", Set.of("a", "b"));
+    t.start(0);
+    assertNull(t.next(0, null), "not even a warm-up request");
   }
 }
