@@ -13,10 +13,10 @@ import java.time.Duration;
  */
 public final class EndpointBackoff {
   /** The first wait after a failure to reach the endpoint, in ms. */
-  static final long FIRST_MS = 250;
+  public static final long FIRST_MS = 250;
 
   /** The longest wait between two tries, in ms (an outage's end is seen within it). */
-  static final long MAX_MS = 8_000;
+  public static final long MAX_MS = 8_000;
 
   /** How a call to the endpoint ended, for the backoff. */
   public enum Outcome {

@@ -271,13 +271,17 @@ public final class ResultTable {
           tries,
           b.waitingNs() / 1e9);
     }
-    return "endpoint did not answer "
+    return "endpoint not answering "
+        + (b.backingOff() ? "at the end (" + tries + " failed in a row)" : "at times")
+        + ": backed off "
         + b.backoffs()
         + (b.backoffs() == 1 ? " time" : " times")
-        + "; backed off, "
-        + b.heldBack()
-        + " due requests not sent"
-        + (b.backingOff() ? " (still not answering after " + tries + ")" : "");
+        + ", tries "
+        + EndpointBackoff.FIRST_MS
+        + " ms apart doubling to "
+        + EndpointBackoff.MAX_MS / 1000
+        + " s"
+        + (b.heldBack() > 0 ? "; " + b.heldBack() + " due requests not sent meanwhile" : "");
   }
 
   /** One progress line: requests done (or time), in flight, errors by class, tokens/s. */
