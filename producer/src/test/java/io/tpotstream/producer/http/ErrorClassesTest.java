@@ -111,6 +111,14 @@ class ErrorClassesTest {
             .write(tokens(2))
             .write(
                 "data: {\"error\":{\"message\":\"upstream overloaded\",\"type\":\"server_error\"}}\n\n"));
+    // a gateway that refuses inside a 200 event stream (a key checked after the head went out)
+    cases.put(
+        "inband401",
+        Script.sse()
+            .write(
+                "data: {\"error\":{\"message\":\"Access denied due to invalid subscription"
+                    + " key\",\"type\":\"authentication_error\",\"code\":401}}\n\n")
+            .write("data: [DONE]\n\n"));
     cases.put("cut", Script.sse().write(tokens(4)).pause(50).cut());
     cases.put("truncated", Script.sse().write(tokens(4)));
     cases.put(
@@ -260,6 +268,14 @@ class ErrorClassesTest {
     assertEquals(List.of("start", "token", "token", "error"), types(errorObject));
     assertEquals(
         "error in the stream: server_error: upstream overloaded", error("errorobj").message());
+  }
+
+  @Test
+  void aRefusalInsideAnEventStreamIsAnErrorNotASuccess() {
+    assertEquals(List.of("start", "error"), types(onlyRequestOf(run.records(), "inband401")));
+    assertEquals(
+        "error in the stream: authentication_error: Access denied due to invalid subscription key",
+        error("inband401").message());
   }
 
   @Test
