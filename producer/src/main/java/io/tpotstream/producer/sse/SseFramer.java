@@ -22,7 +22,7 @@ import io.vertx.core.internal.buffer.BufferInternal;
  *
  * <p>An event (its lines with their line ends, comments included) may hold at most {@link
  * #MAX_EVENT_BYTES}, so that a line that never ends holds no more memory than that: the first event
- * past the cap ends the framing of the response (whatever follows is counted and ignored): the
+ * past the cap ends the framing of the response (whatever follows is counted and ignored); the
  * caller, seeing {@link #overflowed()} after a feed, ends that response's measurement with {@link
  * #overflowReason()}.
  */
@@ -40,8 +40,8 @@ public final class SseFramer {
 
   /**
    * The most bytes one SSE event may hold, lines and line ends included (4 MiB): twice the 2 MB
-   * deltas image and audio models stream, 200 times the largest text chunks seen. The one bound on
-   * what a server's event may make the producer and the proxy hold.
+   * deltas image and audio models stream, far above any text chunk. The one bound on what a
+   * server's event may make the producer and the proxy hold.
    */
   public static final int MAX_EVENT_BYTES = 4 << 20;
 
