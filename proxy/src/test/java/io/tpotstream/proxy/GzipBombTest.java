@@ -101,10 +101,10 @@ class GzipBombTest {
     assertEquals(List.of("start", "error"), ofBomb.stream().map(e -> e.type().wire()).toList());
     TokenEvent error = ofBomb.get(1);
     assertEquals("protocol", error.errorClass());
-    // the events carry a message up to its first ": " (ProxyEvents.withoutQuotes)
     assertEquals(
         "the event stream for POST /v1/chat/completions carried an SSE event of more than"
-            + " 4,194,304 bytes (tpot's cap per event) after 0 token chunks",
+            + " 4,194,304 bytes (tpot's cap per event) after 0 token chunks: forwarded unchanged,"
+            + " measured no further",
         error.message());
     List<TokenEvent> ofNext = ofModel(byRequest, "plain");
     assertEquals(
