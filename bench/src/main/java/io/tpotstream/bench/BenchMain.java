@@ -25,7 +25,7 @@ import picocli.CommandLine.Parameters;
       "Measure the pipeline on this machine with an embedded broker: B1 aggregator throughput,"
           + " B2 producer fidelity and capacity, B3 freshness, B4 memory, B5 recompute (export,"
           + " replay and stats beside kcat), B6 the sink over a long history; S1 and S2 the simulator's cold start and pacing"
-          + " capacity; P1 the proxy's overhead (see BENCHMARKS.md).",
+          + " capacity; P1 the proxy's overhead, P2 its memory (see BENCHMARKS.md).",
       "With --jmh, run the JMH micro-benchmarks instead; arguments after -- go to JMH"
           + " (e.g. -- -prof gc)."
     })
@@ -51,7 +51,7 @@ public final class BenchMain implements Callable<Integer> {
   @Option(
       names = "--only",
       split = ",",
-      paramLabel = "B1..B6,S1,S2,P1",
+      paramLabel = "B1..B6,S1,S2,P1,P2",
       description = "Run only these benchmarks, e.g. --only B1,B3.")
   List<String> only = List.of();
 

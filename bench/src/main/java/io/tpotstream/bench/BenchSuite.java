@@ -5,6 +5,7 @@ import io.tpotstream.bench.fidelity.ProxyOverhead;
 import io.tpotstream.bench.freshness.Freshness;
 import io.tpotstream.bench.history.SinkHistory;
 import io.tpotstream.bench.memory.MemoryGrowth;
+import io.tpotstream.bench.memory.ProxyMemory;
 import io.tpotstream.bench.recompute.Recompute;
 import io.tpotstream.bench.simulator.ColdStart;
 import io.tpotstream.bench.simulator.PacingCapacity;
@@ -21,14 +22,14 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * The end-to-end benchmarks (B1 to B6; S1 and S2 for the simulator; P1 for the proxy) against one
- * embedded broker, printing every figure with its unit. Benchmarks that fail are reported and the
- * others still run.
+ * The end-to-end benchmarks (B1 to B6; S1 and S2 for the simulator; P1 and P2 for the proxy)
+ * against one embedded broker, printing every figure with its unit. Benchmarks that fail are
+ * reported and the others still run.
  */
 public final class BenchSuite {
   /** The benchmarks, in the order they run. */
   public static final List<String> ALL =
-      List.of("B1", "B2", "B3", "B4", "B5", "B6", "S1", "S2", "P1");
+      List.of("B1", "B2", "B3", "B4", "B5", "B6", "S1", "S2", "P1", "P2");
 
   private BenchSuite() {}
 
@@ -73,6 +74,7 @@ public final class BenchSuite {
             case "S1" -> ColdStart.run(env, report);
             case "S2" -> PacingCapacity.run(env, report);
             case "P1" -> ProxyOverhead.run(env, report);
+            case "P2" -> ProxyMemory.run(env, report);
             default -> throw new IllegalArgumentException("unknown benchmark " + id);
           }
         } catch (RuntimeException e) {

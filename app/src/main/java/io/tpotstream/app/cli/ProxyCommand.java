@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -251,10 +252,29 @@ final class ProxyCommand implements Callable<Integer> {
       out.println(
           "Metrics: http://" + hostForUrl(config.host()) + ":" + proxy.metricsPort() + "/metrics");
     }
+    // publishing that stopped for good (an Error on its thread) stops the proxy, loudly: one that
+    // forwarded without measuring would look healthy while the topic went silent
+    AtomicReference<String> failed = new AtomicReference<>();
+    proxy
+        .events()
+        .onFailure(
+            e -> {
+              failed.set(e.getMessage());
+              PrintWriter err = spec.commandLine().getErr();
+              err.println("tpot proxy: " + e.getMessage() + ". Stopping the proxy (exit 1)");
+              err.flush();
+              new Thread(
+                      () -> {
+                        proxy.close();
+                        stopped.countDown();
+                      },
+                      "proxy-stop-on-failure")
+                  .start();
+            });
     out.println("Ctrl-C to stop.");
     out.flush();
     stopped.await();
-    return 0;
+    return failed.get() == null ? 0 : 1;
   }
 
   ProxyConfig config() {

@@ -14,8 +14,9 @@ import java.util.Map;
  * {@code tpot proxy} in a JVM of its own: {@code <upstream> <bootstrap> <topic>}. Starts the proxy
  * (request ids from {@code X-Request-Id}, so that its events match the simulator's truth), waits
  * until it publishes, reports {@code ready}; then answers stdin lines: {@code cpu} reports the
- * process CPU time and the events published so far, {@code stop} closes the proxy (final
- * heartbeats) and reports {@code result}.
+ * process CPU time and the events published so far, {@code heap} the heap in use after a full GC
+ * with the events published and dropped so far, {@code stop} closes the proxy (final heartbeats)
+ * and reports {@code result}.
  */
 public final class ProxyChild {
   private ProxyChild() {}
@@ -54,6 +55,16 @@ public final class ProxyChild {
             Map.of(
                 "cpuNs",
                 ProcessMeter.processCpuNs(),
+                "published",
+                proxy.events().published(),
+                "dropped",
+                proxy.events().dropped()));
+      } else if (line.equals("heap")) {
+        ChildJvm.report(
+            "heap",
+            Map.of(
+                "heapBytes",
+                ProcessMeter.heapAfterGc(),
                 "published",
                 proxy.events().published(),
                 "dropped",

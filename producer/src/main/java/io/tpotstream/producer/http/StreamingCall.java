@@ -252,6 +252,22 @@ public final class StreamingCall {
       preview.appendBuffer(buffer, 0, Math.min(buffer.length(), PREVIEW_BYTES - preview.length()));
     }
     framer.feed(buffer, readNs, readNumber);
+    if (framer.overflowed()) {
+      // a server's event past the cap ends this response, before it can hold more memory
+      fail(
+          chunks ->
+              new RequestFailure(
+                  ErrorClass.PROTOCOL,
+                  null,
+                  redact(
+                      "the event stream from POST "
+                          + url
+                          + " carried "
+                          + framer.overflowReason()
+                          + " after "
+                          + chunks
+                          + " token chunks: the response was cut and measured no further")));
+    }
   }
 
   /**

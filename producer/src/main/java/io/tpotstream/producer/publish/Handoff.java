@@ -14,7 +14,9 @@ import java.util.function.LongConsumer;
  * its socket-read time into the entry's own array and publishes it: no lock, no allocation, and no
  * wake-up (the wait strategy is never used to wait, so publishing signals nobody); the publisher
  * thread polls the ring in batches on its own schedule. A full ring is never waited on: the entry
- * is counted lost and the run is stopped loudly.
+ * is counted lost and the run is stopped loudly. An entry that carried an event larger than {@link
+ * Slot#KEEP_BYTES} lets its array go once read, so the ring holds at most its capacity times that
+ * (64 MiB at 32,768 entries), whatever the largest events it ever carried.
  */
 public final class Handoff {
   private final RingBuffer<Slot> ring;
@@ -74,6 +76,15 @@ public final class Handoff {
       throw new IllegalStateException(e);
     }
     return count[0];
+  }
+
+  /** Bytes the entries' arrays hold now, read or not (for tests and benchmarks). */
+  long retainedBytes() {
+    long bytes = 0;
+    for (int i = 0; i < ring.getBufferSize(); i++) {
+      bytes += ring.get(i).bytes.length;
+    }
+    return bytes;
   }
 
   /** Entries published and not yet taken by the publisher thread. */

@@ -9,11 +9,13 @@ import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,7 +71,8 @@ public final class Publisher {
   private final Thread thread;
   private final CompletableFuture<Void> finished = new CompletableFuture<>();
   private final AtomicReference<PublishException> failure = new AtomicReference<>();
-  private volatile Consumer<PublishException> onFailure = e -> {};
+  private volatile Consumer<PublishException> onFailure;
+  private final AtomicBoolean told = new AtomicBoolean();
   private volatile boolean closing;
   private long retryAtNs;
 
@@ -158,9 +161,21 @@ public final class Publisher {
     return policy.dropped();
   }
 
-  /** Called once, from the thread that saw it, when the run must stop because of Kafka. */
+  /**
+   * Called once when publishing stopped for good (Kafka, or an {@code Error} or a bug on the
+   * publisher thread): from the thread that saw it, or at once when it already happened.
+   */
   public void onFailure(Consumer<PublishException> handler) {
     this.onFailure = handler;
+    tellFailure();
+  }
+
+  private void tellFailure() {
+    PublishException failed = failure.get();
+    Consumer<PublishException> handler = onFailure;
+    if (failed != null && handler != null && told.compareAndSet(false, true)) {
+      handler.accept(failed);
+    }
   }
 
   /** Hands an event to the publisher thread, in order with the requests' events; never blocks. */
@@ -272,8 +287,11 @@ public final class Publisher {
       end();
     } catch (PublishException e) {
       fail(e);
-    } catch (RuntimeException e) {
+    } catch (KafkaException e) {
       fail(kafkaFailed(e));
+    } catch (RuntimeException | Error e) {
+      // a bug or an exhausted JVM: publishing cannot go on, and must not end in silence
+      fail(threadFailed(e));
     } finally {
       sender.close(Duration.ofSeconds(failure.get() == null && !policy.away() ? 30 : 0));
       PublishException failed = failure.get();
@@ -409,9 +427,27 @@ public final class Publisher {
   void fail(PublishException e) {
     if (failure.compareAndSet(null, e)) {
       LOG.error(e.getMessage());
-      onFailure.accept(e);
+      tellFailure();
       LockSupport.unpark(thread);
     }
+  }
+
+  private PublishException threadFailed(Throwable cause) {
+    LOG.error("the publisher thread failed", cause);
+    String advice =
+        cause instanceof OutOfMemoryError
+            ? "the JVM ran out of memory: give it more heap (TPOT_HEAP_OPTS=-Xmx…) or fewer streams at once"
+            : "a bug in tpot: please report it with the stack trace above";
+    return new PublishException(
+        "the publisher thread failed ("
+            + cause.getClass().getSimpleName()
+            + ": "
+            + cause.getMessage()
+            + "); "
+            + atRisk()
+            + " events at risk (held or not acknowledged); publishing stopped, and the run with it: "
+            + advice,
+        cause);
   }
 
   PublishException kafkaFailed(Throwable cause) {

@@ -12,6 +12,13 @@ final class Slot {
   static final int IDLE_DUE = 6;
   static final int OBJECT = 7;
 
+  /**
+   * The largest array a slot keeps once its event was read (2 KB, a text chunk with logprobs): a
+   * slot that carried a larger event lets its array go, so that the ring holds at most its capacity
+   * times this however large the events it ever carried (64 MiB at 32,768 entries).
+   */
+  static final int KEEP_BYTES = 2048;
+
   private static final byte[] NONE = new byte[0];
 
   int type;
@@ -32,7 +39,10 @@ final class Slot {
 
   void copy(byte[] from, int offset, int count) {
     if (bytes.length < count) {
-      bytes = new byte[Math.max(256, Integer.highestOneBit(count - 1) << 1)];
+      // a large event's array is let go once read: exactly its size, no rounding up
+      bytes =
+          new byte
+              [count > KEEP_BYTES ? count : Math.max(256, Integer.highestOneBit(count - 1) << 1)];
     }
     System.arraycopy(from, offset, bytes, 0, count);
     length = count;
@@ -42,5 +52,8 @@ final class Slot {
     request = null;
     object = null;
     length = 0;
+    if (bytes.length > KEEP_BYTES) {
+      bytes = NONE;
+    }
   }
 }

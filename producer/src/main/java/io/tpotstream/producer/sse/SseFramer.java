@@ -19,6 +19,12 @@ import io.vertx.core.internal.buffer.BufferInternal;
  * lines (the seed's aiohttp script) does not. For the same reason an event cut off by the end of
  * the stream, without its blank line, is dispatched by {@link #end()}. Not thread-safe: one framer
  * per response.
+ *
+ * <p>An event (its lines with their line ends, comments included) may hold at most {@link
+ * #MAX_EVENT_BYTES}, so that a line that never ends holds no more memory than that: the first event
+ * past the cap ends the framing of the response (whatever follows is counted and ignored); the
+ * caller, seeing {@link #overflowed()} after a feed, ends that response's measurement with {@link
+ * #overflowReason()}.
  */
 public final class SseFramer {
   /** Receives each complete event with data. */
@@ -32,12 +38,21 @@ public final class SseFramer {
     void event(byte[] bytes, int offset, int length, boolean terminal, long readNs, long read);
   }
 
+  /**
+   * The most bytes one SSE event may hold, lines and line ends included (4 MiB): twice the 2 MB
+   * deltas image and audio models stream, far above any text chunk. The one bound on what a
+   * server's event may make the producer and the proxy hold.
+   */
+  public static final int MAX_EVENT_BYTES = 4 << 20;
+
   private static final byte[] BOM = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
   private static final byte[] DONE = {'[', 'D', 'O', 'N', 'E', ']'};
   private static final byte[] MESSAGE_STOP = "message_stop".getBytes();
   private static final int HEAD = 24;
 
   private final Sink sink;
+  private final int maxEventBytes;
+  private boolean overflowed;
   private final byte[] lineHead = new byte[HEAD];
   private byte[] pending = new byte[256];
   private int pendingLength;
@@ -58,8 +73,28 @@ public final class SseFramer {
   private long dataReadNs;
   private long dataRead;
 
+  /** A framer of events of at most {@link #MAX_EVENT_BYTES}. */
   public SseFramer(Sink sink) {
+    this(sink, MAX_EVENT_BYTES);
+  }
+
+  /** A framer of events of at most {@code maxEventBytes} (tests and benchmarks). */
+  public SseFramer(Sink sink, int maxEventBytes) {
     this.sink = sink;
+    this.maxEventBytes = maxEventBytes;
+  }
+
+  /** True once an event passed the cap: nothing more of the response is framed. */
+  public boolean overflowed() {
+    return overflowed;
+  }
+
+  /** What passed the cap, for the message that ends the response's measurement. */
+  public String overflowReason() {
+    return String.format(
+        java.util.Locale.ROOT,
+        "an SSE event of more than %,d bytes (tpot's cap per event)",
+        maxEventBytes);
   }
 
   /**
@@ -68,6 +103,10 @@ public final class SseFramer {
    * has one, else a copy into a scratch array reused for the response.
    */
   public void feed(Buffer buffer, long readNs, long read) {
+    if (overflowed) {
+      bytes += buffer.length();
+      return;
+    }
     ByteBuf bytes = ((BufferInternal) buffer).getByteBuf();
     int length = bytes.readableBytes();
     if (bytes.hasArray()) {
@@ -89,6 +128,9 @@ public final class SseFramer {
     this.readNs = readNs;
     this.read = read;
     bytes += length;
+    if (overflowed) {
+      return;
+    }
     int i = offset;
     int end = offset + length;
     if (!bomChecked) {
@@ -99,6 +141,9 @@ public final class SseFramer {
           int seen = bomBytesSeen;
           bomBytesSeen = 0;
           scan(BOM, 0, seen);
+          if (overflowed) {
+            return;
+          }
           break;
         }
         bomBytesSeen++;
@@ -136,6 +181,9 @@ public final class SseFramer {
    * read. Nothing is left over; feed no more after this.
    */
   public void end() {
+    if (overflowed) {
+      return;
+    }
     if (lineLength > 0) {
       endLine();
     }
@@ -185,6 +233,11 @@ public final class SseFramer {
         continue;
       }
       // a blank line: the event in progress is complete
+      if (eventLines > 0
+          && (eventStart < 0 ? pendingLength + i - start : i - eventStart) > maxEventBytes) {
+        overflow();
+        return;
+      }
       if (eventLines > 0 && hasData) {
         events++;
         if (eventStart < 0) {
@@ -202,8 +255,18 @@ public final class SseFramer {
     }
     if (inEvent()) {
       int from = eventStart < 0 ? start : eventStart;
+      if (pendingLength + end - from > maxEventBytes) {
+        overflow();
+        return;
+      }
       append(buffer, from, end - from);
     }
+  }
+
+  private void overflow() {
+    overflowed = true;
+    pending = new byte[0];
+    pendingLength = 0;
   }
 
   private void endLine() {
@@ -273,8 +336,9 @@ public final class SseFramer {
       return;
     }
     if (pendingLength + length > pending.length) {
-      pending =
-          java.util.Arrays.copyOf(pending, Math.max(pending.length * 2, pendingLength + length));
+      // within the cap, checked by the caller: doubling stops at it
+      int grown = (int) Math.min(maxEventBytes, Math.max(2L * pending.length, 256));
+      pending = java.util.Arrays.copyOf(pending, Math.max(grown, pendingLength + length));
     }
     System.arraycopy(buffer, offset, pending, pendingLength, length);
     pendingLength += length;

@@ -174,4 +174,36 @@ class StreamFramingTest {
       assertEquals(256, r.body().getInteger("max_tokens"));
     }
   }
+
+  @Test
+  void deltasOf2MbAreMeasuredAndAnEventPastTheCapEndsOnlyItsOwnRequest(TestKafka kafka) {
+    String delta = content("A".repeat(2_000_000));
+    server.on(
+        "deltas",
+        Script.sse()
+            .write("data: " + delta + "\n\n")
+            .write("data: " + delta + "\n\n")
+            .write("data: " + FINISH + "\n\ndata: [DONE]\n\n"));
+    // one line of 5 MB that the server never ends
+    server.on("endless", Script.sse().write("data: " + "A".repeat(5_000_000)).pause(60_000));
+    server.on("ordinary", Script.sse().write(openAiStream(3)));
+    Map<String, String> keys = new LinkedHashMap<>();
+    keys.put("base_url", server.baseUrl());
+    keys.put("models", "deltas,endless,ordinary");
+    keys.put("total_requests", "1");
+    keys.put("concurrency", "3");
+    Runs.Finished run = Runs.run(kafka, Runs.config(keys));
+
+    assertEquals(expected(2), types(onlyRequestOf(run.records(), "deltas")));
+    assertEquals(expected(3), types(onlyRequestOf(run.records(), "ordinary")));
+    List<TokenEvent> endless = onlyRequestOf(run.records(), "endless");
+    assertEquals(List.of("start", "error"), types(endless));
+    assertEquals("protocol", endless.get(1).errorClass());
+    assertEquals(
+        "the event stream from POST "
+            + server.baseUrl()
+            + "/v1/chat/completions carried an SSE event of more than 4,194,304 bytes (tpot's cap"
+            + " per event) after 0 token chunks: the response was cut and measured no further",
+        endless.get(1).message());
+  }
 }

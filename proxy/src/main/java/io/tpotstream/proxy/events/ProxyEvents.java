@@ -6,6 +6,7 @@ import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.producer.publish.LoopLagMeter;
 import io.tpotstream.producer.publish.OutagePolicy;
 import io.tpotstream.producer.publish.PauseMeter;
+import io.tpotstream.producer.publish.PublishException;
 import io.tpotstream.producer.publish.Publisher;
 import io.tpotstream.producer.publish.Recorder;
 import java.time.Duration;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,6 +87,16 @@ public final class ProxyEvents implements AutoCloseable {
   /** Where the event loops hand their measured requests' events. */
   public Handoff handoff() {
     return handoff;
+  }
+
+  /**
+   * Called once, from the publisher thread, when publishing stopped for good (an {@code Error} such
+   * as an {@code OutOfMemoryError}, or a bug, on that thread): from then on the proxy would forward
+   * without measuring, so whoever runs it must stop it. Never called for Kafka's outages, which the
+   * proxy rides out.
+   */
+  public void onFailure(Consumer<PublishException> handler) {
+    publisher.onFailure(handler);
   }
 
   /** Adds an event loop's lag meter to the heartbeats' {@code loopLagMaxUs}. */

@@ -190,28 +190,75 @@ final class Measurement implements ExchangeObserver {
     if (state != State.MEASURING) {
       return;
     }
-    if (decompressor != null) {
-      byte[] plain;
-      try {
-        plain = decompressor.inflate(chunk.getBytes());
-      } catch (RuntimeException e) {
-        fail(
-            arrivalNs,
-            chunks ->
-                new RequestFailure(
-                    ErrorClass.PROTOCOL,
-                    null,
-                    "the compressed event stream for POST "
-                        + path
-                        + " could not be inflated after "
-                        + chunks
-                        + " token chunks"));
-        return;
-      }
-      framer.feed(plain, 0, plain.length, arrivalNs, readNumber);
+    if (decompressor == null) {
+      framer.feed(chunk, arrivalNs, readNumber);
+    } else if (!inflate(chunk, arrivalNs, readNumber)) {
       return;
     }
-    framer.feed(chunk, arrivalNs, readNumber);
+    if (framer.overflowed()) {
+      // an event past the cap: the client still gets every byte, the measurement ends here
+      fail(
+          arrivalNs,
+          chunks ->
+              new RequestFailure(
+                  ErrorClass.PROTOCOL,
+                  null,
+                  "the event stream for POST "
+                      + path
+                      + " carried "
+                      + framer.overflowReason()
+                      + " after "
+                      + chunks
+                      + " token chunks: forwarded unchanged, measured no further"));
+    }
+  }
+
+  /** Inflates a compressed read into the framer; false when the measurement ended here. */
+  private boolean inflate(Buffer chunk, long arrivalNs, long readNumber) {
+    boolean withinCap;
+    try {
+      withinCap =
+          decompressor.inflate(
+              chunk.getBytes(),
+              (bytes, offset, length) -> {
+                framer.feed(bytes, offset, length, arrivalNs, readNumber);
+                return !framer.overflowed();
+              });
+    } catch (RuntimeException e) {
+      fail(
+          arrivalNs,
+          chunks ->
+              new RequestFailure(
+                  ErrorClass.PROTOCOL,
+                  null,
+                  "the compressed event stream for POST "
+                      + path
+                      + " could not be inflated after "
+                      + chunks
+                      + " token chunks"));
+      return false;
+    }
+    if (!withinCap) {
+      int compressed = chunk.length();
+      fail(
+          arrivalNs,
+          chunks ->
+              new RequestFailure(
+                  ErrorClass.PROTOCOL,
+                  null,
+                  String.format(
+                      Locale.ROOT,
+                      "one read of %,d compressed bytes in the event stream for POST %s inflated"
+                          + " to more than %,d bytes (tpot's cap per read, against compression"
+                          + " bombs) after %d token chunks: forwarded unchanged, measured no"
+                          + " further",
+                      compressed,
+                      path,
+                      Decompressor.MAX_INFLATED_PER_READ,
+                      chunks)));
+      return false;
+    }
+    return true;
   }
 
   /**
