@@ -12,9 +12,10 @@ import java.util.function.LongSupplier;
 
 /**
  * The proxy's own health, for its {@code /metrics}: requests by kind, gateway errors, client
- * disconnects, chunks forwarded, the proxy's added latency per chunk (from the read of an upstream
- * chunk to the return of its write to the client), and the token events published and dropped.
- * Every name starts with {@code tpot_proxy_}. Safe from any thread; cheap on the event loop.
+ * disconnects, requests in its own queue and its timeouts, client connections closed by its limits,
+ * chunks forwarded, the proxy's added latency per chunk (from the read of an upstream chunk to the
+ * return of its write to the client), and the token events published and dropped. Every name starts
+ * with {@code tpot_proxy_}. Safe from any thread; cheap on the event loop.
  */
 public final class ProxyMetrics {
   /** Added latency buckets, in seconds: 1 µs to 50 ms. */
@@ -59,7 +60,7 @@ public final class ProxyMetrics {
             .name("tpot_proxy_gateway_errors")
             .help(
                 "Responses the proxy made itself or cut because the upstream gave none (502, 504,"
-                    + " or a reset mid-response), by reason")
+                    + " or a reset mid-response) or its own queue was full (503), by reason")
             .labelNames("reason")
             .register(registry);
     clientDisconnects =
