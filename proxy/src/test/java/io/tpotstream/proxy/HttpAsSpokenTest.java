@@ -88,6 +88,35 @@ class HttpAsSpokenTest {
   }
 
   @Test
+  void anHttp10ClientThatLeavesMidStreamClosesTheUpstreamCallAndTheNextRequestIsServed()
+      throws Exception {
+    CompletableFuture<Boolean> upstreamSawTheClose = new CompletableFuture<>();
+    try (RawUpstream upstream =
+            new RawUpstream(
+                c -> {
+                  c.body();
+                  if (c.head.target().equals("/v1/models")) {
+                    c.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+                    return true;
+                  }
+                  c.write(
+                      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                          + "Transfer-Encoding: chunked\r\n\r\nf\r\ndata: {\"n\":1}\n\n\r\n");
+                  upstreamSawTheClose.complete(c.closedByClient());
+                  return false;
+                });
+        TpotProxy proxy = proxy(upstream, c -> c)) {
+      try (RawHttp http = new RawHttp(proxy.port())) {
+        http.write("POST /v1/chat/completions HTTP/1.0\r\nContent-Length: 2\r\n\r\n{}");
+        assertEquals("HTTP/1.0 200 OK", http.readHead().statusLine());
+        assertEquals("data: {\"n\":1}\n\n", text(http.readBytes(15)));
+      }
+      assertTrue(upstreamSawTheClose.get(20, TimeUnit.SECONDS), "the upstream call was closed");
+      assertEquals("ok", RawHttp.exchange(proxy.port(), RawHttp.get("/v1/models")).text());
+    }
+  }
+
+  @Test
   void aDeleteAnswered204IsAnsweredAndTheConnectionServesTheNextRequest() {
     try (RawUpstream upstream =
             new RawUpstream(

@@ -70,6 +70,15 @@ final class RawUpstream implements AutoCloseable {
       return length == null ? new byte[0] : in.readNBytes(Integer.parseInt(length));
     }
 
+    /** Blocks until the client closes the connection (true) or sends more bytes (false). */
+    boolean closedByClient() throws IOException {
+      try {
+        return in.read() == -1;
+      } catch (IOException e) {
+        return true; // reset
+      }
+    }
+
     /** Writes raw bytes to the client, at once. */
     void write(byte[] bytes) throws IOException {
       out.write(bytes);
