@@ -114,7 +114,8 @@ final class ProxyCommand implements Callable<Integer> {
       names = "--connect-timeout",
       defaultValue = "10s",
       description =
-          "How long to wait for a connection to the upstream before answering 504"
+          "How long to wait for a connection to the upstream before answering 504, or for a"
+              + " free one in the proxy's own queue before answering 503 proxy_queue_timeout"
               + " (default: ${DEFAULT-VALUE}).")
   Duration connectTimeout;
 
@@ -224,7 +225,8 @@ final class ProxyCommand implements Callable<Integer> {
       defaultValue = "1000",
       description =
           "Upstream connections each event loop may open (default: ${DEFAULT-VALUE}); more"
-              + " concurrent requests wait for one.")
+              + " concurrent requests wait for one in the proxy's own queue, at most"
+              + " --connect-timeout, then get 503 proxy_queue_timeout.")
   int maxConnections;
 
   @Override
