@@ -38,7 +38,7 @@ public final class ProxyVerticle extends VerticleBase {
   private final Map<Exchange, Boolean> inFlight = new IdentityHashMap<>();
   private HttpServer server;
   private HttpClient client;
-  private UpstreamPool pool;
+  private UpstreamPool upstreamPool;
   private LoopLagMeter loopLag;
 
   /**
@@ -67,7 +67,7 @@ public final class ProxyVerticle extends VerticleBase {
         new PoolOptions().setHttp1MaxSize(config.maxConnectionsPerLoop()).setMaxWaitQueueSize(-1);
     config.upstreamTls().applyTo(clientOptions);
     client = vertx.createHttpClient(clientOptions, pool);
-    this.pool = new UpstreamPool(config.maxConnectionsPerLoop());
+    upstreamPool = new UpstreamPool(config.maxConnectionsPerLoop());
     HttpServerOptions serverOptions =
         new HttpServerOptions()
             .setHost(config.host())
@@ -171,7 +171,7 @@ public final class ProxyVerticle extends VerticleBase {
             config.connectTimeout().toMillis(),
             config.idleTimeout().toMillis(),
             metrics,
-            pool,
+            upstreamPool,
             () -> {
               synchronized (inFlight) {
                 inFlight.remove(self[0]);
