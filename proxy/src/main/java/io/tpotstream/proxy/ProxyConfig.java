@@ -4,6 +4,7 @@ import io.tpotstream.common.Records;
 import io.tpotstream.producer.http.ClientTls;
 import io.tpotstream.producer.http.TlsFiles;
 import io.tpotstream.proxy.http.Upstream;
+import io.vertx.core.http.ClientAuth;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
@@ -28,6 +29,11 @@ import java.util.TreeMap;
  * @param connectTimeout how long to wait for a connection to the upstream (then 504)
  * @param idleTimeout how long the upstream may stay silent, before or during a response (then 504,
  *     or the client's connection is closed when the response had begun)
+ * @param clientHeaderTimeout how long a client may take to send a request head (from the accept, or
+ *     from the first byte of the next request on a kept-alive connection); then its connection is
+ *     closed; zero for no limit
+ * @param clientIdleTimeout how long a kept-alive client connection may wait for its next request;
+ *     then it is closed; zero for no limit
  * @param eventLoops event-loop threads (each owns its connections, both sides)
  * @param maxConnectionsPerLoop upstream connections one event loop may open
  * @param metricsPort the port of {@code /metrics}; 0 picks a free one, -1 serves none
@@ -35,7 +41,10 @@ import java.util.TreeMap;
  * @param prime before listening, how long at least the forwarding and measuring path runs against a
  *     simulator inside the process (then until the JIT has settled); zero: not primed
  * @param listenTls the certificate and key (PEM) to serve HTTPS with, or {@link TlsFiles#NONE} for
- *     plain HTTP (a CA file here asks clients for their certificates, signed by it: mutual TLS)
+ *     plain HTTP (a CA file here is the one that signs clients' certificates: mutual TLS)
+ * @param clientAuth whether HTTPS clients are asked for a certificate signed by {@code listenTls}'s
+ *     CA: not at all (NONE, the CA file then unused), optionally (REQUEST) or as a condition
+ *     (REQUIRED)
  * @param upstreamTls how an https upstream's certificate is checked (the JVM's trust store, a CA
  *     bundle, or not at all), and a client certificate for mutual TLS
  */
@@ -50,15 +59,30 @@ public record ProxyConfig(
     String requestIdHeader,
     Duration connectTimeout,
     Duration idleTimeout,
+    Duration clientHeaderTimeout,
+    Duration clientIdleTimeout,
     int eventLoops,
     int maxConnectionsPerLoop,
     int metricsPort,
     Duration drainTimeout,
     Duration prime,
     TlsFiles listenTls,
+    ClientAuth clientAuth,
     ClientTls upstreamTls) {
 
   public static final int DEFAULT_METRICS_PORT = 9405;
+
+  /**
+   * A request head normally arrives in one packet; 30 s leaves room for a congested or briefly
+   * suspended client and frees the socket of one that sends its head a byte at a time.
+   */
+  public static final Duration DEFAULT_CLIENT_HEADER_TIMEOUT = Duration.ofSeconds(30);
+
+  /**
+   * Longer than the keep-alive expiry of common clients' pools (httpx 5 s, Node 4 s, Go 90 s), so
+   * that the proxy seldom closes a connection a client is about to reuse.
+   */
+  public static final Duration DEFAULT_CLIENT_IDLE_TIMEOUT = Duration.ofSeconds(120);
 
   /**
    * Headers that carry credentials: never read into an event, as a label or as a request id (events
@@ -97,6 +121,23 @@ public record ProxyConfig(
           "--tls-client-ca asks clients for certificates: serve HTTPS too (--tls-cert and"
               + " --tls-key)");
     }
+    if (clientAuth == null) {
+      clientAuth = ClientAuth.NONE;
+    }
+    if (clientAuth != ClientAuth.NONE && listenTls.caFile() == null) {
+      throw new IllegalArgumentException(
+          "--client-auth "
+              + clientAuth.name().toLowerCase(Locale.ROOT)
+              + " checks client certificates against a CA: give it with --tls-client-ca (and"
+              + " serve HTTPS with --tls-cert and --tls-key)");
+    }
+    for (Duration d : new Duration[] {clientHeaderTimeout, clientIdleTimeout}) {
+      if (d == null || d.isNegative()) {
+        throw new IllegalArgumentException(
+            "--client-header-timeout and --client-idle-timeout: a duration, 0 for no limit, got "
+                + d);
+      }
+    }
     if (eventLoops < 1) {
       throw new IllegalArgumentException("--event-loops must be at least 1, got " + eventLoops);
     }
@@ -120,6 +161,26 @@ public record ProxyConfig(
             : requestIdHeader.toLowerCase(Locale.ROOT);
   }
 
+  /**
+   * {@code --client-auth}: {@code none}, {@code request} or {@code required}; when not given,
+   * required with a client CA ({@code --tls-client-ca}), else none.
+   *
+   * @throws IllegalArgumentException for any other value, saying what is expected
+   */
+  public static ClientAuth clientAuth(String flag, boolean clientCa) {
+    if (flag == null) {
+      return clientCa ? ClientAuth.REQUIRED : ClientAuth.NONE;
+    }
+    return switch (flag.trim().toLowerCase(Locale.ROOT)) {
+      case "none" -> ClientAuth.NONE;
+      case "request" -> ClientAuth.REQUEST;
+      case "required" -> ClientAuth.REQUIRED;
+      default ->
+          throw new IllegalArgumentException(
+              "--client-auth '" + flag + "': expected none, request or required");
+    };
+  }
+
   private static void refuseCredentials(String option, String header) {
     if (CREDENTIAL_HEADERS.contains(header)) {
       throw new IllegalArgumentException(
@@ -133,7 +194,8 @@ public record ProxyConfig(
 
   /**
    * Listens on 127.0.0.1:{@code port}, measures every streaming request, connect timeout 10 s, idle
-   * timeout 10 min, one event loop per core, metrics on {@value #DEFAULT_METRICS_PORT}.
+   * timeout 10 min, client header timeout 30 s and idle timeout 120 s, no client certificates, one
+   * event loop per core, metrics on {@value #DEFAULT_METRICS_PORT}.
    */
   public static ProxyConfig of(int port, Upstream upstream) {
     return new ProxyConfig(
@@ -147,12 +209,15 @@ public record ProxyConfig(
         null,
         Duration.ofSeconds(10),
         Duration.ofMinutes(10),
+        DEFAULT_CLIENT_HEADER_TIMEOUT,
+        DEFAULT_CLIENT_IDLE_TIMEOUT,
         Runtime.getRuntime().availableProcessors(),
         1000,
         DEFAULT_METRICS_PORT,
         Duration.ofSeconds(30),
         Duration.ZERO,
         TlsFiles.NONE,
+        ClientAuth.NONE,
         ClientTls.DEFAULT);
   }
 
@@ -171,6 +236,23 @@ public record ProxyConfig(
   /** Serves HTTPS with {@code files}' certificate and key. */
   public ProxyConfig withListenTls(TlsFiles files) {
     return Records.with(this, "listenTls", files);
+  }
+
+  /**
+   * Asks HTTPS clients for a certificate signed by the CA of {@link #listenTls()}: NONE, REQUEST
+   * (optional) or REQUIRED.
+   */
+  public ProxyConfig withClientAuth(ClientAuth auth) {
+    return Records.with(this, "clientAuth", auth);
+  }
+
+  /**
+   * Closes a client connection whose request head takes longer than {@code header}, or that waits
+   * for its next request longer than {@code idle} (zero: no limit).
+   */
+  public ProxyConfig withClientTimeouts(Duration header, Duration idle) {
+    return Records.with(
+        Records.with(this, "clientHeaderTimeout", header), "clientIdleTimeout", idle);
   }
 
   /** Checks the upstream's certificate (and shows a client certificate) as {@code tls} says. */

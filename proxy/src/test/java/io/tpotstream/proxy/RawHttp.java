@@ -132,6 +132,29 @@ final class RawHttp implements AutoCloseable {
     }
   }
 
+  /** Reads exactly {@code n} bytes of a body that is not chunked. */
+  byte[] readBytes(int n) {
+    try {
+      return in.readNBytes(n);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Reads until the peer closes the connection (a body that ends with the close). */
+  byte[] readToEnd() {
+    try {
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The connection's input, e.g. to see it closed ({@code read() == -1}). */
+  InputStream input() {
+    return in;
+  }
+
   /** Reads the next de-chunked piece of a chunked body (null at its end). */
   byte[] readChunk() {
     try {

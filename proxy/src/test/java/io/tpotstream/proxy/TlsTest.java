@@ -18,6 +18,7 @@ import io.tpotstream.proxy.http.Upstream;
 import io.tpotstream.proxy.metrics.ProxyMetrics;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientResponse;
@@ -41,14 +42,23 @@ class TlsTest {
 
   /** One POST through {@code proxy} over HTTPS, trusting {@code proxyCa}: status and body. */
   private static String[] post(TpotProxy proxy, Path proxyCa) throws Exception {
+    return post(proxy, proxyCa, null);
+  }
+
+  /** The same, showing {@code clientCertificate} (null: none) to the proxy. */
+  private static String[] post(TpotProxy proxy, Path proxyCa, TlsFiles clientCertificate)
+      throws Exception {
     Vertx vertx = Vertx.vertx();
     try {
-      HttpClient client =
-          vertx.createHttpClient(
-              new HttpClientOptions()
-                  .setSsl(true)
-                  .setVerifyHost(true) // the certificate names 127.0.0.1 too
-                  .setTrustOptions(new PemTrustOptions().addCertPath(proxyCa.toString())));
+      HttpClientOptions options =
+          new HttpClientOptions()
+              .setSsl(true)
+              .setVerifyHost(true) // the certificate names 127.0.0.1 too
+              .setTrustOptions(new PemTrustOptions().addCertPath(proxyCa.toString()));
+      if (clientCertificate != null) {
+        clientCertificate.applyTo(options);
+      }
+      HttpClient client = vertx.createHttpClient(options);
       return client
           .request(
               new RequestOptions()
@@ -175,5 +185,44 @@ class TlsTest {
             IllegalArgumentException.class,
             () -> new TlsFiles(null, pki.server().certFile(), null));
     assertTrue(e.getMessage().startsWith("a certificate needs its private key"), e.getMessage());
+  }
+
+  @Test
+  void theListenersClientCertificateCheckFollowsClientAuth() throws Exception {
+    TestPki pki = TestPki.create();
+    try (ScriptedServer upstream = new ScriptedServer().on("m", STREAM)) {
+      Upstream plain = Upstream.parse(upstream.baseUrl());
+      ProxyConfig asking =
+          ProxyConfig.of(0, plain).withMetricsPort(-1).withListenTls(pki.serverAskingForClients());
+      try (TpotProxy required =
+          TpotProxy.start(
+              asking.withClientAuth(ClientAuth.REQUIRED),
+              new ProxyMetrics(),
+              (request, route, startNs) -> ExchangeObserver.NONE)) {
+        assertThrows(Exception.class, () -> post(required, pki.caFile()), "no certificate");
+        assertEquals("200", post(required, pki.caFile(), pki.client())[0]);
+      }
+      try (TpotProxy requested =
+          TpotProxy.start(
+              asking.withClientAuth(ClientAuth.REQUEST),
+              new ProxyMetrics(),
+              (request, route, startNs) -> ExchangeObserver.NONE)) {
+        assertEquals("200", post(requested, pki.caFile())[0], "a certificate is optional");
+        assertEquals("200", post(requested, pki.caFile(), pki.client())[0]);
+      }
+      IllegalArgumentException noCa =
+          assertThrows(
+              IllegalArgumentException.class,
+              () ->
+                  ProxyConfig.of(0, plain)
+                      .withListenTls(pki.server())
+                      .withClientAuth(ProxyConfig.clientAuth("required", false)));
+      assertEquals(
+          "--client-auth required checks client certificates against a CA: give it with"
+              + " --tls-client-ca (and serve HTTPS with --tls-cert and --tls-key)",
+          noCa.getMessage());
+      assertEquals(ClientAuth.REQUIRED, ProxyConfig.clientAuth(null, true));
+      assertEquals(ClientAuth.NONE, ProxyConfig.clientAuth(null, false));
+    }
   }
 }

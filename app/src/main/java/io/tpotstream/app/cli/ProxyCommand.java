@@ -115,7 +115,8 @@ final class ProxyCommand implements Callable<Integer> {
       names = "--connect-timeout",
       defaultValue = "10s",
       description =
-          "How long to wait for a connection to the upstream before answering 504"
+          "How long to wait for a connection to the upstream before answering 504, or for a"
+              + " free one in the proxy's own queue before answering 503 proxy_queue_timeout"
               + " (default: ${DEFAULT-VALUE}).")
   Duration connectTimeout;
 
@@ -136,6 +137,41 @@ final class ProxyCommand implements Callable<Integer> {
 
   @Option(names = "--tls-key", description = "The private key of --tls-cert (PEM).")
   Path tlsKey;
+
+  @Option(
+      names = "--tls-client-ca",
+      description =
+          "The certificate authorities (PEM) that sign the certificates HTTPS clients show"
+              + " (mutual TLS; with --client-auth).")
+  Path tlsClientCa;
+
+  @Option(
+      names = "--client-auth",
+      paramLabel = "none|request|required",
+      description =
+          "Whether HTTPS clients must show a certificate signed by --tls-client-ca: none,"
+              + " request (checked when shown) or required (default: required with"
+              + " --tls-client-ca, else none).")
+  String clientAuth;
+
+  @Option(
+      names = "--client-header-timeout",
+      defaultValue = "30s",
+      description =
+          "Close a client connection whose request head is not complete within this time (from"
+              + " the connection, or from the first byte of its next request); guards against"
+              + " clients that send headers a byte at a time (default: ${DEFAULT-VALUE}; 0: no"
+              + " limit).")
+  Duration clientHeaderTimeout;
+
+  @Option(
+      names = "--client-idle-timeout",
+      defaultValue = "120s",
+      description =
+          "Close a kept-alive client connection that sends no new request for this long; a"
+              + " request in progress is never cut by it (default: ${DEFAULT-VALUE}; 0: no"
+              + " limit).")
+  Duration clientIdleTimeout;
 
   @Option(
       names = "--upstream-ca",
@@ -190,7 +226,8 @@ final class ProxyCommand implements Callable<Integer> {
       defaultValue = "1000",
       description =
           "Upstream connections each event loop may open (default: ${DEFAULT-VALUE}); more"
-              + " concurrent requests wait for one.")
+              + " concurrent requests wait for one in the proxy's own queue, at most"
+              + " --connect-timeout, then get 503 proxy_queue_timeout.")
   int maxConnections;
 
   @Override
@@ -337,14 +374,16 @@ final class ProxyCommand implements Callable<Integer> {
               .withRunId(runId)
               .withRequestIdHeader(requestIdHeader)
               .withTimeouts(connectTimeout, idleTimeout)
+              .withClientTimeouts(clientHeaderTimeout, clientIdleTimeout)
               .withMaxConnectionsPerLoop(maxConnections)
               .withMetricsPort(metricsPort)
               .withDrainTimeout(drainTimeout)
               .withPrime(prime)
               .withListenTls(
-                  tlsCert == null && tlsKey == null
+                  tlsCert == null && tlsKey == null && tlsClientCa == null
                       ? TlsFiles.NONE
-                      : new TlsFiles(null, tlsCert, tlsKey))
+                      : new TlsFiles(tlsClientCa, tlsCert, tlsKey))
+              .withClientAuth(ProxyConfig.clientAuth(clientAuth, tlsClientCa != null))
               .withUpstreamTls(
                   ClientTls.of(
                       upstreamCa,

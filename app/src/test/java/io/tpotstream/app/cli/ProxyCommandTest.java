@@ -4,8 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
+import picocli.CommandLine.ParseResult;
 
 /** A mistake on {@code tpot proxy}'s command line is one line that says what to write instead. */
 class ProxyCommandTest {
@@ -46,5 +50,36 @@ class ProxyCommandTest {
     assertEquals(
         "--sample: a fraction from 0 to 1 (0.1 measures one request in ten), got 10.0",
         firstErrorLine("proxy", "--listen", "0", "--upstream", "http://h", "--sample", "10"));
+  }
+
+  @Test
+  void clientAuthIsNoneRequestOrRequiredAndNeedsAClientCa() {
+    assertEquals(
+        "--client-auth 'maybe': expected none, request or required",
+        firstErrorLine(
+            "proxy", "--listen", "0", "--upstream", "http://h", "--client-auth", "maybe"));
+    assertEquals(
+        "--client-auth request checks client certificates against a CA: give it with"
+            + " --tls-client-ca (and serve HTTPS with --tls-cert and --tls-key)",
+        firstErrorLine(
+            "proxy", "--listen", "0", "--upstream", "http://h", "--client-auth", "request"));
+  }
+
+  @Test
+  void theClientTimeoutsDefaultTo30sForHeadersAnd120sIdle() {
+    ProxyCommand defaults = proxy();
+    assertEquals(Duration.ofSeconds(30), defaults.config().clientHeaderTimeout());
+    assertEquals(Duration.ofSeconds(120), defaults.config().clientIdleTimeout());
+    ProxyCommand set = proxy("--client-header-timeout", "5s", "--client-idle-timeout", "0");
+    assertEquals(Duration.ofSeconds(5), set.config().clientHeaderTimeout());
+    assertEquals(Duration.ZERO, set.config().clientIdleTimeout());
+  }
+
+  private static ProxyCommand proxy(String... more) {
+    List<String> args =
+        new ArrayList<>(List.of("proxy", "--listen", "0", "--upstream", "http://h"));
+    args.addAll(List.of(more));
+    ParseResult parsed = Tpot.commandLine().parseArgs(args.toArray(String[]::new));
+    return (ProxyCommand) parsed.subcommand().commandSpec().userObject();
   }
 }

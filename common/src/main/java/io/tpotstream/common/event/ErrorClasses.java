@@ -27,7 +27,8 @@ public final class ErrorClasses {
           "connection",
           "protocol",
           "truncated",
-          "cancelled");
+          "cancelled",
+          "proxy_queue");
 
   /**
    * What readers make of an {@code errorClass} outside {@link #KNOWN} (a newer or a buggy writer):

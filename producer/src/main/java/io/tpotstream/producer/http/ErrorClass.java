@@ -18,7 +18,9 @@ public enum ErrorClass {
   CONNECTION("connection"),
   PROTOCOL("protocol"),
   TRUNCATED("truncated"),
-  CANCELLED("cancelled");
+  CANCELLED("cancelled"),
+  /** The proxy's own queue: no pooled upstream connection free in time (never the upstream's). */
+  PROXY_QUEUE("proxy_queue");
 
   private final String wire;
 

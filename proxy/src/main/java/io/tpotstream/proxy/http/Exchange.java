@@ -41,6 +41,8 @@ final class Exchange {
   private final long idleTimeoutMs;
   private final ProxyMetrics metrics;
   private final Route route;
+  private final UpstreamPool pool;
+  private final int maxConnections;
   private final Runnable onDone;
   private ExchangeObserver observer = ExchangeObserver.NONE;
   private HttpClientRequest upstreamRequest;
@@ -48,6 +50,11 @@ final class Exchange {
   private ArrivalStamp stamp;
   private long reads;
   private boolean finished;
+  private boolean queued;
+  private boolean holdsConnection;
+  private boolean bodyless;
+  private boolean closeDelimited;
+  private boolean requestForwarded;
 
   Exchange(
       HttpServerRequest in,
@@ -57,6 +64,7 @@ final class Exchange {
       long connectTimeoutMs,
       long idleTimeoutMs,
       ProxyMetrics metrics,
+      UpstreamPool pool,
       Runnable onDone) {
     this.in = in;
     this.out = in.response();
@@ -67,6 +75,8 @@ final class Exchange {
     this.idleTimeoutMs = idleTimeoutMs;
     this.metrics = metrics;
     this.route = Route.of(in.method(), in.path());
+    this.pool = pool;
+    this.maxConnections = pool.maxConnections();
     this.onDone = onDone;
   }
 
@@ -89,13 +99,18 @@ final class Exchange {
             .setIdleTimeout(idleTimeoutMs)
             .setFollowRedirects(false);
     MultiMap headers = HttpHeaders.headers();
-    Headers.copyRequest(in.headers(), headers, upstream.authority());
+    Headers.copyRequest(in.headers(), headers, upstream.authority(), expectsContinue());
     options.setHeaders(headers);
     out.closeHandler(v -> clientGone());
     in.exceptionHandler(t -> clientGone());
     // the request start: the proxy asks its client to send (before any pool wait or connect)
     long startNs = System.nanoTime();
     observer = observers.begin(in, route, startNs);
+    // every upstream connection of this loop busy: the request waits in the pool's queue
+    queued = pool.full();
+    if (queued) {
+      metrics.queued(1);
+    }
     client
         .request(options)
         .onComplete(
@@ -122,15 +137,25 @@ final class Exchange {
   }
 
   private void forwardRequest(HttpClientRequest request) {
+    leaveQueue();
     if (finished) {
       request.reset();
       return;
     }
     upstreamRequest = request;
+    holdsConnection = true;
+    pool.acquired();
     // the time of each read of the upstream connection, taken first thing in its pipeline
     stamp = ArrivalStamp.of(request.connection());
     if (isChunked(in.headers())) {
       request.setChunked(true);
+    }
+    // 1xx answers the client is waiting for go to it as they come
+    request.earlyHintsHandler(hints -> out.writeEarlyHints(Headers.endToEnd(hints)));
+    if (expectsContinue()) {
+      // the client sends its body only after a 100 Continue: the upstream's, relayed
+      request.continueHandler(v -> out.writeContinue());
+      request.sendHead();
     }
     request
         .response()
@@ -153,6 +178,7 @@ final class Exchange {
         });
     in.endHandler(
         v -> {
+          requestForwarded = true;
           request.end();
           observer.requestEnd();
         });
@@ -169,21 +195,47 @@ final class Exchange {
     if (response.statusMessage() != null) {
       out.setStatusMessage(response.statusMessage());
     }
-    boolean chunked =
-        !response.headers().contains(HttpHeaders.CONTENT_LENGTH)
-            && bodyAllowed(status)
-            && in.version() != HttpVersion.HTTP_1_0;
+    bodyless = !bodyAllowed(status);
+    boolean length = response.headers().contains(HttpHeaders.CONTENT_LENGTH);
+    boolean http10 = in.version() == HttpVersion.HTTP_1_0;
+    // an HTTP/1.0 client knows no chunked encoding: a body of unknown length ends with the
+    // connection, as an HTTP/1.0 server sends it
+    closeDelimited = !bodyless && !length && http10;
+    boolean chunked = !bodyless && !length && !http10;
     Headers.copyResponse(response.headers(), out.headers(), chunked);
     if (chunked && !out.isChunked()) {
       out.setChunked(true);
     }
-    // the head goes out now, not with the first body chunk: SSE servers send it before the
-    // first token, and a client's TTFT must not change
-    out.writeHead();
+    if (closeDelimited) {
+      // no Connection: keep-alive, whatever the client asked: the end of the body is the close;
+      // Vert.x writes the head of an HTTP/1.0 response without a length with its first chunk
+      out.headersEndHandler(v -> out.headers().remove(HttpHeaders.CONNECTION));
+      out.write(Buffer.buffer());
+    } else if (bodyless) {
+      // goes out whole when the upstream ends it (Vert.x writes no head alone without a length
+      // or chunked encoding)
+      keepBodylessFraming(length);
+    } else {
+      // the head goes out now, not with the first body chunk: SSE servers send it before the
+      // first token, and a client's TTFT must not change
+      out.writeHead();
+    }
     observer.response(status, response.headers());
     response.handler(this::forwardChunk);
     response.endHandler(v -> upstreamEnded());
     response.exceptionHandler(this::upstreamBroke);
+  }
+
+  /**
+   * A response without a body keeps the upstream's framing headers: Vert.x adds {@code
+   * Content-Length: 0} to a 304 (and to a 204, which Netty then strips), undone just before the
+   * head goes. (A HEAD response's {@code Transfer-Encoding: chunked} cannot be kept: Netty's
+   * decoder drops it from the upstream's response.)
+   */
+  private void keepBodylessFraming(boolean upstreamLength) {
+    if (!upstreamLength) {
+      out.headersEndHandler(v -> out.headers().remove(HttpHeaders.CONTENT_LENGTH));
+    }
   }
 
   private void forwardChunk(Buffer chunk) {
@@ -196,7 +248,7 @@ final class Exchange {
       arrivalNs = System.nanoTime();
       read = ++reads;
     }
-    if (finished) {
+    if (finished || bodyless) {
       return;
     }
     out.write(chunk);
@@ -218,11 +270,20 @@ final class Exchange {
       return;
     }
     finish();
+    if (!requestForwarded) {
+      // answered before the client's body was all sent (a refusal of an expected body): the
+      // upstream connection, with a request half sent, is not reused
+      upstreamRequest.reset();
+    }
     MultiMap trailers = upstreamResponse.trailers();
     if (out.isChunked() && trailers != null && !trailers.isEmpty()) {
       Headers.copyEndToEnd(trailers, out.trailers());
     }
-    out.end();
+    if (closeDelimited) {
+      out.end().onComplete(v -> in.connection().close());
+    } else {
+      out.end();
+    }
     observer.end(System.nanoTime());
   }
 
@@ -244,6 +305,7 @@ final class Exchange {
     if (finished) {
       return;
     }
+    boolean waitedInQueue = queued || pool.full();
     finish();
     if (upstreamRequest != null) {
       upstreamRequest.reset();
@@ -257,7 +319,24 @@ final class Exchange {
     }
     Failure failure;
     GatewayError error;
-    if (isTimeout(cause)) {
+    if (connecting && cause instanceof TimeoutException && waitedInQueue) {
+      // the wait for one of this loop's pooled connections, not the upstream, took too long
+      failure = Failure.QUEUE_TIMEOUT;
+      metrics.queueTimeout();
+      error =
+          new GatewayError(
+              503,
+              "proxy_queue_timeout",
+              "tpot proxy: all "
+                  + maxConnections
+                  + " upstream connections of its event loop were busy for "
+                  + connectTimeoutMs
+                  + " ms, so the request waited in the proxy's own queue and was not sent: raise"
+                  + " --max-connections (or --event-loops, or --connect-timeout to wait longer);"
+                  + " the upstream "
+                  + upstream.url()
+                  + " itself was not asked");
+    } else if (isTimeout(cause)) {
       failure = connecting ? Failure.CONNECT_TIMEOUT : Failure.RESPONSE_TIMEOUT;
       error =
           connecting
@@ -312,6 +391,13 @@ final class Exchange {
     observer.failed(failure, System.nanoTime());
   }
 
+  private void leaveQueue() {
+    if (queued) {
+      queued = false;
+      metrics.queued(-1);
+    }
+  }
+
   private void clientGone() {
     if (finished) {
       return;
@@ -327,6 +413,11 @@ final class Exchange {
 
   private void finish() {
     finished = true;
+    leaveQueue();
+    if (holdsConnection) {
+      holdsConnection = false;
+      pool.released();
+    }
     metrics.requestFinished();
     onDone.run();
   }
@@ -338,6 +429,12 @@ final class Exchange {
     }
     String path = in.path() == null || in.path().isEmpty() ? "/" : in.path();
     return in.query() == null ? path : path + "?" + in.query();
+  }
+
+  /** An HTTP/1.1 request that waits for a 100 Continue before sending its body. */
+  private boolean expectsContinue() {
+    return in.version() == HttpVersion.HTTP_1_1
+        && "100-continue".equalsIgnoreCase(in.getHeader(HttpHeaders.EXPECT));
   }
 
   private boolean bodyAllowed(int status) {

@@ -46,6 +46,11 @@ public interface ExchangeObserver {
     CONNECT,
     /** No connection to the upstream within the connect timeout. */
     CONNECT_TIMEOUT,
+    /**
+     * Every upstream connection of the proxy's event loop stayed busy for the connect timeout: the
+     * request waited in the proxy's own queue and never reached the upstream.
+     */
+    QUEUE_TIMEOUT,
     /** The upstream was silent for the idle timeout before its response headers. */
     RESPONSE_TIMEOUT,
     /** The upstream was silent for the idle timeout in the middle of a response. */

@@ -8,12 +8,13 @@ import io.vertx.core.http.HttpServerResponse;
 
 /**
  * The proxy's own answer when the upstream gave none: 502 (unreachable, refused, reset before a
- * response) or 504 (no connection or no response in time), with a JSON body in the route's error
+ * response), 503 (the request waited in the proxy's own queue for an upstream connection and was
+ * never sent) or 504 (no connection or no response in time), with a JSON body in the route's error
  * shape (OpenAI's {@code {"error": {...}}} or Anthropic's {@code {"type": "error", ...}}), so that
  * SDKs show its message. The message says what happened and what to check; it never holds a request
  * header or body.
  *
- * @param status 502, 504, or 501 for what the proxy does not forward (WebSocket, CONNECT)
+ * @param status 502, 503, 504, or 501 for what the proxy does not forward (WebSocket, CONNECT)
  * @param code a short machine-readable reason, e.g. {@code upstream_unreachable}
  * @param message one sentence for a person
  */

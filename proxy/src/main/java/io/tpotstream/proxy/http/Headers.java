@@ -18,16 +18,18 @@ final class Headers {
           "te",
           "trailer",
           "transfer-encoding",
-          "upgrade");
+          "upgrade",
+          // an h2c upgrade offer's settings, for this connection only (RFC 9113, section 3.2.1)
+          "http2-settings");
 
   private Headers() {}
 
   /**
-   * Copies a request's end-to-end headers in order, leaving out {@code Expect} (the proxy answers
-   * it); {@code Host} keeps its place and spelling but names the upstream ({@code authority}),
-   * first when the client sent none.
+   * Copies a request's end-to-end headers in order, {@code Expect} only when {@code keepExpect} (a
+   * 100-continue the upstream answers, relayed); {@code Host} keeps its place and spelling but
+   * names the upstream ({@code authority}), first when the client sent none.
    */
-  static void copyRequest(MultiMap from, MultiMap to, String authority) {
+  static void copyRequest(MultiMap from, MultiMap to, String authority, boolean keepExpect) {
     Set<String> named = connectionNamed(from);
     if (!from.contains("Host")) {
       to.add("Host", authority);
@@ -36,10 +38,19 @@ final class Headers {
       String name = h.getKey().toLowerCase(Locale.ROOT);
       if (name.equals("host")) {
         to.add(h.getKey(), authority);
-      } else if (!HOP_BY_HOP.contains(name) && !named.contains(name) && !name.equals("expect")) {
+      } else if (!HOP_BY_HOP.contains(name)
+          && !named.contains(name)
+          && (keepExpect || !name.equals("expect"))) {
         to.add(h.getKey(), h.getValue());
       }
     }
+  }
+
+  /** The end-to-end headers of {@code from} (e.g. a 103's hints), in order. */
+  static MultiMap endToEnd(MultiMap from) {
+    MultiMap to = MultiMap.caseInsensitiveMultiMap();
+    copyEndToEnd(from, to);
+    return to;
   }
 
   /** Copies end-to-end headers (trailers) in order. */

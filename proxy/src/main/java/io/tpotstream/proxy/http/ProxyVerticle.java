@@ -38,6 +38,7 @@ public final class ProxyVerticle extends VerticleBase {
   private final Map<Exchange, Boolean> inFlight = new IdentityHashMap<>();
   private HttpServer server;
   private HttpClient client;
+  private UpstreamPool upstreamPool;
   private LoopLagMeter loopLag;
 
   /**
@@ -66,6 +67,7 @@ public final class ProxyVerticle extends VerticleBase {
         new PoolOptions().setHttp1MaxSize(config.maxConnectionsPerLoop()).setMaxWaitQueueSize(-1);
     config.upstreamTls().applyTo(clientOptions);
     client = vertx.createHttpClient(clientOptions, pool);
+    upstreamPool = new UpstreamPool(config.maxConnectionsPerLoop());
     HttpServerOptions serverOptions =
         new HttpServerOptions()
             .setHost(config.host())
@@ -73,19 +75,26 @@ public final class ProxyVerticle extends VerticleBase {
             .setCompressionSupported(false)
             .setDecompressionSupported(false)
             .setTcpNoDelay(true)
+            // an h2c upgrade offer is declined: the request is answered over HTTP/1.1
             .setHttp2ClearTextEnabled(false)
             .setMaxHeaderSize(MAX_HEADER_BYTES)
             .setMaxInitialLineLength(MAX_HEADER_BYTES)
             .setPerMessageWebSocketCompressionSupported(false)
             .setPerFrameWebSocketCompressionSupported(false)
-            .setHandle100ContinueAutomatically(true);
+            // the upstream's own 100 Continue (or its refusal) is relayed
+            .setHandle100ContinueAutomatically(false);
     if (config.listenTls().hasCertificate()) {
       config.listenTls().applyTo(serverOptions).setSsl(true);
-      if (config.listenTls().caFile() != null) {
-        serverOptions.setClientAuth(io.vertx.core.http.ClientAuth.REQUIRED);
-      }
+      serverOptions.setClientAuth(config.clientAuth());
     }
-    server = vertx.createHttpServer(serverOptions).requestHandler(this::handle);
+    long headerTimeoutNs = config.clientHeaderTimeout().toNanos();
+    long idleTimeoutNs = config.clientIdleTimeout().toNanos();
+    server =
+        vertx
+            .createHttpServer(serverOptions)
+            .connectionHandler(
+                c -> ClientDeadlines.install(c, headerTimeoutNs, idleTimeoutNs, metrics))
+            .requestHandler(this::handle);
     loopLag =
         LoopLagMeter.start(((ContextInternal) context).nettyEventLoop(), LoopLagMeter.TICK_NS);
     return server.listen();
@@ -135,7 +144,12 @@ public final class ProxyVerticle extends VerticleBase {
   }
 
   private void handle(HttpServerRequest request) {
-    if (request.method() == HttpMethod.CONNECT || request.headers().contains(HttpHeaders.UPGRADE)) {
+    ClientDeadlines deadlines = ClientDeadlines.of(request.connection());
+    if (deadlines != null) {
+      deadlines.requestBegun();
+      request.response().endHandler(v -> deadlines.responseEnded());
+    }
+    if (request.method() == HttpMethod.CONNECT || upgradesToOtherThanH2c(request)) {
       new GatewayError(
               501,
               "not_proxied",
@@ -157,6 +171,7 @@ public final class ProxyVerticle extends VerticleBase {
             config.connectTimeout().toMillis(),
             config.idleTimeout().toMillis(),
             metrics,
+            upstreamPool,
             () -> {
               synchronized (inFlight) {
                 inFlight.remove(self[0]);
@@ -167,5 +182,21 @@ public final class ProxyVerticle extends VerticleBase {
       inFlight.put(exchange, Boolean.TRUE);
     }
     exchange.start(observers);
+  }
+
+  /**
+   * A protocol upgrade other than h2c (WebSocket): not proxied. An h2c offer ({@code curl --http2}
+   * on http://) may be declined by the server (RFC 9113, section 3.2), and is: the request is
+   * forwarded without it and answered over HTTP/1.1.
+   */
+  private static boolean upgradesToOtherThanH2c(HttpServerRequest request) {
+    for (String value : request.headers().getAll(HttpHeaders.UPGRADE)) {
+      for (String token : value.split(",")) {
+        if (!token.isBlank() && !token.trim().equalsIgnoreCase("h2c")) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 }

@@ -321,6 +321,15 @@ final class Measurement implements ExchangeObserver {
                       "no connection to the upstream for POST "
                           + path
                           + " within the connect timeout");
+          case QUEUE_TIMEOUT ->
+              chunks ->
+                  new RequestFailure(
+                      ErrorClass.PROXY_QUEUE,
+                      null,
+                      "POST "
+                          + path
+                          + " waited in the proxy's queue for the connect timeout, every upstream"
+                          + " connection busy (--max-connections), and was never sent");
           case RESPONSE_TIMEOUT ->
               chunks ->
                   new RequestFailure(

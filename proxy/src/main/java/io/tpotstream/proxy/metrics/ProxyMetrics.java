@@ -12,9 +12,10 @@ import java.util.function.LongSupplier;
 
 /**
  * The proxy's own health, for its {@code /metrics}: requests by kind, gateway errors, client
- * disconnects, chunks forwarded, the proxy's added latency per chunk (from the read of an upstream
- * chunk to the return of its write to the client), and the token events published and dropped.
- * Every name starts with {@code tpot_proxy_}. Safe from any thread; cheap on the event loop.
+ * disconnects, requests in its own queue and its timeouts, client connections closed by its limits,
+ * chunks forwarded, the proxy's added latency per chunk (from the read of an upstream chunk to the
+ * return of its write to the client), and the token events published and dropped. Every name starts
+ * with {@code tpot_proxy_}. Safe from any thread; cheap on the event loop.
  */
 public final class ProxyMetrics {
   /** Added latency buckets, in seconds: 1 µs to 50 ms. */
@@ -31,8 +32,13 @@ public final class ProxyMetrics {
   private final Counter gatewayErrors;
   private final Counter clientDisconnects;
   private final Counter valuesCut;
+  private final Counter queueTimeouts;
+  private final Counter clientTimeouts;
+  private final CounterDataPoint headerTimeouts;
+  private final CounterDataPoint idleTimeouts;
   private final Histogram addedLatency;
   private final AtomicLong inFlight = new AtomicLong();
+  private final AtomicLong queued = new AtomicLong();
   private final LongAccumulator maxAddedNs = new LongAccumulator(Math::max, 0);
 
   public ProxyMetrics() {
@@ -54,7 +60,7 @@ public final class ProxyMetrics {
             .name("tpot_proxy_gateway_errors")
             .help(
                 "Responses the proxy made itself or cut because the upstream gave none (502, 504,"
-                    + " or a reset mid-response), by reason")
+                    + " or a reset mid-response) or its own queue was full (503), by reason")
             .labelNames("reason")
             .register(registry);
     clientDisconnects =
@@ -69,6 +75,31 @@ public final class ProxyMetrics {
                 "Values a client sent (model, a label header, a request id) longer than their cap,"
                     + " cut before they reached an event")
             .register(registry);
+    queueTimeouts =
+        Counter.builder()
+            .name("tpot_proxy_queue_timeouts")
+            .help(
+                "Requests answered 503 proxy_queue_timeout: every upstream connection of their event"
+                    + " loop (--max-connections) stayed busy for --connect-timeout, so they waited"
+                    + " in the proxy's own queue and were never sent upstream")
+            .register(registry);
+    GaugeWithCallback.builder()
+        .name("tpot_proxy_requests_queued")
+        .help(
+            "Requests waiting now in the proxy's own queue for an upstream connection (every"
+                + " connection of their event loop busy: --max-connections)")
+        .callback(cb -> cb.call(queued.get()))
+        .register(registry);
+    clientTimeouts =
+        Counter.builder()
+            .name("tpot_proxy_client_timeouts")
+            .help(
+                "Client connections the proxy closed: header (a request head not complete within"
+                    + " --client-header-timeout), idle (no request for --client-idle-timeout)")
+            .labelNames("kind")
+            .register(registry);
+    headerTimeouts = clientTimeouts.labelValues("header");
+    idleTimeouts = clientTimeouts.labelValues("idle");
     addedLatency =
         Histogram.builder()
             .name("tpot_proxy_added_latency_seconds")
@@ -143,6 +174,31 @@ public final class ProxyMetrics {
   /** A value from a request was longer than its cap and was cut. */
   public void valueCut() {
     valuesCut.inc();
+  }
+
+  /** {@code delta} requests joined (1) or left (-1) the wait for a pooled upstream connection. */
+  public void queued(int delta) {
+    queued.addAndGet(delta);
+  }
+
+  /** Requests waiting in the proxy's own queue now. */
+  public long queuedNow() {
+    return queued.get();
+  }
+
+  /** A request waited in the proxy's own queue for the connect timeout and was answered 503. */
+  public void queueTimeout() {
+    queueTimeouts.inc();
+  }
+
+  /** A client connection was closed: its request head did not come within the header timeout. */
+  public void clientHeaderTimeout() {
+    headerTimeouts.inc();
+  }
+
+  /** A kept-alive client connection was closed: idle for the client idle timeout. */
+  public void clientIdleTimeout() {
+    idleTimeouts.inc();
   }
 
   public void requestStarted() {
