@@ -167,7 +167,7 @@ public final class StreamingCall {
                   config.proxy(),
                   config.timeouts().connect(),
                   config.tls(),
-                  config.apiKey()));
+                  config.secrets()));
       return;
     }
     request = req;
@@ -191,7 +191,7 @@ public final class StreamingCall {
                             chunks,
                             false,
                             config.tls(),
-                            config.apiKey()));
+                            config.secrets()));
               } else {
                 onResponse(ar.result());
               }
@@ -212,7 +212,7 @@ public final class StreamingCall {
       readBody(
           response,
           text ->
-              fail(chunks -> Failures.ofRedirect(status, "POST", url, location, config.apiKey())));
+              fail(chunks -> Failures.ofRedirect(status, "POST", url, location, config.secrets())));
       return;
     }
     if (status < 200 || status > 299) {
@@ -222,7 +222,14 @@ public final class StreamingCall {
           text ->
               fail(
                   chunks ->
-                      Failures.ofStatus(status, "POST", url, text, retryAfter, config.apiKey())));
+                      Failures.ofStatus(
+                          status,
+                          "POST",
+                          url,
+                          text,
+                          retryAfter,
+                          config.apiKey(),
+                          config.secrets())));
       return;
     }
     if (contentType.startsWith("application/json") || contentType.startsWith("text/html")) {
@@ -338,7 +345,7 @@ public final class StreamingCall {
     fail(
         chunks ->
             Failures.ofStream(
-                cause, url, config.proxy(), chunks, true, config.tls(), config.apiKey()));
+                cause, url, config.proxy(), chunks, true, config.tls(), config.secrets()));
   }
 
   private RequestFailure notAStream(int status, String body) {
@@ -439,7 +446,7 @@ public final class StreamingCall {
   }
 
   private String redact(String text) {
-    return config.apiKey() == null ? text : config.apiKey().redact(text);
+    return config.secrets().redact(text);
   }
 
   private static String lower(String header) {
