@@ -210,6 +210,8 @@ class NoSecretLeavesTest {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx256m");
+    // the product's logging (the test class path's log4j2-test.xml would win otherwise)
+    command.add("-Dlog4j2.configurationFile=classpath:log4j2.xml");
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(Tpot.class.getName());
