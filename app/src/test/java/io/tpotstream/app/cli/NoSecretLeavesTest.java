@@ -56,6 +56,9 @@ class NoSecretLeavesTest {
   static final String UPSTREAM_USER = "upUser-w3x4";
   static final String UPSTREAM_PASSWORD = "upPass-y5z6";
   static final String UPSTREAM_QUERY = "upQuery-a7b8";
+  static final String CLIENT_KEY = "sk-client-KEY-c9d0";
+  static final String CLIENT_HEADER = "clientHdr-e1f2";
+  static final String CLIENT_QUERY = "clientQuery-g3h4";
 
   static final Map<String, String> PLANTED = planted();
 
@@ -76,6 +79,9 @@ class NoSecretLeavesTest {
     all.put("--upstream's user", UPSTREAM_USER);
     all.put("--upstream's password", UPSTREAM_PASSWORD);
     all.put("--upstream's query value", UPSTREAM_QUERY);
+    all.put("a proxied request's Authorization", CLIENT_KEY);
+    all.put("a proxied request's api-key header", CLIENT_HEADER);
+    all.put("a proxied request's query value", CLIENT_QUERY);
     return all;
   }
 
@@ -147,16 +153,103 @@ class NoSecretLeavesTest {
       assertTrue(proxy.err().contains("has a query or fragment"), proxy.err());
       outputs.add(proxy.out() + proxy.err());
 
-      for (String output : outputs) {
-        PLANTED.forEach(
-            (where, secret) -> {
-              for (String form :
-                  List.of(secret, URLEncoder.encode(secret, StandardCharsets.UTF_8))) {
-                assertTrue(
-                    !output.contains(form), () -> "the secret of " + where + " in:\n" + output);
-              }
-            });
+      outputs.forEach(NoSecretLeavesTest::assertNoSecret);
+    }
+  }
+
+  /**
+   * Requests through a running {@code tpot proxy} carry a key, a header and a query value of their
+   * own, which the upstream quotes back in a refusal, an error event and an HTML page: the proxy's
+   * topic and its output (logs at DEBUG) hold none of them.
+   */
+  @Test
+  void aProxiedRequestsSecretsReachNeitherTheTopicNorTheLogs(TestKafka kafka) throws Exception {
+    try (EchoingServer server = new EchoingServer()) {
+      String topic = TestKafka.uniqueName("secrets-proxy");
+      Path log = Files.createTempFile(dir, "proxy", ".log");
+      Process proxy =
+          start(
+              List.of(
+                  "proxy",
+                  "--listen",
+                  "127.0.0.1:0",
+                  "--upstream",
+                  "http://127.0.0.1:" + server.port() + "/gw",
+                  "--prime",
+                  "0",
+                  "--metrics-port",
+                  "-1",
+                  "--bootstrap-servers",
+                  kafka.bootstrapServers(),
+                  "--topic",
+                  topic),
+              Map.of(),
+              log);
+      String output;
+      try {
+        java.util.regex.Pattern listening =
+            java.util.regex.Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)");
+        String port =
+            await()
+                .atMost(Duration.ofSeconds(60))
+                .until(
+                    () -> {
+                      java.util.regex.Matcher m = listening.matcher(Files.readString(log));
+                      assertTrue(proxy.isAlive(), () -> "the proxy ended: " + read(log));
+                      return m.find() ? m.group(1) : null;
+                    },
+                    java.util.Objects::nonNull);
+        java.net.http.HttpClient client =
+            java.net.http.HttpClient.newBuilder()
+                .version(java.net.http.HttpClient.Version.HTTP_1_1)
+                .build();
+        for (String model : List.of("ok", "refuse", "inband", "html")) {
+          java.net.http.HttpResponse<String> response =
+              client.send(
+                  java.net.http.HttpRequest.newBuilder(
+                          java.net.URI.create(
+                              "http://127.0.0.1:"
+                                  + port
+                                  + "/v1/chat/completions?subscription-key="
+                                  + CLIENT_QUERY))
+                      .header("Authorization", "Bearer " + CLIENT_KEY)
+                      .header("api-key", CLIENT_HEADER)
+                      .header("Content-Type", "application/json")
+                      .POST(
+                          java.net.http.HttpRequest.BodyPublishers.ofString(
+                              "{\"model\": \"" + model + "\", \"stream\": true}"))
+                      .build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString());
+          assertTrue(response.body().contains(CLIENT_KEY) || model.equals("ok"), response.body());
+        }
+        assertTrue(server.sawKey(CLIENT_KEY), "the client's key went upstream");
+      } finally {
+        proxy.destroy(); // SIGTERM: the proxy drains and publishes its final heartbeats
+        assertTrue(proxy.waitFor(60, TimeUnit.SECONDS), "the proxy stops after SIGTERM");
+        output = read(log);
       }
+      String topicText = topicBytes(kafka, topic);
+      assertTrue(topicText.contains("\"refuse\""), "the proxied requests were measured");
+      for (String text : List.of(output, topicText)) {
+        assertNoSecret(text);
+      }
+    }
+  }
+
+  private static void assertNoSecret(String output) {
+    PLANTED.forEach(
+        (where, secret) -> {
+          for (String form : List.of(secret, URLEncoder.encode(secret, StandardCharsets.UTF_8))) {
+            assertTrue(!output.contains(form), () -> "the secret of " + where + " in:\n" + output);
+          }
+        });
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 
@@ -207,6 +300,23 @@ class NoSecretLeavesTest {
   record Child(int exit, String output) {}
 
   private Child child(List<String> args, Map<String, String> env) throws Exception {
+    Path log = Files.createTempFile(dir, "child", ".log");
+    Process process = start(args, env, log);
+    try {
+      assertTrue(process.waitFor(120, TimeUnit.SECONDS), "tpot " + args.get(0) + " ends");
+    } finally {
+      process.destroyForcibly();
+    }
+    return new Child(process.exitValue(), Files.readString(log));
+  }
+
+  /**
+   * {@code tpot args} in a JVM of its own, with the product's logging at DEBUG, stack traces, and
+   * an HTTP proxy with credentials in the environment (bypassed for 127.0.0.1); stdout and stderr
+   * to {@code log}.
+   */
+  private static Process start(List<String> args, Map<String, String> env, Path log)
+      throws java.io.IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx256m");
@@ -224,14 +334,7 @@ class NoSecretLeavesTest {
     childEnv.put("HTTP_PROXY", "http://" + PROXY_USER + ":" + PROXY_PASSWORD + "@127.0.0.1:9");
     childEnv.put("NO_PROXY", "127.0.0.1");
     childEnv.putAll(env);
-    Path log = Files.createTempFile(dir, "child", ".log");
-    Process process = builder.redirectOutput(log.toFile()).start();
-    try {
-      assertTrue(process.waitFor(120, TimeUnit.SECONDS), "tpot " + args.get(0) + " ends");
-    } finally {
-      process.destroyForcibly();
-    }
-    return new Child(process.exitValue(), Files.readString(log));
+    return builder.redirectOutput(log.toFile()).start();
   }
 
   /** Every record of {@code topic}, keys and values, as text (all bytes kept). */
