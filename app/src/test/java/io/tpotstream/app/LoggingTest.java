@@ -1,6 +1,8 @@
 package io.tpotstream.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.tpotstream.common.jvm.JavaLauncher;
@@ -48,6 +50,19 @@ class LoggingTest {
     assertEquals(List.of("INFO info-line", "WARN warn-line"), child("ask-at-once", "INFO"));
   }
 
+  @Test
+  void urlsInLogLinesAndExceptionsShowNoUserInfoOrQueryValues() throws Exception {
+    List<String> lines = child("secrets", null);
+    assertEquals(
+        "WARN to http://***@h:1/v1?subscription-key=***&api-version=1 and back", lines.get(0));
+    String all = String.join("\n", allLines);
+    assertTrue(all.contains("IllegalStateException: https://***@h/v1?key=***&alt=sse failed"), all);
+    assertFalse(all.contains("S3CRET"), all);
+  }
+
+  /** Every line of the last probe's stderr. */
+  private String allLines = "";
+
   /** The probe's log lines on stderr (level and message), in a fresh JVM. */
   private List<String> child(String mode, String tpotLogLevel)
       throws IOException, InterruptedException {
@@ -70,6 +85,7 @@ class LoggingTest {
       fail("the probe did not end within 60 s: " + Files.readString(err));
     }
     String said = Files.readString(err);
+    allLines = said;
     assertEquals(0, process.exitValue(), said);
     // log4j2.xml's pattern: "HH:mm:ss.SSS LEVEL Logger - message"
     return said.lines()
@@ -89,6 +105,13 @@ class LoggingTest {
         }
         case "property-only" -> System.setProperty(Logging.LEVEL_PROPERTY, "WARN");
         case "never-ask" -> {}
+        case "secrets" -> {
+          LoggerFactory.getLogger("io.tpotstream.probe")
+              .warn(
+                  "to http://u:pw-S3CRET@h:1/v1?subscription-key=Q-S3CRET&api-version=1 and back",
+                  new IllegalStateException("https://x@h/v1?key=E-S3CRET&alt=sse failed"));
+          return;
+        }
         default -> throw new IllegalArgumentException(args[0]);
       }
       org.slf4j.Logger log = LoggerFactory.getLogger("io.tpotstream.probe");

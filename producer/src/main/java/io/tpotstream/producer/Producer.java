@@ -39,7 +39,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
-import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -138,8 +137,6 @@ public final class Producer {
                 outcome);
           }
         };
-    UnaryOperator<String> redact =
-        config.apiKey() == null ? UnaryOperator.identity() : config.apiKey()::redact;
     Recorder recorder =
         new Recorder(
             config.runId(),
@@ -149,8 +146,8 @@ public final class Producer {
             clock,
             config.timeouts().firstToken(),
             config.timeouts().idle(),
-            config.streamUrl().toString(),
-            redact,
+            config.secrets().url(config.streamUrl()),
+            config.secrets()::redact,
             finished);
     Handoff handoff = new Handoff(kafka.queueCapacity());
     Publisher publisher;
@@ -241,7 +238,7 @@ public final class Producer {
         publisher.partitions().size(),
         lanes.size(),
         transport);
-    String insecure = config.tls().insecureWarning(config.streamUrl().toString());
+    String insecure = config.tls().insecureWarning(config.secrets().url(config.streamUrl()));
     if (insecure != null) {
       LOG.warn("run {}: {}", config.runId(), insecure);
     }

@@ -2,7 +2,8 @@ package io.tpotstream.producer.config;
 
 /**
  * The API key. Its {@code toString} never shows it, so it cannot leak through a log line or a
- * record's printout; {@link #redact(String)} removes it from any text before that text is shown.
+ * record's printout; the config's {@link io.tpotstream.common.secret.Secrets} removes it (with
+ * every other secret) from any text before that text is shown.
  */
 public final class ApiKey {
   private static final String MASK = "***";
@@ -22,19 +23,6 @@ public final class ApiKey {
   /** Where the key came from (config file or environment variable name), safe to print. */
   public String source() {
     return source;
-  }
-
-  /** {@code text} with every occurrence of the key replaced by {@code ***}. */
-  public String redact(String text) {
-    if (text == null || value.isEmpty()) {
-      return text;
-    }
-    return text.replace(value, MASK);
-  }
-
-  /** Redacts {@code text} with {@code key}, which may be null (no key: nothing to hide). */
-  public static String redact(ApiKey key, String text) {
-    return key == null ? text : key.redact(text);
   }
 
   @Override

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tpotstream.common.Json;
 import io.tpotstream.common.event.TokenEventBounds;
+import io.tpotstream.common.secret.Secrets;
 import io.tpotstream.producer.http.ClientTls;
 import io.tpotstream.producer.workload.Traffic;
 import java.io.IOException;
@@ -165,6 +166,15 @@ public final class ConfigLoader {
       }
     }
 
+    ProxySettings proxy = ProxySettings.resolve(f.proxy(), target, env);
+    Secrets.Builder secrets =
+        Secrets.builder().url(f.baseUrl()).credentials(proxy.username(), proxy.password());
+    if (key != null) {
+      secrets.add(key.reveal());
+    }
+    headers.forEach(secrets::header);
+    Secrets known = secrets.build();
+
     return new ProducerConfig(
         target,
         api,
@@ -186,11 +196,12 @@ public final class ConfigLoader {
         f.extraBody() == null ? null : f.extraBody().deepCopy(),
         f.runId() != null ? runId(f.runId()) : generatedRunId(),
         present(f.stopGrace()) ? duration("stop_grace", f.stopGrace(), false) : DEFAULT_STOP_GRACE,
-        ProxySettings.resolve(f.proxy(), target, env),
+        proxy,
         f.anthropicVersion() != null ? f.anthropicVersion() : DEFAULT_ANTHROPIC_VERSION,
         traffic,
         f.warmup() != null ? Warmup.parse("warmup", f.warmup()) : Warmup.DEFAULT,
-        tls(f, env, baseDir, target, warnings));
+        tls(f, env, baseDir, known.url(target), warnings),
+        known);
   }
 
   /**
@@ -199,7 +210,11 @@ public final class ConfigLoader {
    * under {@code baseDir}.
    */
   private static ClientTls tls(
-      ConfigFile f, Map<String, String> env, Path baseDir, URI target, Consumer<String> warnings) {
+      ConfigFile f,
+      Map<String, String> env,
+      Path baseDir,
+      String printableTarget,
+      Consumer<String> warnings) {
     ClientTls tls;
     try {
       tls =
@@ -217,7 +232,7 @@ public final class ConfigLoader {
                   : "")
               + e.getMessage());
     }
-    String warning = tls.insecureWarning(target.toString());
+    String warning = tls.insecureWarning(printableTarget);
     if (warning != null) {
       warnings.accept(warning);
     }
@@ -261,8 +276,13 @@ public final class ConfigLoader {
       if (type == ObjectNode.class) {
         throw new ConfigException("config key '" + key + "': must be a JSON object");
       }
+      boolean secret = key.equals("api_key") || key.equals("base_url") || key.startsWith("headers");
       throw new ConfigException(
-          "config key '" + key + "': must be " + expected(type) + ", got " + value);
+          "config key '"
+              + key
+              + "': must be "
+              + expected(type)
+              + (secret ? "" : ", got " + value)); // a secret's value is never echoed
     } catch (IOException e) {
       throw new ConfigException("config: " + ConfigJson.firstLine(e.getMessage()));
     }
@@ -305,22 +325,23 @@ public final class ConfigLoader {
               + " https://api.openai.com/v1");
     }
     String raw = baseUrl.trim();
+    String shown = Secrets.NONE.url(raw);
     URI uri;
     try {
       uri = new URI(raw);
     } catch (URISyntaxException e) {
-      throw new ConfigException("config key 'base_url': '" + raw + "' is not a URL");
+      throw new ConfigException("config key 'base_url': '" + shown + "' is not a URL");
     }
     String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
     if (!scheme.equals("http") && !scheme.equals("https") || uri.getHost() == null) {
       throw new ConfigException(
           "config key 'base_url': '"
-              + raw
+              + shown
               + "' must be an http:// or https:// URL with a host, e.g. https://api.openai.com/v1");
     }
     if (uri.getRawFragment() != null) {
       throw new ConfigException(
-          "config key 'base_url': '" + raw + "' must not have a fragment (#...)");
+          "config key 'base_url': '" + shown + "' must not have a fragment (#...)");
     }
     String path = uri.getRawPath() == null ? "" : uri.getRawPath();
     while (path.endsWith("/")) {

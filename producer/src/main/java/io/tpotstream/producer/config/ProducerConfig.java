@@ -1,6 +1,7 @@
 package io.tpotstream.producer.config;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tpotstream.common.secret.Secrets;
 import io.tpotstream.producer.http.ClientTls;
 import io.tpotstream.producer.traffic.RateSchedule;
 import io.tpotstream.producer.traffic.Sweep;
@@ -32,6 +33,8 @@ import java.util.SortedMap;
  *     "Traffic")
  * @param warmup the requests run first and left out of every statistic
  * @param tls how the endpoint's certificate is checked, and the client certificate for mutual TLS
+ * @param secrets every secret this config holds: each text that may quote one passes through it
+ *     before it is printed, logged or published
  */
 public record ProducerConfig(
     URI apiBase,
@@ -58,7 +61,8 @@ public record ProducerConfig(
     String anthropicVersion,
     Traffic traffic,
     Warmup warmup,
-    ClientTls tls) {
+    ClientTls tls,
+    Secrets secrets) {
 
   /** True for an open-loop run (requests sent at {@code rate}, not as workers free up). */
   public boolean openLoop() {
@@ -142,7 +146,29 @@ public record ProducerConfig(
         anthropicVersion,
         stageTraffic,
         first ? warmup : Warmup.NONE,
-        tls);
+        tls,
+        secrets);
+  }
+
+  /** A short printout with every secret masked (a record's own would show headers and the URL). */
+  @Override
+  public String toString() {
+    return secrets.redact(
+        "ProducerConfig[apiBase="
+            + apiBase
+            + ", api="
+            + api
+            + ", apiKey="
+            + apiKey
+            + ", models="
+            + models
+            + ", headers="
+            + headers.keySet()
+            + ", runId="
+            + runId
+            + ", proxy="
+            + proxy
+            + "]");
   }
 
   /** HTTP connections to keep: the concurrency, or a generous pool for an uncapped open loop. */

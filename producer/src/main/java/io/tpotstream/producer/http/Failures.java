@@ -2,6 +2,7 @@ package io.tpotstream.producer.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.common.Json;
+import io.tpotstream.common.secret.Secrets;
 import io.tpotstream.producer.config.ApiKey;
 import io.tpotstream.producer.config.ProxySettings;
 import io.vertx.core.http.HttpClosedException;
@@ -22,7 +23,7 @@ import javax.net.ssl.SSLException;
 
 /**
  * Turns HTTP statuses and network exceptions into error classes with messages that say what to
- * check.
+ * check; every message passes through the config's {@link Secrets} (URLs masked, no secret quoted).
  */
 public final class Failures {
   private static final Pattern TITLE =
@@ -36,7 +37,7 @@ public final class Failures {
    * A redirect: not followed (a POST must not change its target silently); class {@code protocol}.
    */
   public static RequestFailure ofRedirect(
-      int status, String method, URI url, String location, ApiKey key) {
+      int status, String method, URI url, String location, Secrets secrets) {
     String message =
         "HTTP "
             + status
@@ -47,12 +48,18 @@ public final class Failures {
             + ": redirected to "
             + (location == null ? "(no Location)" : location)
             + "; redirects are not followed: set base_url to the final address (https?)";
-    return new RequestFailure(ErrorClass.PROTOCOL, status, ApiKey.redact(key, message));
+    return new RequestFailure(ErrorClass.PROTOCOL, status, secrets.redact(message));
   }
 
   /** A non-2xx answer to {@code method url}. */
   public static RequestFailure ofStatus(
-      int status, String method, URI url, String body, String retryAfter, ApiKey key) {
+      int status,
+      String method,
+      URI url,
+      String body,
+      String retryAfter,
+      ApiKey key,
+      Secrets secrets) {
     String detail = serverText(body);
     String said = detail.isEmpty() ? "" : " (server said: " + detail + ")";
     String what = "HTTP " + status + " from " + method + " " + url;
@@ -88,7 +95,7 @@ public final class Failures {
                   ? what + said + ": the server or gateway failed; check its health and logs"
                   : what + said + ": check the request (model, max_tokens, extra_body, headers)";
         };
-    return new RequestFailure(ErrorClass.ofStatus(status), status, ApiKey.redact(key, message));
+    return new RequestFailure(ErrorClass.ofStatus(status), status, secrets.redact(message));
   }
 
   /** How the producer's options that give a CA bundle are named in messages. */
@@ -107,7 +114,7 @@ public final class Failures {
       ProxySettings proxy,
       Duration connectTimeout,
       ClientTls tls,
-      ApiKey key) {
+      Secrets secrets) {
     String hostPort = hostPort(target);
     String text = describe(cause);
     ErrorClass cls = ErrorClass.CONNECTION;
@@ -156,8 +163,7 @@ public final class Failures {
       return new RequestFailure(
           ErrorClass.CONNECTION,
           null,
-          ApiKey.redact(
-              key,
+          secrets.redact(
               "TLS handshake with "
                   + hostPort
                   + " failed: the server's certificate was refused ("
@@ -166,7 +172,7 @@ public final class Failures {
                   + tls.refusedServerAdvice(target.getHost(), CA_OPTIONS)),
           true);
     } else if (ClientTls.clientCertificateRefused(cause)) {
-      return clientRefused(cause, hostPort, tls, key);
+      return clientRefused(cause, hostPort, tls, secrets);
     } else if (find(cause, SSLException.class) != null) {
       message =
           "TLS handshake with "
@@ -182,7 +188,7 @@ public final class Failures {
               + text
               + "): check base_url (host and port) and that the server is up (no proxy in use)";
     }
-    return new RequestFailure(cls, null, ApiKey.redact(key, message));
+    return new RequestFailure(cls, null, secrets.redact(message));
   }
 
   /**
@@ -190,7 +196,7 @@ public final class Failures {
    * handshake looked done: no retry can fix it.
    */
   private static RequestFailure clientRefused(
-      Throwable cause, String hostPort, ClientTls tls, ApiKey key) {
+      Throwable cause, String hostPort, ClientTls tls, Secrets secrets) {
     String message =
         "TLS with "
             + hostPort
@@ -198,7 +204,7 @@ public final class Failures {
             + describe(cause)
             + "): "
             + tls.refusedClientAdvice(CERT_OPTIONS);
-    return new RequestFailure(ErrorClass.CONNECTION, null, ApiKey.redact(key, message), true);
+    return new RequestFailure(ErrorClass.CONNECTION, null, secrets.redact(message), true);
   }
 
   /** The connection failed while waiting for or reading the response. */
@@ -209,10 +215,10 @@ public final class Failures {
       int chunks,
       boolean headersReceived,
       ClientTls tls,
-      ApiKey key) {
+      Secrets secrets) {
     String hostPort = hostPort(target);
     if (!headersReceived && ClientTls.clientCertificateRefused(cause)) {
-      return clientRefused(cause, hostPort, tls, key);
+      return clientRefused(cause, hostPort, tls, secrets);
     }
     String via = proxy.enabled() ? " via " + proxy.describe() : "";
     Throwable root = root(cause);
@@ -243,7 +249,7 @@ public final class Failures {
               + "): check the server and the network"
               + (proxy.enabled() ? " and the proxy" : "");
     }
-    return new RequestFailure(cls, null, ApiKey.redact(key, message));
+    return new RequestFailure(cls, null, secrets.redact(message));
   }
 
   /**

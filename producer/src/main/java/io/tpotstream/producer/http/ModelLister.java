@@ -51,7 +51,7 @@ public final class ModelLister {
                             config.proxy(),
                             config.timeouts().connect(),
                             config.tls(),
-                            config.apiKey()))))
+                            config.secrets()))))
         .compose(
             req ->
                 req.send()
@@ -70,7 +70,8 @@ public final class ModelLister {
                                                 url,
                                                 text,
                                                 resp.getHeader("Retry-After"),
-                                                config.apiKey()));
+                                                config.apiKey(),
+                                                config.secrets()));
                                       }
                                       return ids(text, url, config);
                                     }))
@@ -87,7 +88,7 @@ public final class ModelLister {
                                             0,
                                             false,
                                             config.tls(),
-                                            config.apiKey())))))
+                                            config.secrets())))))
         .eventually(client::close);
   }
 
@@ -126,10 +127,7 @@ public final class ModelLister {
             + Failures.serverText(body)
             + "): check base_url";
     return new RequestFailedException(
-        new RequestFailure(
-            ErrorClass.PROTOCOL,
-            200,
-            config.apiKey() == null ? message : config.apiKey().redact(message)));
+        new RequestFailure(ErrorClass.PROTOCOL, 200, config.secrets().redact(message)));
   }
 
   /** A request that failed; its message is the one-line, redacted {@link RequestFailure}. */

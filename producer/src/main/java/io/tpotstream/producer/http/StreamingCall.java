@@ -168,7 +168,7 @@ public final class StreamingCall {
                   config.proxy(),
                   config.timeouts().connect(),
                   config.tls(),
-                  config.apiKey()));
+                  config.secrets()));
       return;
     }
     request = req;
@@ -192,7 +192,7 @@ public final class StreamingCall {
                             chunks,
                             false,
                             config.tls(),
-                            config.apiKey()));
+                            config.secrets()));
               } else {
                 onResponse(ar.result());
               }
@@ -214,7 +214,7 @@ public final class StreamingCall {
       readBody(
           response,
           text ->
-              fail(chunks -> Failures.ofRedirect(status, "POST", url, location, config.apiKey())));
+              fail(chunks -> Failures.ofRedirect(status, "POST", url, location, config.secrets())));
       return;
     }
     if (status < 200 || status > 299) {
@@ -224,7 +224,14 @@ public final class StreamingCall {
           text ->
               fail(
                   chunks ->
-                      Failures.ofStatus(status, "POST", url, text, retryAfter, config.apiKey())));
+                      Failures.ofStatus(
+                          status,
+                          "POST",
+                          url,
+                          text,
+                          retryAfter,
+                          config.apiKey(),
+                          config.secrets())));
       return;
     }
     if (contentType.startsWith("application/json") || contentType.startsWith("text/html")) {
@@ -356,7 +363,7 @@ public final class StreamingCall {
     fail(
         chunks ->
             Failures.ofStream(
-                cause, url, config.proxy(), chunks, true, config.tls(), config.apiKey()));
+                cause, url, config.proxy(), chunks, true, config.tls(), config.secrets()));
   }
 
   private RequestFailure notAStream(int status, String body) {
@@ -473,7 +480,7 @@ public final class StreamingCall {
   }
 
   private String redact(String text) {
-    return config.apiKey() == null ? text : config.apiKey().redact(text);
+    return config.secrets().redact(text);
   }
 
   private static String lower(String header) {

@@ -50,8 +50,8 @@ public final class Recorder {
    * A recorder whose events carry {@code source} ({@link #SOURCE}, or e.g. {@code proxy}); a
    * request's own labels ({@link MeasuredRequest}) win over {@code labels}.
    *
-   * @param url the streaming endpoint, for messages
-   * @param redact removes the API key from any text that may quote it
+   * @param url the streaming endpoint, printable (secrets masked), for messages
+   * @param redact removes every secret of the config from any text that may quote one
    * @param outcomes receives each finished request that is not a warm-up request
    */
   public Recorder(

@@ -106,7 +106,52 @@ class ConfigLoaderTest {
   void theKeyNeverShowsInTheConfigsPrintout() throws IOException {
     ProducerConfig c = load(SEED, Map.of(), Map.of());
     assertFalse(c.toString().contains("sk-seed-secret-123"), c.toString());
-    assertEquals("HTTP 401 for ***", c.apiKey().redact("HTTP 401 for sk-seed-secret-123"));
+    assertEquals("HTTP 401 for ***", c.secrets().redact("HTTP 401 for sk-seed-secret-123"));
+  }
+
+  @Test
+  void everySecretOfTheConfigIsKnownToItsSecretsAndNoneShowsInItsPrintout() throws IOException {
+    String json =
+        """
+        {"base_url": "http://urlUser-1:urlPass-2@h/v1?subscription-key=query-3&api-version=9",
+         "models": ["m"], "proxy": "http://proxyUser-5:proxyPass-6@p:3128",
+         "headers": {"api-key": "header-4", "Content-Type": "application/json"}}
+        """;
+    ProducerConfig c = load(json, Map.of(), Map.of("TPOT_API_KEY", "sk-env-7"));
+    String text = "urlUser-1 urlPass-2 query-3 header-4 proxyUser-5 proxyPass-6 sk-env-7";
+    assertEquals("*** *** *** *** *** *** ***", c.secrets().redact(text));
+    assertEquals("application/json", c.secrets().redact("application/json"));
+    assertEquals(
+        "http://***@h/v1/chat/completions?subscription-key=***&api-version=9",
+        c.secrets().url(c.streamUrl()));
+    for (String secret : text.split(" ")) {
+      assertFalse(c.toString().contains(secret), c.toString());
+    }
+  }
+
+  @Test
+  void aBaseUrlThatIsRefusedIsShownWithoutItsSecrets() {
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                load(
+                    "{\"base_url\": \"ftp://u:pw-SECRET@h/v1?key=q-SECRET\", \"models\": [\"m\"]}"));
+    assertEquals(
+        "config key 'base_url': 'ftp://***@h/v1?key=***' must be an http:// or https:// URL with a"
+            + " host, e.g. https://api.openai.com/v1",
+        e.getMessage());
+  }
+
+  @Test
+  void aKeyOfTheWrongTypeIsNotEchoed() {
+    ConfigException e =
+        assertThrows(
+            ConfigException.class,
+            () ->
+                load(
+                    "{\"base_url\": \"http://h\", \"api_key\": [\"sk-in-a-LIST\"], \"models\": [\"m\"]}"));
+    assertEquals("config key 'api_key': must be a string", e.getMessage());
   }
 
   @Test

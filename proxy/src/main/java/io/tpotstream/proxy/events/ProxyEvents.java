@@ -1,5 +1,6 @@
 package io.tpotstream.proxy.events;
 
+import io.tpotstream.common.secret.Secrets;
 import io.tpotstream.producer.publish.AnchoredClock;
 import io.tpotstream.producer.publish.Handoff;
 import io.tpotstream.producer.publish.KafkaSettings;
@@ -59,7 +60,7 @@ public final class ProxyEvents implements AutoCloseable {
             NOT_JUDGED,
             NOT_JUDGED,
             upstreamUrl,
-            ProxyEvents::withoutQuotes,
+            message -> Secrets.NONE.redact(withoutQuotes(message)),
             outcome -> {});
     publisher =
         Publisher.open(

@@ -1,5 +1,6 @@
 package io.tpotstream.proxy.http;
 
+import io.tpotstream.common.secret.Secrets;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Locale;
@@ -10,7 +11,8 @@ import java.util.Locale;
  * --upstream https://gateway.example/openai} turns {@code /v1/chat/completions} into {@code
  * /openai/v1/chat/completions}).
  *
- * @param url the URL as given, without user info (printable: it never holds a secret)
+ * @param url the URL as given, without user info or query (printable: parse refuses both, and
+ *     messages about the URL show it through {@link Secrets})
  * @param ssl true for https
  * @param host the host name or address
  * @param port the port (80 or 443 unless given)
@@ -26,13 +28,15 @@ public record Upstream(
    * @throws IllegalArgumentException naming what is wrong and what is expected
    */
   public static Upstream parse(String text) {
+    // the URL as messages show it: a user-info or query key never echoed back
+    String shown = Secrets.NONE.url(text.trim());
     URI uri;
     try {
       uri = new URI(text.trim());
     } catch (URISyntaxException e) {
       throw new IllegalArgumentException(
           "--upstream '"
-              + text
+              + shown
               + "' is not a URL ("
               + e.getReason()
               + "): e.g. https://api.openai.com");
@@ -41,18 +45,18 @@ public record Upstream(
     if (!scheme.equals("http") && !scheme.equals("https")) {
       throw new IllegalArgumentException(
           "--upstream '"
-              + text
+              + shown
               + "' must start with http:// or https:// (e.g. https://api.openai.com or"
               + " http://127.0.0.1:8000)");
     }
     if (uri.getHost() == null || uri.getHost().isEmpty()) {
       throw new IllegalArgumentException(
-          "--upstream '" + text + "' has no host: e.g. https://api.openai.com");
+          "--upstream '" + shown + "' has no host: e.g. https://api.openai.com");
     }
     if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
       throw new IllegalArgumentException(
           "--upstream '"
-              + text
+              + shown
               + "' has a query or fragment: give only scheme, host, port and path prefix; the"
               + " application's own query strings are forwarded as they are");
     }
@@ -70,7 +74,7 @@ public record Upstream(
     while (prefix.endsWith("/")) {
       prefix = prefix.substring(0, prefix.length() - 1);
     }
-    String printable = scheme + "://" + authority + prefix;
+    String printable = Secrets.NONE.url(scheme + "://" + authority + prefix);
     return new Upstream(printable, ssl, bareHost, port, authority, prefix);
   }
 
