@@ -207,6 +207,11 @@ final class RawHttp implements AutoCloseable {
   }
 
   private String line() throws IOException {
+    return line(in);
+  }
+
+  /** One line of an HTTP head from {@code in}, without its CRLF or LF (ISO-8859-1). */
+  static String line(InputStream in) throws IOException {
     ByteArrayOutputStream line = new ByteArrayOutputStream();
     int b;
     while ((b = in.read()) != -1) {

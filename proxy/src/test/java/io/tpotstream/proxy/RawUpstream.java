@@ -58,11 +58,11 @@ final class RawUpstream implements AutoCloseable {
       if (te != null && te.toLowerCase(Locale.ROOT).contains("chunked")) {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         int size;
-        while ((size = Integer.parseInt(line(in).split(";")[0].trim(), 16)) > 0) {
+        while ((size = Integer.parseInt(RawHttp.line(in).split(";")[0].trim(), 16)) > 0) {
           body.write(in.readNBytes(size));
-          line(in);
+          RawHttp.line(in);
         }
-        while (!line(in).isEmpty()) {
+        while (!RawHttp.line(in).isEmpty()) {
           // trailers
         }
         return body.toByteArray();
@@ -142,14 +142,14 @@ final class RawUpstream implements AutoCloseable {
       while (true) {
         String requestLine;
         try {
-          requestLine = line(in);
+          requestLine = RawHttp.line(in);
         } catch (IOException e) {
           return; // the client closed between requests
         }
         String[] parts = requestLine.split(" ");
         List<String> headers = new ArrayList<>();
         String l;
-        while (!(l = line(in)).isEmpty()) {
+        while (!(l = RawHttp.line(in)).isEmpty()) {
           headers.add(l);
         }
         Head head = new Head(parts[0], parts[1], parts[2], headers);
@@ -160,21 +160,6 @@ final class RawUpstream implements AutoCloseable {
     } catch (Exception e) {
       // the connection ends; the test sees what the client read
     }
-  }
-
-  private static String line(InputStream in) throws IOException {
-    ByteArrayOutputStream line = new ByteArrayOutputStream();
-    int b;
-    while ((b = in.read()) != -1) {
-      if (b == '\n') {
-        byte[] bytes = line.toByteArray();
-        int n =
-            bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? bytes.length - 1 : bytes.length;
-        return new String(bytes, 0, n, StandardCharsets.ISO_8859_1);
-      }
-      line.write(b);
-    }
-    throw new IOException("connection closed in the middle of a line");
   }
 
   @Override
