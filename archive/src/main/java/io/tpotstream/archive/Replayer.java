@@ -118,40 +118,44 @@ public final class Replayer {
 
   public Result run() throws IOException, InterruptedException {
     long startNs = System.nanoTime();
-    // the connection check, the topic and the producer get ready while the archive is read; a
-    // failure there (no broker, a wrong password, a missing ACL) stops the reading at once
-    CompletableFuture<Target> target = new CompletableFuture<>();
-    Thread setup =
-        new Thread(
-            () -> {
-              try {
-                target.complete(openTarget());
-              } catch (Throwable e) {
-                target.completeExceptionally(e);
-              }
-            },
-            "replay-setup");
-    setup.setDaemon(true);
-    setup.start();
     try {
+      // the archive is checked before Kafka is asked anything: a refused replay creates nothing
       Optional<ArchiveManifest> manifest =
           ArchiveManifest.check(
               settings.file(), "replay", settings.allowIncomplete(), progress::warn);
       String notStreamable =
           manifest.isEmpty() ? null : manifest.get().whyNotStreamable(settings.file());
-      if (manifest.isPresent() && notStreamable == null) {
-        return streamed(target, manifest.get(), startNs);
+      // the connection check, the topic and the producer get ready while the archive is read; a
+      // failure there (no broker, a wrong password, a missing ACL) stops the reading at once
+      CompletableFuture<Target> target = new CompletableFuture<>();
+      Thread setup =
+          new Thread(
+              () -> {
+                try {
+                  target.complete(openTarget());
+                } catch (Throwable e) {
+                  target.completeExceptionally(e);
+                }
+              },
+              "replay-setup");
+      setup.setDaemon(true);
+      setup.start();
+      try {
+        if (manifest.isPresent() && notStreamable == null) {
+          return streamed(target, manifest.get(), startNs);
+        }
+        if (notStreamable != null) {
+          progress.println(
+              "replay: "
+                  + settings.file()
+                  + " is read whole and sorted before it is sent: "
+                  + notStreamable);
+        }
+        return sorted(target, startNs);
+      } finally {
+        target.thenAccept(t -> t.producer().close(Duration.ZERO));
       }
-      if (notStreamable != null) {
-        progress.println(
-            "replay: "
-                + settings.file()
-                + " is read whole and sorted before it is sent: "
-                + notStreamable);
-      }
-      return sorted(target, startNs);
     } finally {
-      target.thenAccept(t -> t.producer().close(Duration.ZERO));
       progress.close();
     }
   }
