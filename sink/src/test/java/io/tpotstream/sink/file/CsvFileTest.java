@@ -91,6 +91,55 @@ class CsvFileTest {
     assertEquals(4, Files.readAllLines(path).size());
   }
 
+  /**
+   * Every character that would break or hide a line (U+0000-U+001F, U+007F-U+009F, U+2028, U+2029),
+   * in a model and in a label value: the row is written on one line, and read back after a restart
+   * (its tail) or by a new group (the whole file) it is the same row, never appended twice.
+   */
+  @Test
+  void aSeriesWithAnyControlCharacterIsInTheCsvOnceAfterARestartAndForANewGroup()
+      throws IOException {
+    List<Character> breaking = new java.util.ArrayList<>();
+    for (char c = 0; c < 0x20; c++) {
+      breaking.add(c);
+    }
+    for (char c = 0x7f; c <= 0x9f; c++) {
+      breaking.add(c);
+    }
+    breaking.add('\u2028');
+    breaking.add('\u2029');
+    Path path = dir.resolve("s.csv");
+    List<FlatRecord> rows = new java.util.ArrayList<>();
+    for (char c : breaking) {
+      // each its own series once its characters are spaces
+      Map<String, String> labels = Map.of("run", "v" + c + "w");
+      rows.add(row("line" + c + "break" + (int) c, labels, 0));
+      rows.add(row("line" + c + "break" + (int) c, labels, 1));
+    }
+    try (CsvFile csv = CsvFile.open(path, List.of("run"))) {
+      rows.forEach(r -> assertTrue(csv.append(r), r.series()));
+      csv.sync();
+    }
+    int lines = 1 + rows.size();
+    assertEquals(lines, Files.readAllLines(path).size(), "one line per row");
+
+    try (CsvFile restarted = CsvFile.open(path, List.of("run"))) {
+      rows.forEach(r -> assertFalse(restarted.append(r), r.series()));
+      restarted.sync();
+    }
+    try (CsvFile newGroup = CsvFile.open(path, List.of("run"), 0)) {
+      newGroup.scanHistory();
+      rows.forEach(r -> assertFalse(newGroup.append(r), r.series()));
+      newGroup.sync();
+    }
+    List<String> written = Files.readAllLines(path);
+    assertEquals(lines, written.size());
+    assertEquals(written.size(), new java.util.HashSet<>(written).size(), "no row twice");
+    for (String line : written) {
+      assertTrue(line.chars().noneMatch(c -> Character.isISOControl(c) || c == 0x2028), line);
+    }
+  }
+
   @Test
   void aTornLastLineIsCutAndItsRowWrittenAgain() throws IOException {
     Path path = dir.resolve("s.csv");
