@@ -141,6 +141,40 @@ class CsvFileTest {
   }
 
   @Test
+  void blankAndMalformedRowsInTheTailAreSkippedAndTheOthersStillProtectTheFile()
+      throws IOException {
+    Path path = dir.resolve("s.csv");
+    FlatRecord a0 = row("a", Map.of(), 0);
+    FlatRecord a1 = row("a", Map.of(), 1);
+    Files.write(
+        path,
+        List.of(
+            String.join(",", FlatRecord.columns(List.of())),
+            line(a0, List.of()),
+            "",
+            "not,a,row",
+            "\"unclosed," + line(a0, List.of()),
+            line(a1, List.of()).replace("," + a1.ts() + ",", ",soon,"),
+            line(a1, List.of())));
+
+    long[] tails = {CsvFile.DEFAULT_TAIL_ROWS, 0};
+    for (int pass = 0; pass < tails.length; pass++) {
+      try (CsvFile csv = CsvFile.open(path, null, tails[pass])) {
+        if (tails[pass] == 0) {
+          csv.scanHistory(); // a new group reads the whole file
+        }
+        assertEquals(4, csv.skippedRows());
+        assertEquals(2 + pass, csv.keptWindows());
+        assertFalse(csv.append(a0));
+        assertFalse(csv.append(a1));
+        assertTrue(csv.append(row("a", Map.of(), 2 + pass)));
+        csv.sync();
+      }
+    }
+    assertEquals(9, Files.readAllLines(path).size());
+  }
+
+  @Test
   void aTornLastLineIsCutAndItsRowWrittenAgain() throws IOException {
     Path path = dir.resolve("s.csv");
     FlatRecord a1 = row("a", Map.of(), 1);
