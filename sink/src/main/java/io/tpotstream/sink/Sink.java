@@ -93,7 +93,9 @@ public final class Sink implements Closeable {
 
   private Sink(SinkConfig config) {
     this.config = config;
-    this.prometheusView = new PrometheusView(config.prometheusMaxSeries());
+    this.prometheusView =
+        new PrometheusView(
+            config.prometheusMaxSeries(), config.prometheusSeriesTtl(), System::currentTimeMillis);
   }
 
   /**
