@@ -1,11 +1,16 @@
 package io.tpotstream.archive;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.tpotstream.common.Json;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -19,11 +24,11 @@ import java.util.zip.CRC32C;
 
 /**
  * What {@code tpot export} knows about the archive it wrote, in a file beside it ({@code
- * run.jsonl.zst.manifest.json}), written once the archive is closed and renamed into place: the
- * topic, its partitions, the offsets read of each, the record count, the file's size and CRC-32C,
- * the order of its lines, and whether the export reached its end ({@code complete}). An export
- * stopped before the end (Ctrl-C, SIGTERM) or that found records deleted by retention while it read
- * ({@code gaps}) is incomplete, and {@link #check} refuses it unless told.
+ * run.jsonl.zst.manifest.json}), written and fsynced before the archive gets its name: the topic,
+ * its partitions, the offsets read of each, the record count, the file's size and CRC-32C, the
+ * order of its lines, and whether the export reached its end ({@code complete}). An export stopped
+ * before the end (Ctrl-C, SIGTERM) or that found records deleted by retention while it read ({@code
+ * gaps}) is incomplete, and {@link #check} refuses it unless told.
  *
  * <p>{@code replay} and {@code stats} read an archive whose lines are in the replay order as a
  * stream when the manifest still describes the file; any other archive is read whole and sorted
@@ -131,14 +136,58 @@ public record ArchiveManifest(
     Files.deleteIfExists(of(archive));
   }
 
-  /** Writes this manifest beside {@code archive} (whole or not at all). */
+  /**
+   * Writes this manifest beside {@code archive}, whole or not at all: under a temporary name,
+   * fsynced, renamed into place and the directory fsynced, so that a power loss leaves either the
+   * previous manifest or this one, never an empty file behind a name.
+   */
   public void write(Path archive) throws IOException {
     Path target = of(archive);
     Path partial = target.resolveSibling(target.getFileName() + ".partial");
-    Files.write(
-        partial,
-        Json.MAPPER.writer().with(SerializationFeature.INDENT_OUTPUT).writeValueAsBytes(this));
-    Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING);
+    byte[] json =
+        Json.MAPPER.writer().with(SerializationFeature.INDENT_OUTPUT).writeValueAsBytes(this);
+    try (FileChannel channel =
+        FileChannel.open(
+            partial,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.WRITE,
+            StandardOpenOption.TRUNCATE_EXISTING)) {
+      ByteBuffer bytes = ByteBuffer.wrap(json);
+      while (bytes.hasRemaining()) {
+        channel.write(bytes);
+      }
+      channel.force(true);
+    }
+    Files.move(
+        partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    syncDirectory(target);
+  }
+
+  /**
+   * Forces the directory of {@code file} to the disk, so that a rename into it survives a power
+   * loss (where the platform cannot open a directory, as Windows, the rename is left to the OS).
+   */
+  static void syncDirectory(Path file) {
+    Path dir = file.toAbsolutePath().getParent();
+    if (dir == null) {
+      return;
+    }
+    try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
+      channel.force(true);
+    } catch (IOException e) {
+      // not possible on this platform: the rename is as durable as the OS makes it
+    }
+  }
+
+  /**
+   * True when {@code file} is the temporary name an export writes under ({@code .NAME.partial}): an
+   * export that has not finished, or that a crash or kill -9 stopped.
+   */
+  public static boolean isUnfinishedExport(Path file) {
+    String name = file.getFileName().toString();
+    return name.startsWith(".")
+        && name.endsWith(".partial")
+        && name.length() > ".partial".length() + 1;
   }
 
   /** The manifest beside {@code archive}, or empty when there is none or it cannot be read. */
@@ -155,9 +204,12 @@ public record ArchiveManifest(
   /**
    * The manifest of {@code archive}, checked before anything is read from it or sent: an archive
    * whose bytes are not those its manifest describes is refused (nothing read yet, nothing sent),
-   * and so is an incomplete one unless {@code allowIncomplete} (then {@code say} warns). Without a
-   * manifest (a file of kcat's, or written by hand) {@code say} notes that its completeness is
-   * unknown, and the file is read as it is.
+   * and so is an incomplete one unless {@code allowIncomplete} (then {@code say} warns). So is an
+   * archive whose completeness cannot be told: a manifest that cannot be read (empty, cut, not
+   * JSON, another format), or none beside a file of export records (deleted, or never written: an
+   * export killed before it finished writes it before the archive gets its name). An export's
+   * temporary file ({@code .NAME.partial}) is always refused. A file of bare token events without a
+   * manifest (kcat's, or written by hand) is read as it is.
    *
    * @param command the command, for the messages ({@code replay}, {@code stats})
    * @throws IllegalStateException naming what is wrong and what to do
@@ -165,17 +217,34 @@ public record ArchiveManifest(
   public static Optional<ArchiveManifest> check(
       Path archive, String command, boolean allowIncomplete, Consumer<String> say)
       throws IOException {
+    if (isUnfinishedExport(archive)) {
+      throw new IllegalStateException(
+          archive
+              + " is the temporary file of an export that did not finish (tpot export writes"
+              + " .NAME.partial and renames it to NAME once it is closed; a kill or a crash left"
+              + " this one, perhaps cut in the middle of a compressed block): nothing was read or"
+              + " sent. Export it again");
+    }
     Optional<ArchiveManifest> found = read(archive);
     if (found.isEmpty()) {
-      if (Files.exists(of(archive))) {
+      String unknown = unknownCompleteness(archive);
+      if (unknown != null) {
+        if (!allowIncomplete) {
+          throw new IllegalStateException(
+              unknown
+                  + ": whether "
+                  + archive
+                  + " is whole cannot be told; nothing was read or sent. Export it again, or"
+                  + " pass --allow-incomplete to "
+                  + command
+                  + " what it holds");
+        }
         say.accept(
             "tpot "
                 + command
+                + ": WARNING "
+                + unknown
                 + ": "
-                + of(archive).getFileName()
-                + " is not a manifest of this version ("
-                + FORMAT
-                + "): "
                 + archive
                 + " is read as a file of unknown completeness");
       }
@@ -193,7 +262,7 @@ public record ArchiveManifest(
               + ": the file changed after the export (copied while written? cut?); nothing was"
               + " read. Export it again, or delete "
               + of(archive).getFileName()
-              + " to read it as a file of unknown completeness");
+              + " and pass --allow-incomplete to read it as a file of unknown completeness");
     }
     String crc = crc32c(archive);
     if (!crc.equals(m.crc32c())) {
@@ -220,6 +289,56 @@ public record ArchiveManifest(
       say.accept("tpot " + command + ": WARNING " + archive + " is incomplete: " + missing);
     }
     return found;
+  }
+
+  /**
+   * Why the completeness of {@code archive}, which has no readable manifest, cannot be told, or
+   * null when it need not be (a file of bare token events, a pipe).
+   */
+  private static String unknownCompleteness(Path archive) {
+    Path manifest = of(archive);
+    if (Files.exists(manifest)) {
+      long size;
+      try {
+        size = Files.size(manifest);
+      } catch (IOException e) {
+        size = -1;
+      }
+      return manifest
+          + (size == 0
+              ? " is empty (a crash or a full disk while it was written?)"
+              : " cannot be read as a manifest of this version (" + FORMAT + ")");
+    }
+    return holdsExportRecords(archive) ? "its manifest " + manifest + " is missing" : null;
+  }
+
+  /**
+   * True when the first line of {@code file} (a regular file; a pipe is not looked at, its line
+   * would be taken from the command) is an export record, {@code {"key":…,"partition":…,…}}.
+   */
+  static boolean holdsExportRecords(Path file) {
+    if (!Files.isRegularFile(file)) {
+      return false;
+    }
+    try (InputStream raw = Files.newInputStream(file);
+        BufferedReader lines =
+            new BufferedReader(
+                new InputStreamReader(
+                    ArchiveCompression.of(file).decompress(raw), StandardCharsets.UTF_8))) {
+      for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+        if (!line.isBlank()) {
+          JsonNode first = Json.MAPPER.readTree(line);
+          return first != null
+              && first.isObject()
+              && first.has("partition")
+              && first.has("offset")
+              && first.has("value");
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // unreadable or not JSON: the reading says so, line by line
+    }
+    return false;
   }
 
   /** Null when the archive holds everything its export set out to read, else what is missing. */

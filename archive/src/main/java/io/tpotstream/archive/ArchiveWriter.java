@@ -6,9 +6,12 @@ import io.tpotstream.common.Json;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.zip.CRC32C;
@@ -73,7 +76,7 @@ public final class ArchiveWriter implements Closeable {
       Files.createDirectories(parent);
     }
     OutputStream out =
-        compression.compress(new CheckedOutputStream(Files.newOutputStream(file), crc), chosen, 0);
+        compression.compress(new CheckedOutputStream(new SyncedFile(file), crc), chosen, 0);
     full =
         new HandOffThread<>(
             "archive-writer",
@@ -146,7 +149,10 @@ public final class ArchiveWriter implements Closeable {
     return file;
   }
 
-  /** Writes what is buffered, finishes the compressed stream and closes the file. */
+  /**
+   * Writes what is buffered, finishes the compressed stream, forces the file to the disk and closes
+   * it: a rename after it cannot give a power loss a name without its bytes.
+   */
   @Override
   public void close() throws IOException {
     try {
@@ -291,6 +297,41 @@ public final class ArchiveWriter implements Closeable {
       // not JSON: kept as text below
     }
     return quoted(new String(value, StandardCharsets.UTF_8));
+  }
+
+  /** A file's output stream whose close forces its bytes to the disk first. */
+  private static final class SyncedFile extends OutputStream {
+    private final FileChannel channel;
+    private final OutputStream out;
+
+    SyncedFile(Path file) throws IOException {
+      channel =
+          FileChannel.open(
+              file,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.WRITE,
+              StandardOpenOption.TRUNCATE_EXISTING);
+      out = Channels.newOutputStream(channel);
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      out.write(b);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      out.write(b, off, len);
+    }
+
+    @Override
+    public void close() throws IOException {
+      try (channel) {
+        if (channel.isOpen()) {
+          channel.force(true);
+        }
+      }
+    }
   }
 
   private static byte[] ascii(String s) {

@@ -66,10 +66,19 @@ public final class Exporter {
   private final Settings settings;
   private final Progress progress;
   private final AtomicBoolean stopped = new AtomicBoolean();
+  private volatile ArchiveManifest written;
 
   public Exporter(Settings settings, Progress progress) {
     this.settings = settings;
     this.progress = progress;
+  }
+
+  /**
+   * The manifest of the archive {@link #run()} wrote, once it returned: {@link
+   * ArchiveManifest#whyIncomplete()} says whether it is whole.
+   */
+  public ArchiveManifest manifest() {
+    return written;
   }
 
   /** Asks a running {@link #run()} (with --follow) to finish after its current poll. */
@@ -98,9 +107,10 @@ public final class Exporter {
 
   /**
    * Exports and returns the number of records written. The file is written under a temporary name
-   * beside {@code out} and renamed to it once closed; its manifest follows. A failure leaves no
-   * file and the previous one, if any, as it was; a {@link #stop()} before the end leaves the file
-   * with a manifest that marks it incomplete.
+   * beside {@code out} ({@code .NAME.partial}, which every reader refuses), fsynced, and renamed to
+   * it once its manifest is written and fsynced beside it. A failure leaves no file and the
+   * previous one, if any, as it was; a {@link #stop()} before the end leaves the file with a
+   * manifest that marks it incomplete.
    */
   public long run() throws IOException {
     Properties p = consumerProperties(settings.client());
@@ -124,35 +134,40 @@ public final class Exporter {
       ExportOrder order = settings.follow() ? null : new ExportOrder(numbers, writer::write);
       Lines lines = new Lines(writer, order, settings.fromMs(), settings.toMs());
       Read read;
+      ArchiveManifest manifest;
       try {
         try {
           read = export(consumer, partitions, lines, order);
         } finally {
-          lines.close();
+          lines.close(); // the file is fsynced when it is closed
         }
-        ArchiveManifest.remove(out); // the previous export's, if any, describes another file
-        Files.move(partial, out, StandardCopyOption.REPLACE_EXISTING);
+        manifest =
+            new ArchiveManifest(
+                ArchiveManifest.FORMAT,
+                settings.topic(),
+                numbers,
+                lines.written(),
+                Files.size(partial),
+                order != null && order.inReplayOrder()
+                    ? ArchiveManifest.REPLAY_ORDER
+                    : ArchiveManifest.PARTITION_ORDER,
+                settings.fromMs(),
+                settings.toMs(),
+                read.complete(),
+                ArchiveManifest.hex(writer.crc32c()),
+                read.offsets(),
+                read.gaps());
+        // the manifest first: a crash between the two renames leaves the previous archive beside a
+        // manifest that does not describe it (refused as changed), never an archive without one
+        manifest.write(out);
+        Files.move(
+            partial, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        ArchiveManifest.syncDirectory(out);
       } catch (IOException | RuntimeException e) {
         Files.deleteIfExists(partial);
         throw e;
       }
-      ArchiveManifest manifest =
-          new ArchiveManifest(
-              ArchiveManifest.FORMAT,
-              settings.topic(),
-              numbers,
-              lines.written(),
-              Files.size(out),
-              order != null && order.inReplayOrder()
-                  ? ArchiveManifest.REPLAY_ORDER
-                  : ArchiveManifest.PARTITION_ORDER,
-              settings.fromMs(),
-              settings.toMs(),
-              read.complete(),
-              ArchiveManifest.hex(writer.crc32c()),
-              read.offsets(),
-              read.gaps());
-      manifest.write(out);
+      written = manifest;
       double seconds = (System.nanoTime() - startNs) / 1e9;
       String missing = manifest.whyIncomplete();
       progress.finish(

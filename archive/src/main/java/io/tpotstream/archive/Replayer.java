@@ -22,6 +22,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -74,17 +76,60 @@ public final class Replayer {
     }
   }
 
+  /** Kafka's longest topic name. */
+  static final int MAX_TOPIC_LENGTH = 249;
+
+  /** Extensions of an archive's name that are not part of what it is called. */
+  private static final List<String> EXTENSIONS =
+      List.of(".gz", ".gzip", ".zst", ".zstd", ".lz4", ".jsonl", ".ndjson", ".json");
+
   /**
    * The topic a replay of {@code file} goes to when none is named: {@code tpot.replay.} and the
-   * file's name without its extensions, so that it never lands in the live topic and a second
-   * replay of the same file is refused rather than counted twice.
+   * file's whole name without its archive extensions ({@code run.day1.jsonl.zst} gives {@code
+   * tpot.replay.run.day1}, never the same as {@code run.day2}'s), so that it never lands in the
+   * live topic and a second replay of the same file is refused rather than counted twice. A
+   * character Kafka refuses in a topic name becomes {@code -}; a name too long for Kafka is cut and
+   * ends with 8 hex digits of the whole name's hash, so two long names stay apart.
    */
   public static String defaultTopic(Path file) {
-    String name = file.getFileName().toString();
-    int dot = name.indexOf('.');
-    String base = dot > 0 ? name.substring(0, dot) : name;
+    String base = file.getFileName().toString();
+    for (boolean cut = true; cut; ) {
+      cut = false;
+      for (String extension : EXTENSIONS) {
+        if (base.length() > extension.length()
+            && base.toLowerCase(Locale.ROOT).endsWith(extension)) {
+          base = base.substring(0, base.length() - extension.length());
+          cut = true;
+        }
+      }
+    }
     String safe = base.replaceAll("[^A-Za-z0-9._-]", "-");
-    return Topics.REPLAY_PREFIX + (safe.isEmpty() ? "archive" : safe);
+    String topic = Topics.REPLAY_PREFIX + (safe.isEmpty() ? "archive" : safe);
+    if (topic.length() <= MAX_TOPIC_LENGTH) {
+      return topic;
+    }
+    String hash = String.format(Locale.ROOT, "-%08x", base.hashCode());
+    return topic.substring(0, MAX_TOPIC_LENGTH - hash.length()) + hash;
+  }
+
+  /**
+   * Refuses a topic name Kafka would refuse (empty, {@code .} or {@code ..}, longer than 249
+   * characters, a character other than {@code [a-zA-Z0-9._-]}), before anything is created.
+   *
+   * @throws IllegalArgumentException saying what is wrong with it
+   */
+  public static void checkTopicName(String topic) {
+    try {
+      Topic.validate(topic);
+    } catch (InvalidTopicException e) {
+      throw new IllegalArgumentException(
+          "replay: cannot replay into topic '"
+              + topic
+              + "': "
+              + e.getMessage()
+              + " (Kafka's rules: 1 to 249 characters of [a-zA-Z0-9._-], not . or ..)",
+          e);
+    }
   }
 
   /** What a replay did. */
@@ -118,40 +163,45 @@ public final class Replayer {
 
   public Result run() throws IOException, InterruptedException {
     long startNs = System.nanoTime();
-    // the connection check, the topic and the producer get ready while the archive is read; a
-    // failure there (no broker, a wrong password, a missing ACL) stops the reading at once
-    CompletableFuture<Target> target = new CompletableFuture<>();
-    Thread setup =
-        new Thread(
-            () -> {
-              try {
-                target.complete(openTarget());
-              } catch (Throwable e) {
-                target.completeExceptionally(e);
-              }
-            },
-            "replay-setup");
-    setup.setDaemon(true);
-    setup.start();
     try {
+      checkTopicName(settings.topic());
+      // the archive is checked before Kafka is asked anything: a refused replay creates nothing
       Optional<ArchiveManifest> manifest =
           ArchiveManifest.check(
               settings.file(), "replay", settings.allowIncomplete(), progress::warn);
       String notStreamable =
           manifest.isEmpty() ? null : manifest.get().whyNotStreamable(settings.file());
-      if (manifest.isPresent() && notStreamable == null) {
-        return streamed(target, manifest.get(), startNs);
+      // the connection check, the topic and the producer get ready while the archive is read; a
+      // failure there (no broker, a wrong password, a missing ACL) stops the reading at once
+      CompletableFuture<Target> target = new CompletableFuture<>();
+      Thread setup =
+          new Thread(
+              () -> {
+                try {
+                  target.complete(openTarget());
+                } catch (Throwable e) {
+                  target.completeExceptionally(e);
+                }
+              },
+              "replay-setup");
+      setup.setDaemon(true);
+      setup.start();
+      try {
+        if (manifest.isPresent() && notStreamable == null) {
+          return streamed(target, manifest.get(), startNs);
+        }
+        if (notStreamable != null) {
+          progress.println(
+              "replay: "
+                  + settings.file()
+                  + " is read whole and sorted before it is sent: "
+                  + notStreamable);
+        }
+        return sorted(target, startNs);
+      } finally {
+        target.thenAccept(t -> t.producer().close(Duration.ZERO));
       }
-      if (notStreamable != null) {
-        progress.println(
-            "replay: "
-                + settings.file()
-                + " is read whole and sorted before it is sent: "
-                + notStreamable);
-      }
-      return sorted(target, startNs);
     } finally {
-      target.thenAccept(t -> t.producer().close(Duration.ZERO));
       progress.close();
     }
   }

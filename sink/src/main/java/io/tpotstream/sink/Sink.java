@@ -12,6 +12,7 @@ import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import io.tpotstream.sink.file.CsvFile;
 import io.tpotstream.sink.file.JsonlFile;
+import io.tpotstream.sink.file.PositionsFile;
 import io.tpotstream.sink.metrics.MetricsTopic;
 import io.tpotstream.sink.prometheus.PrometheusEndpoint;
 import io.tpotstream.sink.prometheus.PrometheusView;
@@ -19,6 +20,7 @@ import io.tpotstream.sink.record.FlatRecord;
 import io.tpotstream.sink.report.Report;
 import io.tpotstream.sink.report.ReportModel;
 import java.io.Closeable;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -56,7 +58,9 @@ import org.slf4j.LoggerFactory;
  * (series, window) pairs they already hold, and the aborted transaction left nothing visible.
  *
  * <p>The consumer is assigned every partition of the input topic (no group membership, so a restart
- * after a crash resumes at once); run one sink per group id.
+ * after a crash resumes at once); run one sink per group id. Being no member, its group's offsets
+ * are deleted by Kafka {@code offsets.retention.minutes} after its last commit: the positions kept
+ * beside its files ({@link PositionsFile}) let it resume after a pause of any length.
  */
 public final class Sink implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(Sink.class);
@@ -75,6 +79,7 @@ public final class Sink implements Closeable {
   private MetricsTopic metrics;
   private CsvFile csv;
   private JsonlFile jsonl;
+  private PositionsFile positions;
   private MetricsServer prometheus;
   private ReportModel report;
   private Thread thread;
@@ -88,7 +93,9 @@ public final class Sink implements Closeable {
 
   private Sink(SinkConfig config) {
     this.config = config;
-    this.prometheusView = new PrometheusView(config.prometheusMaxSeries());
+    this.prometheusView =
+        new PrometheusView(
+            config.prometheusMaxSeries(), config.prometheusSeriesTtl(), System::currentTimeMillis);
   }
 
   /**
@@ -205,8 +212,9 @@ public final class Sink implements Closeable {
               admin, KafkaSetup.connection(config), config.groupId(), config.inputTopic());
       inputEmpty = KafkaSetup.isEmpty(admin, config.inputTopic(), partitions);
     }
+    Map<TopicPartition, Long> resume = storedAhead(committed);
     // a new group is offered every summary the input holds again (none: nothing to learn)
-    boolean offeredAgain = committed.isEmpty() && !inputEmpty;
+    boolean offeredAgain = committed.isEmpty() && resume.isEmpty() && !inputEmpty;
     if (offeredAgain) {
       learnHistory();
     } else if (csv != null && !csv.hasRows()) {
@@ -219,6 +227,7 @@ public final class Sink implements Closeable {
     consumer = new KafkaConsumer<>(consumerProps(client));
     resources.add(0, consumer::close);
     assignPartitions();
+    resumeFromPositions(resume, committed);
     if (config.metricsTopic() != null) {
       Properties producer = new Properties();
       producer.putAll(client);
@@ -273,6 +282,82 @@ public final class Sink implements Closeable {
                 }
               });
       resources.add(jsonl);
+    }
+    Path beside = config.csv() != null ? config.csv() : config.jsonl();
+    if (beside != null) {
+      positions =
+          new PositionsFile(PositionsFile.beside(beside), config.groupId(), config.inputTopic());
+    }
+  }
+
+  /**
+   * The positions kept beside the files that are ahead of the group's committed offsets (none
+   * committed: Kafka deleted a member-less group's offsets after {@code offsets.retention.minutes},
+   * or the group is new to these files), partition by partition.
+   */
+  private Map<TopicPartition, Long> storedAhead(Map<TopicPartition, OffsetAndMetadata> committed) {
+    Map<TopicPartition, Long> ahead = new HashMap<>();
+    if (positions == null) {
+      return ahead;
+    }
+    positions
+        .read()
+        .forEach(
+            (partition, offset) -> {
+              TopicPartition tp = new TopicPartition(config.inputTopic(), partition);
+              OffsetAndMetadata known = committed.get(tp);
+              if (known == null || known.offset() < offset) {
+                ahead.put(tp, offset);
+              }
+            });
+    return ahead;
+  }
+
+  /**
+   * Starts each partition in {@code resume} at its kept position instead of where the group's
+   * offsets say (a position past the partition's end, of a topic deleted and created again, is left
+   * alone), and writes the positions the sink starts from.
+   */
+  private void resumeFromPositions(
+      Map<TopicPartition, Long> resume, Map<TopicPartition, OffsetAndMetadata> committed) {
+    if (positions == null) {
+      return;
+    }
+    Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment(), KafkaSetup.TIMEOUT);
+    Map<Integer, Long> start = new HashMap<>();
+    committed.forEach((tp, o) -> start.put(tp.partition(), o.offset()));
+    resume.forEach(
+        (tp, offset) -> {
+          Long end = ends.get(tp);
+          if (end == null || offset > end) {
+            LOG.warn(
+                "{} says partition {} was read up to offset {}, but it ends at {} (the topic was"
+                    + " created again?): that partition starts where group {} says",
+                positions.path(),
+                tp,
+                offset,
+                end,
+                config.groupId());
+            OffsetAndMetadata known = committed.get(tp);
+            start.put(tp.partition(), known == null ? 0L : known.offset());
+            return;
+          }
+          consumer.seek(tp, offset);
+          start.put(tp.partition(), offset);
+        });
+    if (!resume.isEmpty()) {
+      LOG.warn(
+          "group {} has {} for {} (Kafka deletes the offsets of a group without members"
+              + " offsets.retention.minutes after its last commit): resuming after what the files"
+              + " hold, as {} says: {}",
+          config.groupId(),
+          committed.isEmpty() ? "no committed offsets" : "older committed offsets",
+          config.inputTopic(),
+          positions.path(),
+          resume);
+    }
+    if (!start.isEmpty()) {
+      positions.advance(start); // a file a crash left one batch behind catches up now
     }
   }
 
@@ -418,6 +503,7 @@ public final class Sink implements Closeable {
     } else {
       commitOffsets(next);
     }
+    keepPositions(next);
     long maxEndMs = latestWindowEndMs;
     for (int i = 0; i < n; i++) {
       WindowSummary summary = summaries.get(i);
@@ -448,9 +534,19 @@ public final class Sink implements Closeable {
     } catch (WakeupException e) {
       // close() woke the consumer up: finish this batch, the loop ends at the next poll
       consumer.commitSync(next);
+      keepPositions(next);
       throw e;
     } catch (KafkaException e) {
       throw new IllegalStateException("cannot commit offsets: " + e.getMessage(), e);
+    }
+  }
+
+  /** Keeps the committed {@code next} offsets beside the files, for a group Kafka forgets. */
+  private void keepPositions(Map<TopicPartition, OffsetAndMetadata> next) {
+    if (positions != null) {
+      Map<Integer, Long> committed = new HashMap<>();
+      next.forEach((tp, o) -> committed.put(tp.partition(), o.offset()));
+      positions.advance(committed);
     }
   }
 

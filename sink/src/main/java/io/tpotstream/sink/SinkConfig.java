@@ -23,6 +23,8 @@ import java.util.Objects;
  * @param prometheusHost address for {@code /metrics}, null for every interface
  * @param prometheusPort port for {@code /metrics}, 0 for any free port, {@link #PROMETHEUS_OFF}
  * @param prometheusMaxSeries most series {@code /metrics} shows (the windows of others are counted)
+ * @param prometheusSeriesTtl how long a series stays on {@code /metrics} without a new window
+ *     ({@link Duration#ZERO}: for as long as the sink runs)
  * @param reportDir where charts and report.html are refreshed as windows arrive, or null
  * @param reportLogScale latency charts on a log scale
  * @param reportEvery least time between two report refreshes
@@ -42,6 +44,7 @@ public record SinkConfig(
     String prometheusHost,
     int prometheusPort,
     int prometheusMaxSeries,
+    Duration prometheusSeriesTtl,
     Path reportDir,
     boolean reportLogScale,
     Duration reportEvery,
@@ -61,6 +64,12 @@ public record SinkConfig(
     csvLabels = csvLabels == null ? null : List.copyOf(csvLabels);
     transactionalId = transactionalId == null ? groupId + "-metrics" : transactionalId;
     reportEvery = reportEvery == null ? Duration.ofSeconds(10) : reportEvery;
+    prometheusSeriesTtl =
+        prometheusSeriesTtl == null ? PrometheusView.DEFAULT_SERIES_TTL : prometheusSeriesTtl;
+    if (prometheusSeriesTtl.isNegative()) {
+      throw new IllegalArgumentException(
+          "the /metrics series time to live cannot be negative: " + prometheusSeriesTtl);
+    }
     kafkaProperties = kafkaProperties == null ? Map.of() : Map.copyOf(kafkaProperties);
     listener = listener == null ? SinkListener.NONE : listener;
     if (maxPollRecords <= 0) {
@@ -99,6 +108,7 @@ public record SinkConfig(
     private String prometheusHost;
     private int prometheusPort = DEFAULT_PROMETHEUS_PORT;
     private int prometheusMaxSeries = PrometheusView.DEFAULT_MAX_SERIES;
+    private Duration prometheusSeriesTtl;
     private Path reportDir;
     private boolean reportLogScale;
     private Duration reportEvery;
@@ -161,6 +171,12 @@ public record SinkConfig(
       return this;
     }
 
+    /** How long a series stays on {@code /metrics} without a new window (zero: always). */
+    public Builder prometheusSeriesTtl(Duration ttl) {
+      this.prometheusSeriesTtl = ttl;
+      return this;
+    }
+
     public Builder noPrometheus() {
       this.prometheusPort = PROMETHEUS_OFF;
       return this;
@@ -201,6 +217,7 @@ public record SinkConfig(
           prometheusHost,
           prometheusPort,
           prometheusMaxSeries,
+          prometheusSeriesTtl,
           reportDir,
           reportLogScale,
           reportEvery,

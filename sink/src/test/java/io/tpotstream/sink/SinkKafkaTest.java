@@ -88,6 +88,8 @@ class SinkKafkaTest {
                   csv
                       + " is being written by another writer (pid "
                       + ProcessHandle.current().pid()
+                      + " on host "
+                      + java.net.InetAddress.getLocalHost().getHostName()
                       + ", since "),
           e.getMessage());
       produce(kafka, input, summaries);

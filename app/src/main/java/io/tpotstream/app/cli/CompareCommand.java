@@ -3,6 +3,7 @@ package io.tpotstream.app.cli;
 import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.app.RunFile;
+import io.tpotstream.archive.ArchiveManifest;
 import io.tpotstream.archive.ArchiveReader;
 import io.tpotstream.archive.ArchivedRecord;
 import io.tpotstream.common.Json;
@@ -70,6 +71,8 @@ final class CompareCommand implements Callable<Integer> {
   /** Both sides: only the events (or the whole windows) in this range, as in stats. */
   @Mixin TimeRangeOptions range;
 
+  @Mixin AllowIncompleteOptions incomplete;
+
   @Mixin ProgressOptions progressOptions;
 
   @Option(
@@ -118,7 +121,7 @@ final class CompareCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     long startNs = System.nanoTime();
     try (Progress progress = progressOptions.start("compare", err)) {
-      Sides sides = new Sides(stages, fromMs, toMs, progress);
+      Sides sides = new Sides(stages, fromMs, toMs, incomplete.allow, progress);
       RunData left = sides.load(a);
       RunData right = sides.load(b);
       CompareResult result = Comparison.compare(left, right, settings, progress);
@@ -156,14 +159,17 @@ final class CompareCommand implements Callable<Integer> {
     private final StageSettings stages;
     private final Long fromMs;
     private final Long toMs;
+    private final boolean allowIncomplete;
     private final Progress progress;
     private final java.util.Map<RunData, Long> records = new java.util.IdentityHashMap<>();
     long outsideRange;
 
-    Sides(StageSettings stages, Long fromMs, Long toMs, Progress progress) {
+    Sides(
+        StageSettings stages, Long fromMs, Long toMs, boolean allowIncomplete, Progress progress) {
       this.stages = stages;
       this.fromMs = fromMs;
       this.toMs = toMs;
+      this.allowIncomplete = allowIncomplete;
       this.progress = progress;
     }
 
@@ -189,6 +195,9 @@ final class CompareCommand implements Callable<Integer> {
       }
       if (!Files.isReadable(path)) {
         throw new IllegalArgumentException("cannot read " + path + ": check the path");
+      }
+      if (ArchiveManifest.isUnfinishedExport(path)) {
+        ArchiveManifest.check(path, "compare", allowIncomplete, progress::warn); // refuses it
       }
       switch (RunFile.of(path)) {
         case SUMMARIES_CSV -> {
@@ -271,6 +280,7 @@ final class CompareCommand implements Callable<Integer> {
     }
 
     private RunData export(Path file) throws IOException {
+      ArchiveManifest.check(file, "compare", allowIncomplete, progress::warn);
       RunData run = new RunData(file.toString(), RunData.Kind.EXPORT);
       String name = file.getFileName().toString();
       ArchiveReader.Archive archive =

@@ -1,12 +1,13 @@
 package io.tpotstream.app.cli;
 
 import io.tpotstream.app.KafkaAccess;
+import io.tpotstream.archive.ArchiveManifest;
 import io.tpotstream.archive.Exporter;
 import io.tpotstream.common.kafka.KafkaConnection;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -22,9 +23,14 @@ import picocli.CommandLine.Spec;
       "Archive token events with their keys, partitions and offsets to JSONL (one record per"
           + " line), compressed as the file's name says: .gz (gzip), .zst (zstd), .lz4, or plain.",
       "Reads committed records of every partition up to the end offsets at the start (or keeps"
-          + " following with --follow); progress on stderr."
+          + " following with --follow); progress on stderr.",
+      "Exit status 4 when the archive is incomplete (stopped before its end, or records deleted"
+          + " by retention before they were read): its manifest says what is missing."
     })
 final class ExportCommand implements Callable<Integer> {
+  /** The exit status of an export whose archive is incomplete (stopped early, retention gaps). */
+  static final int EXIT_INCOMPLETE = 4;
+
   @Spec CommandSpec spec;
 
   @Mixin KafkaOptions kafka;
@@ -70,14 +76,27 @@ final class ExportCommand implements Callable<Integer> {
                 follow,
                 compressionLevel),
             progress.start("export", spec.commandLine().getErr()));
-    // Ctrl-C with --follow: stop after the current poll and let the file be finished
+    // Ctrl-C or SIGTERM: stop after the current poll and wait, however long it takes, until the
+    // file is finished, fsynced and renamed beside its manifest (a JVM that halted before that
+    // would leave only the temporary file)
     CountDownLatch finished = new CountDownLatch(1);
+    PrintWriter err = spec.commandLine().getErr();
     Thread onStop =
         new Thread(
             () -> {
+              if (finished.getCount() == 0) {
+                return;
+              }
               exporter.stop();
+              err.println(
+                  "tpot export: stopping: finishing "
+                      + out
+                      + " with what was read, and its manifest (this waits until the file is"
+                      + " written, however long it takes; kill -9 would leave only its temporary"
+                      + " file)");
+              err.flush();
               try {
-                finished.await(10, TimeUnit.SECONDS);
+                finished.await();
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
               }
@@ -89,6 +108,8 @@ final class ExportCommand implements Callable<Integer> {
     } finally {
       finished.countDown();
     }
-    return 0;
+    ArchiveManifest written = exporter.manifest();
+    // an archive that is not whole fails the command, so that `export && delete-topic` keeps data
+    return written != null && written.whyIncomplete() != null ? EXIT_INCOMPLETE : 0;
   }
 }

@@ -39,8 +39,9 @@ final class ReplayCommand implements Callable<Integer> {
       names = "--topic",
       paramLabel = "TOPIC",
       description =
-          "Target topic (default: tpot.replay.NAME, NAME the file's name without extensions). A"
-              + " topic that already holds records is refused unless --append.")
+          "Target topic (default: tpot.replay.NAME, NAME the file's whole name without its"
+              + " .jsonl/.gz/.zst/.lz4 extensions). A topic that already holds records is refused"
+              + " unless --append.")
   String topic;
 
   @Option(

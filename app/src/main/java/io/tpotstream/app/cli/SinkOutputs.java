@@ -101,13 +101,24 @@ final class SinkOutputs {
                 + " tpot_dropped_windows_total (default: ${DEFAULT-VALUE}).")
     int maxSeries;
 
+    @Option(
+        names = "--prometheus-series-ttl",
+        defaultValue = "1h",
+        paramLabel = "DURATION",
+        description =
+            "A series without a new window this long (a finished run) leaves /metrics, making"
+                + " room for live ones; 0s keeps every series while the sink runs (default:"
+                + " ${DEFAULT-VALUE}).")
+    java.time.Duration seriesTtl;
+
     @Option(names = "--no-prometheus", description = "Serve no /metrics.")
     boolean off;
 
     void applyTo(SinkConfig.Builder config) {
       config
           .prometheus(prometheusHost, off ? SinkConfig.PROMETHEUS_OFF : port.port)
-          .prometheusMaxSeries(maxSeries);
+          .prometheusMaxSeries(maxSeries)
+          .prometheusSeriesTtl(seriesTtl);
     }
   }
 

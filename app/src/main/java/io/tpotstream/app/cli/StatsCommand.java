@@ -75,6 +75,8 @@ final class StatsCommand implements Callable<Integer> {
     requireReadable(file);
     RunFile.requireEvents("stats", file);
     StageSettings settings = windowOptions.settings().withSlo(slo);
+    Long fromMs = range.fromMs(); // a wrong range is said before the file is looked at
+    Long toMs = range.toMs();
     PrintWriter err = spec.commandLine().getErr();
     long[] problems = {0};
     List<WindowSummary> summaries;
@@ -93,8 +95,8 @@ final class StatsCommand implements Callable<Integer> {
           ArchiveManifest.check(file, "stats", incomplete.allow, progress::warn);
       ArchiveReader.Options options =
           new ArchiveReader.Options(
-              range.fromMs(),
-              range.toMs(),
+              fromMs,
+              toMs,
               (line, reason) -> skipped.accept("line " + line + ": " + reason),
               progress);
       Optional<Computed> streamed =

@@ -87,17 +87,26 @@ class ArchiveCompletenessTest {
   public static final class HoldSecondPoll implements ConsumerInterceptor<byte[], byte[]> {
     static final String HOLD_CONFIG = "tpot.test.hold";
     static final Map<String, CountDownLatch> HOLDS = new ConcurrentHashMap<>();
+
+    /** Counted down when the consumer of that hold is held. */
+    static final Map<String, CountDownLatch> HELD = new ConcurrentHashMap<>();
+
     private CountDownLatch hold;
+    private CountDownLatch held;
     private int polls;
 
     @Override
     public void configure(Map<String, ?> configs) {
       hold = HOLDS.get((String) configs.get(HOLD_CONFIG));
+      held = HELD.get((String) configs.get(HOLD_CONFIG));
     }
 
     @Override
     public ConsumerRecords<byte[], byte[]> onConsume(ConsumerRecords<byte[], byte[]> records) {
       if (!records.isEmpty() && ++polls == 2) {
+        if (held != null) {
+          held.countDown();
+        }
         try {
           hold.await(60, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
@@ -226,6 +235,70 @@ class ArchiveCompletenessTest {
         statsAllowed.err());
   }
 
+  /**
+   * An export stopped before its end whose manifest a power loss emptied (or that is garbage, or
+   * gone): replay and stats cannot tell whether it is whole, so they refuse it by name, send
+   * nothing and create no topic, unless --allow-incomplete.
+   */
+  @Test
+  void aStoppedExportWhoseManifestIsEmptiedGarbageOrGoneIsRefusedAndNothingIsCreated(
+      TestKafka kafka, @TempDir Path dir) throws Exception {
+    String topic = publish(kafka, "export-emptied", 2);
+    Path file = dir.resolve("emptied.jsonl.zst");
+    HeldExport export = new HeldExport(kafka, topic, file);
+    export.exporter.stop();
+    export.join();
+    long records = ArchiveManifest.read(file).orElseThrow().records();
+    Path manifest = ArchiveManifest.of(file);
+    String b = kafka.bootstrapServers();
+    String target = TestKafka.uniqueName("replay-emptied");
+    for (String content : new String[] {"", "{\"manifest\":\"tpot-arch", null}) {
+      if (content == null) {
+        Files.delete(manifest);
+      } else {
+        Files.writeString(manifest, content);
+      }
+      TpotCli.Result refused =
+          TpotCli.tpot("replay", "--bootstrap-server", b, "--topic", target, file.toString());
+      assertNotEquals(0, refused.exit());
+      assertTrue(
+          refused.err().contains(manifest.toString())
+              && refused
+                  .err()
+                  .contains(
+                      "whether "
+                          + file
+                          + " is whole cannot be told; nothing was read or sent. Export it"
+                          + " again, or pass --allow-incomplete to replay what it holds"),
+          refused.err());
+      try (Admin admin = kafka.admin()) {
+        assertFalse(admin.listTopics().names().get().contains(target), "no topic created");
+      }
+      TpotCli.Result stats = TpotCli.tpot("stats", file.toString());
+      assertNotEquals(0, stats.exit());
+      assertTrue(stats.err().contains("pass --allow-incomplete to stats"), stats.err());
+    }
+    Path partial = Files.copy(file, dir.resolve(".emptied.jsonl.zst.partial"));
+    TpotCli.Result temporary = TpotCli.tpot("stats", "--allow-incomplete", partial.toString());
+    assertNotEquals(0, temporary.exit());
+    assertTrue(
+        temporary.err().contains(partial + " is the temporary file of an export that did not"),
+        temporary.err());
+
+    TpotCli.Result allowed =
+        TpotCli.tpot(
+            "replay",
+            "--bootstrap-server",
+            b,
+            "--topic",
+            target,
+            "--allow-incomplete",
+            file.toString());
+    assertEquals(0, allowed.exit(), allowed.err());
+    assertTrue(allowed.err().contains("is read as a file of unknown completeness"), allowed.err());
+    assertEquals(records, kafka.endOffsetSum(target));
+  }
+
   @Test
   void recordsDeletedByRetentionWhileExportingAreAGapTheManifestNames(
       TestKafka kafka, @TempDir Path dir) throws Exception {
@@ -263,6 +336,56 @@ class ArchiveCompletenessTest {
         manifest.whyIncomplete());
   }
 
+  /**
+   * {@code tpot export} of a topic whose records retention deletes while they are read exits with
+   * status 4 (its archive is incomplete), so {@code export && delete-topic} keeps the data.
+   */
+  @Test
+  void anExportThatMetRetentionGapsExitsWithStatus4(TestKafka kafka, @TempDir Path dir)
+      throws Exception {
+    String topic = publish(kafka, "export-gap-exit", 1);
+    String hold = TestKafka.uniqueName("hold");
+    HoldSecondPoll.HOLDS.put(hold, new CountDownLatch(1));
+    HoldSecondPoll.HELD.put(hold, new CountDownLatch(1));
+    Path config = dir.resolve("held.properties");
+    Files.writeString(
+        config,
+        "fetch.max.bytes=1024\nmax.partition.fetch.bytes=1024\nmax.poll.records=10\n"
+            + "interceptor.classes="
+            + HoldSecondPoll.class.getName()
+            + "\n"
+            + HoldSecondPoll.HOLD_CONFIG
+            + "="
+            + hold
+            + "\n");
+    Path file = dir.resolve("gap.jsonl");
+    java.util.concurrent.CompletableFuture<TpotCli.Result> export =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () ->
+                TpotCli.tpot(
+                    "export",
+                    "--bootstrap-server",
+                    kafka.bootstrapServers(),
+                    "--topic",
+                    topic,
+                    "--kafka-config",
+                    config.toString(),
+                    file.toString()));
+    assertTrue(HoldSecondPoll.HELD.get(hold).await(60, TimeUnit.SECONDS), "the export started");
+    try (Admin admin = kafka.admin()) {
+      admin
+          .deleteRecords(Map.of(new TopicPartition(topic, 0), RecordsToDelete.beforeOffset(15_000)))
+          .all()
+          .get();
+    }
+    HoldSecondPoll.HOLDS.remove(hold).countDown();
+    TpotCli.Result result = export.get(120, TimeUnit.SECONDS);
+
+    assertEquals(4, result.exit(), result.err());
+    assertTrue(result.err().contains("export: INCOMPLETE"), result.err());
+    assertFalse(ArchiveManifest.read(file).orElseThrow().gaps().isEmpty());
+  }
+
   @Test
   void aDamagedArchiveIsRefusedBeforeAnythingIsSent(TestKafka kafka, @TempDir Path dir)
       throws Exception {
@@ -287,11 +410,18 @@ class ArchiveCompletenessTest {
         refused.err());
     assertEquals(0, kafka.endOffsetSum(target), "nothing sent");
 
-    // without its manifest, zstd's own checksum finds the damage while the file is read whole,
-    // before the first record is sent
+    // without its manifest (and allowed to read it so), zstd's own checksum finds the damage while
+    // the file is read whole, before the first record is sent
     Files.delete(ArchiveManifest.of(file));
     TpotCli.Result foreign =
-        TpotCli.tpot("replay", "--bootstrap-server", b, "--topic", target, file.toString());
+        TpotCli.tpot(
+            "replay",
+            "--bootstrap-server",
+            b,
+            "--topic",
+            target,
+            "--allow-incomplete",
+            file.toString());
     assertNotEquals(0, foreign.exit(), foreign.err());
     assertEquals(0, kafka.endOffsetSum(target), "nothing sent");
   }

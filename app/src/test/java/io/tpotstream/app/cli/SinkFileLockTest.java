@@ -42,7 +42,52 @@ class SinkFileLockTest {
         + csv
         + " is being written by another writer (pid "
         + ProcessHandle.current().pid()
+        + " on host "
+        + host()
         + ", since ";
+  }
+
+  private static String host() {
+    try {
+      return java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Test
+  void aSinkGivenASymlinkToTheCsvAnotherSinkWritesStopsWithStatus2() throws Exception {
+    Path csv = dir.resolve("summaries.csv");
+    Path link = Files.createSymbolicLink(dir.resolve("alias.csv"), csv);
+    try (CsvFile held = CsvFile.open(csv, null)) {
+      StringWriter err = new StringWriter();
+      int exit =
+          tpot(
+              err,
+              "sink",
+              "--csv",
+              link.toString(),
+              "--no-prometheus",
+              "--bootstrap-server",
+              nowhere());
+
+      assertEquals(2, exit, err.toString());
+      String line = err.toString().strip();
+      assertTrue(
+          line.startsWith(
+              "tpot sink: "
+                  + link
+                  + " (that is "
+                  + csv.toRealPath()
+                  + ") is being written by another writer (pid "),
+          line);
+      assertTrue(
+          line.endsWith(
+              "; lock "
+                  + csv.toRealPath()
+                  + ".lock): stop that one, or give this one another file"),
+          line);
+    }
   }
 
   @Test

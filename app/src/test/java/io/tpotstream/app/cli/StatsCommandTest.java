@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.stage1.StageSettings;
+import io.tpotstream.archive.ArchiveManifest;
 import io.tpotstream.common.Json;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
@@ -65,6 +66,25 @@ class StatsCommandTest {
     lines.add(2, "{\"key\":\"x\",\"partition\":0,\"offset\":99,\"value\":{\"type\":\"token\"");
     Path file = dir.resolve("events.jsonl");
     Files.write(file, lines);
+    return withManifest(file, lines.size());
+  }
+
+  /**
+   * Writes the manifest an export would write beside {@code file} (whole, in partition order): an
+   * archive of export records without one is refused as of unknown completeness.
+   */
+  static Path withManifest(Path file, long lines) throws java.io.IOException {
+    new ArchiveManifest(
+            ArchiveManifest.FORMAT,
+            "tpot.token-events",
+            List.of(0),
+            lines,
+            Files.size(file),
+            ArchiveManifest.PARTITION_ORDER,
+            null,
+            null)
+        .withChecksumOf(file)
+        .write(file);
     return file;
   }
 
@@ -124,8 +144,7 @@ class StatsCommandTest {
     lines.add(exported(events.get(1), 2, 0));
     lines.add(exported(events.get(2), 2, 1));
     lines.add(exported(events.get(3), 2, 2));
-    Path file = dir.resolve("same-ms.jsonl");
-    Files.write(file, lines);
+    Path file = withManifest(Files.write(dir.resolve("same-ms.jsonl"), lines), lines.size());
 
     Run run = tpot("stats", file.toString(), "--format", "json");
 
@@ -151,6 +170,7 @@ class StatsCommandTest {
     try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
       out.write(Files.readAllBytes(plain));
     }
+    withManifest(gz, Files.readAllLines(plain).size());
     Run fromPlain = tpot("stats", plain.toString(), "--format", "json");
     Run fromGz = tpot("stats", gz.toString(), "--format", "json");
     assertEquals(1, fromGz.out().lines().count(), fromGz.err()); // one series, one window
@@ -280,8 +300,7 @@ class StatsCommandTest {
     String token = exported(events.get(5), 0, 100);
     lines.add(token.replace("\"v\":1", "\"v\":2").replace("\"offset\":100", "\"offset\":101"));
     lines.add(token.replace("\"seq\":3", "\"seq\":-3").replace("\"offset\":100", "\"offset\":102"));
-    Path file = dir.resolve("other-versions.jsonl");
-    Files.write(file, lines);
+    Path file = withManifest(Files.write(dir.resolve("other-versions.jsonl"), lines), lines.size());
 
     Run run = tpot("stats", file.toString(), "--format", "json");
 

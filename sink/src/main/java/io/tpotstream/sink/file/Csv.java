@@ -1,5 +1,6 @@
 package io.tpotstream.sink.file;
 
+import io.tpotstream.sink.record.LineText;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -7,14 +8,17 @@ import java.util.List;
 public final class Csv {
   private Csv() {}
 
-  /** One CSV line (no newline); line breaks inside a cell become spaces. */
+  /**
+   * One CSV line (no newline); control characters and line separators inside a cell become spaces
+   * ({@link LineText}, the text {@link io.tpotstream.sink.record.WindowKey} compares).
+   */
   public static String line(List<String> cells) {
     StringBuilder line = new StringBuilder();
     for (int i = 0; i < cells.size(); i++) {
       if (i > 0) {
         line.append(',');
       }
-      String cell = cells.get(i).replace('\r', ' ').replace('\n', ' ');
+      String cell = LineText.of(cells.get(i));
       if (cell.indexOf(',') >= 0 || cell.indexOf('"') >= 0) {
         line.append('"').append(cell.replace("\"", "\"\"")).append('"');
       } else {

@@ -30,6 +30,7 @@ public final class CsvFile implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(CsvFile.class);
 
   private final LineLog log;
+  private final Path path;
   private final List<String> fixedLabels;
 
   /** Rows read back on open: the uncommitted tail is at most one batch. */
@@ -43,10 +44,15 @@ public final class CsvFile implements Closeable {
   private List<String> labelNames;
   private boolean hasRows;
   private int columns;
+  private long skippedRows;
+
+  /** Skipped rows warned about one by one; the others are counted. */
+  private static final int MAX_SKIP_WARNINGS = 10;
 
   private CsvFile(Path path, List<String> fixedLabels, long tailRows) {
     this.fixedLabels = fixedLabels == null ? null : List.copyOf(fixedLabels);
     this.keys = new RecentWindows(path.toString());
+    this.path = path;
     this.log = LineLog.open(path, tailRows, this::readHeader, this::readRow);
     if (this.fixedLabels != null && labelNames != null && !labelNames.equals(this.fixedLabels)) {
       log.close();
@@ -180,23 +186,44 @@ public final class CsvFile implements Closeable {
     labelNames = labelsOfHeader(Csv.parse(line));
   }
 
+  /**
+   * Remembers the (series, window) of a row read back; a blank or malformed row (edited by hand, or
+   * a write torn inside the file) is skipped with a warning, as the JSONL reader skips a bad line:
+   * what the sink can read of the file still protects it.
+   */
   private void readRow(String line) {
-    List<String> cells = Csv.parse(line);
     if (columns == 0) {
       columns = FlatRecord.columns(labelNames).size();
     }
-    int expected = columns;
-    if (cells.size() != expected) {
-      throw new IllegalArgumentException(
-          "a row of the CSV has "
-              + cells.size()
-              + " cells where the header has "
-              + expected
-              + ": the file was changed by hand? Row: "
-              + line);
+    WindowKey key;
+    try {
+      List<String> cells = Csv.parse(line);
+      if (cells.size() != columns) {
+        throw new IllegalArgumentException(cells.size() + " cells where the header has " + columns);
+      }
+      key = new WindowKey(cells.get(SERIES_INDEX), Long.parseLong(cells.get(TS_INDEX)));
+    } catch (IllegalArgumentException e) { // NumberFormatException too
+      skipped(line, e.getMessage());
+      return;
     }
-    keys.remember(new WindowKey(cells.get(SERIES_INDEX), Long.parseLong(cells.get(TS_INDEX))));
+    keys.remember(key);
     hasRows = true;
+  }
+
+  private void skipped(String line, String why) {
+    if (++skippedRows <= MAX_SKIP_WARNINGS) {
+      LOG.warn(
+          "{}: a row that is not a summary row is skipped ({}{}): {}",
+          path,
+          why,
+          skippedRows == MAX_SKIP_WARNINGS ? "; further ones are counted, not shown" : "",
+          line.length() > 200 ? line.substring(0, 200) + "…" : line);
+    }
+  }
+
+  /** Rows read back that were blank or malformed, and skipped. */
+  public long skippedRows() {
+    return skippedRows;
   }
 
   private List<String> labelsOfHeader(List<String> header) {

@@ -3,6 +3,7 @@ package io.tpotstream.sink.file;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -16,13 +17,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One writer per file: an exclusive lock on the sibling {@code <file>.lock}, held while the file is
- * open, whose content names the holder (pid and since when) for the error a second writer gets. The
- * lock file stays after the writer ends: it is the lock (an OS lock on it), not its existence, that
- * excludes, so a leftover never blocks anyone; removing it while held would let a second writer in.
+ * One writer per file: an exclusive lock on {@code <file>.lock} beside the file's real path (links
+ * resolved, so that a symlink or another spelling of the path meets the same lock), held while the
+ * file is open, whose content names the holder (pid, host and since when) for the error a second
+ * writer gets. The lock file stays after the writer ends: it is the lock (an OS lock on it), not
+ * its existence, that excludes, so a leftover never blocks anyone; removing it while held would let
+ * a second writer in.
  */
 public final class WriterLock implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(WriterLock.class);
+
+  /** Links followed from a path before it is taken as a loop. */
+  private static final int MAX_LINKS = 40;
 
   private final Path lockPath;
   private final FileChannel channel;
@@ -41,7 +47,13 @@ public final class WriterLock implements Closeable {
    *     holds it
    */
   static WriterLock acquire(Path file) {
-    Path lockPath = file.resolveSibling(file.getFileName() + ".lock");
+    Path real;
+    try {
+      real = realPath(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot resolve " + file + ": " + e.getMessage(), e);
+    }
+    Path lockPath = real.resolveSibling(real.getFileName() + ".lock");
     try {
       FileChannel channel =
           FileChannel.open(
@@ -58,8 +70,10 @@ public final class WriterLock implements Closeable {
       if (lock == null) {
         String holder = holder(channel);
         channel.close();
+        boolean alias = !real.equals(file.toAbsolutePath().normalize());
         throw new FileInUseException(
             file
+                + (alias ? " (that is " + real + ")" : "")
                 + " is being written by another writer ("
                 + holder
                 + "; lock "
@@ -69,12 +83,54 @@ public final class WriterLock implements Closeable {
       channel.truncate(0);
       channel.write(
           StandardCharsets.UTF_8.encode(
-              "pid " + ProcessHandle.current().pid() + ", since " + Instant.now() + "\n"),
+              "pid "
+                  + ProcessHandle.current().pid()
+                  + " on host "
+                  + Host.NAME
+                  + ", since "
+                  + Instant.now()
+                  + "\n"),
           0);
       channel.force(false);
       return new WriterLock(lockPath, channel, lock);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot lock " + lockPath + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The path {@code file} stands for, absolute, with every symbolic link resolved (its own, also
+   * one pointing to a file not created yet, and its directories'): two spellings of one file give
+   * one path.
+   */
+  static Path realPath(Path file) throws IOException {
+    Path path = file.toAbsolutePath().normalize();
+    for (int links = 0; Files.isSymbolicLink(path); links++) {
+      if (links == MAX_LINKS) {
+        throw new IOException("too many symbolic links from " + file);
+      }
+      // a relative link is read from the link's directory as it really is
+      path = realParent(path).resolve(Files.readSymbolicLink(path)).normalize();
+    }
+    return Files.exists(path) ? path.toRealPath() : realParent(path).resolve(path.getFileName());
+  }
+
+  private static Path realParent(Path path) throws IOException {
+    Path parent = path.getParent();
+    return parent != null && Files.exists(parent) ? parent.toRealPath() : parent;
+  }
+
+  /** This machine's name, looked up once (a lock on shared storage is held by a pid of a host). */
+  private static final class Host {
+    static final String NAME = name();
+
+    private static String name() {
+      try {
+        return InetAddress.getLocalHost().getHostName();
+      } catch (IOException | RuntimeException e) {
+        String env = System.getenv("HOSTNAME");
+        return env != null && !env.isBlank() ? env : "unknown";
+      }
     }
   }
 

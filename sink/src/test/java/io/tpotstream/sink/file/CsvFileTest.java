@@ -91,6 +91,89 @@ class CsvFileTest {
     assertEquals(4, Files.readAllLines(path).size());
   }
 
+  /**
+   * Every character that would break or hide a line (U+0000-U+001F, U+007F-U+009F, U+2028, U+2029),
+   * in a model and in a label value: the row is written on one line, and read back after a restart
+   * (its tail) or by a new group (the whole file) it is the same row, never appended twice.
+   */
+  @Test
+  void aSeriesWithAnyControlCharacterIsInTheCsvOnceAfterARestartAndForANewGroup()
+      throws IOException {
+    List<Character> breaking = new java.util.ArrayList<>();
+    for (char c = 0; c < 0x20; c++) {
+      breaking.add(c);
+    }
+    for (char c = 0x7f; c <= 0x9f; c++) {
+      breaking.add(c);
+    }
+    breaking.add('\u2028');
+    breaking.add('\u2029');
+    Path path = dir.resolve("s.csv");
+    List<FlatRecord> rows = new java.util.ArrayList<>();
+    for (char c : breaking) {
+      // each its own series once its characters are spaces
+      Map<String, String> labels = Map.of("run", "v" + c + "w");
+      rows.add(row("line" + c + "break" + (int) c, labels, 0));
+      rows.add(row("line" + c + "break" + (int) c, labels, 1));
+    }
+    try (CsvFile csv = CsvFile.open(path, List.of("run"))) {
+      rows.forEach(r -> assertTrue(csv.append(r), r.series()));
+      csv.sync();
+    }
+    int lines = 1 + rows.size();
+    assertEquals(lines, Files.readAllLines(path).size(), "one line per row");
+
+    try (CsvFile restarted = CsvFile.open(path, List.of("run"))) {
+      rows.forEach(r -> assertFalse(restarted.append(r), r.series()));
+      restarted.sync();
+    }
+    try (CsvFile newGroup = CsvFile.open(path, List.of("run"), 0)) {
+      newGroup.scanHistory();
+      rows.forEach(r -> assertFalse(newGroup.append(r), r.series()));
+      newGroup.sync();
+    }
+    List<String> written = Files.readAllLines(path);
+    assertEquals(lines, written.size());
+    assertEquals(written.size(), new java.util.HashSet<>(written).size(), "no row twice");
+    for (String line : written) {
+      assertTrue(line.chars().noneMatch(c -> Character.isISOControl(c) || c == 0x2028), line);
+    }
+  }
+
+  @Test
+  void blankAndMalformedRowsInTheTailAreSkippedAndTheOthersStillProtectTheFile()
+      throws IOException {
+    Path path = dir.resolve("s.csv");
+    FlatRecord a0 = row("a", Map.of(), 0);
+    FlatRecord a1 = row("a", Map.of(), 1);
+    Files.write(
+        path,
+        List.of(
+            String.join(",", FlatRecord.columns(List.of())),
+            line(a0, List.of()),
+            "",
+            "not,a,row",
+            "\"unclosed," + line(a0, List.of()),
+            line(a1, List.of()).replace("," + a1.ts() + ",", ",soon,"),
+            line(a1, List.of())));
+
+    long[] tails = {CsvFile.DEFAULT_TAIL_ROWS, 0};
+    for (int pass = 0; pass < tails.length; pass++) {
+      try (CsvFile csv = CsvFile.open(path, null, tails[pass])) {
+        if (tails[pass] == 0) {
+          csv.scanHistory(); // a new group reads the whole file
+        }
+        assertEquals(4, csv.skippedRows());
+        assertEquals(2 + pass, csv.keptWindows());
+        assertFalse(csv.append(a0));
+        assertFalse(csv.append(a1));
+        assertTrue(csv.append(row("a", Map.of(), 2 + pass)));
+        csv.sync();
+      }
+    }
+    assertEquals(9, Files.readAllLines(path).size());
+  }
+
   @Test
   void aTornLastLineIsCutAndItsRowWrittenAgain() throws IOException {
     Path path = dir.resolve("s.csv");

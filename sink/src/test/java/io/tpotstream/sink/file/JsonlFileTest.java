@@ -46,6 +46,30 @@ class JsonlFileTest {
         Files.readAllLines(path));
   }
 
+  /** The JSONL file keys a row as the CSV does, whatever control characters its series holds. */
+  @Test
+  void aSeriesWithAnyControlCharacterIsInTheFileOnceAfterARestartAndForANewGroup()
+      throws IOException {
+    Path path = dir.resolve("s.jsonl");
+    List<WindowSummary> summaries = new ArrayList<>();
+    for (char c = 0; c <= 0x9f; c = c == 0x1f ? 0x7f : (char) (c + 1)) {
+      summaries.add(TestWindows.summary("line" + c + "break" + (int) c, Map.of("run", "v" + c), 0));
+    }
+    summaries.add(TestWindows.summary("line\u2028break", Map.of("run", "v\u2029"), 0));
+    try (JsonlFile jsonl = JsonlFile.open(path, s -> {})) {
+      summaries.forEach(jsonl::append);
+      jsonl.sync();
+    }
+    try (JsonlFile restarted = JsonlFile.open(path, s -> {})) {
+      summaries.forEach(s -> assertFalse(restarted.append(s), s.series()));
+    }
+    try (JsonlFile newGroup = JsonlFile.open(path, 0, s -> {})) {
+      newGroup.scanHistory();
+      summaries.forEach(s -> assertFalse(newGroup.append(s), s.series()));
+    }
+    assertEquals(summaries.size(), Files.readAllLines(path).size());
+  }
+
   @Test
   void readingLeavesAStillBeingWrittenLastLineAlone() throws IOException {
     Path path = dir.resolve("s.jsonl");

@@ -9,6 +9,7 @@ import io.tpotstream.sink.TestWindows;
 import io.tpotstream.sink.record.FlatRecord;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,6 +44,8 @@ class WriterLockTest {
           path
               + " is being written by another writer (pid "
               + ProcessHandle.current().pid()
+              + " on host "
+              + InetAddress.getLocalHost().getHostName()
               + ", since ",
           e.getMessage().substring(0, e.getMessage().indexOf("since ") + 6));
       assertTrue(e.getMessage().endsWith("): stop that one, or give this one another file"));
@@ -59,6 +62,37 @@ class WriterLockTest {
     assertEquals(
         List.of(String.join(",", FlatRecord.columns(List.of())), line(0), line(1), line(2)),
         Files.readAllLines(path));
+  }
+
+  @Test
+  void aSymlinkToAFileBeingWrittenMeetsTheSameLock() throws Exception {
+    Path real = dir.resolve("real/summaries.csv");
+    Files.createDirectories(real.getParent());
+    // a relative link, made before the file exists
+    Path link = Files.createSymbolicLink(dir.resolve("link.csv"), Path.of("real/summaries.csv"));
+    Path linkedDir = Files.createSymbolicLink(dir.resolve("alias"), real.getParent());
+    try (CsvFile first = CsvFile.open(link, null)) {
+      first.append(row(0));
+      first.sync();
+      for (Path other : List.of(real, link, linkedDir.resolve("summaries.csv"))) {
+        FileInUseException e =
+            assertThrows(FileInUseException.class, () -> CsvFile.open(other, null));
+        String named = other.equals(real) ? "" : " (that is " + real.toRealPath() + ")";
+        assertTrue(
+            e.getMessage().startsWith(other + named + " is being written by another writer (pid "),
+            e.getMessage());
+        assertTrue(
+            e.getMessage()
+                .endsWith(
+                    "; lock "
+                        + real.toRealPath()
+                        + ".lock): stop that one, or give this one another file"),
+            e.getMessage());
+      }
+    }
+    assertEquals(
+        List.of(String.join(",", FlatRecord.columns(List.of())), line(0)),
+        Files.readAllLines(real));
   }
 
   @Tag("slow")
@@ -78,7 +112,12 @@ class WriterLockTest {
       assertTrue(
           e.getMessage()
               .startsWith(
-                  path + " is being written by another writer (pid " + child.pid() + ", since "),
+                  path
+                      + " is being written by another writer (pid "
+                      + child.pid()
+                      + " on host "
+                      + InetAddress.getLocalHost().getHostName()
+                      + ", since "),
           e.getMessage());
     } finally {
       child.getOutputStream().close();
