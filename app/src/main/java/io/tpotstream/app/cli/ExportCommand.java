@@ -70,8 +70,9 @@ final class ExportCommand implements Callable<Integer> {
       converter = ByteSizeConverter.class,
       description =
           "With --follow: finish the segment once its file (compressed) passes SIZE, e.g. 256MB,"
-              + " 1GiB, and start the next; it passes SIZE by what the writer still holds, up to"
-              + " about 1 MB of lines (default: no rolling by size).")
+              + " 1GiB, and start the next; it passes SIZE by what the writer still holds (up to"
+              + " about 10 MB of lines). replay and stats read a segment whole: a zstd segment holds"
+              + " about 20 times its size in lines (default: no rolling by size).")
   Long rollSize;
 
   @Option(
