@@ -24,7 +24,7 @@ final class ByteSizeConverter implements ITypeConverter<Long> {
         throw invalid(text);
       }
       double base = binary ? 1024 : 1000;
-      int power = "kmgt".indexOf(unit) + 1;
+      int power = unit.isEmpty() ? 0 : "kmgt".indexOf(unit) + 1;
       double bytes = Double.parseDouble(m.group(1)) * Math.pow(base, power);
       if (bytes >= 1 && bytes < Long.MAX_VALUE) {
         return (long) bytes;
