@@ -31,7 +31,7 @@ import picocli.CommandLine.Spec;
           + " its own manifest once it passes the size or the age, so a crash (kill -9) loses at"
           + " most the open segment (.NAME.partial, which replay and stats refuse). Each segment is"
           + " an archive of its own for replay and stats.",
-      "Exit status 4 when the archive is incomplete (stopped before its end, or records deleted"
+      "Exit status 4 when the archive (or a segment) is incomplete (stopped before its end, or records deleted"
           + " by retention before they were read): its manifest says what is missing."
     })
 final class ExportCommand implements Callable<Integer> {
