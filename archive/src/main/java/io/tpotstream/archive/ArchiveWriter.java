@@ -144,7 +144,8 @@ public final class ArchiveWriter implements Closeable {
 
   /**
    * Bytes in the file so far, compressed: behind what was written by what the writer and the
-   * compressor still hold (up to about a megabyte of lines), exact once {@link #close()} returned.
+   * compressor still hold (the chunk being filled and up to 8 queued, 1 MB of lines each), exact
+   * once {@link #close()} returned.
    */
   public long fileBytes() {
     return onDisk.written.get();
