@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32C;
 import java.util.zip.CheckedOutputStream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -41,6 +42,7 @@ public final class ArchiveWriter implements Closeable {
   private record Chunk(byte[] bytes, int length) {}
 
   private final Path file;
+  private final SyncedFile onDisk;
   private final HandOffThread<Chunk> full;
   private final BlockingQueue<byte[]> empty = new ArrayBlockingQueue<>(10);
   private byte[] chunk = new byte[CHUNK];
@@ -75,8 +77,8 @@ public final class ArchiveWriter implements Closeable {
     if (parent != null) {
       Files.createDirectories(parent);
     }
-    OutputStream out =
-        compression.compress(new CheckedOutputStream(new SyncedFile(file), crc), chosen, 0);
+    onDisk = new SyncedFile(file);
+    OutputStream out = compression.compress(new CheckedOutputStream(onDisk, crc), chosen, 0);
     full =
         new HandOffThread<>(
             "archive-writer",
@@ -138,6 +140,15 @@ public final class ArchiveWriter implements Closeable {
   /** Uncompressed bytes written so far. */
   public long bytes() {
     return bytes + length;
+  }
+
+  /**
+   * Bytes in the file so far, compressed: behind what was written by what the writer and the
+   * compressor still hold (the chunk being filled and up to 8 queued, 1 MB of lines each), exact
+   * once {@link #close()} returned.
+   */
+  public long fileBytes() {
+    return onDisk.written.get();
   }
 
   /** The CRC-32C of the file's bytes: final once {@link #close()} returned. */
@@ -303,6 +314,7 @@ public final class ArchiveWriter implements Closeable {
   private static final class SyncedFile extends OutputStream {
     private final FileChannel channel;
     private final OutputStream out;
+    private final AtomicLong written = new AtomicLong();
 
     SyncedFile(Path file) throws IOException {
       channel =
@@ -317,11 +329,13 @@ public final class ArchiveWriter implements Closeable {
     @Override
     public void write(int b) throws IOException {
       out.write(b);
+      written.incrementAndGet();
     }
 
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
       out.write(b, off, len);
+      written.addAndGet(len);
     }
 
     @Override

@@ -39,7 +39,8 @@ import org.apache.kafka.common.TopicPartition;
  * out in the replay order and whether the export reached its end (a stop before it, or records
  * deleted by retention before they were read, leave an archive marked incomplete). With {@code
  * --follow} the lines are written as they are polled (a partition without new records must not hold
- * the others back), in partition order.
+ * the others back), in partition order; with a roll size or age too, into consecutive segments,
+ * each a whole archive with its own manifest ({@link RollingArchive}).
  */
 public final class Exporter {
   /**
@@ -48,6 +49,9 @@ public final class Exporter {
    * @param fromMs only records with a timestamp at or after this (epoch ms), or null
    * @param toMs only records with a timestamp before this, or null
    * @param compressionLevel gzip or zstd level, or null for the format's default
+   * @param rollBytes with follow: a segment is finished once its file passes this many bytes, or
+   *     null
+   * @param rollEvery with follow: a segment is finished this long after its first record, or null
    */
   public record Settings(
       Properties client,
@@ -56,10 +60,40 @@ public final class Exporter {
       Long fromMs,
       Long toMs,
       boolean follow,
-      Integer compressionLevel) {
+      Integer compressionLevel,
+      Long rollBytes,
+      Duration rollEvery) {
+    public Settings {
+      if ((rollBytes != null || rollEvery != null) && !follow) {
+        throw new IllegalArgumentException(
+            "--roll-size and --roll-every need --follow (an export to its end is one archive in"
+                + " the replay order)");
+      }
+      if ((rollBytes != null && rollBytes <= 0)
+          || (rollEvery != null && (rollEvery.isNegative() || rollEvery.isZero()))) {
+        throw new IllegalArgumentException("--roll-size and --roll-every must be above 0");
+      }
+    }
+
+    public Settings(
+        Properties client,
+        String topic,
+        Path out,
+        Long fromMs,
+        Long toMs,
+        boolean follow,
+        Integer compressionLevel) {
+      this(client, topic, out, fromMs, toMs, follow, compressionLevel, null, null);
+    }
+
     public Settings(
         Properties client, String topic, Path out, Long fromMs, Long toMs, boolean follow) {
       this(client, topic, out, fromMs, toMs, follow, null);
+    }
+
+    /** True when the export writes segments rather than one archive. */
+    public boolean rolls() {
+      return rollBytes != null || rollEvery != null;
     }
   }
 
@@ -67,6 +101,7 @@ public final class Exporter {
   private final Progress progress;
   private final AtomicBoolean stopped = new AtomicBoolean();
   private volatile ArchiveManifest written;
+  private volatile List<ArchiveManifest> segments = List.of();
 
   public Exporter(Settings settings, Progress progress) {
     this.settings = settings;
@@ -79,6 +114,14 @@ public final class Exporter {
    */
   public ArchiveManifest manifest() {
     return written;
+  }
+
+  /**
+   * The manifests of the archives {@link #run()} wrote, once it returned: the one archive's, or
+   * each segment's in order (also those finished before a failure).
+   */
+  public List<ArchiveManifest> manifests() {
+    return segments;
   }
 
   /** Asks a running {@link #run()} (with --follow) to finish after its current poll. */
@@ -129,10 +172,13 @@ public final class Exporter {
       infos.forEach(i -> partitions.add(new TopicPartition(i.topic(), i.partition())));
       partitions.sort(Comparator.comparingInt(TopicPartition::partition));
       List<Integer> numbers = partitions.stream().map(TopicPartition::partition).toList();
+      if (settings.rolls()) {
+        return runRolling(consumer, partitions, numbers, startNs);
+      }
       ArchiveWriter writer =
           new ArchiveWriter(partial, ArchiveCompression.of(out), settings.compressionLevel());
       ExportOrder order = settings.follow() ? null : new ExportOrder(numbers, writer::write);
-      Lines lines = new Lines(writer, order, settings.fromMs(), settings.toMs());
+      Lines lines = new Lines(writer, null, order, settings.fromMs(), settings.toMs());
       Read read;
       ArchiveManifest manifest;
       try {
@@ -157,17 +203,13 @@ public final class Exporter {
                 ArchiveManifest.hex(writer.crc32c()),
                 read.offsets(),
                 read.gaps());
-        // the manifest first: a crash between the two renames leaves the previous archive beside a
-        // manifest that does not describe it (refused as changed), never an archive without one
-        manifest.write(out);
-        Files.move(
-            partial, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        ArchiveManifest.syncDirectory(out);
+        publish(partial, out, manifest);
       } catch (IOException | RuntimeException e) {
         Files.deleteIfExists(partial);
         throw e;
       }
       written = manifest;
+      segments = List.of(manifest);
       double seconds = (System.nanoTime() - startNs) / 1e9;
       String missing = manifest.whyIncomplete();
       progress.finish(
@@ -196,6 +238,87 @@ public final class Exporter {
   }
 
   /**
+   * Gives the archive {@code partial}, closed and fsynced, its name {@code out} once {@code
+   * manifest} is written beside it.
+   */
+  static void publish(Path partial, Path out, ArchiveManifest manifest) throws IOException {
+    // the manifest first: a crash between the two renames leaves the previous archive beside a
+    // manifest that does not describe it (refused as changed), never an archive without one
+    manifest.write(out);
+    Files.move(partial, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    ArchiveManifest.syncDirectory(out);
+  }
+
+  /** {@link #run()} with --follow and a roll size or age: segments, each a whole archive. */
+  private long runRolling(
+      KafkaConsumer<byte[], byte[]> consumer,
+      List<TopicPartition> partitions,
+      List<Integer> numbers,
+      long startNs)
+      throws IOException {
+    RollingArchive archive =
+        new RollingArchive(
+            settings.out(),
+            new RollingArchive.Settings(
+                settings.topic(),
+                settings.fromMs(),
+                settings.toMs(),
+                settings.compressionLevel(),
+                settings.rollBytes(),
+                settings.rollEvery()),
+            numbers,
+            progress);
+    Lines lines = new Lines(null, archive, null, settings.fromMs(), settings.toMs());
+    List<ArchiveManifest> manifests;
+    try {
+      Read read;
+      try {
+        read = export(consumer, partitions, lines, null);
+      } finally {
+        lines.close();
+      }
+      Map<Integer, Long> positions = new HashMap<>();
+      read.offsets().forEach(o -> positions.put(o.partition(), o.to()));
+      manifests = archive.close(positions, read.complete());
+    } catch (IOException | RuntimeException e) {
+      segments = archive.finished();
+      archive.abandon();
+      throw e;
+    }
+    segments = manifests;
+    written = manifests.get(manifests.size() - 1);
+    double seconds = (System.nanoTime() - startNs) / 1e9;
+    List<String> incomplete = new ArrayList<>();
+    for (int i = 0; i < manifests.size(); i++) {
+      String missing = manifests.get(i).whyIncomplete();
+      if (missing != null) {
+        incomplete.add(RollingArchive.segment(settings.out(), i + 1) + ": " + missing);
+      }
+    }
+    progress.finish(
+        String.format(
+            Locale.ROOT,
+            "export: %s, %d records from %s (%d partitions) written to %d segments, %s to %s, in"
+                + " %.1f s (%,.0f records/s)%s%s",
+            incomplete.isEmpty() ? "done" : "INCOMPLETE",
+            archive.written(),
+            settings.topic(),
+            partitions.size(),
+            manifests.size(),
+            RollingArchive.segment(settings.out(), 1),
+            archive.last(),
+            seconds,
+            archive.written() / Math.max(seconds, 1e-3),
+            lines.skipped() > 0 ? ", " + lines.skipped() + " outside --from/--to" : "",
+            incomplete.isEmpty()
+                ? ""
+                : "; their manifests mark these incomplete ("
+                    + String.join("; ", incomplete)
+                    + "): replay and stats refuse them unless given --allow-incomplete"));
+    return archive.written();
+  }
+
+  /**
    * How far an export read: whether it reached the end it set out for, each partition's offsets,
    * and what retention deleted before it was read.
    */
@@ -211,6 +334,7 @@ public final class Exporter {
       throws IOException {
     consumer.assign(partitions);
     Map<TopicPartition, Long> start = seekToStart(consumer, partitions);
+    lines.startAt(start);
     Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
     long span = 0;
     for (TopicPartition tp : partitions) {
@@ -225,6 +349,7 @@ public final class Exporter {
     List<ArchiveManifest.Gap> gaps = new ArrayList<>();
     int pauseAbove = Math.max(10_000, WAITING_BUDGET / partitions.size());
     boolean reachedEnd = false;
+    int gapsSent = 0;
     while (!stopped.get()) {
       if (!settings.follow() && caughtUp(consumer, end)) {
         progress.fraction(span, span); // the last look, up to 200 ms old, said less
@@ -262,8 +387,11 @@ public final class Exporter {
         }
         pauseTheOnesAhead(consumer, partitions, finished, order, pauseAbove);
       }
-      if (count > 0 || !nowFinished.isEmpty()) {
-        lines.add(new Batch(records, nowFinished));
+      List<ArchiveManifest.Gap> newGaps = List.copyOf(gaps.subList(gapsSent, gaps.size()));
+      gapsSent = gaps.size();
+      // rolling by age, a quiet poll still lets the open segment be finished
+      if (count > 0 || !nowFinished.isEmpty() || !newGaps.isEmpty() || settings.rolls()) {
+        lines.add(new Batch(records, nowFinished, newGaps));
       }
       progress.add(count);
       if (!settings.follow() && System.nanoTime() - lastFractionNs > 200_000_000L) {
@@ -360,29 +488,53 @@ public final class Exporter {
     }
   }
 
-  /** Polled records (a list per partition), and the partitions that delivered their last. */
+  /**
+   * Polled records (a list per partition), the partitions that delivered their last, and the
+   * offsets found deleted by retention since the batch before.
+   */
   private record Batch(
-      List<List<ConsumerRecord<byte[], byte[]>>> records, List<Integer> finished) {}
+      List<List<ConsumerRecord<byte[], byte[]>>> records,
+      List<Integer> finished,
+      List<ArchiveManifest.Gap> gaps) {}
 
   /**
    * Turns polled batches into archive lines in a thread of its own ({@link HandOffThread}), so that
    * the consumer (which fetches and decompresses in the polling thread), the lines and the file's
-   * compression each have a core; with an {@link ExportOrder}, through it.
+   * compression each have a core; with an {@link ExportOrder}, through it; rolling, into the open
+   * segment of a {@link RollingArchive} (which it closes then, not this).
    */
   private static final class Lines implements AutoCloseable {
     private final ArchiveWriter writer;
+    private final RollingArchive segments;
     private final ExportOrder order;
     private final Long fromMs;
     private final Long toMs;
     private final HandOffThread<Batch> batches;
     private volatile long skipped;
 
-    Lines(ArchiveWriter writer, ExportOrder order, Long fromMs, Long toMs) {
+    Lines(
+        ArchiveWriter writer, RollingArchive segments, ExportOrder order, Long fromMs, Long toMs) {
       this.writer = writer;
+      this.segments = segments;
       this.order = order;
       this.fromMs = fromMs;
       this.toMs = toMs;
-      batches = new HandOffThread<>("export-lines", 4, writer.file(), this::write, null);
+      batches =
+          new HandOffThread<>(
+              "export-lines",
+              4,
+              writer != null ? writer.file() : "the export's segments",
+              this::write,
+              null);
+    }
+
+    /** The offsets the export starts from (before the first batch). */
+    void startAt(Map<TopicPartition, Long> start) {
+      if (segments != null) {
+        Map<Integer, Long> byPartition = new HashMap<>();
+        start.forEach((tp, offset) -> byPartition.put(tp.partition(), offset));
+        segments.startAt(byPartition);
+      }
     }
 
     void add(Batch batch) throws IOException {
@@ -395,7 +547,7 @@ public final class Exporter {
     }
 
     long written() {
-      return writer.written();
+      return writer != null ? writer.written() : segments.written();
     }
 
     long skipped() {
@@ -411,6 +563,8 @@ public final class Exporter {
             outside++;
           } else if (order != null) {
             order.add(r);
+          } else if (segments != null) {
+            segments.write(r);
           } else {
             writer.write(r);
           }
@@ -423,6 +577,10 @@ public final class Exporter {
         order.writeReady();
       }
       skipped += outside;
+      if (segments != null) {
+        batch.gaps().forEach(segments::gap);
+        segments.rollIfDue();
+      }
     }
 
     /**
@@ -437,7 +595,9 @@ public final class Exporter {
           order.finishAll();
         }
       } finally {
-        writer.close();
+        if (writer != null) {
+          writer.close();
+        }
       }
     }
   }

@@ -80,7 +80,7 @@ public final class Replayer {
   static final int MAX_TOPIC_LENGTH = 249;
 
   /** Extensions of an archive's name that are not part of what it is called. */
-  private static final List<String> EXTENSIONS =
+  static final List<String> EXTENSIONS =
       List.of(".gz", ".gzip", ".zst", ".zstd", ".lz4", ".jsonl", ".ndjson", ".json");
 
   /**
