@@ -178,9 +178,11 @@ class FailFastTest {
     RunResult result = Runs.run(kafka, "http://127.0.0.1:" + port + "/v1", "m", keys).result();
 
     var m = result.models().get(0);
-    // 4 at once, then one try 0.25, 0.75, 1.75 and 3.75 s after the first failures: 8 in all
-    // (one more if the first failures came late): not one per refused connection
-    assertTrue(m.failed() >= 7 && m.failed() <= 9, "requests tried: " + m.failed());
+    // up to 4 at once (the workers that started before the first refusal), then one try 0.25,
+    // 0.75, 1.75 and 3.75 s after the first failure (a loaded machine may miss the last): a handful,
+    // not one per refused connection (thousands); EndpointBackoffTest holds the schedule exactly
+    assertTrue(m.failed() >= 2 && m.failed() <= 9, "requests tried: " + m.failed());
+    assertEquals(m.failed(), result.endpoint().failedTries(), "every try failed, in a row");
     assertEquals(java.util.Map.of("connection", m.failed()), m.errors());
     assertEquals(1, result.endpoint().backoffs());
     assertTrue(result.endpoint().backingOff());
