@@ -205,7 +205,14 @@ public final class Producer {
               LoadRunner runner =
                   new LoadRunner(
                       new CallContext(
-                          vertx, stageConfig, dialect, handoff, failFast, backoff, warmupUrl),
+                          vertx,
+                          stageConfig,
+                          dialect,
+                          handoff,
+                          failFast,
+                          backoff,
+                          warmupUrl,
+                          recorder::warmupChunks),
                       lanes,
                       sessions);
               if (warmupServer != null) {

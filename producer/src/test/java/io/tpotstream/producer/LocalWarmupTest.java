@@ -6,13 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.common.event.EventType;
-import io.tpotstream.producer.config.Warmup;
+import io.tpotstream.producer.config.WarmupBudget;
 import io.tpotstream.producer.testing.Runs;
 import io.tpotstream.producer.testing.ScriptedServer;
 import io.tpotstream.producer.testing.ScriptedServer.Script;
 import io.tpotstream.producer.testing.TopicReader;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
@@ -47,9 +48,14 @@ class LocalWarmupTest {
       RunResult result = run.result();
       assertEquals("local", result.warmup());
       assertTrue(result.warmupRequests() > 0, "the warm-up's requests went to the simulator");
+      // 5 requests x 256 max_tokens (the default): a tenth, 128 chunks, at most 10 s
+      assertEquals(new WarmupBudget(Duration.ofSeconds(10), 128), result.warmupEnd().budget());
       assertTrue(
-          result.warmupEnd().after().compareTo(Warmup.LOCAL.duration()) >= 0,
+          result.warmupEnd().after().compareTo(Duration.ofSeconds(11)) < 0,
           "the local warm-up lasted " + result.warmupEnd().after());
+      assertTrue(
+          result.warmupEnd().chunks() >= 128 || result.warmupEnd().jitSettled(),
+          "it ended at its budget of chunks or once the JIT had settled: " + result.warmupEnd());
       List<TopicReader.Rec> starts =
           run.records().stream().filter(r -> r.event().type() == EventType.START).toList();
       List<TopicReader.Rec> measured =

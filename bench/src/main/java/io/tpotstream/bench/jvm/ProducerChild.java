@@ -43,6 +43,7 @@ public final class ProducerChild {
    *
    * @param cpuTimeline pairs of (ms since the run started, process CPU ns since then), every 250 ms
    * @param costs what the JVM spent from the end of the run's warm-up (its start when none)
+   * @param warmupChunks token chunks the run's warm-up streamed (0 when none)
    * @param warmupEndMs when the run's warm-up ended, ms since the run started (0 when none)
    * @param maxRssKb this JVM's maximum resident size at the run's end ({@code VmHWM}), in KiB
    */
@@ -63,6 +64,7 @@ public final class ProducerChild {
       long tokenChunks,
       long coalescedChunks,
       long warmupRequests,
+      long warmupChunks,
       long warmupEndMs,
       long maxRssKb) {
 
@@ -225,6 +227,7 @@ public final class ProducerChild {
             r.tokenChunks(),
             r.coalescedChunks(),
             r.warmupRequests(),
+            r.warmupEnd() == null ? 0 : r.warmupEnd().chunks(),
             Math.max(0, warmupEndMs),
             ProcessMeter.maxResidentKb()));
   }
