@@ -2,6 +2,7 @@ package io.tpotstream.bench.jvm;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
+import io.tpotstream.app.run.SimulatorWarmup;
 import io.tpotstream.common.Json;
 import io.tpotstream.producer.Producer;
 import io.tpotstream.producer.ProducerRun;
@@ -172,7 +173,7 @@ public final class ProducerChild {
     long startNs = System.nanoTime();
     long startCpuNs = ProcessMeter.processCpuNs();
     List<long[]> cpu = new ArrayList<>();
-    ProducerRun run = Producer.start(config, kafka);
+    ProducerRun run = Producer.start(config, kafka, Producer.Outputs.NONE, SimulatorWarmup::start);
     long nextHeapMs = 0;
     long warmupEndMs = -1;
     while (!run.result().isDone()) {
