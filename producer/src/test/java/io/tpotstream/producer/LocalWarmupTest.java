@@ -67,4 +67,30 @@ class LocalWarmupTest {
           "every warm-up request's events are in the topic, marked warmup");
     }
   }
+
+  @Test
+  void aLocalWarmupStopsOnceItsChunksAreSpent(TestKafka kafka) {
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.on(
+          "m",
+          Script.sse()
+              .write("data: " + ROLE + "\n\n")
+              .write("data: " + content("a") + "\n\n")
+              .write("data: [DONE]\n\n"));
+      // 100 requests x 256 max_tokens: a budget of 2,560 chunks, about 1.3 s of 20 warm-up streams
+      RunResult result =
+          Runs.run(
+                  kafka,
+                  server.baseUrl(),
+                  "m",
+                  Map.of("warmup", "local", "total_requests", "100", "concurrency", "20"))
+              .result();
+      var end = result.warmupEnd();
+      assertEquals(2_560, end.budget().chunks());
+      assertTrue(
+          end.jitSettled() || end.chunks() >= 2_560,
+          "ended by its chunks or the JIT, not by its time: " + end);
+      assertTrue(end.after().compareTo(Duration.ofSeconds(10)) < 0, "before its 10 s: " + end);
+    }
+  }
 }
