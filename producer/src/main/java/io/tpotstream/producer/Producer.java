@@ -24,7 +24,6 @@ import io.tpotstream.producer.publish.Recorder;
 import io.tpotstream.producer.result.RequestsOut;
 import io.tpotstream.producer.result.RunStats;
 import io.tpotstream.producer.workload.Sessions;
-import io.tpotstream.simulator.Simulator;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.io.IOException;
@@ -87,6 +86,25 @@ public final class Producer {
    * an event loop; the records are written by a thread of their own.
    */
   public static ProducerRun start(ProducerConfig config, KafkaSettings kafka, Outputs outputs) {
+    return start(config, kafka, outputs, null);
+  }
+
+  /**
+   * As {@link #start(ProducerConfig, KafkaSettings, Outputs)}, a local warm-up's requests going to
+   * a server {@code warmupServers} starts (null: none, for a run whose warm-up is not local).
+   *
+   * @throws IllegalArgumentException when the warm-up is local and no server is given
+   */
+  public static ProducerRun start(
+      ProducerConfig config,
+      KafkaSettings kafka,
+      Outputs outputs,
+      WarmupServer.Starter warmupServers) {
+    if (config.warmup().local() && warmupServers == null) {
+      throw new IllegalArgumentException(
+          "a local warm-up needs a server to stream from: pass a WarmupServer.Starter, or set"
+              + " warmup to 0, 10s or 50req");
+    }
     String producerId = newProducerId();
     AnchoredClock clock = AnchoredClock.start();
     PauseMeter pauseMeter = PauseMeter.start();
@@ -172,18 +190,18 @@ public final class Producer {
       throw e;
     }
     Dialect dialect = Dialect.of(config.api());
-    Simulator warmupServer;
+    WarmupServer warmupServer;
     try {
-      warmupServer = config.warmup().local() ? LocalWarmup.start(config) : null;
+      warmupServer = config.warmup().local() ? warmupServers.start(config) : null;
     } catch (RuntimeException e) {
       lanes.close();
       vertx.close();
       pauseMeter.close();
       closeQuietly(requestsOut);
       publisher.finish();
-      throw new IllegalStateException("cannot start the local warm-up's simulator: " + e, e);
+      throw new IllegalStateException("cannot start the local warm-up's server: " + e, e);
     }
-    URI warmupUrl = warmupServer == null ? null : LocalWarmup.streamUrl(warmupServer, config);
+    URI warmupUrl = warmupServer == null ? null : warmupServer.streamUrl();
     AtomicBoolean warmupServerOpen = new AtomicBoolean(warmupServer != null);
     Runnable closeWarmupServer =
         () -> {
@@ -205,7 +223,14 @@ public final class Producer {
               LoadRunner runner =
                   new LoadRunner(
                       new CallContext(
-                          vertx, stageConfig, dialect, handoff, failFast, backoff, warmupUrl),
+                          vertx,
+                          stageConfig,
+                          dialect,
+                          handoff,
+                          failFast,
+                          backoff,
+                          warmupUrl,
+                          recorder::warmupChunks),
                       lanes,
                       sessions);
               if (warmupServer != null) {

@@ -6,13 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.common.event.EventType;
-import io.tpotstream.producer.config.Warmup;
+import io.tpotstream.producer.config.WarmupBudget;
 import io.tpotstream.producer.testing.Runs;
 import io.tpotstream.producer.testing.ScriptedServer;
 import io.tpotstream.producer.testing.ScriptedServer.Script;
 import io.tpotstream.producer.testing.TopicReader;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
@@ -47,9 +48,14 @@ class LocalWarmupTest {
       RunResult result = run.result();
       assertEquals("local", result.warmup());
       assertTrue(result.warmupRequests() > 0, "the warm-up's requests went to the simulator");
+      // 5 requests x 256 max_tokens (the default): a tenth, 128 chunks, at most 10 s
+      assertEquals(new WarmupBudget(Duration.ofSeconds(10), 128), result.warmupEnd().budget());
       assertTrue(
-          result.warmupEnd().after().compareTo(Warmup.LOCAL.duration()) >= 0,
+          result.warmupEnd().after().compareTo(Duration.ofSeconds(11)) < 0,
           "the local warm-up lasted " + result.warmupEnd().after());
+      assertTrue(
+          result.warmupEnd().chunks() >= 128 || result.warmupEnd().jitSettled(),
+          "it ended at its budget of chunks or once the JIT had settled: " + result.warmupEnd());
       List<TopicReader.Rec> starts =
           run.records().stream().filter(r -> r.event().type() == EventType.START).toList();
       List<TopicReader.Rec> measured =
@@ -59,6 +65,32 @@ class LocalWarmupTest {
           result.warmupRequests(),
           starts.size() - measured.size(),
           "every warm-up request's events are in the topic, marked warmup");
+    }
+  }
+
+  @Test
+  void aLocalWarmupStopsOnceItsChunksAreSpent(TestKafka kafka) {
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.on(
+          "m",
+          Script.sse()
+              .write("data: " + ROLE + "\n\n")
+              .write("data: " + content("a") + "\n\n")
+              .write("data: [DONE]\n\n"));
+      // 100 requests x 256 max_tokens: a budget of 2,560 chunks, about 1.3 s of 20 warm-up streams
+      RunResult result =
+          Runs.run(
+                  kafka,
+                  server.baseUrl(),
+                  "m",
+                  Map.of("warmup", "local", "total_requests", "100", "concurrency", "20"))
+              .result();
+      var end = result.warmupEnd();
+      assertEquals(2_560, end.budget().chunks());
+      assertTrue(
+          end.jitSettled() || end.chunks() >= 2_560,
+          "ended by its chunks or the JIT, not by its time: " + end);
+      assertTrue(end.after().compareTo(Duration.ofSeconds(10)) < 0, "before its 10 s: " + end);
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.tpotstream.app.cli;
 
 import io.tpotstream.app.KafkaAccess;
+import io.tpotstream.app.run.SimulatorWarmup;
 import io.tpotstream.common.Series;
 import io.tpotstream.common.kafka.KafkaConnection;
 import io.tpotstream.common.progress.Progress;
@@ -100,7 +101,10 @@ final class ProduceCommand implements Callable<Integer> {
             "publish to " + events.topic,
             () ->
                 Producer.start(
-                    config, kafka, new Producer.Outputs(traffic.requestsOut.file, slo.goodput())));
+                    config,
+                    kafka,
+                    new Producer.Outputs(traffic.requestsOut.file, slo.goodput()),
+                    SimulatorWarmup::start));
     AtomicBoolean printed = new AtomicBoolean();
     run.stopOnShutdown(
         Duration.ofSeconds(30),

@@ -216,7 +216,8 @@ public final class Pipeline {
           Producer.start(
               config,
               KafkaSettings.of(kafka),
-              new Producer.Outputs(settings.requestsOut(), settings.slo().goodput()));
+              new Producer.Outputs(settings.requestsOut(), settings.slo().goodput()),
+              SimulatorWarmup::start);
       run.stopOnShutdown(Duration.ofSeconds(30));
       RunResult result = awaitProducer(run, live);
       live.progress(ResultTable.progressLine(run.progress()));

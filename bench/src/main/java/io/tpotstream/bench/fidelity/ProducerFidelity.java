@@ -429,6 +429,16 @@ public final class ProducerFidelity {
             cpu[0] / 1000.0 / Math.max(1, tokens),
             BenchReport.count(tokens),
             cpu[0] / 1e9));
+    long[] warm = r.cpuNsBetween(0, r.warmupEndMs());
+    report.headline(
+        label + ": tpot warm-up",
+        String.format(
+            Locale.ROOT,
+            "%s requests, %s token chunks, %.1f s, %.1f s of process CPU",
+            BenchReport.count(r.warmupRequests()),
+            BenchReport.count(r.warmupChunks()),
+            r.warmupEndMs() / 1000.0,
+            r.warmupEndMs() == 0 ? 0 : warm[0] / 1e9));
     if (py == null) {
       report.headline(
           label + ": max RSS",

@@ -2,6 +2,7 @@ package io.tpotstream.bench.jvm;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
+import io.tpotstream.app.run.SimulatorWarmup;
 import io.tpotstream.common.Json;
 import io.tpotstream.producer.Producer;
 import io.tpotstream.producer.ProducerRun;
@@ -43,6 +44,7 @@ public final class ProducerChild {
    *
    * @param cpuTimeline pairs of (ms since the run started, process CPU ns since then), every 250 ms
    * @param costs what the JVM spent from the end of the run's warm-up (its start when none)
+   * @param warmupChunks token chunks the run's warm-up streamed (0 when none)
    * @param warmupEndMs when the run's warm-up ended, ms since the run started (0 when none)
    * @param maxRssKb this JVM's maximum resident size at the run's end ({@code VmHWM}), in KiB
    */
@@ -63,6 +65,7 @@ public final class ProducerChild {
       long tokenChunks,
       long coalescedChunks,
       long warmupRequests,
+      long warmupChunks,
       long warmupEndMs,
       long maxRssKb) {
 
@@ -170,7 +173,7 @@ public final class ProducerChild {
     long startNs = System.nanoTime();
     long startCpuNs = ProcessMeter.processCpuNs();
     List<long[]> cpu = new ArrayList<>();
-    ProducerRun run = Producer.start(config, kafka);
+    ProducerRun run = Producer.start(config, kafka, Producer.Outputs.NONE, SimulatorWarmup::start);
     long nextHeapMs = 0;
     long warmupEndMs = -1;
     while (!run.result().isDone()) {
@@ -225,6 +228,7 @@ public final class ProducerChild {
             r.tokenChunks(),
             r.coalescedChunks(),
             r.warmupRequests(),
+            r.warmupEnd() == null ? 0 : r.warmupEnd().chunks(),
             Math.max(0, warmupEndMs),
             ProcessMeter.maxResidentKb()));
   }

@@ -5,24 +5,25 @@ import java.util.Locale;
 
 /**
  * What warms the path before a run measures: warm-up requests, whose events carry {@code warmup:
- * true} and are left out of every statistic. By default ({@code local}) they go to a simulator
- * inside the process (the run's models, in the run's API) for at least 10 s and on until the JIT
- * has settled: the whole path (HTTP client, SSE, the dialect, recording, encoding, Kafka) is warm,
+ * true} and are left out of every statistic. By default ({@code local}) they go to a server inside
+ * the process (the run's models, in the run's API) until the JIT has settled, within a budget of
+ * time and chunks ({@link WarmupBudget}: at most 10 s and 100,000 chunks, and a tenth of a bounded
+ * run's work): the whole path (HTTP client, SSE, the dialect, recording, encoding, Kafka) is warm,
  * and the endpoint sees only the requests the user asked for. Asked for, they go to the endpoint,
  * to warm its connections too: a time ({@code 10s}: the requests started in the first 10 seconds,
  * and on until the JIT has settled, at most a minute more) or a number of requests ({@code 50req}).
  * {@code 0}: none at all. The run's own requests ({@code total_requests}, {@code duration}) come
  * after it.
  *
- * @param duration the least time a timed warm-up lasts (then until the JIT settles); null when
- *     counted in requests or off
+ * @param duration the least time a timed warm-up to the endpoint lasts (then until the JIT
+ *     settles), a local one's most; null when counted in requests or off
  * @param requests the first this many requests are warm-up; 0 when timed or off
  * @param local the warm-up requests go to a simulator inside the process, not the endpoint
  */
 public record Warmup(Duration duration, int requests, boolean local) {
   /**
-   * The default: the run's own warm-up requests, sent to a simulator inside the process for at
-   * least 10 s and on until the JIT has settled; none reaches the endpoint.
+   * The default: the run's own warm-up requests, sent to a server inside the process until the JIT
+   * has settled, within its {@link WarmupBudget} (10 s at most); none reaches the endpoint.
    */
   public static final Warmup LOCAL = new Warmup(Duration.ofSeconds(10), 0, true);
 

@@ -1,6 +1,7 @@
 package io.tpotstream.producer.load;
 
 import io.tpotstream.producer.config.ProducerConfig;
+import io.tpotstream.producer.config.WarmupBudget;
 import io.tpotstream.producer.http.CallContext;
 import io.tpotstream.producer.http.EndpointBackoff;
 import io.tpotstream.producer.http.FailFast;
@@ -36,6 +37,12 @@ import java.util.concurrent.locks.LockSupport;
 public final class LoadRunner {
   /** The longest a closed-loop worker waits before asking a backed-off endpoint again, in ms. */
   private static final long MAX_BACKOFF_POLL_MS = 500;
+
+  /**
+   * How often a timed warm-up's end is checked: 200 streams read 20,000 chunks a second, so a
+   * budget of chunks is overrun by at most 500 of them.
+   */
+  private static final long WARMUP_CHECK_MS = 25;
 
   private final CallContext run;
   private final Vertx vertx;
@@ -85,12 +92,19 @@ public final class LoadRunner {
   public CompletableFuture<Void> start() {
     tickets.start(System.nanoTime());
     if (config.warmup().duration() != null) {
-      // a timed warm-up lasts its time, then on until the JIT has settled (at most a minute more)
+      // a timed warm-up lasts its time, then on until the JIT has settled (at most a minute more);
+      // a local one until the JIT has settled, within its budget of time and chunks
       JitWatch jit = new JitWatch();
+      long[] checks = {0};
+      boolean[] settled = {false};
       vertx.setPeriodic(
-          1000,
+          WARMUP_CHECK_MS,
           id -> {
-            if (tickets.endWarmupIfSettled(System.nanoTime(), jit.check())) {
+            if (++checks[0] % (1000 / WARMUP_CHECK_MS) == 0) {
+              settled[0] = jit.check(); // once a second
+            }
+            if (tickets.endWarmupIfSettled(
+                System.nanoTime(), settled[0], run.warmupChunks().getAsLong())) {
               vertx.cancelTimer(id);
               afterWarmup.run();
             }
@@ -166,8 +180,10 @@ public final class LoadRunner {
    *
    * @param after from the start of the load
    * @param jitSettled false when it ended at its limit with the JIT still compiling
+   * @param chunks token chunks its requests had streamed by then
+   * @param budget a local warm-up's budget; null for any other
    */
-  public record WarmupEnd(Duration after, boolean jitSettled) {}
+  public record WarmupEnd(Duration after, boolean jitSettled, long chunks, WarmupBudget budget) {}
 
   /** Due open-loop requests never sent because the run stopped first. */
   public long notSent() {

@@ -4,6 +4,7 @@ import io.tpotstream.common.Json;
 import io.tpotstream.producer.config.ConfigDurations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.config.Warmup;
+import io.tpotstream.producer.config.WarmupBudget;
 import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.http.RequestSpec;
 import io.tpotstream.producer.workload.InputLength;
@@ -49,6 +50,10 @@ final class Tickets {
   private final Map<String, SortedMap<String, String>> labels = new HashMap<>();
 
   private final Warmup warmup;
+
+  /** A local warm-up's budget (null for any other): it ends at the first of its limits. */
+  private final WarmupBudget budget;
+
   private final long planned;
   private final long plannedPerModel;
   private final Predicate<String> stoppedModel;
@@ -77,6 +82,7 @@ final class Tickets {
     this.sessions = sessions;
     this.warmupSessions = new Sessions(sessions.source(), config.models());
     this.warmup = config.warmup();
+    this.budget = warmup.local() ? WarmupBudget.of(config) : null;
     this.planned = config.plannedRequests();
     this.plannedPerModel = planned < 0 ? -1 : planned / config.models().size();
     this.stoppedModel = stoppedModel;
@@ -84,7 +90,12 @@ final class Tickets {
 
   synchronized void start(long nowNs) {
     startNs = nowNs;
-    if (warmup.duration() != null) {
+    if (budget != null) {
+      // a local warm-up: until the JIT settles, at most its budget
+      warmupEndNs = Long.MAX_VALUE;
+      warmupMinEndNs = nowNs;
+      warmupCapNs = nowNs + budget.time().toNanos();
+    } else if (warmup.duration() != null) {
       warmupEndNs = Long.MAX_VALUE;
       warmupMinEndNs = nowNs + warmup.duration().toNanos();
       warmupCapNs = warmupMinEndNs + MAX_EXTRA_WARMUP.toNanos();
@@ -92,19 +103,27 @@ final class Tickets {
   }
 
   /**
-   * Ends a timed warm-up once its time has passed and the JIT has settled (or the cap is reached);
+   * Ends a timed warm-up once its time has passed and the JIT has settled, or at its cap (a local
+   * one's budget: its time, or {@code chunks}, the token chunks its requests streamed so far);
    * returns true when the warm-up is over.
    */
-  synchronized boolean endWarmupIfSettled(long nowNs, boolean jitSettled) {
+  synchronized boolean endWarmupIfSettled(long nowNs, boolean jitSettled, long chunks) {
     if (warmupEndNs != Long.MAX_VALUE) {
       return true;
     }
-    if (stopped || nowNs >= warmupCapNs || (nowNs >= warmupMinEndNs && jitSettled)) {
+    boolean spent = nowNs >= warmupCapNs || (budget != null && chunks >= budget.chunks());
+    if (stopped || spent || (nowNs >= warmupMinEndNs && jitSettled)) {
       warmupEndNs = nowNs;
-      warmupEnd = new LoadRunner.WarmupEnd(Duration.ofNanos(nowNs - startNs), jitSettled);
+      warmupEnd =
+          new LoadRunner.WarmupEnd(Duration.ofNanos(nowNs - startNs), jitSettled, chunks, budget);
       return true;
     }
     return false;
+  }
+
+  /** The local warm-up's budget; null for any other warm-up. */
+  WarmupBudget warmupBudget() {
+    return budget;
   }
 
   synchronized LoadRunner.WarmupEnd warmupEnd() {

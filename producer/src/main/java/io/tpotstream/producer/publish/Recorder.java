@@ -46,6 +46,9 @@ public final class Recorder {
   private long tokenChunks;
   private long warmupRequests;
 
+  /** Warm-up token chunks: written by the publisher thread only, read by the warm-up's check. */
+  private volatile long warmupChunks;
+
   /**
    * A recorder whose events carry {@code source} ({@link #SOURCE}, or e.g. {@code proxy}); a
    * request's own labels ({@link MeasuredRequest}) win over {@code labels}.
@@ -105,6 +108,11 @@ public final class Recorder {
   /** Token chunks over the run. */
   public long tokenChunks() {
     return tokenChunks;
+  }
+
+  /** Token chunks of warm-up requests read so far; any thread may ask. */
+  public long warmupChunks() {
+    return warmupChunks;
   }
 
   /** Warm-up requests finished (left out of the outcomes). */
@@ -225,6 +233,9 @@ public final class Recorder {
     }
     r.chunks++;
     tokenChunks++;
+    if (r.warmup) {
+      warmupChunks = warmupChunks + 1; // one writer
+    }
     if (coalesced) {
       coalescedSinceTake++;
       coalescedTotal++;

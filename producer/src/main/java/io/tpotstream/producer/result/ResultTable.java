@@ -5,6 +5,7 @@ import io.tpotstream.producer.ProducerState;
 import io.tpotstream.producer.RunResult;
 import io.tpotstream.producer.config.ConfigDurations;
 import io.tpotstream.producer.http.EndpointBackoff;
+import io.tpotstream.producer.load.LoadRunner;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -180,15 +181,18 @@ public final class ResultTable {
 
     if (result.warmupRequests() > 0) {
       String how = "";
-      if (result.warmupEnd() != null) {
+      LoadRunner.WarmupEnd end = result.warmupEnd();
+      if (end != null) {
         how =
             String.format(
                 Locale.ROOT,
-                " in %.1f s (%s)",
-                result.warmupEnd().after().toMillis() / 1000.0,
-                result.warmupEnd().jitSettled()
-                    ? "until the JIT had settled"
-                    : "the JIT was still compiling at its limit");
+                ", %d token chunks, in %.1f s (%s)",
+                end.chunks(),
+                end.after().toMillis() / 1000.0,
+                (end.jitSettled()
+                        ? "until the JIT had settled"
+                        : "the JIT was still compiling at its limit")
+                    + (end.budget() == null ? "" : "; budget " + end.budget().describe()));
       }
       out.append(
           String.format(
@@ -198,7 +202,7 @@ public final class ResultTable {
               result.warmup(),
               result.warmupRequests(),
               "local".equals(result.warmup())
-                  ? " to a simulator inside this process, none to the endpoint,"
+                  ? " to a simulator inside this process, none to the endpoint"
                   : "",
               how));
     }

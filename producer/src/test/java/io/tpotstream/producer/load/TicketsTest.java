@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tpotstream.producer.config.WarmupBudget;
 import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.http.RequestSpec;
 import io.tpotstream.producer.testing.Runs;
@@ -47,11 +48,11 @@ class TicketsTest {
     Tickets t = tickets("10s", "2");
     t.start(0);
     assertEquals("r-w0", t.next(1 * S, null).spec().requestId());
-    assertFalse(t.endWarmupIfSettled(5 * S, true), "not before its time");
-    assertFalse(t.endWarmupIfSettled(11 * S, false), "not while the JIT compiles");
+    assertFalse(t.endWarmupIfSettled(5 * S, true, 0), "not before its time");
+    assertFalse(t.endWarmupIfSettled(11 * S, false, 0), "not while the JIT compiles");
     assertEquals("r-w1", t.next(12 * S, null).spec().requestId());
-    assertTrue(t.endWarmupIfSettled(13 * S, true));
-    assertEquals(new LoadRunner.WarmupEnd(Duration.ofSeconds(13), true), t.warmupEnd());
+    assertTrue(t.endWarmupIfSettled(13 * S, true, 0));
+    assertEquals(new LoadRunner.WarmupEnd(Duration.ofSeconds(13), true, 0, null), t.warmupEnd());
     RequestSpec first = t.next(14 * S, null).spec();
     assertEquals("r-0", first.requestId());
     assertFalse(first.warmup());
@@ -66,10 +67,35 @@ class TicketsTest {
   void aWarmupThatNeverSettlesEndsAMinuteAfterItsTime() {
     Tickets t = tickets("10s", "1");
     t.start(0);
-    assertFalse(t.endWarmupIfSettled(69 * S, false));
-    assertTrue(t.endWarmupIfSettled(70 * S, false));
-    assertEquals(new LoadRunner.WarmupEnd(Duration.ofSeconds(70), false), t.warmupEnd());
+    assertFalse(t.endWarmupIfSettled(69 * S, false, 0));
+    assertTrue(t.endWarmupIfSettled(70 * S, false, 0));
+    assertEquals(new LoadRunner.WarmupEnd(Duration.ofSeconds(70), false, 0, null), t.warmupEnd());
     assertEquals("r-0", t.next(70 * S, null).spec().requestId());
+  }
+
+  @Test
+  void aLocalWarmupEndsWhenItsChunksAreSpentATenthOfTheRun() {
+    // 2 models x 500 requests x 256 max_tokens (the default): 256,000 chunks, 25,600 to warm up
+    Tickets t = tickets("local", "500");
+    t.start(0);
+    assertEquals(new WarmupBudget(Duration.ofSeconds(10), 25_600), t.warmupBudget());
+    assertFalse(t.endWarmupIfSettled(1 * S, false, 25_599));
+    assertTrue(t.endWarmupIfSettled(2 * S, false, 25_600));
+    assertEquals(
+        new LoadRunner.WarmupEnd(Duration.ofSeconds(2), false, 25_600, t.warmupBudget()),
+        t.warmupEnd());
+    assertEquals("r-0", t.next(2 * S, null).spec().requestId());
+  }
+
+  @Test
+  void aLocalWarmupEndsAtItsTimeOrOnceTheJitHasSettled() {
+    Tickets late = tickets("local", "100000");
+    late.start(0);
+    assertFalse(late.endWarmupIfSettled(9 * S, false, 50_000));
+    assertTrue(late.endWarmupIfSettled(10 * S, false, 50_000), "10 s at most");
+    Tickets settled = tickets("local", "100000");
+    settled.start(0);
+    assertTrue(settled.endWarmupIfSettled(3 * S, true, 10_000), "no least time");
   }
 
   @Test

@@ -57,7 +57,8 @@ public final class Runs {
             .withTopic(topic)
             .withPartitions(PARTITIONS)
             .withSetupTimeout(Duration.ofSeconds(20));
-    ProducerRun run = Producer.start(config, settings);
+    ProducerRun run =
+        Producer.start(config, settings, Producer.Outputs.NONE, SimulatorWarmupServer::start);
     RunResult result = run.result().join();
     return new Finished(result, TopicReader.readUntilFinal(kafka, topic, PARTITIONS), topic);
   }
