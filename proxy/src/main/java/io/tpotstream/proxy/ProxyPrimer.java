@@ -2,7 +2,6 @@ package io.tpotstream.proxy;
 
 import io.tpotstream.common.Waits;
 import io.tpotstream.producer.http.TlsFiles;
-import io.tpotstream.producer.load.JitWatch;
 import io.tpotstream.proxy.http.Upstream;
 import io.tpotstream.proxy.measure.Measurements;
 import io.tpotstream.proxy.metrics.ProxyMetrics;
@@ -23,8 +22,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * Primes the proxy before it listens: a second proxy with the same settings, in the same JVM,
  * forwards streams from a simulator inside the process to a client inside the process, and measures
  * them (framing, hand-off, the recorder; requests marked warm-up, whose events the proxy's
- * publisher never sends), until the JIT has settled. The first request of a real client then meets
- * compiled code; no byte reaches the upstream or the real port meanwhile.
+ * publisher never sends), for a fixed budget of time, so that the first request of a real client
+ * meets compiled code and the port still opens within seconds; no byte reaches the upstream or the
+ * real port meanwhile.
  */
 final class ProxyPrimer {
   static final String MODEL = "tpot-primer";
@@ -45,22 +45,21 @@ final class ProxyPrimer {
 
   private ProxyPrimer() {}
 
-  /** What priming did: how long it took, the streams it forwarded, whether the JIT settled. */
-  record Primed(Duration took, long streams, boolean settled) {}
+  /** What priming did: how long it took and the streams it forwarded. */
+  record Primed(Duration took, long streams) {}
 
   /**
-   * Primes for at least {@code min}, then until the JIT has settled, at most six times {@code min}.
+   * Primes for {@code budget}, starting and stopping the priming proxy and its server included.
    *
    * @param measurements where the priming proxy's measurements go (marked warm-up)
    */
-  static Primed prime(ProxyConfig config, Measurements measurements, Duration min) {
+  static Primed prime(ProxyConfig config, Measurements measurements, Duration budget) {
     long startNs = System.nanoTime();
-    Simulator simulator = Simulator.start(SimulatorConfig.inProcess(List.of(MODEL), 5, 5));
+    Simulator simulator = Simulator.start(SimulatorConfig.inProcess(List.of(MODEL), 0.2, 0.2));
     TpotProxy proxy = null;
     Vertx client = Vertx.vertx();
     AtomicBoolean stop = new AtomicBoolean();
     AtomicLong streams = new AtomicLong();
-    boolean settled = false;
     try {
       ProxyConfig priming =
           config
@@ -78,14 +77,10 @@ final class ProxyPrimer {
       for (int i = 0; i < STREAMS; i++) {
         stream(http, i % 2 == 0, stop, streams);
       }
-      JitWatch jit = new JitWatch();
-      long minNs = min.toNanos();
-      while (System.nanoTime() - startNs < 6 * minNs) {
-        Thread.sleep(1000);
-        settled = jit.check();
-        if (settled && System.nanoTime() - startNs >= minNs) {
-          break;
-        }
+      // stopping the priming proxy, its client and server takes up to half a second when loaded
+      long leftMs = budget.toMillis() - 250 - (System.nanoTime() - startNs) / 1_000_000;
+      if (leftMs > 0) {
+        Thread.sleep(leftMs);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -97,7 +92,7 @@ final class ProxyPrimer {
       }
       simulator.close();
     }
-    return new Primed(Duration.ofNanos(System.nanoTime() - startNs), streams.get(), settled);
+    return new Primed(Duration.ofNanos(System.nanoTime() - startNs), streams.get());
   }
 
   /** One stream read to its end, then the next, until {@code stop}. */

@@ -98,15 +98,15 @@ public final class TpotProxy implements AutoCloseable {
     return line
         + String.format(
             Locale.ROOT,
-            ", primed first: %,d streams forwarded and measured inside the process (their events"
-                + " not published), %s",
-            primed.streams(),
-            primed.settled() ? "the JIT settled" : "the JIT still compiling");
+            ", primed first for %.1f s: %,d streams forwarded and measured inside the process"
+                + " (their events not published)",
+            primed.took().toMillis() / 1000.0,
+            primed.streams());
   }
 
   /**
-   * What the start took and whether the proxy was primed, e.g. {@code started in 12.1 s, primed
-   * first: …}.
+   * What the start took and whether the proxy was primed, e.g. {@code started in 2.3 s, primed
+   * first for 2.0 s: …}.
    */
   public String startup() {
     return startup;

@@ -37,7 +37,7 @@ public final class ProxyChild {
                 .withRequestIdHeader("X-Request-Id")
                 .withDrainTimeout(Duration.ofSeconds(10))
                 // primed as `tpot proxy` is by default
-                .withPrime(Duration.ofSeconds(10)),
+                .withPrime(Duration.ofSeconds(2)),
             KafkaSettings.of(args[1]).withTopic(args[2]).withSetupTimeout(Duration.ofSeconds(30)));
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (!proxy.events().connected() && System.nanoTime() < deadline) {
