@@ -245,7 +245,7 @@ final class ProxyCommand implements Callable<Integer> {
             .withTopic(events.topic)
             .withPartitions(partitions.partitions)
             .withOutageBuffer(outageBuffer.events);
-    TpotProxy proxy = TpotProxy.start(config, settings);
+    TpotProxy proxy = TpotProxy.start(config, settings, new PrimingSimulator());
     PrintWriter out = spec.commandLine().getOut();
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
