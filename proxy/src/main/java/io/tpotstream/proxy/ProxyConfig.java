@@ -38,8 +38,8 @@ import java.util.TreeMap;
  * @param maxConnectionsPerLoop upstream connections one event loop may open
  * @param metricsPort the port of {@code /metrics}; 0 picks a free one, -1 serves none
  * @param drainTimeout on stop, how long requests in flight may take to finish
- * @param prime before listening, how long at least the forwarding and measuring path runs against a
- *     simulator inside the process (then until the JIT has settled); zero: not primed
+ * @param prime before listening, how long the forwarding and measuring path runs against a {@link
+ *     Primer}'s server inside the process (a budget: the port opens after it); zero: not primed
  * @param listenTls the certificate and key (PEM) to serve HTTPS with, or {@link TlsFiles#NONE} for
  *     plain HTTP (a CA file here is the one that signs clients' certificates: mutual TLS)
  * @param clientAuth whether HTTPS clients are asked for a certificate signed by {@code listenTls}'s
@@ -260,9 +260,9 @@ public record ProxyConfig(
     return Records.with(this, "upstreamTls", tls);
   }
 
-  /** Primes for at least {@code min} before listening ({@link Duration#ZERO}: not at all). */
-  public ProxyConfig withPrime(Duration min) {
-    return Records.with(this, "prime", min);
+  /** Primes for {@code budget} before listening ({@link Duration#ZERO}: not at all). */
+  public ProxyConfig withPrime(Duration budget) {
+    return Records.with(this, "prime", budget);
   }
 
   public ProxyConfig withLabelHeaders(Map<String, String> headerToLabel) {

@@ -2,12 +2,9 @@ package io.tpotstream.proxy;
 
 import io.tpotstream.common.Waits;
 import io.tpotstream.producer.http.TlsFiles;
-import io.tpotstream.producer.load.JitWatch;
 import io.tpotstream.proxy.http.Upstream;
 import io.tpotstream.proxy.measure.Measurements;
 import io.tpotstream.proxy.metrics.ProxyMetrics;
-import io.tpotstream.simulator.Simulator;
-import io.tpotstream.simulator.SimulatorConfig;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -15,16 +12,16 @@ import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Primes the proxy before it listens: a second proxy with the same settings, in the same JVM,
- * forwards streams from a simulator inside the process to a client inside the process, and measures
- * them (framing, hand-off, the recorder; requests marked warm-up, whose events the proxy's
- * publisher never sends), until the JIT has settled. The first request of a real client then meets
- * compiled code; no byte reaches the upstream or the real port meanwhile.
+ * forwards streams from a {@link Primer}'s server to a client inside the process, and measures them
+ * (framing, hand-off, the recorder; requests marked warm-up, whose events the proxy's publisher
+ * never sends), for a fixed budget of time, so that the first request of a real client meets
+ * compiled code and the port still opens within seconds; no byte reaches the upstream or the real
+ * port meanwhile.
  */
 final class ProxyPrimer {
   static final String MODEL = "tpot-primer";
@@ -45,32 +42,34 @@ final class ProxyPrimer {
 
   private ProxyPrimer() {}
 
-  /** What priming did: how long it took, the streams it forwarded, whether the JIT settled. */
-  record Primed(Duration took, long streams, boolean settled) {}
+  /** What priming did: how long it took, the streams it forwarded whole and their chunks. */
+  record Primed(Duration took, long streams, long chunks) {}
 
   /**
-   * Primes for at least {@code min}, then until the JIT has settled, at most six times {@code min}.
+   * Primes for {@code budget}, starting and stopping the priming proxy and its server included.
    *
    * @param measurements where the priming proxy's measurements go (marked warm-up)
+   * @param primer starts the server the priming streams come from
    */
-  static Primed prime(ProxyConfig config, Measurements measurements, Duration min) {
+  static Primed prime(
+      ProxyConfig config, Measurements measurements, Duration budget, Primer primer) {
     long startNs = System.nanoTime();
-    Simulator simulator = Simulator.start(SimulatorConfig.inProcess(List.of(MODEL), 5, 5));
+    Primer.Server server = primer.start(MODEL);
     TpotProxy proxy = null;
     Vertx client = Vertx.vertx();
     AtomicBoolean stop = new AtomicBoolean();
     AtomicLong streams = new AtomicLong();
-    boolean settled = false;
+    ProxyMetrics metrics = new ProxyMetrics();
     try {
       ProxyConfig priming =
           config
               .withHost("127.0.0.1")
               .withPort(0)
-              .withUpstream(Upstream.parse(simulator.baseUrl()))
+              .withUpstream(Upstream.parse(server.baseUrl()))
               .withMetricsPort(-1)
               .withListenTls(TlsFiles.NONE)
               .withSample(1.0);
-      proxy = TpotProxy.start(priming, new ProxyMetrics(), measurements);
+      proxy = TpotProxy.start(priming, metrics, measurements);
       HttpClient http =
           client.createHttpClient(
               new HttpClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(proxy.port()),
@@ -78,14 +77,10 @@ final class ProxyPrimer {
       for (int i = 0; i < STREAMS; i++) {
         stream(http, i % 2 == 0, stop, streams);
       }
-      JitWatch jit = new JitWatch();
-      long minNs = min.toNanos();
-      while (System.nanoTime() - startNs < 6 * minNs) {
-        Thread.sleep(1000);
-        settled = jit.check();
-        if (settled && System.nanoTime() - startNs >= minNs) {
-          break;
-        }
+      // stopping the priming proxy, its client and server takes up to half a second when loaded
+      long leftMs = budget.toMillis() - 250 - (System.nanoTime() - startNs) / 1_000_000;
+      if (leftMs > 0) {
+        Thread.sleep(leftMs);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -95,9 +90,10 @@ final class ProxyPrimer {
       if (proxy != null) {
         proxy.close();
       }
-      simulator.close();
+      server.close();
     }
-    return new Primed(Duration.ofNanos(System.nanoTime() - startNs), streams.get(), settled);
+    return new Primed(
+        Duration.ofNanos(System.nanoTime() - startNs), streams.get(), metrics.chunksForwarded());
   }
 
   /** One stream read to its end, then the next, until {@code stop}. */
@@ -116,7 +112,9 @@ final class ProxyPrimer {
         .compose(response -> response.body())
         .onComplete(
             done -> {
-              streams.incrementAndGet();
+              if (done.succeeded() && !stop.get()) {
+                streams.incrementAndGet();
+              }
               stream(http, openAi, stop, streams);
             });
   }

@@ -57,11 +57,29 @@ public final class TpotProxy implements AutoCloseable {
   }
 
   /**
-   * Starts the proxy and its publishing to Kafka: token events of the measured streams, heartbeats
-   * with watermarks, all with its own producer id. Kafka need not be up: the proxy serves at once
-   * and connects in the background (events are dropped and counted until it is connected).
+   * Starts the proxy and its publishing to Kafka, not primed: {@code config.prime()} must be zero
+   * (priming needs a server: {@link #start(ProxyConfig, KafkaSettings, Primer)}).
    */
   public static TpotProxy start(ProxyConfig config, KafkaSettings kafka) {
+    if (config.prime().compareTo(Duration.ZERO) > 0) {
+      throw new IllegalArgumentException(
+          "priming for " + config.prime() + " needs a server to prime against: pass a Primer");
+    }
+    return start(
+        config,
+        kafka,
+        model -> {
+          throw new IllegalStateException("not primed");
+        });
+  }
+
+  /**
+   * Starts the proxy and its publishing to Kafka: token events of the measured streams, heartbeats
+   * with watermarks, all with its own producer id. Kafka need not be up: the proxy serves at once
+   * and connects in the background (events are dropped and counted until it is connected). First,
+   * for {@code config.prime()}, it primes its path against {@code primer}'s server.
+   */
+  public static TpotProxy start(ProxyConfig config, KafkaSettings kafka, Primer primer) {
     String producerId = Producer.newProducerId();
     ProxyEvents events =
         ProxyEvents.start(
@@ -75,7 +93,10 @@ public final class TpotProxy implements AutoCloseable {
       if (config.prime().compareTo(Duration.ZERO) > 0) {
         primed =
             ProxyPrimer.prime(
-                config, new Measurements(config, events, new ProxyMetrics(), true), config.prime());
+                config,
+                new Measurements(config, events, new ProxyMetrics(), true),
+                config.prime(),
+                primer);
       }
       proxy = start(config, metrics, new Measurements(config, events, metrics));
     } catch (RuntimeException e) {
@@ -98,15 +119,16 @@ public final class TpotProxy implements AutoCloseable {
     return line
         + String.format(
             Locale.ROOT,
-            ", primed first: %,d streams forwarded and measured inside the process (their events"
-                + " not published), %s",
+            ", primed first for %.1f s: %,d streams (%,d chunks) forwarded and measured inside"
+                + " the process (their events not published)",
+            primed.took().toMillis() / 1000.0,
             primed.streams(),
-            primed.settled() ? "the JIT settled" : "the JIT still compiling");
+            primed.chunks());
   }
 
   /**
-   * What the start took and whether the proxy was primed, e.g. {@code started in 12.1 s, primed
-   * first: …}.
+   * What the start took and whether the proxy was primed, e.g. {@code started in 2.3 s, primed
+   * first for 2.0 s: …}.
    */
   public String startup() {
     return startup;

@@ -201,12 +201,11 @@ final class ProxyCommand implements Callable<Integer> {
 
   @Option(
       names = "--prime",
-      defaultValue = "10s",
+      defaultValue = "2s",
       description =
           "Before listening, run the forwarding and measuring path against a simulator inside the"
-              + " process for at least this long, then until the JIT has settled, so that the"
-              + " first requests meet compiled code (default: ${DEFAULT-VALUE}; 0: listen at"
-              + " once).")
+              + " process for this long, so that the first requests meet compiled code; the port"
+              + " opens after it (default: ${DEFAULT-VALUE}; 0: listen at once).")
   Duration prime;
 
   @Option(
@@ -246,7 +245,7 @@ final class ProxyCommand implements Callable<Integer> {
             .withTopic(events.topic)
             .withPartitions(partitions.partitions)
             .withOutageBuffer(outageBuffer.events);
-    TpotProxy proxy = TpotProxy.start(config, settings);
+    TpotProxy proxy = TpotProxy.start(config, settings, new PrimingSimulator());
     PrintWriter out = spec.commandLine().getOut();
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()

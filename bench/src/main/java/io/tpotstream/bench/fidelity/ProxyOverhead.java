@@ -7,6 +7,7 @@ import io.tpotstream.bench.jvm.ChildJvm;
 import io.tpotstream.bench.jvm.ProxyChild;
 import io.tpotstream.bench.workload.BenchTopics;
 import io.tpotstream.common.Json;
+import io.tpotstream.common.jvm.JvmOptions;
 import io.tpotstream.common.stats.LatencyHistogram;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
@@ -164,9 +165,13 @@ public final class ProxyOverhead {
     }
   }
 
-  /** The child's JVM options: the suite's (e.g. JFR) plus {@code -Dtpot.bench.proxyJvm="..."}. */
-  private static List<String> proxyJvmOptions(BenchEnv env) {
-    List<String> options = new java.util.ArrayList<>(env.childJvmOptions());
+  /**
+   * The child's JVM options: {@code tpot proxy}'s ({@code jvm/proxy.options}), the suite's (e.g.
+   * JFR), then {@code -Dtpot.bench.proxyJvm="..."}.
+   */
+  public static List<String> proxyJvmOptions(BenchEnv env) {
+    List<String> options = new java.util.ArrayList<>(JvmOptions.of("proxy"));
+    options.addAll(env.childJvmOptions());
     String extra = System.getProperty("tpot.bench.proxyJvm", "");
     for (String option : extra.trim().split("\\s+")) {
       if (!option.isEmpty()) {

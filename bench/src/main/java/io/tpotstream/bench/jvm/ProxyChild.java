@@ -1,5 +1,6 @@
 package io.tpotstream.bench.jvm;
 
+import io.tpotstream.app.cli.PrimingSimulator;
 import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.proxy.ProxyConfig;
 import io.tpotstream.proxy.TpotProxy;
@@ -37,8 +38,9 @@ public final class ProxyChild {
                 .withRequestIdHeader("X-Request-Id")
                 .withDrainTimeout(Duration.ofSeconds(10))
                 // primed as `tpot proxy` is by default
-                .withPrime(Duration.ofSeconds(10)),
-            KafkaSettings.of(args[1]).withTopic(args[2]).withSetupTimeout(Duration.ofSeconds(30)));
+                .withPrime(Duration.ofSeconds(2)),
+            KafkaSettings.of(args[1]).withTopic(args[2]).withSetupTimeout(Duration.ofSeconds(30)),
+            new PrimingSimulator());
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (!proxy.events().connected() && System.nanoTime() < deadline) {
       Thread.sleep(50);

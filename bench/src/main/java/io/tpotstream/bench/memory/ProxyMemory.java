@@ -3,6 +3,7 @@ package io.tpotstream.bench.memory;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.bench.BenchEnv;
 import io.tpotstream.bench.BenchReport;
+import io.tpotstream.bench.fidelity.ProxyOverhead;
 import io.tpotstream.bench.jvm.ChildJvm;
 import io.tpotstream.bench.jvm.ProxyChild;
 import io.tpotstream.bench.workload.BenchTopics;
@@ -34,7 +35,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * P2 proxy memory: the proxy in a JVM of its own (its default heap, as {@code tpot proxy} runs)
+ * P2 proxy memory: the proxy in a JVM of its own (jvm/proxy.options, as {@code tpot proxy} runs)
  * forwards and measures responses of 2 MB deltas (as image and audio models stream them) from an
  * upstream in the bench's JVM, four at a time, read and discarded by a plain client; then a gzip
  * bomb (64 KB on the wire, one line of 64 MiB once inflated) and three ordinary compressed streams.
@@ -89,7 +90,7 @@ public final class ProxyMemory {
       try (ChildJvm child =
           ChildJvm.start(
               ProxyChild.class,
-              env.childJvmOptions(),
+              ProxyOverhead.proxyJvmOptions(env),
               List.of("http://127.0.0.1:" + upstream.actualPort(), env.bootstrapServers(), topic),
               env.workDir().resolve("p2-proxy.log"))) {
         ProxyChild.Ready ready =
