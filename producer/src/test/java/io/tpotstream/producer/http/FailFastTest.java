@@ -179,7 +179,8 @@ class FailFastTest {
 
     var m = result.models().get(0);
     // up to 4 at once (the workers that started before the first refusal), then one try 0.25,
-    // 0.75, 1.75 and 3.75 s after the first failure (a loaded machine may miss the last): a handful,
+    // 0.75, 1.75 and 3.75 s after the first failure (a loaded machine may miss the last): a
+    // handful,
     // not one per refused connection (thousands); EndpointBackoffTest holds the schedule exactly
     assertTrue(m.failed() >= 2 && m.failed() <= 9, "requests tried: " + m.failed());
     assertEquals(m.failed(), result.endpoint().failedTries(), "every try failed, in a row");
