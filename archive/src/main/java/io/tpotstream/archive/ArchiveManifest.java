@@ -3,6 +3,7 @@ package io.tpotstream.archive;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.tpotstream.common.DurableFiles;
 import io.tpotstream.common.Json;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -13,7 +14,6 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -142,41 +142,9 @@ public record ArchiveManifest(
    * previous manifest or this one, never an empty file behind a name.
    */
   public void write(Path archive) throws IOException {
-    Path target = of(archive);
-    Path partial = target.resolveSibling(target.getFileName() + ".partial");
-    byte[] json =
-        Json.MAPPER.writer().with(SerializationFeature.INDENT_OUTPUT).writeValueAsBytes(this);
-    try (FileChannel channel =
-        FileChannel.open(
-            partial,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.WRITE,
-            StandardOpenOption.TRUNCATE_EXISTING)) {
-      ByteBuffer bytes = ByteBuffer.wrap(json);
-      while (bytes.hasRemaining()) {
-        channel.write(bytes);
-      }
-      channel.force(true);
-    }
-    Files.move(
-        partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    syncDirectory(target);
-  }
-
-  /**
-   * Forces the directory of {@code file} to the disk, so that a rename into it survives a power
-   * loss (where the platform cannot open a directory, as Windows, the rename is left to the OS).
-   */
-  static void syncDirectory(Path file) {
-    Path dir = file.toAbsolutePath().getParent();
-    if (dir == null) {
-      return;
-    }
-    try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-      channel.force(true);
-    } catch (IOException e) {
-      // not possible on this platform: the rename is as durable as the OS makes it
-    }
+    DurableFiles.writeWhole(
+        of(archive),
+        Json.MAPPER.writer().with(SerializationFeature.INDENT_OUTPUT).writeValueAsBytes(this));
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.tpotstream.archive;
 
+import io.tpotstream.common.DurableFiles;
 import io.tpotstream.common.kafka.PlainReader;
 import io.tpotstream.common.progress.Progress;
 import java.io.IOException;
@@ -246,7 +247,7 @@ public final class Exporter {
     // manifest that does not describe it (refused as changed), never an archive without one
     manifest.write(out);
     Files.move(partial, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    ArchiveManifest.syncDirectory(out);
+    DurableFiles.syncDirectory(out);
   }
 
   /** {@link #run()} with --follow and a roll size or age: segments, each a whole archive. */

@@ -1,15 +1,12 @@
 package io.tpotstream.sink.file;
 
+import io.tpotstream.common.DurableFiles;
 import io.tpotstream.common.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.TreeMap;
 import org.slf4j.Logger;
@@ -117,35 +114,11 @@ public final class PositionsFile {
   }
 
   private void write() {
-    Path partial = path.resolveSibling(path.getFileName() + ".partial");
     try {
-      byte[] json = Json.MAPPER.writeValueAsBytes(new Content(FORMAT, group, topic, offsets));
-      try (FileChannel channel =
-          FileChannel.open(
-              partial,
-              StandardOpenOption.CREATE,
-              StandardOpenOption.WRITE,
-              StandardOpenOption.TRUNCATE_EXISTING)) {
-        ByteBuffer bytes = ByteBuffer.wrap(json);
-        while (bytes.hasRemaining()) {
-          channel.write(bytes);
-        }
-        channel.force(true);
-      }
-      Files.move(
-          partial, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      syncDirectory();
+      DurableFiles.writeWhole(
+          path, Json.MAPPER.writeValueAsBytes(new Content(FORMAT, group, topic, offsets)));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + path + ": " + e.getMessage(), e);
-    }
-  }
-
-  private void syncDirectory() {
-    Path dir = path.toAbsolutePath().getParent();
-    try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-      channel.force(true);
-    } catch (IOException e) {
-      // a platform that cannot open a directory: the rename is as durable as the OS makes it
     }
   }
 }
