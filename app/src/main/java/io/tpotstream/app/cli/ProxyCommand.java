@@ -3,6 +3,7 @@ package io.tpotstream.app.cli;
 import io.tpotstream.producer.http.ClientTls;
 import io.tpotstream.producer.http.TlsFiles;
 import io.tpotstream.producer.publish.KafkaSettings;
+import io.tpotstream.producer.publish.Publisher;
 import io.tpotstream.proxy.ProxyConfig;
 import io.tpotstream.proxy.TpotProxy;
 import io.tpotstream.proxy.http.Upstream;
@@ -216,7 +217,8 @@ final class ProxyCommand implements Callable<Integer> {
               + " (default: ${DEFAULT-VALUE}).")
   Duration drainTimeout;
 
-  @Mixin OutageBufferOptions outageBuffer = new OutageBufferOptions(1_000_000);
+  @Mixin
+  OutageBufferOptions outageBuffer = new OutageBufferOptions(Publisher.DEFAULT_OUTAGE_BUFFER);
 
   @Mixin EventLoopsOptions eventLoops;
 
