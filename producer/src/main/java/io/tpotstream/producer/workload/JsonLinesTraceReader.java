@@ -187,20 +187,23 @@ public final class JsonLinesTraceReader implements TraceReader {
     if (!n.isTextual()) {
       throw problem(line, field + " must be a string, got " + cut(n.toString()));
     }
-    String bad = TraceBounds.badText(field, n.textValue(), TraceBounds.length(field).maxChars());
-    if (bad != null) {
-      throw problem(line, bad);
-    }
-    return n.textValue();
+    return bounded(n.textValue(), field, line);
   }
 
   /** An optional id: a string, or a whole number taken as its digits. */
   private String id(ObjectNode o, String field, long line) {
     JsonNode n = o.get(field);
-    if (n != null && n.isIntegralNumber()) {
-      return text(Json.MAPPER.createObjectNode().put(field, n.asText()), field, line);
+    return n != null && n.isIntegralNumber()
+        ? bounded(n.asText(), field, line)
+        : text(o, field, line);
+  }
+
+  private String bounded(String text, String field, long line) {
+    String bad = TraceBounds.badText(field, text, TraceBounds.length(field).maxChars());
+    if (bad != null) {
+      throw problem(line, bad);
     }
-    return text(o, field, line);
+    return text;
   }
 
   private SortedMap<String, String> labels(JsonNode n, long line) {
