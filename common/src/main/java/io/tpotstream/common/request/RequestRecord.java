@@ -20,6 +20,10 @@ import java.util.TreeMap;
  * @param gapP50Ms the median of its own gaps (TPOT samples), HdrHistogram's value as everywhere
  * @param scheduleLagMs open loop: how late it was sent
  * @param good whether it met every {@code --goodput} limit (only when limits were given)
+ * @param askedTokens the output length a replayed trace asked for (its {@code output_length}); only
+ *     the producer knows it, so {@code tpot stats} leaves it out
+ * @param endedShort with {@code askedTokens}, on a completed request: whether it ended with fewer
+ *     output tokens than asked
  */
 @JsonPropertyOrder({
   "requestId",
@@ -39,7 +43,9 @@ import java.util.TreeMap;
   "gapP99Ms",
   "gapMaxMs",
   "scheduleLagMs",
-  "good"
+  "good",
+  "askedTokens",
+  "endedShort"
 })
 public record RequestRecord(
     String requestId,
@@ -59,7 +65,9 @@ public record RequestRecord(
     BigDecimal gapP99Ms,
     BigDecimal gapMaxMs,
     BigDecimal scheduleLagMs,
-    Boolean good) {
+    Boolean good,
+    Integer askedTokens,
+    Boolean endedShort) {
 
   public static final String COMPLETED = "completed";
   public static final String FAILED = "failed";

@@ -232,7 +232,9 @@ public final class RequestTrace {
         p99,
         max,
         scheduleLagNs == null ? null : LatencyHistogram.ms(RequestRules.micros(scheduleLagNs)),
-        good);
+        good,
+        null,
+        null);
   }
 
   private static long orZero(Long value) {

@@ -25,6 +25,11 @@ final class OpenAiDialect implements Dialect {
     body.set("messages", messages.deepCopy());
     if (maxTokens != null) {
       body.put("max_tokens", maxTokens);
+      if (config.ignoreEos()) {
+        // vLLM's and SGLang's: no stop before max_tokens (OpenAI's API refuses both)
+        body.put("min_tokens", maxTokens);
+        body.put("ignore_eos", true);
+      }
     }
     body.put("stream", true);
     if (config.includeUsage() || config.continuousUsage()) {

@@ -15,6 +15,7 @@ import java.util.SortedMap;
  * @param completionTokens the API's reported completion tokens, or null
  * @param failure why it failed, or null when it completed
  * @param scheduleLagNs open loop: actual minus intended start; null when closed
+ * @param askedTokens the output length a trace asked for, or null
  */
 public record CallOutcome(
     String requestId,
@@ -27,10 +28,19 @@ public record CallOutcome(
     long endNs,
     Integer completionTokens,
     RequestFailure failure,
-    Long scheduleLagNs) {
+    Long scheduleLagNs,
+    Integer askedTokens) {
 
   public boolean completed() {
     return failure == null;
+  }
+
+  /**
+   * True when it completed with fewer output tokens than a trace asked for (the server stopped
+   * early: an end-of-sequence token, a stop word, its own limit).
+   */
+  public boolean endedShort() {
+    return completed() && askedTokens != null && outputTokens() < askedTokens;
   }
 
   /** Output tokens: the reported completion tokens when known, else the token chunks. */

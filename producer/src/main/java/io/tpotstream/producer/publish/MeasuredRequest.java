@@ -29,6 +29,7 @@ public final class MeasuredRequest {
 
   // written by the event loop before the hand-off that carries them
   long startNs;
+  Integer askedTokens;
   Long scheduleLagNs;
   IntFunction<RequestFailure> failure;
   String contentType = "";
@@ -76,6 +77,11 @@ public final class MeasuredRequest {
     this.reader = reader;
     this.abort = abort;
     this.labels = labels;
+  }
+
+  /** The output length a trace asked for (null: none), so that a short response is counted. */
+  public void askedTokens(Integer tokens) {
+    askedTokens = tokens;
   }
 
   /** The request start (System.nanoTime()); sets the schedule lag in open loop. */

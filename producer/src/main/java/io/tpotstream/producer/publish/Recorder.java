@@ -350,7 +350,8 @@ public final class Recorder {
             atNs,
             r.reader.completionTokens(),
             f,
-            r.scheduleLagNs));
+            r.scheduleLagNs,
+            r.askedTokens));
   }
 
   private SortedMap<String, String> labelsOf(MeasuredRequest r) {

@@ -16,6 +16,8 @@ import java.util.SortedMap;
  * @param outputTokens completion tokens reported by the API, else token chunks
  * @param stage the sweep stage these requests belong to, or null without a sweep
  * @param stats everything above as the statistics core's accumulator (for SLOs and goodput)
+ * @param asked requests whose output length a trace asked for
+ * @param endedShort of those, completed ones that had fewer output tokens than asked
  */
 public record ModelResult(
     String model,
@@ -31,7 +33,9 @@ public record ModelResult(
     SortedMap<String, Long> errors,
     long outputTokens,
     String stage,
-    WindowStats stats) {
+    WindowStats stats,
+    long asked,
+    long endedShort) {
 
   /** Failed over finished requests, 4 decimals (0 when none finished). */
   public BigDecimal errorRate() {

@@ -124,6 +124,8 @@ public final class RunStats {
     final String model;
     final String stage;
     final WindowStats stats = new WindowStats();
+    long asked;
+    long endedShort;
 
     Acc(String model, String stage) {
       this.model = model;
@@ -132,6 +134,10 @@ public final class RunStats {
 
     synchronized void record(CallOutcome o, GoodputLimits goodput) {
       stats.started(1);
+      if (o.askedTokens() != null) {
+        asked++;
+        endedShort += o.endedShort() ? 1 : 0;
+      }
       long[] at = o.arrivalsNs();
       int[] k = o.tokensPerChunk();
       // gaps seen before a failure are real observations too
@@ -186,7 +192,9 @@ public final class RunStats {
           new TreeMap<>(copy.errors()),
           copy.outputTokens(),
           stage,
-          copy);
+          copy,
+          asked,
+          endedShort);
     }
   }
 }
