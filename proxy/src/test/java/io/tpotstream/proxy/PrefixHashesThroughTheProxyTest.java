@@ -160,7 +160,8 @@ class PrefixHashesThroughTheProxyTest {
   @Test
   void startEventsShareLeadingHashesExactlyWhereThePromptsShareBlocksAndCarryNoWord(TestKafka kafka)
       throws Exception {
-    Path keyFile = Files.write(dir.resolve("prefix.key"), "a key file of 24 bytes..".getBytes());
+    String keyText = "a key file of 24 bytes..";
+    Path keyFile = Files.write(dir.resolve("prefix.key"), keyText.getBytes());
     List<String> texts = new ArrayList<>();
     try (LogCapture logs = LogCapture.begin()) {
       Map<String, TokenEvent> first =
@@ -205,6 +206,9 @@ class PrefixHashesThroughTheProxyTest {
       found.addAll(Arrays.asList(text.split("[^A-Za-z0-9]+")));
     }
     assertTrue(found.contains("prefixHashes") && found.contains("quick"), "the search works");
+    for (String text : texts) {
+      assertFalse(text.contains(keyText) || text.contains("24 bytes"), "the key: " + text);
+    }
     for (String prompt : List.of(SYSTEM, USER_1, ANSWER, USER_2, USER_3)) {
       for (String word : prompt.split(" ")) {
         if (word.length() == 8) {

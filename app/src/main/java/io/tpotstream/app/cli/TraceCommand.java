@@ -113,6 +113,14 @@ final class TraceCommand implements Callable<Integer> {
           "tpot trace reads a topic (--topic, --bootstrap-servers) or an archive (FILE), not"
               + " both");
     }
+    if (out != null && !Files.isDirectory(parent(out))) {
+      throw new IllegalArgumentException(
+          "--out "
+              + out
+              + ": no directory "
+              + parent(out)
+              + " to write it in: create it, or check the path");
+    }
     Long fromMs = range.fromMs(); // a wrong range is said before anything is read
     Long toMs = range.toMs();
     TraceBuilder.Filter filter = new TraceBuilder.Filter(Set.copyOf(models), labels, completedOnly);

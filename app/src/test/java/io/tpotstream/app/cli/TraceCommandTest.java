@@ -217,6 +217,20 @@ class TraceCommandTest {
   }
 
   @Test
+  void anOutputWithoutItsDirectoryIsRefusedBeforeAnythingIsRead() {
+    Path out = dir.resolve("missing").resolve("day.jsonl");
+    TpotCli.Result refused = tpot("trace", "events.jsonl", "--out", out.toString());
+    assertEquals(2, refused.exit());
+    assertEquals(
+        "tpot trace: --out "
+            + out
+            + ": no directory "
+            + out.getParent()
+            + " to write it in: create it, or check the path",
+        refused.err().strip());
+  }
+
+  @Test
   void aTopicAndAFileAtOnceAreRefused() {
     TpotCli.Result both =
         tpot("trace", "events.jsonl", "--topic", "tpot.token-events", "--bootstrap-servers", "h:1");
