@@ -48,13 +48,16 @@ public final class TokenEventDecoder {
   static final int SOURCE = 27;
   static final int DROPPED_EVENTS = 28;
   static final int CLIENT_LAG_US = 29;
+  static final int PREFIX_HASHES = 30;
+  static final int PREFIX_BLOCKS = 31;
 
   /**
    * The field names in the design's order (producers write them so), by field index: {@link
    * TokenEvent}'s order. Fields no statistic reads ({@code droppedEvents}, {@code message}, …) are
-   * checked, not kept.
+   * checked, not kept. A start event's {@code prefixHashes} (an array, one per request) is left to
+   * data binding by the compact scanner.
    */
-  static final String[] FIELD_NAMES = Arrays.copyOf(TokenEvent.fieldNames(), CLIENT_LAG_US + 1);
+  static final String[] FIELD_NAMES = Arrays.copyOf(TokenEvent.fieldNames(), PREFIX_BLOCKS + 1);
 
   private final DecodedEvent event = new DecodedEvent();
 

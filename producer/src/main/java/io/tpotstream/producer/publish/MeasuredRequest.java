@@ -3,6 +3,7 @@ package io.tpotstream.producer.publish;
 import io.tpotstream.common.event.TokenTemplate;
 import io.tpotstream.producer.dialect.StreamReader;
 import io.tpotstream.producer.http.RequestFailure;
+import java.util.List;
 import java.util.SortedMap;
 import java.util.function.IntFunction;
 
@@ -35,6 +36,8 @@ public final class MeasuredRequest {
   String contentType = "";
   String preview = "";
   long bytes;
+  List<Long> prefixHashes;
+  int prefixBlocks;
 
   // the publisher thread's own
   TokenTemplate template;
@@ -106,6 +109,15 @@ public final class MeasuredRequest {
   /** True when this request's events are being dropped (see {@link OutagePolicy#drop()}). */
   public boolean dropped() {
     return dropped;
+  }
+
+  /**
+   * The keyed hashes of the prompt's leading blocks and its number of blocks (the proxy's {@code
+   * --capture-prefix-hashes}), for the start event; set before the hand-off that starts it.
+   */
+  public void prefix(List<Long> hashes, int blocks) {
+    this.prefixHashes = hashes;
+    this.prefixBlocks = blocks;
   }
 
   /** What the response looked like, for a stream that ended without any event. */

@@ -172,18 +172,19 @@ public final class Recorder {
     r.template =
         TokenTemplate.of(runId, r.requestId, r.model, labelsOf(r), producerId, r.warmup, source);
     r.key = r.requestId.getBytes(StandardCharsets.UTF_8);
-    out.append(
-        r,
-        mark(
-            TokenEvent.start(
-                clock.tsMs(r.startNs),
-                runId,
-                r.requestId,
-                r.model,
-                labelsOf(r),
-                r.scheduleLagNs,
-                producerId),
-            r));
+    TokenEvent start =
+        TokenEvent.start(
+            clock.tsMs(r.startNs),
+            runId,
+            r.requestId,
+            r.model,
+            labelsOf(r),
+            r.scheduleLagNs,
+            producerId);
+    if (r.prefixHashes != null) {
+      start = start.withPrefix(r.prefixHashes, r.prefixBlocks);
+    }
+    out.append(r, mark(start, r));
   }
 
   private void event(MeasuredRequest r, Slot slot, OutageBuffer out) {
