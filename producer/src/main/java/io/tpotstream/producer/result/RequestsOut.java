@@ -81,6 +81,7 @@ public final class RequestsOut implements AutoCloseable {
       trace.token(i, at[i] - o.startNs(), k[i]);
     }
     long elapsedNs = o.endNs() - o.startNs();
+    trace.promptUsage(o.promptTokens(), o.cachedTokens());
     return o.completed()
         ? trace.end(elapsedNs, o.completionTokens(), goodput, scratch)
         : trace.error(elapsedNs, o.failure().errorClass().wire(), goodput, scratch);
