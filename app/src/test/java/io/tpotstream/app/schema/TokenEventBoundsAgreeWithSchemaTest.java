@@ -58,7 +58,7 @@ class TokenEventBoundsAgreeWithSchemaTest {
       }
     }
     assertEquals(List.of(), disagreements);
-    int perType = 16 * 8 + 6 * 7 + 3 + 11 + 8;
+    int perType = 17 * 8 + 6 * 7 + 3 + 11 + 8;
     assertEquals(5 * perType, accepted + rejected);
     assertTrue(accepted > 5 * 40 && rejected > 5 * 60, accepted + " accepted, " + rejected);
   }
@@ -201,7 +201,8 @@ class TokenEventBoundsAgreeWithSchemaTest {
             .asCoalesced()
             .withClientLag(1_500)
             .withSource("proxy"),
-        TokenEvent.end(TS, "run-1", "req-1", "model-a", labels, 90L, 3, 12, 4, "stop", 1, "p-1"),
+        TokenEvent.end(TS, "run-1", "req-1", "model-a", labels, 90L, 3, 12, 4, "stop", 1, "p-1")
+            .withCachedTokens(8),
         TokenEvent.error(
             TS, "run-1", "req-2", "model-b", labels, 30L, 1, "http_429", 429, "slow", 2, "p-1"),
         TokenEvent.heartbeat(TS, "run-1", "p-1", TS - 200, true, 1_500L, 700L, 3L)

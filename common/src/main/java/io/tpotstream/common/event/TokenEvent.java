@@ -28,6 +28,7 @@ import java.util.TreeMap;
   "tokens",
   "kind",
   "promptTokens",
+  "cachedTokens",
   "completionTokens",
   "finishReason",
   "errorClass",
@@ -63,6 +64,7 @@ public record TokenEvent(
     Integer tokens,
     TokenKind kind,
     Integer promptTokens,
+    Integer cachedTokens,
     Integer completionTokens,
     String finishReason,
     String errorClass,
@@ -236,6 +238,17 @@ public record TokenEvent(
     return copy.build();
   }
 
+  /**
+   * This end event with the prompt tokens the server reported as read from its prefix cache
+   * (OpenAI's {@code usage.prompt_tokens_details.cached_tokens}, Anthropic's {@code
+   * cache_read_input_tokens}; null: not reported).
+   */
+  public TokenEvent withCachedTokens(Integer cachedTokens) {
+    Draft copy = new Draft(this);
+    copy.cachedTokens = cachedTokens;
+    return copy.build();
+  }
+
   /** The client's own lag within this chunk's gap in µs (0 when none). */
   public long clientLagOrZero() {
     return clientLagUs == null ? 0 : clientLagUs;
@@ -316,7 +329,7 @@ public record TokenEvent(
   }
 
   /**
-   * An event being made: the one place that calls the 32-field constructor. Each factory sets only
+   * An event being made: the one place that calls the 33-field constructor. Each factory sets only
    * its own fields; every other field stays null and is left out of the JSON.
    */
   private static final class Draft {
@@ -332,6 +345,7 @@ public record TokenEvent(
     private Integer tokens;
     private TokenKind kind;
     private Integer promptTokens;
+    private Integer cachedTokens;
     private Integer completionTokens;
     private String finishReason;
     private String errorClass;
@@ -375,6 +389,7 @@ public record TokenEvent(
       tokens = event.tokens;
       kind = event.kind;
       promptTokens = event.promptTokens;
+      cachedTokens = event.cachedTokens;
       completionTokens = event.completionTokens;
       finishReason = event.finishReason;
       errorClass = event.errorClass;
@@ -441,6 +456,7 @@ public record TokenEvent(
           tokens,
           kind,
           promptTokens,
+          cachedTokens,
           completionTokens,
           finishReason,
           errorClass,

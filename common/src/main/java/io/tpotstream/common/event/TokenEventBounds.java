@@ -74,6 +74,7 @@ public final class TokenEventBounds {
           new Range(
               "tokens", 0, 4_096, "one chunk carries no more; past that it would weigh a window"),
           new Range("promptTokens", 0, 100_000_000, "ten times the largest context window"),
+          new Range("cachedTokens", 0, 100_000_000, "a part of the prompt tokens"),
           new Range("completionTokens", 0, 100_000_000, "ten times the largest context window"),
           new Range("httpStatus", 100, 599, "an HTTP status code"),
           new Range("scheduleLagNs", -WEEK_NS, WEEK_NS, "an open loop is less than a week late"),
@@ -237,6 +238,7 @@ public final class TokenEventBounds {
     values.add(TokenEvent::tokens);
     values.add(TokenEvent::kind);
     values.add(TokenEvent::promptTokens);
+    values.add(TokenEvent::cachedTokens);
     values.add(TokenEvent::completionTokens);
     values.add(TokenEvent::finishReason);
     values.add(TokenEvent::errorClass);

@@ -16,6 +16,8 @@ import java.util.TreeMap;
  * @param outcome {@code completed}, {@code failed} or {@code abandoned} (no end seen)
  * @param errorClass the error class of a failed request
  * @param outputTokens reported completion tokens when the API gave usage, else tokens in chunks
+ * @param promptTokens the prompt tokens the API reported (cached ones included), when it did
+ * @param cachedTokens of those, the ones it reported as read from its prefix cache, when it did
  * @param gaps TPOT samples of this request (a chunk of k tokens gives k)
  * @param gapP50Ms the median of its own gaps (TPOT samples), HdrHistogram's value as everywhere
  * @param scheduleLagMs open loop: how late it was sent
@@ -37,6 +39,8 @@ import java.util.TreeMap;
   "ttftMs",
   "e2eMs",
   "outputTokens",
+  "promptTokens",
+  "cachedTokens",
   "requestTpotMs",
   "gaps",
   "gapP50Ms",
@@ -59,6 +63,8 @@ public record RequestRecord(
     BigDecimal ttftMs,
     BigDecimal e2eMs,
     long outputTokens,
+    Integer promptTokens,
+    Integer cachedTokens,
     BigDecimal requestTpotMs,
     long gaps,
     BigDecimal gapP50Ms,

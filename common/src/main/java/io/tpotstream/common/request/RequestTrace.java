@@ -35,6 +35,8 @@ public final class RequestTrace {
   private int firstChunkTokens;
   private long ttftNs = -1;
   private long lastTsMs = Long.MIN_VALUE;
+  private Integer promptTokens;
+  private Integer cachedTokens;
 
   public RequestTrace(String requestId) {
     this.requestId = requestId;
@@ -78,6 +80,15 @@ public final class RequestTrace {
     tokens += k;
     lastSeq = seq;
     lastElapsedNs = elapsedNs;
+  }
+
+  /**
+   * The prompt tokens the API reported and, of those, the ones read from its prefix cache (each
+   * null when not reported); given before {@link #end}.
+   */
+  public void promptUsage(Integer promptTokens, Integer cachedTokens) {
+    this.promptTokens = promptTokens;
+    this.cachedTokens = cachedTokens;
   }
 
   /**
@@ -141,7 +152,10 @@ public final class RequestTrace {
         token(e.seq() == null ? chunks : e.seq(), orZero(e.elapsedNs()), e.tokensOrOne());
         yield null;
       }
-      case END -> end(orZero(e.elapsedNs()), e.completionTokens(), goodput, scratch);
+      case END -> {
+        promptUsage(e.promptTokens(), e.cachedTokens());
+        yield end(orZero(e.elapsedNs()), e.completionTokens(), goodput, scratch);
+      }
       case ERROR -> error(orZero(e.elapsedNs()), e.errorClass(), goodput, scratch);
       case HEARTBEAT -> null;
     };
@@ -226,6 +240,8 @@ public final class RequestTrace {
         ttftNs < 0 ? null : LatencyHistogram.ms(RequestRules.micros(ttftNs)),
         e2eMicros < 0 ? null : LatencyHistogram.ms(e2eMicros),
         outputTokens,
+        promptTokens,
+        cachedTokens,
         requestTpotMicros < 0 ? null : LatencyHistogram.ms(requestTpotMicros),
         samples,
         p50,

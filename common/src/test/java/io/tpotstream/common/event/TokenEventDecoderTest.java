@@ -350,7 +350,7 @@ class TokenEventDecoderTest {
         }
       }
     }
-    assertEquals(6 * (16 * 8 + 7 * 7 + boundedLabels().size()), records);
+    assertEquals(6 * (17 * 8 + 7 * 7 + boundedLabels().size()), records);
     // the compact scanner itself read (at least) each range's min and max and each text's empty and
     // longest ASCII value, on every type of event: the fast path enforces the bounds, not only
     // data binding
@@ -501,6 +501,7 @@ class TokenEventDecoderTest {
             .asWarmup()
             .withSource("proxy"),
         TokenEvent.end(ts, "run-1", "req-1", "model-a", labels, 90L, 3, 12, 4, "stop", 1, "p-1")
+            .withCachedTokens(8)
             .asWarmup()
             .withSource("producer"),
         TokenEvent.error(
@@ -652,6 +653,10 @@ class TokenEventDecoderTest {
         expected.completionTokens(),
         actual.hasCompletionTokens() ? actual.completionTokens() : null,
         on);
+    assertEquals(
+        expected.promptTokens(), actual.hasPromptTokens() ? actual.promptTokens() : null, on);
+    assertEquals(
+        expected.cachedTokens(), actual.hasCachedTokens() ? actual.cachedTokens() : null, on);
     assertEquals(expected.arrivedCoalesced(), actual.coalesced(), on);
     assertEquals(expected.clientLagOrZero(), actual.clientLagUs(), on);
     assertEquals(expected.inWarmup(), actual.warmup(), on);
@@ -712,8 +717,10 @@ class TokenEventDecoderTest {
             Integer prompt = r.nextBoolean() ? null : 12;
             Integer bad = r.nextBoolean() ? null : 1;
             int n = r.nextInt(300);
+            Integer cached = prompt == null || r.nextBoolean() ? null : r.nextInt(13);
             yield TokenEvent.end(
-                ts, "run", id, model, labels, at, n, prompt, usage, "stop", bad, "p-1");
+                    ts, "run", id, model, labels, at, n, prompt, usage, "stop", bad, "p-1")
+                .withCachedTokens(cached);
           }
           case 4 -> {
             long at = r.nextInt(900_000_000);

@@ -13,6 +13,8 @@ import java.util.SortedMap;
  * @param chunks output-token chunks received
  * @param endNs when the stream ended or failed
  * @param completionTokens the API's reported completion tokens, or null
+ * @param promptTokens the API's reported prompt tokens (cached ones included), or null
+ * @param cachedTokens of those, the ones it reported as read from its prefix cache, or null
  * @param failure why it failed, or null when it completed
  * @param scheduleLagNs open loop: actual minus intended start; null when closed
  * @param askedTokens the output length a trace asked for, or null
@@ -27,6 +29,8 @@ public record CallOutcome(
     int chunks,
     long endNs,
     Integer completionTokens,
+    Integer promptTokens,
+    Integer cachedTokens,
     RequestFailure failure,
     Long scheduleLagNs,
     Integer askedTokens) {

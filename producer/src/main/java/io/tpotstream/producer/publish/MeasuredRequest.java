@@ -46,6 +46,10 @@ public final class MeasuredRequest {
   int[] tokensPerChunk = new int[64];
   int chunks;
   int malformed;
+
+  /** The cached prompt tokens its end event carries (the server's, checked), or null. */
+  Integer cachedTokens;
+
   int sseEvents;
   long lastEventNs;
   long lastTokenRead = -1;

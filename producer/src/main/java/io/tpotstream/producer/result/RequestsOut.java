@@ -83,6 +83,7 @@ public final class RequestsOut implements AutoCloseable {
       trace.token(i, at[i] - o.startNs(), k[i]);
     }
     long elapsedNs = o.endNs() - o.startNs();
+    trace.promptUsage(o.promptTokens(), o.cachedTokens());
     RequestRecord record =
         o.completed()
             ? trace.end(elapsedNs, o.completionTokens(), goodput, scratch)
