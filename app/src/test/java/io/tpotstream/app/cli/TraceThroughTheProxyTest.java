@@ -104,7 +104,13 @@ class TraceThroughTheProxyTest {
       JsonNode data = Json.MAPPER.readTree(line.substring(6));
       JsonNode usage = data.has("message") ? data.get("message").path("usage") : data.path("usage");
       prompt = usage.has("prompt_tokens") ? usage.get("prompt_tokens").asInt() : prompt;
-      prompt = usage.has("input_tokens") ? usage.get("input_tokens").asInt() : prompt;
+      // Anthropic's input_tokens counts only what its cache did not hold: the prompt is all three
+      prompt =
+          usage.has("input_tokens")
+              ? usage.get("input_tokens").asInt()
+                  + usage.path("cache_read_input_tokens").asInt(0)
+                  + usage.path("cache_creation_input_tokens").asInt(0)
+              : prompt;
       completion =
           usage.has("completion_tokens") ? usage.get("completion_tokens").asInt() : completion;
       completion = usage.has("output_tokens") ? usage.get("output_tokens").asInt() : completion;
