@@ -1,5 +1,8 @@
 package io.tpotstream.app.cli;
 
+import static io.tpotstream.app.cli.ChatTraffic.openAi;
+import static io.tpotstream.app.cli.ChatTraffic.send;
+import static io.tpotstream.app.cli.ChatTraffic.words;
 import static io.tpotstream.app.cli.TpotCli.tpot;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -15,10 +18,7 @@ import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,10 +26,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -48,16 +45,6 @@ import picocli.CommandLine.ParseResult;
 class TraceThroughTheProxyTest {
   @TempDir Path dir;
 
-  /** {@code n} characters of words found nowhere else ({@code zq} and six digits). */
-  private static String words(int n, int seed) {
-    StringBuilder s = new StringBuilder();
-    Random random = new Random(seed);
-    while (s.length() < n) {
-      s.append("zq").append(100_000 + random.nextInt(900_000)).append(' ');
-    }
-    return s.substring(0, n);
-  }
-
   // each message exactly one 2,048-byte block of the canonical text (text, 0x1F, role, 0x1E)
   private static final String SYSTEM = words(2_048 - 8, 1);
   private static final String SYSTEM_2 = words(2_048 - 8, 2);
@@ -66,65 +53,13 @@ class TraceThroughTheProxyTest {
   private static final String USER_2 = words(2_048 - 6, 5);
   private static final String USER_3 = words(2_048 - 6, 6);
 
-  private static String openAi(String... roleAndContent) throws Exception {
-    List<Map<String, String>> messages = new ArrayList<>();
-    for (int i = 0; i < roleAndContent.length; i += 2) {
-      Map<String, String> m = new LinkedHashMap<>();
-      m.put("role", roleAndContent[i]);
-      m.put("content", roleAndContent[i + 1]);
-      messages.add(m);
-    }
-    return "{\"model\":\"quick\",\"stream\":true,\"max_tokens\":6,"
-        + "\"stream_options\":{\"include_usage\":true},\"messages\":"
-        + Json.MAPPER.writeValueAsString(messages)
-        + "}";
-  }
-
-  /** The prompt and completion tokens the server reported to the client in its stream. */
-  private record Usage(int prompt, int completion) {}
-
-  private static Usage send(HttpClient http, String url, String body) throws Exception {
-    HttpResponse<String> response =
-        http.send(
-            HttpRequest.newBuilder(URI.create(url))
-                .header("Content-Type", "application/json")
-                .header("Authorization", "Bearer sk-any")
-                .header("x-api-key", "sk-any")
-                .header("anthropic-version", "2023-06-01")
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertEquals(200, response.statusCode(), response.body());
-    int prompt = -1;
-    int completion = -1;
-    for (String line : response.body().split("\n")) {
-      if (!line.startsWith("data: {")) {
-        continue;
-      }
-      JsonNode data = Json.MAPPER.readTree(line.substring(6));
-      JsonNode usage = data.has("message") ? data.get("message").path("usage") : data.path("usage");
-      prompt = usage.has("prompt_tokens") ? usage.get("prompt_tokens").asInt() : prompt;
-      // Anthropic's input_tokens counts only what its cache did not hold: the prompt is all three
-      prompt =
-          usage.has("input_tokens")
-              ? usage.get("input_tokens").asInt()
-                  + usage.path("cache_read_input_tokens").asInt(0)
-                  + usage.path("cache_creation_input_tokens").asInt(0)
-              : prompt;
-      completion =
-          usage.has("completion_tokens") ? usage.get("completion_tokens").asInt() : completion;
-      completion = usage.has("output_tokens") ? usage.get("output_tokens").asInt() : completion;
-    }
-    return new Usage(prompt, completion);
-  }
-
   @Test
   void aCapturedTraceHasTheRequestsTheirLengthsAndTheirSharingAndNoWord(TestKafka kafka)
       throws Exception {
     Path keyFile =
         Files.write(dir.resolve("prefix.key"), "thirty-two bytes of a test key!!".getBytes());
     String topic = TestKafka.uniqueName("trace-proxy");
-    List<Usage> usages = new ArrayList<>();
+    List<ChatTraffic.Usage> usages = new ArrayList<>();
     try (Simulator simulator =
         Simulator.start(SimulatorConfig.inProcess(List.of("quick"), 0.2, 0.2).withSeed(5L))) {
       ParseResult parsed =
