@@ -196,6 +196,53 @@ class ProduceCommandTest {
   }
 
   @Test
+  void aServerThatIsDownIsNamedWithItsAddressAndCauseInTheLastLineAndEveryRequestRecord(
+      TestKafka kafka) throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort(); // closed again: nothing listens there
+    }
+    Path requests = dir.resolve("requests.jsonl");
+    TpotCli.Result r =
+        tpot(
+            "produce",
+            "--base-url",
+            "http://127.0.0.1:" + port,
+            "--models",
+            "model-a",
+            "--total-requests",
+            "3",
+            "--warmup",
+            "0",
+            "--bootstrap-servers",
+            kafka.bootstrapServers(),
+            "--topic",
+            TestKafka.uniqueName("down"),
+            "--requests-out",
+            requests.toString());
+
+    assertEquals(2, r.exit(), r.out() + r.err());
+    String why =
+        "cannot connect to 127.0.0.1:"
+            + port
+            + " (connection refused): check base_url (host and port) and that the server is up"
+            + " (no proxy in use)";
+    List<String> err = r.err().lines().toList();
+    assertEquals(
+        "tpot produce: model-a: all 3 requests failed ({connection=3}): nothing was measured;"
+            + " the last: "
+            + why,
+        err.get(err.size() - 1));
+    List<String> records = Files.readAllLines(requests);
+    assertEquals(3, records.size());
+    for (String record : records) {
+      JsonNode json = Json.MAPPER.readTree(record);
+      assertEquals("connection", json.path("errorClass").asText(), record);
+      assertEquals(why, json.path("message").asText(), record);
+    }
+  }
+
+  @Test
   void aBadConfigIsOneLineAndExitCode2() {
     Path missing = dir.resolve("missing.json");
     TpotCli.Result r = tpot("produce", "--config", missing.toString());

@@ -15,6 +15,9 @@ import java.util.TreeMap;
  * @param start the request start, ISO-8601 UTC (the {@code start} event's {@code ts})
  * @param outcome {@code completed}, {@code failed} or {@code abandoned} (no end seen)
  * @param errorClass the error class of a failed request
+ * @param message what a failed request's error said: where and why, and what to check (its error
+ *     event's {@code message}, at most {@link
+ *     io.tpotstream.common.event.TokenEventBounds#MAX_MESSAGE_CHARS} characters)
  * @param outputTokens reported completion tokens when the API gave usage, else tokens in chunks
  * @param gaps TPOT samples of this request (a chunk of k tokens gives k)
  * @param gapP50Ms the median of its own gaps (TPOT samples), HdrHistogram's value as everywhere
@@ -30,6 +33,7 @@ import java.util.TreeMap;
   "startMs",
   "outcome",
   "errorClass",
+  "message",
   "ttftMs",
   "e2eMs",
   "outputTokens",
@@ -50,6 +54,7 @@ public record RequestRecord(
     Long startMs,
     String outcome,
     String errorClass,
+    String message,
     BigDecimal ttftMs,
     BigDecimal e2eMs,
     long outputTokens,

@@ -16,6 +16,8 @@ import java.util.SortedMap;
  * @param outputTokens completion tokens reported by the API, else token chunks
  * @param stage the sweep stage these requests belong to, or null without a sweep
  * @param stats everything above as the statistics core's accumulator (for SLOs and goodput)
+ * @param lastFailure what the latest failed request's error said (where, why, what to check), or
+ *     null when none failed
  */
 public record ModelResult(
     String model,
@@ -31,7 +33,8 @@ public record ModelResult(
     SortedMap<String, Long> errors,
     long outputTokens,
     String stage,
-    WindowStats stats) {
+    WindowStats stats,
+    String lastFailure) {
 
   /** Failed over finished requests, 4 decimals (0 when none finished). */
   public BigDecimal errorRate() {

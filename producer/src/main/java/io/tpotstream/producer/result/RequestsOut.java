@@ -83,7 +83,8 @@ public final class RequestsOut implements AutoCloseable {
     long elapsedNs = o.endNs() - o.startNs();
     return o.completed()
         ? trace.end(elapsedNs, o.completionTokens(), goodput, scratch)
-        : trace.error(elapsedNs, o.failure().errorClass().wire(), goodput, scratch);
+        : trace.error(
+            elapsedNs, o.failure().errorClass().wire(), o.failure().message(), goodput, scratch);
   }
 
   private void drain() {

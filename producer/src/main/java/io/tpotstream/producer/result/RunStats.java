@@ -124,6 +124,7 @@ public final class RunStats {
     final String model;
     final String stage;
     final WindowStats stats = new WindowStats();
+    String lastFailure;
 
     Acc(String model, String stage) {
       this.model = model;
@@ -167,6 +168,7 @@ public final class RunStats {
       } else {
         stats.outputTokens(o.outputTokens());
         stats.failed(o.failure().errorClass().wire(), 1);
+        lastFailure = o.failure().message();
       }
     }
 
@@ -186,7 +188,8 @@ public final class RunStats {
           new TreeMap<>(copy.errors()),
           copy.outputTokens(),
           stage,
-          copy);
+          copy,
+          lastFailure);
     }
   }
 }
