@@ -258,6 +258,24 @@ class ProduceCommandTest {
   }
 
   @Test
+  void aMistypedConfigKeyStopsTheRunWithDidYouMean() throws Exception {
+    Path file = dir.resolve("typo.json");
+    Files.writeString(file, "{\"base_url\": \"http://h\", \"models\": [\"m\"], \"concurency\": 3}");
+    for (String command : List.of("produce", "run")) {
+      TpotCli.Result r = tpot(command, "--config", file.toString());
+      assertEquals(2, r.exit(), command);
+      assertEquals(
+          "tpot "
+              + command
+              + ": config key 'concurency' in "
+              + file
+              + " is not known: did you mean 'concurrency'? A key of another tool: prefix it with"
+              + " x-, or set \"x-allow-unknown\": true",
+          r.err().strip());
+    }
+  }
+
+  @Test
   void unreachableKafkaIsOneLineAndExitCode2() throws Exception {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
