@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tpotstream.app.Logging;
 import io.tpotstream.common.Json;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
 import io.tpotstream.testkit.KafkaExtension;
+import io.tpotstream.testkit.LogCapture;
 import io.tpotstream.testkit.TestKafka;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -100,6 +102,23 @@ class ProduceCommandTest {
     }
     // 6 requests × (start + 40 tokens + end), plus heartbeats
     assertTrue(records >= 6 * 42, "records: " + records);
+  }
+
+  @Test
+  void quietProduceLogsNoInformationalLine(TestKafka kafka) throws Exception {
+    try (LogCapture logs = LogCapture.begin()) {
+      // the topic is new: without -q, "created topic ..." and the run's start line are INFO lines
+      TpotCli.Result r =
+          produce(kafka.bootstrapServers(), "--topic", TestKafka.uniqueName("quiet"), "-q");
+      assertEquals(0, r.exit(), r.err());
+      assertTrue(r.outHasLine("requests\\s+3\\s+3"), r.out());
+      assertEquals(
+          List.of(),
+          logs.lines().stream().filter(l -> l.startsWith("io.tpotstream")).toList(),
+          "tpot's own log lines with -q");
+    } finally {
+      System.clearProperty(Logging.LEVEL_PROPERTY); // -q set it for this JVM
+    }
   }
 
   @Test
