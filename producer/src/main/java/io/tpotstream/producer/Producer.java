@@ -334,10 +334,19 @@ public final class Producer {
   private static String shape(ProducerConfig config) {
     String bound =
         config.duration() == null
-            ? config.totalRequests() + " requests per model"
+            ? config.trace() != null
+                ? "to the trace's end"
+                : config.totalRequests() + " requests per model"
             : config.duration().equals(ConfigDurations.FOREVER)
-                ? "until stopped"
+                ? config.trace() != null ? "again and again until stopped" : "until stopped"
                 : "for " + ConfigDurations.format(config.duration());
+    if (config.trace() != null) {
+      return "open loop replaying "
+          + config.trace().describe()
+          + (config.concurrency() == null ? "" : ", at most " + config.concurrency() + " in flight")
+          + ", "
+          + bound;
+    }
     String sweep =
         config.sweep() == null ? "" : ", sweep " + config.sweep().text() + " (per stage)";
     if (config.openLoop()) {

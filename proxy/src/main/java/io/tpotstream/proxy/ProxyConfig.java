@@ -4,6 +4,7 @@ import io.tpotstream.common.Records;
 import io.tpotstream.producer.http.ClientTls;
 import io.tpotstream.producer.http.TlsFiles;
 import io.tpotstream.proxy.http.Upstream;
+import io.tpotstream.proxy.prefix.PrefixHashKey;
 import io.vertx.core.http.ClientAuth;
 import java.time.Duration;
 import java.util.Locale;
@@ -47,6 +48,8 @@ import java.util.TreeMap;
  *     (REQUIRED)
  * @param upstreamTls how an https upstream's certificate is checked (the JVM's trust store, a CA
  *     bundle, or not at all), and a client certificate for mutual TLS
+ * @param prefixHashKey the key of the prompts' block hashes on start events ({@code
+ *     --capture-prefix-hashes}), or null: not captured
  */
 public record ProxyConfig(
     String host,
@@ -68,7 +71,8 @@ public record ProxyConfig(
     Duration prime,
     TlsFiles listenTls,
     ClientAuth clientAuth,
-    ClientTls upstreamTls) {
+    ClientTls upstreamTls,
+    PrefixHashKey prefixHashKey) {
 
   public static final int DEFAULT_METRICS_PORT = 9405;
 
@@ -218,7 +222,8 @@ public record ProxyConfig(
         Duration.ZERO,
         TlsFiles.NONE,
         ClientAuth.NONE,
-        ClientTls.DEFAULT);
+        ClientTls.DEFAULT,
+        null);
   }
 
   public ProxyConfig withHost(String newHost) {
@@ -258,6 +263,14 @@ public record ProxyConfig(
   /** Checks the upstream's certificate (and shows a client certificate) as {@code tls} says. */
   public ProxyConfig withUpstreamTls(ClientTls tls) {
     return Records.with(this, "upstreamTls", tls);
+  }
+
+  /**
+   * Puts the keyed hashes of each measured request's prompt blocks on its start event, under {@code
+   * key} (null: none, the default).
+   */
+  public ProxyConfig withPrefixHashKey(PrefixHashKey key) {
+    return Records.with(this, "prefixHashKey", key);
   }
 
   /** Primes for {@code budget} before listening ({@link Duration#ZERO}: not at all). */

@@ -197,6 +197,9 @@ class EventsTest {
         if (last.type() == EventType.END) {
           assertEquals(tokens.size(), last.seq());
           assertEquals(tokens.size(), last.completionTokens());
+          // the prompt's 45 characters: 12 tokens, no whole block of 16 for the prefix cache
+          assertEquals(12, last.promptTokens());
+          assertEquals(0, last.cachedTokens(), "the proxy reads the cached tokens too");
         }
       }
       assertEquals(

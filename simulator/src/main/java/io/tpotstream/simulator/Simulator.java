@@ -5,6 +5,7 @@ import io.tpotstream.common.Waits;
 import io.tpotstream.simulator.api.Routes;
 import io.tpotstream.simulator.api.SimulatorPrimer;
 import io.tpotstream.simulator.api.SimulatorVerticle;
+import io.tpotstream.simulator.cache.PrefixCache;
 import io.tpotstream.simulator.pacing.LoopPriority;
 import io.tpotstream.simulator.pacing.LoopTimers;
 import io.tpotstream.simulator.truth.GroundTruth;
@@ -34,6 +35,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * share threads with it. Each event loop paces its own connections' chunks with its own timer
  * ({@link io.tpotstream.simulator.pacing.LoopTimer}): each chunk is due its planned gap after the
  * previous one was actually sent.
+ *
+ * <p>Prefix caching: the prompt of each request is keyed in blocks ({@link
+ * io.tpotstream.simulator.cache.PromptBlocks}) and looked up in one LRU shared by the event loops
+ * ({@link PrefixCache}); the leading blocks it held are reported as cached tokens, and the TTFT
+ * grows with the tokens it did not hold (the profile's {@code prefillMsPerToken}).
  */
 public final class Simulator implements AutoCloseable {
   private static final long START_TIMEOUT_S = 30;
@@ -73,9 +79,11 @@ public final class Simulator implements AutoCloseable {
    */
   public static Simulator start(SimulatorConfig config) {
     long seed = config.seed() != null ? config.seed() : new SecureRandom().nextLong();
+    PrefixCache prefixCache =
+        config.prefixCacheBlocks() == 0 ? null : new PrefixCache(config.prefixCacheBlocks());
     GroundTruth truth;
     try {
-      truth = new GroundTruth(seed, config.requestsKept(), config.truthFile());
+      truth = new GroundTruth(seed, config.requestsKept(), config.truthFile(), prefixCache);
     } catch (IllegalArgumentException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }
@@ -90,13 +98,16 @@ public final class Simulator implements AutoCloseable {
           "no native epoll transport here: chunks are paced with NIO's millisecond timers, up to"
               + " about 1 ms late (see the pacing error in GET /truth)");
     }
-    Routes routes = new Routes(config.profiles(), seed, config.apiKey(), truth);
+    Routes routes = new Routes(config.profiles(), seed, config.apiKey(), truth, prefixCache);
     LoopTimers timers = new LoopTimers();
     LoopPriority priority = LoopPriority.normal("event loops at normal priority");
     try {
       if (config.warmupChunks() > 0) {
         warmUp(vertx, routes, timers, config);
         truth.reset();
+        if (prefixCache != null) {
+          prefixCache.clear();
+        }
       }
       if (config.realtimeLoops()) {
         priority = LoopPriority.raise(vertx);

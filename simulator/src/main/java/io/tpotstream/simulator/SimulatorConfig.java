@@ -1,6 +1,7 @@
 package io.tpotstream.simulator;
 
 import io.tpotstream.common.Records;
+import io.tpotstream.simulator.cache.PrefixCache;
 import io.tpotstream.simulator.profile.Distribution;
 import io.tpotstream.simulator.profile.ModelProfile;
 import io.tpotstream.simulator.profile.Profiles;
@@ -26,6 +27,8 @@ import java.util.TreeMap;
  * @param realtimeLoops opt in to real-time priority for the event loops, which Linux allows only
  *     with CAP_SYS_NICE (see {@link io.tpotstream.simulator.pacing.LoopPriority}); where it is not
  *     allowed the loops stay at normal priority. False (the default): normal priority
+ * @param prefixCacheBlocks the prefix cache's size in blocks (each of its model's {@code
+ *     prefixBlockTokens}), shared by the models; 0: no cache, and no cached tokens reported
  */
 public record SimulatorConfig(
     String host,
@@ -37,7 +40,8 @@ public record SimulatorConfig(
     int eventLoops,
     int requestsKept,
     int warmupChunks,
-    boolean realtimeLoops) {
+    boolean realtimeLoops,
+    int prefixCacheBlocks) {
 
   public static final int DEFAULT_PORT = 8000;
   public static final int DEFAULT_REQUESTS_KEPT = 10_000;
@@ -57,12 +61,19 @@ public record SimulatorConfig(
     if (eventLoops < 1) {
       throw new IllegalArgumentException("eventLoops must be >= 1, got " + eventLoops);
     }
+    if (prefixCacheBlocks < 0 || prefixCacheBlocks > PrefixCache.MAX_BLOCKS) {
+      throw new IllegalArgumentException(
+          "the prefix cache holds 0 (none) to "
+              + PrefixCache.MAX_BLOCKS
+              + " blocks, got "
+              + prefixCacheBlocks);
+    }
   }
 
   /**
    * 127.0.0.1:8000, the built-in profiles, a random seed, no truth file, no key, one event loop per
    * core, the truth of the last 10,000 requests kept, a warm-up of 16,000 chunks, event loops at
-   * normal priority.
+   * normal priority, a prefix cache of 65,536 blocks.
    */
   public static SimulatorConfig defaults() {
     return new SimulatorConfig(
@@ -75,7 +86,8 @@ public record SimulatorConfig(
         Runtime.getRuntime().availableProcessors(),
         DEFAULT_REQUESTS_KEPT,
         DEFAULT_WARMUP_CHUNKS,
-        false);
+        false,
+        PrefixCache.DEFAULT_BLOCKS);
   }
 
   /**
@@ -145,6 +157,10 @@ public record SimulatorConfig(
     return Records.with(this, "realtimeLoops", newRealtimeLoops);
   }
 
+  public SimulatorConfig withPrefixCacheBlocks(int newPrefixCacheBlocks) {
+    return Records.with(this, "prefixCacheBlocks", newPrefixCacheBlocks);
+  }
+
   /** Never shows the API key. */
   @Override
   public String toString() {
@@ -168,6 +184,8 @@ public record SimulatorConfig(
         + warmupChunks
         + ", realtimeLoops="
         + realtimeLoops
+        + ", prefixCacheBlocks="
+        + prefixCacheBlocks
         + "]";
   }
 }

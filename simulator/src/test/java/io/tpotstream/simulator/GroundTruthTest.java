@@ -57,17 +57,31 @@ class GroundTruthTest {
       assertEquals(20 + 5, lines.size());
       for (int seq = 0; seq < 20; seq++) {
         JsonNode line = Json.MAPPER.readTree(lines.get(seq));
-        assertEquals(
-            List.of("requestId", "model", "seq", "sentNs", "tokens", "intendedNs", "pacingErrorNs"),
-            iterable(line.fieldNames()));
+        List<String> fields =
+            new ArrayList<>(
+                List.of(
+                    "requestId",
+                    "model",
+                    "seq",
+                    "sentNs",
+                    "tokens",
+                    "intendedNs",
+                    "pacingErrorNs"));
+        if (seq == 0) {
+          // the request's prompt: no messages, so 1 token, none of it in the prefix cache
+          fields.addAll(List.of("promptTokens", "cachedTokens"));
+          assertEquals(1, line.get("promptTokens").asInt());
+          assertEquals(0, line.get("cachedTokens").asInt());
+        }
+        assertEquals(fields, iterable(line.fieldNames()));
         assertEquals("file-1", line.get("requestId").asText());
         assertEquals("fast", line.get("model").asText());
         assertEquals(seq, line.get("seq").asInt());
         ChunkTruth sent = first.chunks().get(seq);
         assertEquals(sent.sentNs(), line.get("sentNs").asLong());
         assertEquals(1, line.get("tokens").asInt());
-        // the profile's constant 1 ms TTFT, then constant 0.5 ms gaps
-        assertEquals(seq == 0 ? 1_000_000 : 500_000, line.get("intendedNs").asLong());
+        // the profile's constant 1 ms TTFT and the 1-token prompt's 10 µs, then 0.5 ms gaps
+        assertEquals(seq == 0 ? 1_010_000 : 500_000, line.get("intendedNs").asLong());
         assertEquals(sent.sentNs() - sent.dueNs(), line.get("pacingErrorNs").asLong());
       }
       List<Integer> pairTokens =

@@ -81,10 +81,12 @@ class PacingTest {
     List<String> ids = List.of("rule-1", "rule-2", "rule-3", "rule-4");
     List<RequestTruth> truths = streamAll("model-a", 200, ids);
 
+    ModelProfile modelA = Profiles.builtIns().get("model-a");
     for (RequestTruth truth : truths) {
+      // no messages: a prompt of 1 token (the least), none of it cached, prefilled after the TTFT
       ResponsePlan plan =
-          Planner.plan(
-              Profiles.builtIns().get("model-a"), SEED, "model-a", truth.requestId(), 200, 0);
+          Planner.plan(modelA, SEED, "model-a", truth.requestId(), 200, 1)
+              .withPrompt(0, modelA.prefillNs(1));
       List<ChunkTruth> chunks = truth.chunks();
       assertEquals(200, chunks.size());
       assertEquals(truth.arrivalNs() + plan.waitNs(0), chunks.get(0).dueNs());
@@ -119,7 +121,8 @@ class PacingTest {
     RequestTruth truth = streamHundred("catch-up", "catch-up-1");
 
     List<ChunkTruth> chunks = truth.chunks();
-    assertEquals(truth.arrivalNs() + 5_000_000L, chunks.get(0).dueNs());
+    // the TTFT of 5 ms and the prefill of the 1-token prompt (10 µs)
+    assertEquals(truth.arrivalNs() + 5_000_000L + 10_000L, chunks.get(0).dueNs());
     for (int seq = 1; seq < 100; seq++) {
       assertEquals(chunks.get(seq - 1).dueNs() + 1_000_000L, chunks.get(seq).dueNs());
     }

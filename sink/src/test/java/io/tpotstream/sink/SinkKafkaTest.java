@@ -151,7 +151,8 @@ class SinkKafkaTest {
               + "2,0,2,1.0000,0,0.000,0,,,0,"
               + ",,,,," // no client report: no touched gaps either
               + ",0"
-              + ",,,", // slo_met, slo_missed, goodput: empty without an SLO
+              + ",,," // slo_met, slo_missed, goodput: empty without an SLO
+              + ",,,,", // no request reported a prefix cache: no hit rate, not 0
           lines.stream().filter(l -> l.startsWith("2026-01-01T00:00:40Z")).findFirst().get());
       assertTrue(Files.readAllLines(dir.resolve("out/summaries.jsonl")).size() == summaries.size());
 

@@ -15,10 +15,10 @@ import java.util.TreeMap;
  */
 public final class WindowCounts {
   /**
-   * 3 added the client-touched TPOT histograms, 2 the good-request count (goodput); 1 and 2 are
-   * still read, as none.
+   * 4 added the prompt-cache sums, 3 the client-touched TPOT histograms, 2 the good-request count
+   * (goodput); 1 to 3 are still read, as none.
    */
-  private static final int FORMAT = 3;
+  private static final int FORMAT = 4;
 
   /** The latency metrics formats 1 and 2 wrote. */
   private static final int METRICS_BEFORE_3 = 6;
@@ -37,6 +37,9 @@ public final class WindowCounts {
   private long coalescedGaps;
   private long warmupRequests;
   private long goodRequests;
+  private long cacheRequests;
+  private long cachePromptTokens;
+  private long cachedTokens;
   private TreeMap<String, Long> errors;
 
   /** {@code count} samples of {@code micros} µs; false when the value was clamped. */
@@ -76,6 +79,9 @@ public final class WindowCounts {
     coalescedGaps = 0;
     warmupRequests = 0;
     goodRequests = 0;
+    cacheRequests = 0;
+    cachePromptTokens = 0;
+    cachedTokens = 0;
     errors = null;
   }
 
@@ -129,6 +135,16 @@ public final class WindowCounts {
     goodRequests += count;
   }
 
+  /**
+   * Completed requests that reported cached tokens, their prompt tokens, and the cached ones among
+   * those.
+   */
+  public void promptCache(long requests, long promptTokens, long cachedTokens) {
+    cacheRequests += requests;
+    cachePromptTokens += promptTokens;
+    this.cachedTokens += cachedTokens;
+  }
+
   /** Latency samples that were outside 0 µs to 1 h and clamped. */
   public long clamped() {
     long total = 0;
@@ -154,6 +170,7 @@ public final class WindowCounts {
     coalescedGaps += other.coalescedGaps;
     warmupRequests += other.warmupRequests;
     goodRequests += other.goodRequests;
+    promptCache(other.cacheRequests, other.cachePromptTokens, other.cachedTokens);
     if (other.errors != null) {
       other.errors.forEach(this::failed);
     }
@@ -183,11 +200,13 @@ public final class WindowCounts {
     stats.coalescedGaps(coalescedGaps);
     stats.warmupRequests(warmupRequests);
     stats.good(goodRequests);
+    stats.promptCache(cacheRequests, cachePromptTokens, cachedTokens);
     return stats;
   }
 
   /**
-   * [format][counters, the good-request count last][errors][latency buckets per metric], varints.
+   * [format][counters, then the good-request count and the three prompt-cache sums][errors][latency
+   * buckets per metric], varints.
    */
   public void writeTo(BinaryWriter out) {
     out.writeByte(FORMAT);
@@ -199,7 +218,10 @@ public final class WindowCounts {
         .writeVarLong(lateSamples)
         .writeVarLong(coalescedGaps)
         .writeVarLong(warmupRequests)
-        .writeVarLong(goodRequests);
+        .writeVarLong(goodRequests)
+        .writeVarLong(cacheRequests)
+        .writeVarLong(cachePromptTokens)
+        .writeVarLong(cachedTokens);
     out.writeVarLong(errors == null ? 0 : errors.size());
     if (errors != null) {
       for (Map.Entry<String, Long> e : errors.entrySet()) {
@@ -242,6 +264,9 @@ public final class WindowCounts {
     coalescedGaps += in.readVarLong();
     warmupRequests += in.readVarLong();
     goodRequests += format >= 2 ? in.readVarLong() : 0;
+    if (format >= 4) {
+      promptCache(in.readVarLong(), in.readVarLong(), in.readVarLong());
+    }
     int errorClasses = in.readVarInt();
     for (int i = 0; i < errorClasses; i++) {
       failed(in.readString(), in.readVarLong());

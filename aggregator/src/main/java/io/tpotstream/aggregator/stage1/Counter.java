@@ -20,7 +20,16 @@ enum Counter {
    * Finished requests that met every {@code --goodput} limit (a late one is already reported by its
    * completion count).
    */
-  GOOD(false);
+  GOOD(false),
+  /**
+   * Completed requests whose usage reported cached prompt tokens (the completion is already
+   * reported late, as are the two sums below).
+   */
+  CACHE_REQUESTS(false),
+  /** The prompt tokens of those requests. */
+  CACHE_PROMPT_TOKENS(false),
+  /** Of those, the tokens read from the server's prefix cache. */
+  CACHED_TOKENS(false);
 
   /** Whether a count for a closed window is reported as late (else it is only dropped). */
   final boolean countsLate;
@@ -39,6 +48,9 @@ enum Counter {
       case COALESCED_GAPS -> counts.coalescedGaps(n);
       case WARMUP_REQUESTS -> counts.warmupRequests(n);
       case GOOD -> counts.goodRequests(n);
+      case CACHE_REQUESTS -> counts.promptCache(n, 0, 0);
+      case CACHE_PROMPT_TOKENS -> counts.promptCache(0, n, 0);
+      case CACHED_TOKENS -> counts.promptCache(0, 0, n);
     }
   }
 }

@@ -9,8 +9,8 @@ import io.tpotstream.common.slo.GoodputLimits;
  * The per-request sample logic (docs/design.md, "Words"): TPOT gaps from {@code elapsedNs} (a chunk
  * of k tokens gives k samples of gap/k), TTFT, request TPOT, E2E, schedule lag, outcomes and
  * goodput, with the arithmetic of {@link RequestRules} (shared with the producer's table and the
- * per-request records). A warm-up request gives none of them (nor a goodput verdict), only one
- * {@code warmupRequests} count at its start.
+ * per-request records), and the prefix cache a completed request reported. A warm-up request gives
+ * none of them (nor a goodput verdict), only one {@code warmupRequests} count at its start.
  */
 final class RequestSamples {
   private RequestSamples() {}
@@ -138,6 +138,13 @@ final class RequestSamples {
       if (requestTpot >= 0) {
         out.latency(Metric.REQUEST_TPOT, series, e.ts(), requestTpot, 1);
       }
+    }
+    if (e.hasPromptTokens() && e.hasCachedTokens()) {
+      // a request's cached tokens count at most its prompt tokens (the schema's reading)
+      out.count(Counter.CACHE_REQUESTS, series, e.ts(), 1);
+      out.count(Counter.CACHE_PROMPT_TOKENS, series, e.ts(), e.promptTokens());
+      out.count(
+          Counter.CACHED_TOKENS, series, e.ts(), Math.min(e.cachedTokens(), e.promptTokens()));
     }
     if (!goodput.isEmpty()) {
       long ttft = chunks > 0 ? micros(s.firstElapsedNs) : -1;

@@ -89,13 +89,15 @@ class SloSummariesTest {
     assertEquals(2, read.toStats().goodRequests());
     assertEquals(3, read.toStats().ttft.count());
 
-    // format 1 (before goodput): the same counters without the good count
+    // format 1 (before goodput): the same counters without the good count (nor the prompt-cache
+    // sums of format 4)
     byte[] before = bytes.clone();
     before[0] = 1;
-    int goodAt = 9; // [format][8 one-byte counters][good]...
-    byte[] format1 = new byte[before.length - 1];
+    int goodAt = 9; // [format][8 one-byte counters][good][3 one-byte prompt-cache sums]...
+    int dropped = 4;
+    byte[] format1 = new byte[before.length - dropped];
     System.arraycopy(before, 0, format1, 0, goodAt);
-    System.arraycopy(before, goodAt + 1, format1, goodAt, before.length - goodAt - 1);
+    System.arraycopy(before, goodAt + dropped, format1, goodAt, before.length - goodAt - dropped);
     WindowCounts old = WindowCounts.readFrom(new BinaryReader(format1));
     assertEquals(0, old.toStats().goodRequests());
     assertEquals(3, old.toStats().started());

@@ -1,6 +1,7 @@
 package io.tpotstream.aggregator.partial;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.aggregator.topology.AggregatorTopology;
@@ -35,6 +36,7 @@ class WindowCountsTest {
       c.failed("http_" + (500 + r.nextInt(3)), 1);
       c.lateSamples(r.nextInt(3));
       c.goodRequests(1);
+      c.promptCache(2, 3_000 + r.nextInt(100), r.nextInt(3_000));
     };
   }
 
@@ -67,6 +69,18 @@ class WindowCountsTest {
     }
   }
 
+  /** A partial written before the prompt-cache sums (format 3) is read, as none. */
+  @Test
+  void aFormat3PartialReadsAsNoPromptCache() {
+    WindowCounts counts = new WindowCounts();
+    counts.started(2);
+    counts.goodRequests(1);
+    byte[] format3 = {3, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    WindowCounts read = WindowCounts.readFrom(new BinaryReader(format3));
+    assertArrayEquals(bytes(counts), bytes(read));
+    assertEquals(null, read.toStats().promptCache());
+  }
+
   /**
    * Whatever the input, a partial fits a Kafka record (1 MB by default): every latency histogram
    * with a count in every bucket of its range (1 µs to an hour), counts near a long's limits, every
@@ -84,6 +98,7 @@ class WindowCountsTest {
     worst.started(Long.MAX_VALUE / 4);
     worst.completedFull(Long.MAX_VALUE / 4);
     worst.lateSamples(Long.MAX_VALUE / 4);
+    worst.promptCache(Long.MAX_VALUE / 4, Long.MAX_VALUE / 4, Long.MAX_VALUE / 4);
     for (String errorClass : ErrorClasses.KNOWN) {
       worst.failed(errorClass, Long.MAX_VALUE / 64);
     }

@@ -10,6 +10,7 @@ import io.tpotstream.aggregator.stage1.StageSettings;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.stats.HistogramCodec;
 import io.tpotstream.common.stats.LatencyHistogram;
+import io.tpotstream.common.summary.PromptCache;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import java.math.BigDecimal;
@@ -514,7 +515,7 @@ class AggregatorTopologyTest {
       events.add(
           i % 7 == 0
               ? r.error(ts + 1_000, ms(1_000), "timeout_idle")
-              : r.end(ts + 1_000, ms(1_000)));
+              : i % 3 == 0 ? r.end(ts + 1_000, ms(1_000)) : r.end(ts + 1_000, ms(1_000), 90, i));
       events.add(
           TokenEvent.heartbeat(
               ts + 1_000, "run", "p1", ts + 800, false, 500L + i, 900L + 9 * i, 3L));
@@ -538,6 +539,48 @@ class AggregatorTopologyTest {
       assertEquals(3 * 6, offline.size(), "3 windows x 3 models x 2 concurrencies");
       assertTrue(h.summaries.stream().mapToLong(WindowSummary::coalescedGaps).sum() > 0);
       assertEquals(5, h.summaries.stream().mapToLong(WindowSummary::warmupRequests).sum());
+      assertTrue(h.summaries.stream().anyMatch(s -> s.promptCache() != null));
+    }
+  }
+
+  @Test
+  void thePromptCacheHitRateIsCachedOverPromptTokensOfTheRequestsThatReportedIt() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      h.pipe(Req.heartbeat(T0, "p1", T0));
+      Req r1 = new Req("r1", "model-a");
+      Req r2 = new Req("r2", "model-a");
+      Req r3 = new Req("r3", "model-a");
+      Req r4 = new Req("r4", "model-a");
+      Req warm = new Req("w1", "model-a");
+      Req r5 = new Req("r5", "model-a");
+      Req b1 = new Req("b1", "model-b");
+      for (Req r : List.of(r1, r2, r3, r4, warm, r5, b1)) {
+        h.pipe(warm == r ? r.start(T0 + 10).asWarmup() : r.start(T0 + 10));
+        h.pipe(warm == r ? r.token(T0 + 20, ms(10)).asWarmup() : r.token(T0 + 20, ms(10)));
+      }
+      h.pipe(
+          r1.end(T0 + 100, ms(90), 1_000, 600),
+          r2.end(T0 + 100, ms(90), 500, 0),
+          r3.end(T0 + 100, ms(90), 300, null), // no cached tokens reported: left out
+          r4.end(T0 + 100, ms(90), 200, 250), // more than its prompt: counts its 200
+          warm.end(T0 + 100, ms(90), 100, 100).asWarmup(), // left out of every statistic
+          r5.error(T0 + 100, ms(90), "timeout_idle"),
+          b1.end(T0 + 100, ms(90), 700, null),
+          Req.finalHeartbeat(T0 + 200, "p1", T0 + 150));
+      h.advanceWallClock(Duration.ofSeconds(10));
+
+      List<WindowSummary> out = h.newSummaries();
+      assertEquals(List.of("model-a", "model-b"), out.stream().map(WindowSummary::series).toList());
+      assertEquals(
+          new PromptCache(3, 1_700, 800, new BigDecimal("0.4706")), out.get(0).promptCache());
+      assertNull(out.get(1).promptCache(), "no request of model-b reported cached tokens");
+      assertTrue(
+          h.json
+              .get(0)
+              .contains(
+                  ",\"promptCache\":{\"requests\":3,\"promptTokens\":1700,\"cachedTokens\":800,"
+                      + "\"hitRate\":0.4706},"));
+      assertTrue(!h.json.get(1).contains("promptCache"), h.json.get(1));
     }
   }
 

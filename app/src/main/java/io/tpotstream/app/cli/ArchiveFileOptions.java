@@ -1,12 +1,14 @@
 package io.tpotstream.app.cli;
 
 import java.nio.file.Path;
+import java.util.Optional;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * The archive of {@code export}, {@code replay} and {@code stats}: {@code -f}/{@code --file} or a
- * positional path, spelled and described the same way in every command ({@link ArchiveFile}).
+ * The archive of {@code export}, {@code replay}, {@code stats} and {@code trace}: {@code -f}/{@code
+ * --file} or a positional path, spelled and described the same way in every command ({@link
+ * ArchiveFile}).
  */
 final class ArchiveFileOptions {
   @Option(
@@ -24,5 +26,12 @@ final class ArchiveFileOptions {
   /** The one file named by {@code --file} or the argument; fails when neither or two differ. */
   Path file(String command) {
     return ArchiveFile.of(command, option, positional);
+  }
+
+  /** The file when one is given ({@code trace} reads a topic otherwise); fails when two differ. */
+  Optional<Path> given(String command) {
+    return option == null && positional == null
+        ? Optional.empty()
+        : Optional.of(ArchiveFile.of(command, option, positional));
   }
 }

@@ -94,9 +94,12 @@ final class DemoCommand implements Callable<Integer> {
     o.put("base_url", simulatorUrl);
     o.put("models", "model-a,model-b,model-c");
     o.put("concurrency", Integer.toString(concurrency));
-    o.put("total_requests", Integer.toString(requests));
-    o.put("max_tokens", Integer.toString(maxTokens));
-    o.put("prompt", PROMPT);
+    if (traffic.trace == null) {
+      // a trace gives the requests, their lengths and their prompts
+      o.put("total_requests", Integer.toString(requests));
+      o.put("max_tokens", Integer.toString(maxTokens));
+      o.put("prompt", PROMPT);
+    }
     o.put("timeout", "60");
     o.put("api_key", "demo");
     if (duration != null) {

@@ -20,6 +20,13 @@ final class LoadOptions {
   @Option(names = "--max-tokens", description = "Config key max_tokens.")
   Integer maxTokens;
 
+  @Option(
+      names = "--ignore-eos",
+      description =
+          "Config key ignore_eos: also send min_tokens = max_tokens and ignore_eos (vLLM, SGLang),"
+              + " so that the server streams exactly the length asked; OpenAI's API refuses them.")
+  Boolean ignoreEos;
+
   @Option(names = "--rate", description = "Config key rate: open-loop requests per second.")
   Double rate;
 

@@ -3,9 +3,11 @@ package io.tpotstream.app.cli;
 import io.tpotstream.producer.http.ClientTls;
 import io.tpotstream.producer.http.TlsFiles;
 import io.tpotstream.producer.publish.KafkaSettings;
+import io.tpotstream.producer.publish.Publisher;
 import io.tpotstream.proxy.ProxyConfig;
 import io.tpotstream.proxy.TpotProxy;
 import io.tpotstream.proxy.http.Upstream;
+import io.tpotstream.proxy.prefix.PrefixHashKey;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -105,6 +107,24 @@ final class ProxyCommand implements Callable<Integer> {
               + " to match them with the application's or the server's records); its values must"
               + " be unique. Default: the proxy's own ids.")
   String requestIdHeader;
+
+  @Option(
+      names = "--capture-prefix-hashes",
+      description =
+          "Put on each measured request's start event a keyed hash (HMAC-SHA256, 64 bits) of each"
+              + " leading block of 2,048 bytes of its prompt (system and messages), each chained to"
+              + " the one before, so that tpot trace can tell which requests shared a prefix."
+              + " Never text. Off by default (docs/proxy.md, \"Prefix hashes\").")
+  boolean capturePrefixHashes;
+
+  @Option(
+      names = "--prefix-hash-key-file",
+      paramLabel = "FILE",
+      description =
+          "With --capture-prefix-hashes: the key of the hashes, the file's bytes (16 to 4,096,"
+              + " e.g. head -c 32 /dev/urandom > FILE), so that several proxies and restarts give"
+              + " the same prompt the same hashes. A secret; default: a random key per start.")
+  Path prefixHashKeyFile;
 
   @Option(
       names = "--metrics-port",
@@ -219,7 +239,8 @@ final class ProxyCommand implements Callable<Integer> {
               + " (default: ${DEFAULT-VALUE}).")
   Duration drainTimeout;
 
-  @Mixin OutageBufferOptions outageBuffer = new OutageBufferOptions(1_000_000);
+  @Mixin
+  OutageBufferOptions outageBuffer = new OutageBufferOptions(Publisher.DEFAULT_OUTAGE_BUFFER);
 
   @Mixin EventLoopsOptions eventLoops;
 
@@ -287,6 +308,10 @@ final class ProxyCommand implements Callable<Integer> {
             + config.runId()
             + (config.sample() < 1 ? ", sampling " + config.sample() : "")
             + ")");
+    if (config.prefixHashKey() != null) {
+      out.println(
+          "Prefix hashes: on every start event, keyed by " + config.prefixHashKey().origin());
+    }
     if (proxy.metricsPort() >= 0) {
       out.println(
           "Metrics: http://" + hostForUrl(config.host()) + ":" + proxy.metricsPort() + "/metrics");
@@ -366,6 +391,11 @@ final class ProxyCommand implements Callable<Integer> {
             "--label '" + name + "': a label name is letters, digits and _ (e.g. target=gw-a)");
       }
     }
+    if (prefixHashKeyFile != null && !capturePrefixHashes) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--prefix-hash-key-file is the key of --capture-prefix-hashes: give both, or neither");
+    }
     try {
       ProxyConfig config =
           ProxyConfig.of(port, target)
@@ -393,7 +423,13 @@ final class ProxyCommand implements Callable<Integer> {
                       upstreamClientCert,
                       upstreamClientKey,
                       upstreamInsecure,
-                      System.getenv()));
+                      System.getenv()))
+              .withPrefixHashKey(
+                  !capturePrefixHashes
+                      ? null
+                      : prefixHashKeyFile == null
+                          ? PrefixHashKey.random()
+                          : PrefixHashKey.fromFile(prefixHashKeyFile));
       return eventLoops.eventLoops == null ? config : config.withEventLoops(eventLoops.eventLoops);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());

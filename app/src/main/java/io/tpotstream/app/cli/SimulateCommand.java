@@ -48,7 +48,8 @@ final class SimulateCommand implements Callable<Integer> {
       paramLabel = "FILE",
       description =
           "Append one JSON line per sent chunk (requestId, model, seq, sentNs, tokens,"
-              + " intendedNs, pacingErrorNs).")
+              + " intendedNs, pacingErrorNs; on a request's first chunk promptTokens and"
+              + " cachedTokens).")
   Path truthFile;
 
   @Option(
@@ -61,6 +62,18 @@ final class SimulateCommand implements Callable<Integer> {
   String apiKey;
 
   @Mixin EventLoopsOptions eventLoops;
+
+  @Option(
+      names = "--prefix-cache-blocks",
+      paramLabel = "N",
+      defaultValue = "65536",
+      description =
+          "Prompt blocks the prefix cache holds, least recently used evicted first, shared by the"
+              + " models (blocks of a profile's prefixBlockTokens, 16 by default: 65,536 blocks"
+              + " hold 1,048,576 tokens); cached tokens are reported as cached_tokens and"
+              + " cache_read_input_tokens. 0 turns the cache off and reports none"
+              + " (default: ${DEFAULT-VALUE}).")
+  int prefixCacheBlocks;
 
   @Option(
       names = "--realtime",
@@ -79,7 +92,8 @@ final class SimulateCommand implements Callable<Integer> {
             .withSeed(seed)
             .withTruthFile(truthFile)
             .withApiKey(apiKey == null || apiKey.isBlank() ? null : apiKey)
-            .withRealtimeLoops(realtime);
+            .withRealtimeLoops(realtime)
+            .withPrefixCacheBlocks(prefixCacheBlocks);
     if (profiles != null) {
       config = config.withProfiles(Profiles.load(profiles));
     }
@@ -108,6 +122,13 @@ final class SimulateCommand implements Callable<Integer> {
     System.out.println(
         "Seed: " + simulator.seed() + (seed == null ? " (repeat this run with --seed)" : ""));
     simulator.notes().forEach(note -> System.out.println("Pacing: " + note));
+    System.out.println(
+        config.prefixCacheBlocks() == 0
+            ? "Prefix cache: off (no cached tokens reported)"
+            : String.format(
+                "Prefix cache: %,d blocks, shared by the models (--prefix-cache-blocks 0 turns"
+                    + " it off)",
+                config.prefixCacheBlocks()));
     if (truthFile != null) {
       System.out.println("Ground truth: appending to " + truthFile);
     }

@@ -29,6 +29,7 @@ public final class Tpot implements Runnable {
           ExportCommand.class,
           ReplayCommand.class,
           StatsCommand.class,
+          TraceCommand.class,
           ReportCommand.class,
           CompareCommand.class,
           ModelsCommand.class,

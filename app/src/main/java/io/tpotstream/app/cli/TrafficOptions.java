@@ -1,5 +1,6 @@
 package io.tpotstream.app.cli;
 
+import java.nio.file.Path;
 import java.util.Map;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -51,12 +52,46 @@ final class TrafficOptions {
               + " stage).")
   String sweep;
 
+  @Option(
+      names = "--trace",
+      paramLabel = "FILE",
+      description =
+          "Config key trace: replay a trace with its timing (Mooncake or tpot JSON lines, or the"
+              + " Azure trace CSV): each request at its offset, a prompt of its input length"
+              + " sharing the blocks its hash_ids share, its output length as max_tokens. From"
+              + " the working directory.")
+  Path trace;
+
+  @Option(
+      names = "--trace-format",
+      paramLabel = "FORMAT",
+      description =
+          "Config key trace_format: mooncake, tpot or azure (default: told from the file).")
+  String traceFormat;
+
+  @Option(
+      names = "--trace-speed",
+      paramLabel = "X",
+      description = "Config key trace_speed: replay this much faster (2: offsets halved).")
+  Double traceSpeed;
+
+  @Option(
+      names = "--trace-window",
+      paramLabel = "FROM-TO",
+      description =
+          "Config key trace_window: replay only the requests from FROM to TO into the trace"
+              + " (e.g. 10m-20m), starting at 0.")
+  String traceWindow;
+
   @Mixin RequestsOutOptions requestsOut;
 
   @Spec CommandSpec spec;
 
-  /** Puts the given flags as config keys. */
+  /** Puts the given flags as config keys; the trace's path from the working directory. */
   void putInto(Map<String, String> flags) {
     ProducerConfigOptions.putConfigKeys(spec, flags);
+    if (trace != null) {
+      flags.put("trace", trace.toAbsolutePath().toString());
+    }
   }
 }

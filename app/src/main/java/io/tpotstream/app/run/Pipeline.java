@@ -345,6 +345,16 @@ public final class Pipeline {
             result.elapsed().toMillis() / 1000.0,
             result.clientPauseMaxUs() / 1000.0,
             result.lateAtSource() > 0 ? ", " + result.lateAtSource() + " late at source" : ""));
+    long asked = result.models().stream().mapToLong(ModelResult::asked).sum();
+    if (asked > 0) {
+      t.append(
+          String.format(
+              Locale.ROOT,
+              "Trace: %d request(s) asked for the trace's output length, %d completed short of"
+                  + " it.%n",
+              asked,
+              result.models().stream().mapToLong(ModelResult::endedShort).sum()));
+    }
     return t.toString();
   }
 

@@ -101,7 +101,7 @@ class FlagSpellingTest {
   void aSharedFlagKeepsEachCommandsDefaultAndItsOldSpellings() {
     assertEquals(9092, ((BrokerCommand) command("broker")).port.port);
     assertEquals(8000, ((SimulateCommand) command("simulate")).port.port);
-    assertEquals(3_000_000L, ((ProduceCommand) command("produce")).outageBuffer.events);
+    assertEquals(1_000_000L, ((ProduceCommand) command("produce")).outageBuffer.events);
     ProxyCommand proxy = (ProxyCommand) command("proxy", "--listen", "0", "--upstream", "http://h");
     assertEquals(1_000_000L, proxy.outageBuffer.events);
     assertEquals("tpot.token-events", proxy.events.topic);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.common.Json;
+import io.tpotstream.producer.traffic.TraceSchedule;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
 import io.tpotstream.testkit.KafkaExtension;
@@ -151,6 +152,56 @@ class ProduceTrafficTest {
     JsonNode first = Json.MAPPER.readTree(liveLines.get(0));
     assertEquals("concurrency-1", first.path("labels").path("stage").asText());
     assertEquals("1", first.path("labels").path("concurrency").asText());
+  }
+
+  @Test
+  void aTraceSliceReplaysFromTheFlagsAndABadLineStopsItBeforeAnyRequest(TestKafka kafka)
+      throws Exception {
+    // a path from the working directory, as --trace takes it
+    Path sample = Path.of("..", "docs", "traces", "azure-sample.csv");
+    long inWindow = TraceSchedule.of(sample.toAbsolutePath(), null, null, "2s-8s").requests();
+    Path records = dir.resolve("trace-requests.jsonl");
+    TpotCli.Result r =
+        produce(
+            kafka,
+            TestKafka.uniqueName("trace"),
+            "model-a",
+            "--trace",
+            sample.toString(),
+            "--trace-speed",
+            "4",
+            "--trace-window",
+            "2s-8s",
+            "--requests-out",
+            records.toString());
+    assertEquals(0, r.exit(), r.out() + r.err());
+    assertTrue(r.out().matches("(?s).*\\nrequests +" + inWindow + "\\n.*"), r.out());
+    assertTrue(r.out().matches("(?s).*\\nended short +0\\n.*"), r.out());
+    List<String> lines = Files.readAllLines(records);
+    assertEquals(inWindow, lines.size(), "the warm-up's requests are not records");
+    for (String line : lines) {
+      JsonNode record = Json.MAPPER.readTree(line);
+      assertEquals(record.path("askedTokens").asInt(), record.path("outputTokens").asInt(), line);
+      assertTrue(record.has("scheduleLagMs"), line);
+    }
+
+    Path bad = dir.resolve("bad.jsonl");
+    Files.writeString(
+        bad,
+        "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 2}\n"
+            + "{\"timestamp\": 1, \"input_length\": 5, \"output_length\": 2, \"hash_ids\": [1, 2]}\n");
+    TpotCli.Result refused =
+        produce(kafka, TestKafka.uniqueName("trace"), "model-a", "--trace", bad.toString());
+    assertEquals(2, refused.exit(), refused.out() + refused.err());
+    assertTrue(
+        refused
+            .err()
+            .contains(
+                "config key 'trace': "
+                    + bad.toAbsolutePath()
+                    + " line 2: hash_ids has 2 ids, more than 1 (one per block of 512 tokens of"
+                    + " its 5 input tokens)"),
+        refused.err());
   }
 
   @Test

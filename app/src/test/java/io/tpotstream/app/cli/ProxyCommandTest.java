@@ -1,13 +1,17 @@
 package io.tpotstream.app.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 import picocli.CommandLine.ParseResult;
 
@@ -73,6 +77,40 @@ class ProxyCommandTest {
     ProxyCommand set = proxy("--client-header-timeout", "5s", "--client-idle-timeout", "0");
     assertEquals(Duration.ofSeconds(5), set.config().clientHeaderTimeout());
     assertEquals(Duration.ZERO, set.config().clientIdleTimeout());
+  }
+
+  @Test
+  void prefixHashesAreOffByDefaultAndTheirKeyFileGoesWithTheFlag(@TempDir Path dir)
+      throws Exception {
+    assertNull(proxy().config().prefixHashKey());
+    assertEquals(
+        "a random key of this start (ids comparable within it only)",
+        proxy("--capture-prefix-hashes").config().prefixHashKey().origin());
+    Path key = Files.write(dir.resolve("proxy.key"), new byte[32]);
+    assertEquals(
+        "the key in " + key,
+        proxy("--capture-prefix-hashes", "--prefix-hash-key-file", key.toString())
+            .config()
+            .prefixHashKey()
+            .origin());
+    assertEquals(
+        "--prefix-hash-key-file is the key of --capture-prefix-hashes: give both, or neither",
+        firstErrorLine(
+            "proxy", "--listen", "0", "--upstream", "http://h", "--prefix-hash-key-file", "k"));
+    Path empty = Files.write(dir.resolve("empty.key"), new byte[0]);
+    assertEquals(
+        "--prefix-hash-key-file "
+            + empty
+            + ": 0 bytes, fewer than the 16 a key needs (e.g. head -c 32 /dev/urandom > FILE)",
+        firstErrorLine(
+            "proxy",
+            "--listen",
+            "0",
+            "--upstream",
+            "http://h",
+            "--capture-prefix-hashes",
+            "--prefix-hash-key-file",
+            empty.toString()));
   }
 
   private static ProxyCommand proxy(String... more) {

@@ -38,4 +38,11 @@ class SimulateCommandTest {
             + " \"pareto\"",
         run("simulate", "--port", "0", "--profiles", file.toString()));
   }
+
+  @Test
+  void aPrefixCacheSizeOutOfRangeIsOneLine() {
+    assertEquals(
+        "tpot simulate: the prefix cache holds 0 (none) to 16777216 blocks, got -1",
+        run("simulate", "--port", "0", "--prefix-cache-blocks", "-1"));
+  }
 }

@@ -321,7 +321,7 @@ class PublishedSchemasTest {
         START.withSource("producer"),
         START.asWarmup(),
         TOKEN.asCoalesced().withClientLag(1_800).withSource("proxy"),
-        END,
+        END.withCachedTokens(8),
         ERROR,
         HEARTBEAT.withSource("producer"),
         TokenEvent.heartbeat(TS, "run-2", "proxy-1", TS, false, null)
@@ -329,7 +329,7 @@ class PublishedSchemasTest {
             .withSource("proxy"));
   }
 
-  /** A window with every section (open loop, client touch, SLO), and an empty one. */
+  /** A window with every section (open loop, client touch, SLO, prompt cache), and an empty one. */
   private static List<WindowSummary> summaries() {
     WindowStats full = new WindowStats();
     for (int i = 1; i <= 200; i++) {
@@ -350,6 +350,7 @@ class PublishedSchemasTest {
     full.clientLag(1_300);
     full.coalescedGaps(3);
     full.good(1);
+    full.promptCache(1, 1_500, 1_024);
     WindowSummary summary =
         full.toSummary(
             "model-a{concurrency=4}",

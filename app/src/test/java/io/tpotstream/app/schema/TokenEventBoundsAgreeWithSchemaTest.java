@@ -58,7 +58,7 @@ class TokenEventBoundsAgreeWithSchemaTest {
       }
     }
     assertEquals(List.of(), disagreements);
-    int perType = 15 * 8 + 6 * 7 + 3 + 11;
+    int perType = 17 * 8 + 6 * 7 + 3 + 11 + 8;
     assertEquals(5 * perType, accepted + rejected);
     assertTrue(accepted > 5 * 40 && rejected > 5 * 60, accepted + " accepted, " + rejected);
   }
@@ -112,12 +112,40 @@ class TokenEventBoundsAgreeWithSchemaTest {
       record.put("source", source);
       records.add(record);
     }
+    for (String hashes : prefixHashes()) {
+      ObjectNode record = json(base);
+      try {
+        record.set("prefixHashes", Json.MAPPER.readTree(hashes));
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      records.add(record);
+    }
     for (Map<String, String> labels : labels()) {
       ObjectNode record = json(base);
       record.set("labels", Json.MAPPER.valueToTree(labels));
       records.add(record);
     }
     return records;
+  }
+
+  /** Prefix hashes at and past their bounds: count, whole numbers of a long, items' types. */
+  private static List<String> prefixHashes() {
+    StringBuilder most = new StringBuilder("[0");
+    for (int i = 1; i < TokenEventBounds.MAX_PREFIX_HASHES; i++) {
+      most.append(',').append(i);
+    }
+    String atMost = most + "]";
+    String past = most + ",-1]";
+    return List.of(
+        "[]",
+        atMost,
+        past,
+        "[-9223372036854775808,9223372036854775807]",
+        "[9223372036854775808]",
+        "[1.5]",
+        "[\"1\"]",
+        "[null]");
   }
 
   private static List<Map<String, String>> labels() {
@@ -173,7 +201,8 @@ class TokenEventBoundsAgreeWithSchemaTest {
             .asCoalesced()
             .withClientLag(1_500)
             .withSource("proxy"),
-        TokenEvent.end(TS, "run-1", "req-1", "model-a", labels, 90L, 3, 12, 4, "stop", 1, "p-1"),
+        TokenEvent.end(TS, "run-1", "req-1", "model-a", labels, 90L, 3, 12, 4, "stop", 1, "p-1")
+            .withCachedTokens(8),
         TokenEvent.error(
             TS, "run-1", "req-2", "model-b", labels, 30L, 1, "http_429", 429, "slow", 2, "p-1"),
         TokenEvent.heartbeat(TS, "run-1", "p-1", TS - 200, true, 1_500L, 700L, 3L)

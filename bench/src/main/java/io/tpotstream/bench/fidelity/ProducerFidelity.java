@@ -95,7 +95,16 @@ public final class ProducerFidelity {
       List<Planned> own = plan.stream().filter(p -> p.kind() == Kind.ANCHOR).toList();
       Context c =
           new Context(
-              env, report, simulator, python, anchorRequests, anchorTokens, openFor, null, null);
+              env,
+              report,
+              simulator,
+              python,
+              anchorRequests,
+              anchorTokens,
+              openFor,
+              null,
+              null,
+              null);
       if (shared.size() > 1) {
         runInChild(c, shared, "b2-producer.log");
       }
@@ -112,8 +121,33 @@ public final class ProducerFidelity {
                   anchorRequests,
                   anchorTokens,
                   "py");
-          c = c.withPython(py, Distortion.ofArrivals(py.arrivals(), simulator.truth()));
+          Distortion pyDistortion = Distortion.ofArrivals(py.arrivals(), simulator.truth());
           simulator.truth().reset();
+          // the seed client doing tpot's job as a Python user would: every arrival to Kafka
+          PythonAnchor.Result pyKafka = null;
+          if (PythonAnchor.canPublish(python.get())) {
+            String topic = "b2-python-events";
+            BenchTopics.create(env.bootstrapServers(), topic, 3);
+            pyKafka =
+                PythonAnchor.run(
+                    python.get(),
+                    env.workDir(),
+                    simulator.baseUrl() + "/chat/completions",
+                    BenchProfiles.LOGNORMAL,
+                    ANCHOR_STREAMS,
+                    anchorRequests,
+                    anchorTokens,
+                    "pyk",
+                    List.of(env.bootstrapServers(), topic));
+            reportPythonPublishing(
+                report, pyKafka, Distortion.ofArrivals(pyKafka.arrivals(), simulator.truth()));
+            simulator.truth().reset();
+          } else {
+            report.note(
+                "Python anchor publishing to Kafka skipped: its python3 has no confluent_kafka"
+                    + " (apt-get install python3-confluent-kafka)");
+          }
+          c = c.withPython(py, pyDistortion, pyKafka);
         }
         runInChild(c, own, "b2-side-by-side.log");
       }
@@ -135,8 +169,10 @@ public final class ProducerFidelity {
       int anchorTokens,
       Duration openFor,
       PythonAnchor.Result py,
-      Distortion pyDistortion) {
-    Context withPython(PythonAnchor.Result result, Distortion distortion) {
+      Distortion pyDistortion,
+      PythonAnchor.Result pyKafka) {
+    Context withPython(
+        PythonAnchor.Result result, Distortion distortion, PythonAnchor.Result publishing) {
       return new Context(
           env,
           report,
@@ -146,7 +182,8 @@ public final class ProducerFidelity {
           anchorTokens,
           openFor,
           result,
-          distortion);
+          distortion,
+          publishing);
     }
   }
 
@@ -200,7 +237,7 @@ public final class ProducerFidelity {
             case STALL -> reportStall(report, events, simulator.truth(), d);
             case ANCHOR -> {
               reportClosedLoop(report, p, result, events, d);
-              reportSideBySide(report, result, events, d, py, pyDistortion, python);
+              reportSideBySide(report, result, events, d, py, pyDistortion, c.pyKafka(), python);
             }
             default -> reportClosedLoop(report, p, result, events, d);
           }
@@ -404,6 +441,28 @@ public final class ProducerFidelity {
                 BenchReport.count(d.pairs)));
   }
 
+  /** The seed client publishing every arrival to Kafka: its fidelity, CPU and memory. */
+  private static void reportPythonPublishing(
+      BenchReport report, PythonAnchor.Result pyKafka, Distortion d) {
+    String label = ANCHOR_STREAMS + " streams side by side";
+    report.headline(
+        label + ": Python aiohttp + Kafka |measured - sent| p99 / p99.9 / max",
+        BenchReport.msPercentiles(d.absolute, 99, 99.9)
+            + " ("
+            + BenchReport.count(d.pairs)
+            + " gaps, every arrival published through librdkafka; "
+            + pyKafka.errors()
+            + " errors)");
+    report.headline(
+        label + ": Python aiohttp + Kafka CPU and memory",
+        String.format(
+            Locale.ROOT,
+            "%.1f s of process CPU while streaming (%.1f µs per chunk), max RSS %.0f MB",
+            pyKafka.cpuNs() / 1e9,
+            pyKafka.cpuMicrosPerChunk(),
+            pyKafka.maxRssKb() / 1024.0));
+  }
+
   private static void reportSideBySide(
       BenchReport report,
       ProducerChild.Result r,
@@ -411,6 +470,7 @@ public final class ProducerFidelity {
       Distortion tpot,
       PythonAnchor.Result py,
       Distortion pyDistortion,
+      PythonAnchor.Result pyKafka,
       Optional<String> python) {
     String label = ANCHOR_STREAMS + " streams side by side";
     long tokens = events.tokens;
@@ -439,6 +499,28 @@ public final class ProducerFidelity {
             BenchReport.count(r.warmupChunks()),
             r.warmupEndMs() / 1000.0,
             r.warmupEndMs() == 0 ? 0 : warm[0] / 1e9));
+    report.headline(
+        label + ": tpot whole-process CPU",
+        String.format(
+                Locale.ROOT,
+                "%.1f s from the JVM's start to the run's end (start-up, warm-up, run), %.1f µs per"
+                    + " published token%s",
+                r.processCpuNs() / 1e9,
+                r.processCpuNs() / 1000.0 / Math.max(1, tokens),
+                py == null
+                    ? ""
+                    : String.format(
+                        Locale.ROOT,
+                        "; %.2f × Python's (%.1f s while streaming, no Kafka)",
+                        r.processCpuNs() / (double) Math.max(1, py.cpuNs()),
+                        py.cpuNs() / 1e9))
+            + (pyKafka == null
+                ? ""
+                : String.format(
+                    Locale.ROOT,
+                    "; %.2f × Python's publishing to Kafka (%.1f s)",
+                    r.processCpuNs() / (double) Math.max(1, pyKafka.cpuNs()),
+                    pyKafka.cpuNs() / 1e9)));
     if (py == null) {
       report.headline(
           label + ": max RSS",

@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,6 +67,23 @@ final class PythonAnchor {
     return Optional.empty();
   }
 
+  /** Whether {@code python} imports confluent_kafka (for the anchor that publishes). */
+  static boolean canPublish(String python) {
+    try {
+      Process p =
+          new ProcessBuilder(python, "-c", "import confluent_kafka")
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
+      return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   /** Runs the client to the end: {@code requests} requests, {@code concurrency} at a time. */
   static Result run(
       String python,
@@ -76,6 +94,32 @@ final class PythonAnchor {
       int requests,
       int maxTokens,
       String idPrefix) {
+    return run(
+        python,
+        workDir,
+        chatCompletionsUrl,
+        model,
+        concurrency,
+        requests,
+        maxTokens,
+        idPrefix,
+        List.of());
+  }
+
+  /**
+   * As {@link #run(String, Path, String, String, int, int, int, String)}, publishing every token
+   * arrival to Kafka when {@code kafka} is {@code [bootstrap servers, topic]}.
+   */
+  static Result run(
+      String python,
+      Path workDir,
+      String chatCompletionsUrl,
+      String model,
+      int concurrency,
+      int requests,
+      int maxTokens,
+      String idPrefix,
+      List<String> kafka) {
     try {
       // one copy per client: two may start at once (P1 runs one each way)
       Path script = workDir.resolve(idPrefix + "-aiohttp_client.py");
@@ -84,16 +128,20 @@ final class PythonAnchor {
       }
       Path out = workDir.resolve(idPrefix + ".json");
       Path log = workDir.resolve(idPrefix + ".log");
+      List<String> command = new ArrayList<>();
+      command.addAll(
+          List.of(
+              python,
+              script.toString(),
+              chatCompletionsUrl,
+              model,
+              Integer.toString(concurrency),
+              Integer.toString(requests),
+              Integer.toString(maxTokens),
+              idPrefix));
+      command.addAll(kafka);
       Process p =
-          new ProcessBuilder(
-                  python,
-                  script.toString(),
-                  chatCompletionsUrl,
-                  model,
-                  Integer.toString(concurrency),
-                  Integer.toString(requests),
-                  Integer.toString(maxTokens),
-                  idPrefix)
+          new ProcessBuilder(command)
               .redirectOutput(out.toFile())
               .redirectError(log.toFile())
               .start();

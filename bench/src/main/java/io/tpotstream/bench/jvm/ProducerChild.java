@@ -47,6 +47,8 @@ public final class ProducerChild {
    * @param warmupChunks token chunks the run's warm-up streamed (0 when none)
    * @param warmupEndMs when the run's warm-up ended, ms since the run started (0 when none)
    * @param maxRssKb this JVM's maximum resident size at the run's end ({@code VmHWM}), in KiB
+   * @param processCpuNs this JVM's CPU from its start to the run's end (start-up, warm-up and run:
+   *     what a one-run {@code tpot produce} costs, less its shutdown)
    */
   public record Result(
       long eventsPublished,
@@ -67,7 +69,8 @@ public final class ProducerChild {
       long warmupRequests,
       long warmupChunks,
       long warmupEndMs,
-      long maxRssKb) {
+      long maxRssKb,
+      long processCpuNs) {
 
     /**
      * Process CPU ns between {@code fromMs} and {@code toMs} of the run (the nearest samples), with
@@ -230,6 +233,7 @@ public final class ProducerChild {
             r.warmupRequests(),
             r.warmupEnd() == null ? 0 : r.warmupEnd().chunks(),
             Math.max(0, warmupEndMs),
-            ProcessMeter.maxResidentKb()));
+            ProcessMeter.maxResidentKb(),
+            ProcessMeter.processCpuNs()));
   }
 }

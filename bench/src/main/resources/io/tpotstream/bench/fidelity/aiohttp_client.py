@@ -3,7 +3,9 @@
 script measures (a semaphore bounds concurrency; every SSE `data:` line whose delta has non-empty
 content is timestamped when aiohttp hands the line over, before its JSON is parsed).
 
-Usage: aiohttp_client.py URL MODEL CONCURRENCY REQUESTS MAX_TOKENS ID_PREFIX
+Usage: aiohttp_client.py URL MODEL CONCURRENCY REQUESTS MAX_TOKENS ID_PREFIX [BOOTSTRAP TOPIC]
+With BOOTSTRAP and TOPIC it also does tpot's job as a Python user would: every token arrival is
+published as a JSON event to Kafka through librdkafka (confluent_kafka, its defaults), keyed by request.
 Prints one JSON object on stdout: {"requests": [{"id": ..., "arrivals": [ns, ...]}, ...],
 "cpu_ns": ..., "wall_ns": ..., "chunks": ..., "errors": ..., "max_rss_kb": ...}; cpu_ns is this
 process's user plus system time while streaming (not the interpreter's start); max_rss_kb its maximum
@@ -35,7 +37,7 @@ def cpu_ns():
     return int((r.ru_utime + r.ru_stime) * 1e9)
 
 
-async def one(session, sem, url, model, max_tokens, request_id, results, errors):
+async def one(session, sem, url, model, max_tokens, request_id, results, errors, publish):
     async with sem:
         body = {
             "model": model,
@@ -61,6 +63,8 @@ async def one(session, sem, url, model, max_tokens, request_id, results, errors)
                     choices = chunk.get("choices") or []
                     if choices and (choices[0].get("delta") or {}).get("content"):
                         arrivals.append(now)
+                        if publish is not None:
+                            publish(request_id, model, len(arrivals), now)
         except Exception as e:  # noqa: BLE001 - an anchor reports, it does not stop
             errors.append(str(e))
             return
@@ -71,6 +75,17 @@ async def main():
     url, model = sys.argv[1], sys.argv[2]
     concurrency, requests, max_tokens = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
     prefix = sys.argv[6]
+    producer, publish = None, None
+    if len(sys.argv) > 8:
+        from confluent_kafka import Producer
+        producer = Producer({"bootstrap.servers": sys.argv[7]})
+        topic = sys.argv[8]
+
+        def publish(request_id, model, seq, now):
+            event = {"type": "token", "requestId": request_id, "model": model, "seq": seq,
+                     "tsNs": now, "tokens": 1}
+            producer.produce(topic, json.dumps(event).encode(), key=request_id.encode())
+            producer.poll(0)
     sem = asyncio.Semaphore(concurrency)
     results, errors = [], []
     connector = aiohttp.TCPConnector(limit=concurrency)
@@ -78,8 +93,10 @@ async def main():
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
         cpu0, wall0 = cpu_ns(), time.perf_counter_ns()
         await asyncio.gather(
-            *(one(session, sem, url, model, max_tokens, f"{prefix}-{i}", results, errors)
+            *(one(session, sem, url, model, max_tokens, f"{prefix}-{i}", results, errors, publish)
               for i in range(requests)))
+        if producer is not None:
+            producer.flush(60)
         cpu1, wall1 = cpu_ns(), time.perf_counter_ns()
     chunks = sum(len(r["arrivals"]) for r in results)
     json.dump({"requests": results, "cpu_ns": cpu1 - cpu0, "wall_ns": wall1 - wall0,

@@ -188,10 +188,18 @@ final class CompactScanner {
             return false;
           }
         }
-        case TokenEventDecoder.PROMPT_TOKENS,
-            TokenEventDecoder.HTTP_STATUS,
-            TokenEventDecoder.MALFORMED_CHUNKS ->
+        case TokenEventDecoder.HTTP_STATUS, TokenEventDecoder.MALFORMED_CHUNKS ->
             i = integer(b, i, 9);
+        case TokenEventDecoder.PROMPT_TOKENS -> {
+          i = integer(b, i, 9);
+          d.hasPromptTokens = true;
+          d.promptTokens = (int) number;
+        }
+        case TokenEventDecoder.CACHED_TOKENS -> {
+          i = integer(b, i, 9);
+          d.hasCachedTokens = true;
+          d.cachedTokens = (int) number;
+        }
         case TokenEventDecoder.COMPLETION_TOKENS -> {
           i = integer(b, i, 9);
           d.hasCompletionTokens = true;

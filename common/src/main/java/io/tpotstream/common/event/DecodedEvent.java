@@ -22,6 +22,10 @@ public final class DecodedEvent {
   int tokens;
   boolean hasScheduleLag;
   long scheduleLagNs;
+  boolean hasPromptTokens;
+  int promptTokens;
+  boolean hasCachedTokens;
+  int cachedTokens;
   boolean hasCompletionTokens;
   int completionTokens;
   String errorClass;
@@ -62,6 +66,10 @@ public final class DecodedEvent {
     tokens = 0;
     hasScheduleLag = false;
     scheduleLagNs = 0;
+    hasPromptTokens = false;
+    promptTokens = 0;
+    hasCachedTokens = false;
+    cachedTokens = 0;
     hasCompletionTokens = false;
     completionTokens = 0;
     errorClass = null;
@@ -126,6 +134,24 @@ public final class DecodedEvent {
 
   public long scheduleLagNs() {
     return scheduleLagNs;
+  }
+
+  public boolean hasPromptTokens() {
+    return hasPromptTokens;
+  }
+
+  /** The prompt tokens the API reported (end events). */
+  public int promptTokens() {
+    return promptTokens;
+  }
+
+  public boolean hasCachedTokens() {
+    return hasCachedTokens;
+  }
+
+  /** The prompt tokens the API reported as read from its prefix cache (end events). */
+  public int cachedTokens() {
+    return cachedTokens;
   }
 
   public boolean hasCompletionTokens() {

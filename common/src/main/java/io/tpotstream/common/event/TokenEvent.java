@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonSetter;
 import com.fasterxml.jackson.annotation.Nulls;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -27,6 +28,7 @@ import java.util.TreeMap;
   "tokens",
   "kind",
   "promptTokens",
+  "cachedTokens",
   "completionTokens",
   "finishReason",
   "errorClass",
@@ -44,7 +46,9 @@ import java.util.TreeMap;
   "warmup",
   "source",
   "droppedEvents",
-  "clientLagUs"
+  "clientLagUs",
+  "prefixHashes",
+  "prefixBlocks"
 })
 public record TokenEvent(
     EventType type,
@@ -60,6 +64,7 @@ public record TokenEvent(
     Integer tokens,
     TokenKind kind,
     Integer promptTokens,
+    Integer cachedTokens,
     Integer completionTokens,
     String finishReason,
     String errorClass,
@@ -77,7 +82,10 @@ public record TokenEvent(
     Boolean warmup,
     String source,
     Long droppedEvents,
-    Long clientLagUs) {
+    Long clientLagUs,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) @JsonSetter(contentNulls = Nulls.FAIL)
+        List<Long> prefixHashes,
+    Integer prefixBlocks) {
 
   /** The event format version this code writes. */
   public static final int VERSION = 1;
@@ -89,6 +97,7 @@ public record TokenEvent(
 
   public TokenEvent {
     labels = labels == null ? null : new TreeMap<>(labels);
+    prefixHashes = prefixHashes == null ? null : List.copyOf(prefixHashes);
   }
 
   /** A request start; {@code scheduleLagNs} is null in closed-loop runs. */
@@ -229,6 +238,17 @@ public record TokenEvent(
     return copy.build();
   }
 
+  /**
+   * This end event with the prompt tokens the server reported as read from its prefix cache
+   * (OpenAI's {@code usage.prompt_tokens_details.cached_tokens}, Anthropic's {@code
+   * cache_read_input_tokens}; null: not reported).
+   */
+  public TokenEvent withCachedTokens(Integer cachedTokens) {
+    Draft copy = new Draft(this);
+    copy.cachedTokens = cachedTokens;
+    return copy.build();
+  }
+
   /** The client's own lag within this chunk's gap in µs (0 when none). */
   public long clientLagOrZero() {
     return clientLagUs == null ? 0 : clientLagUs;
@@ -266,6 +286,19 @@ public record TokenEvent(
     return copy.build();
   }
 
+  /**
+   * This start event with the keyed hashes of its prompt's leading blocks ({@code tpot proxy
+   * --capture-prefix-hashes}: at most {@link TokenEventBounds#MAX_PREFIX_HASHES}, each chained to
+   * the one before, so an equal hash means an equal prompt up to the end of that block) and the
+   * prompt's number of blocks, more than the hashes when they were cut.
+   */
+  public TokenEvent withPrefix(List<Long> hashes, int blocks) {
+    Draft copy = new Draft(this);
+    copy.prefixHashes = hashes;
+    copy.prefixBlocks = blocks;
+    return copy.build();
+  }
+
   /** This event with an unknown {@code errorClass} read as {@link ErrorClasses#OTHER}. */
   TokenEvent withKnownErrorClass() {
     String known = ErrorClasses.fold(errorClass);
@@ -296,7 +329,7 @@ public record TokenEvent(
   }
 
   /**
-   * An event being made: the one place that calls the 30-field constructor. Each factory sets only
+   * An event being made: the one place that calls the 33-field constructor. Each factory sets only
    * its own fields; every other field stays null and is left out of the JSON.
    */
   private static final class Draft {
@@ -312,6 +345,7 @@ public record TokenEvent(
     private Integer tokens;
     private TokenKind kind;
     private Integer promptTokens;
+    private Integer cachedTokens;
     private Integer completionTokens;
     private String finishReason;
     private String errorClass;
@@ -330,6 +364,8 @@ public record TokenEvent(
     private String source;
     private Long droppedEvents;
     private Long clientLagUs;
+    private List<Long> prefixHashes;
+    private Integer prefixBlocks;
 
     /** A new event of this version: only its type, time and run. */
     Draft(EventType type, long ts, String runId) {
@@ -353,6 +389,7 @@ public record TokenEvent(
       tokens = event.tokens;
       kind = event.kind;
       promptTokens = event.promptTokens;
+      cachedTokens = event.cachedTokens;
       completionTokens = event.completionTokens;
       finishReason = event.finishReason;
       errorClass = event.errorClass;
@@ -371,6 +408,8 @@ public record TokenEvent(
       source = event.source;
       droppedEvents = event.droppedEvents;
       clientLagUs = event.clientLagUs;
+      prefixHashes = event.prefixHashes;
+      prefixBlocks = event.prefixBlocks;
     }
 
     /** An event of one request, {@code elapsedNs} after its start (empty labels become none). */
@@ -417,6 +456,7 @@ public record TokenEvent(
           tokens,
           kind,
           promptTokens,
+          cachedTokens,
           completionTokens,
           finishReason,
           errorClass,
@@ -434,7 +474,9 @@ public record TokenEvent(
           trueOrNull(warmup),
           source,
           droppedEvents,
-          clientLagUs);
+          clientLagUs,
+          prefixHashes,
+          prefixBlocks);
     }
   }
 }

@@ -50,6 +50,12 @@ public final class TokenEventBounds {
   /** The most characters of a label's value. */
   public static final int MAX_LABEL_VALUE_CHARS = 256;
 
+  /**
+   * The most prefix hashes a start event carries: 1,024 blocks of 2,048 bytes, a prompt of 2 MB
+   * (about half a million tokens), 20 KB of JSON at most.
+   */
+  public static final int MAX_PREFIX_HASHES = 1_024;
+
   /** An integer field's closed range {@code [min, max]}, and why. */
   public record Range(String field, long min, long max, String reason) {}
 
@@ -68,6 +74,7 @@ public final class TokenEventBounds {
           new Range(
               "tokens", 0, 4_096, "one chunk carries no more; past that it would weigh a window"),
           new Range("promptTokens", 0, 100_000_000, "ten times the largest context window"),
+          new Range("cachedTokens", 0, 100_000_000, "a part of the prompt tokens"),
           new Range("completionTokens", 0, 100_000_000, "ten times the largest context window"),
           new Range("httpStatus", 100, 599, "an HTTP status code"),
           new Range("scheduleLagNs", -WEEK_NS, WEEK_NS, "an open loop is less than a week late"),
@@ -81,7 +88,12 @@ public final class TokenEventBounds {
               0,
               9_007_199_254_740_991L,
               "a proxy's total: 2^53 - 1, the largest integer every JSON reader holds exactly"),
-          new Range("clientLagUs", 1, HOUR_US, "the lag histogram's range; 0 is left out"));
+          new Range("clientLagUs", 1, HOUR_US, "the lag histogram's range; 0 is left out"),
+          new Range(
+              "prefixBlocks",
+              1,
+              Integer.MAX_VALUE,
+              "the blocks of a prompt, an int; none: left out"));
 
   /** Every free-text field, in the design's order. */
   public static final List<Length> LENGTHS =
@@ -149,6 +161,14 @@ public final class TokenEventBounds {
   private static String problem(TokenEvent e, int f) {
     if (f == TokenEventDecoder.LABELS) {
       return e.labels() == null ? null : labelsProblem(e.labels());
+    }
+    if (f == TokenEventDecoder.PREFIX_HASHES) {
+      return e.prefixHashes() == null || e.prefixHashes().size() <= MAX_PREFIX_HASHES
+          ? null
+          : "prefixHashes has "
+              + e.prefixHashes().size()
+              + " hashes, more than "
+              + MAX_PREFIX_HASHES;
     }
     Object value = VALUES.get(f).apply(e);
     if (value == null) {
@@ -218,6 +238,7 @@ public final class TokenEventBounds {
     values.add(TokenEvent::tokens);
     values.add(TokenEvent::kind);
     values.add(TokenEvent::promptTokens);
+    values.add(TokenEvent::cachedTokens);
     values.add(TokenEvent::completionTokens);
     values.add(TokenEvent::finishReason);
     values.add(TokenEvent::errorClass);
@@ -236,6 +257,8 @@ public final class TokenEventBounds {
     values.add(TokenEvent::source);
     values.add(TokenEvent::droppedEvents);
     values.add(TokenEvent::clientLagUs);
+    values.add(TokenEvent::prefixHashes);
+    values.add(TokenEvent::prefixBlocks);
     return values;
   }
 

@@ -30,31 +30,35 @@ public final class TokenEventDecoder {
   static final int TOKENS = 9;
   static final int KIND = 10;
   static final int PROMPT_TOKENS = 11;
-  static final int COMPLETION_TOKENS = 12;
-  static final int FINISH_REASON = 13;
-  static final int ERROR_CLASS = 14;
-  static final int HTTP_STATUS = 15;
-  static final int MESSAGE = 16;
-  static final int SCHEDULE_LAG_NS = 17;
-  static final int MALFORMED_CHUNKS = 18;
-  static final int PRODUCER_ID = 19;
-  static final int WATERMARK = 20;
-  static final int FINAL = 21;
-  static final int CLIENT_PAUSE_MAX_US = 22;
-  static final int LOOP_LAG_MAX_US = 23;
-  static final int COALESCED_CHUNKS = 24;
-  static final int COALESCED = 25;
-  static final int WARMUP = 26;
-  static final int SOURCE = 27;
-  static final int DROPPED_EVENTS = 28;
-  static final int CLIENT_LAG_US = 29;
+  static final int CACHED_TOKENS = 12;
+  static final int COMPLETION_TOKENS = 13;
+  static final int FINISH_REASON = 14;
+  static final int ERROR_CLASS = 15;
+  static final int HTTP_STATUS = 16;
+  static final int MESSAGE = 17;
+  static final int SCHEDULE_LAG_NS = 18;
+  static final int MALFORMED_CHUNKS = 19;
+  static final int PRODUCER_ID = 20;
+  static final int WATERMARK = 21;
+  static final int FINAL = 22;
+  static final int CLIENT_PAUSE_MAX_US = 23;
+  static final int LOOP_LAG_MAX_US = 24;
+  static final int COALESCED_CHUNKS = 25;
+  static final int COALESCED = 26;
+  static final int WARMUP = 27;
+  static final int SOURCE = 28;
+  static final int DROPPED_EVENTS = 29;
+  static final int CLIENT_LAG_US = 30;
+  static final int PREFIX_HASHES = 31;
+  static final int PREFIX_BLOCKS = 32;
 
   /**
    * The field names in the design's order (producers write them so), by field index: {@link
    * TokenEvent}'s order. Fields no statistic reads ({@code droppedEvents}, {@code message}, …) are
-   * checked, not kept.
+   * checked, not kept. A start event's {@code prefixHashes} (an array, one per request) is left to
+   * data binding by the compact scanner.
    */
-  static final String[] FIELD_NAMES = Arrays.copyOf(TokenEvent.fieldNames(), CLIENT_LAG_US + 1);
+  static final String[] FIELD_NAMES = Arrays.copyOf(TokenEvent.fieldNames(), PREFIX_BLOCKS + 1);
 
   private final DecodedEvent event = new DecodedEvent();
 
@@ -125,6 +129,14 @@ public final class TokenEventDecoder {
     if (e.scheduleLagNs() != null) {
       d.hasScheduleLag = true;
       d.scheduleLagNs = e.scheduleLagNs();
+    }
+    if (e.promptTokens() != null) {
+      d.hasPromptTokens = true;
+      d.promptTokens = e.promptTokens();
+    }
+    if (e.cachedTokens() != null) {
+      d.hasCachedTokens = true;
+      d.cachedTokens = e.cachedTokens();
     }
     if (e.completionTokens() != null) {
       d.hasCompletionTokens = true;

@@ -49,7 +49,7 @@ public final class JvmOptions {
     try (BufferedReader reader =
         new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
       List<String> lines = reader.lines().filter(l -> !l.startsWith("#")).toList();
-      // a file that links to another in the repository (run.options -> produce.options) is packed
+      // a file that links to another in the repository (demo.options -> run.options) is packed
       // in the jar as the name of the file it links to
       if (lines.size() == 1 && lines.get(0).endsWith(".options")) {
         return lines(lines.get(0).substring(0, lines.get(0).length() - ".options".length()));

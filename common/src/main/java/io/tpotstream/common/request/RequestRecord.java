@@ -19,10 +19,16 @@ import java.util.TreeMap;
  *     event's {@code message}, at most {@link
  *     io.tpotstream.common.event.TokenEventBounds#MAX_MESSAGE_CHARS} characters)
  * @param outputTokens reported completion tokens when the API gave usage, else tokens in chunks
+ * @param promptTokens the prompt tokens the API reported (cached ones included), when it did
+ * @param cachedTokens of those, the ones it reported as read from its prefix cache, when it did
  * @param gaps TPOT samples of this request (a chunk of k tokens gives k)
  * @param gapP50Ms the median of its own gaps (TPOT samples), HdrHistogram's value as everywhere
  * @param scheduleLagMs open loop: how late it was sent
  * @param good whether it met every {@code --goodput} limit (only when limits were given)
+ * @param askedTokens the output length a replayed trace asked for (its {@code output_length}); only
+ *     the producer knows it, so {@code tpot stats} leaves it out
+ * @param endedShort with {@code askedTokens}, on a completed request: whether it ended with fewer
+ *     output tokens than asked
  */
 @JsonPropertyOrder({
   "requestId",
@@ -37,13 +43,17 @@ import java.util.TreeMap;
   "ttftMs",
   "e2eMs",
   "outputTokens",
+  "promptTokens",
+  "cachedTokens",
   "requestTpotMs",
   "gaps",
   "gapP50Ms",
   "gapP99Ms",
   "gapMaxMs",
   "scheduleLagMs",
-  "good"
+  "good",
+  "askedTokens",
+  "endedShort"
 })
 public record RequestRecord(
     String requestId,
@@ -58,13 +68,17 @@ public record RequestRecord(
     BigDecimal ttftMs,
     BigDecimal e2eMs,
     long outputTokens,
+    Integer promptTokens,
+    Integer cachedTokens,
     BigDecimal requestTpotMs,
     long gaps,
     BigDecimal gapP50Ms,
     BigDecimal gapP99Ms,
     BigDecimal gapMaxMs,
     BigDecimal scheduleLagMs,
-    Boolean good) {
+    Boolean good,
+    Integer askedTokens,
+    Boolean endedShort) {
 
   public static final String COMPLETED = "completed";
   public static final String FAILED = "failed";

@@ -41,11 +41,34 @@ public final class RequestRecords {
 
   /** As {@link #fromEvents}, handing out each request's trace too (its gaps, for example). */
   public static void follow(Iterable<TokenEvent> events, GoodputLimits goodput, Finished finished) {
-    Map<String, RequestTrace> open = new LinkedHashMap<>();
-    LatencyHistogram scratch = new LatencyHistogram();
+    Follower follower = new Follower(goodput, finished);
     for (TokenEvent e : events) {
+      follower.accept(e);
+    }
+    follower.finish();
+  }
+
+  /**
+   * {@link #follow} one event at a time, for a reader that pushes them (a file read as a stream):
+   * each request is handed out when its end or error event comes, those still open when {@link
+   * #finish()} is called as {@code abandoned}, in the order they started; warm-up requests are left
+   * out. Not thread-safe.
+   */
+  public static final class Follower {
+    private final GoodputLimits goodput;
+    private final Finished finished;
+    private final Map<String, RequestTrace> open = new LinkedHashMap<>();
+    private final LatencyHistogram scratch = new LatencyHistogram();
+
+    public Follower(GoodputLimits goodput, Finished finished) {
+      this.goodput = goodput;
+      this.finished = finished;
+    }
+
+    /** Follows the next event in log order (heartbeats and events without a request skipped). */
+    public void accept(TokenEvent e) {
       if (e.type() == EventType.HEARTBEAT || e.requestId() == null) {
-        continue;
+        return;
       }
       RequestTrace trace = open.computeIfAbsent(e.requestId(), RequestTrace::new);
       RequestRecord record = trace.apply(e, goodput, scratch);
@@ -56,10 +79,15 @@ public final class RequestRecords {
         }
       }
     }
-    for (RequestTrace trace : open.values()) {
-      if (!trace.warmup()) {
-        finished.request(trace, trace.abandoned(goodput, scratch));
+
+    /** The input ended: every request still open is handed out as abandoned. */
+    public void finish() {
+      for (RequestTrace trace : open.values()) {
+        if (!trace.warmup()) {
+          finished.request(trace, trace.abandoned(goodput, scratch));
+        }
       }
+      open.clear();
     }
   }
 

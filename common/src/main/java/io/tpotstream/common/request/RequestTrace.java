@@ -36,6 +36,8 @@ public final class RequestTrace {
   private int firstChunkTokens;
   private long ttftNs = -1;
   private long lastTsMs = Long.MIN_VALUE;
+  private Integer promptTokens;
+  private Integer cachedTokens;
 
   public RequestTrace(String requestId) {
     this.requestId = requestId;
@@ -79,6 +81,15 @@ public final class RequestTrace {
     tokens += k;
     lastSeq = seq;
     lastElapsedNs = elapsedNs;
+  }
+
+  /**
+   * The prompt tokens the API reported and, of those, the ones read from its prefix cache (each
+   * null when not reported); given before {@link #end}.
+   */
+  public void promptUsage(Integer promptTokens, Integer cachedTokens) {
+    this.promptTokens = promptTokens;
+    this.cachedTokens = cachedTokens;
   }
 
   /**
@@ -151,7 +162,10 @@ public final class RequestTrace {
         token(e.seq() == null ? chunks : e.seq(), orZero(e.elapsedNs()), e.tokensOrOne());
         yield null;
       }
-      case END -> end(orZero(e.elapsedNs()), e.completionTokens(), goodput, scratch);
+      case END -> {
+        promptUsage(e.promptTokens(), e.cachedTokens());
+        yield end(orZero(e.elapsedNs()), e.completionTokens(), goodput, scratch);
+      }
       case ERROR -> error(orZero(e.elapsedNs()), e.errorClass(), e.message(), goodput, scratch);
       case HEARTBEAT -> null;
     };
@@ -238,13 +252,17 @@ public final class RequestTrace {
         ttftNs < 0 ? null : LatencyHistogram.ms(RequestRules.micros(ttftNs)),
         e2eMicros < 0 ? null : LatencyHistogram.ms(e2eMicros),
         outputTokens,
+        promptTokens,
+        cachedTokens,
         requestTpotMicros < 0 ? null : LatencyHistogram.ms(requestTpotMicros),
         samples,
         p50,
         p99,
         max,
         scheduleLagNs == null ? null : LatencyHistogram.ms(RequestRules.micros(scheduleLagNs)),
-        good);
+        good,
+        null,
+        null);
   }
 
   private static long orZero(Long value) {

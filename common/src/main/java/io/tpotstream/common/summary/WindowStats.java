@@ -45,6 +45,9 @@ public final class WindowStats {
   private long coalescedGaps;
   private long warmupRequests;
   private long goodRequests;
+  private long cacheRequests;
+  private long cachePromptTokens;
+  private long cachedTokens;
   private final HistogramCodec.Encoder encoder = new HistogramCodec.Encoder();
 
   /**
@@ -117,6 +120,16 @@ public final class WindowStats {
   }
 
   /**
+   * Counts {@code requests} completed requests that reported cached tokens: {@code promptTokens}
+   * prompt tokens in all, {@code cachedTokens} of them read from the server's prefix cache.
+   */
+  public void promptCache(long requests, long promptTokens, long cachedTokens) {
+    cacheRequests += requests;
+    cachePromptTokens += promptTokens;
+    this.cachedTokens += cachedTokens;
+  }
+
+  /**
    * Forgets everything, to build the next summary with the same histograms (stage 2 builds
    * thousands; each new set would be 1.5 MB of counts to allocate and clear).
    */
@@ -146,6 +159,9 @@ public final class WindowStats {
     coalescedGaps = 0;
     warmupRequests = 0;
     goodRequests = 0;
+    cacheRequests = 0;
+    cachePromptTokens = 0;
+    cachedTokens = 0;
   }
 
   /** Adds everything {@code other} holds to this. */
@@ -171,6 +187,9 @@ public final class WindowStats {
     coalescedGaps += other.coalescedGaps;
     warmupRequests += other.warmupRequests;
     goodRequests += other.goodRequests;
+    cacheRequests += other.cacheRequests;
+    cachePromptTokens += other.cachePromptTokens;
+    cachedTokens += other.cachedTokens;
     return this;
   }
 
@@ -227,6 +246,11 @@ public final class WindowStats {
   /** Finished requests that met every goodput limit (0 when no limits were given). */
   public long goodRequests() {
     return goodRequests;
+  }
+
+  /** The prefix cache the window's requests reported, or null when none reported it. */
+  public PromptCache promptCache() {
+    return PromptCache.of(cacheRequests, cachePromptTokens, cachedTokens);
   }
 
   /** Out-of-range samples clamped across all histograms. */
@@ -365,6 +389,7 @@ public final class WindowStats {
         suspect(touch, clientWorstUs),
         touch,
         warmupRequests,
+        promptCache(),
         slo.evaluate(this),
         histograms);
   }
@@ -400,6 +425,10 @@ public final class WindowStats {
     }
     stats.coalescedGaps = summary.coalescedGaps();
     stats.warmupRequests = summary.warmupRequests();
+    PromptCache cache = summary.promptCache();
+    if (cache != null) {
+      stats.promptCache(cache.requests(), cache.promptTokens(), cache.cachedTokens());
+    }
     if (summary.slo() != null && summary.slo().goodRequests() != null) {
       stats.goodRequests = summary.slo().goodRequests();
     }

@@ -17,8 +17,9 @@ import java.util.TreeMap;
  * producers' own lag did to the TPOT samples ({@link ClientTouch}); {@code clientSuspect} is true
  * when that lag could have raised a reported TPOT percentile by more than the threshold (null when
  * no producer reported its lag); {@code warmupRequests} counts warm-up requests left out of every
- * statistic; {@code slo} is present when the aggregator was given {@code --slo} or {@code
- * --goodput}.
+ * statistic; {@code promptCache} the prefix cache the window's completed requests reported ({@link
+ * PromptCache}, absent when none did); {@code slo} is present when the aggregator was given {@code
+ * --slo} or {@code --goodput}.
  */
 @JsonPropertyOrder({
   "v",
@@ -45,6 +46,7 @@ import java.util.TreeMap;
   "clientSuspect",
   "clientTouched",
   "warmupRequests",
+  "promptCache",
   "slo",
   "histograms"
 })
@@ -73,6 +75,7 @@ public record WindowSummary(
     Boolean clientSuspect,
     ClientTouch clientTouched,
     long warmupRequests,
+    PromptCache promptCache,
     SloResult slo,
     EncodedHistograms histograms) {
 
@@ -110,6 +113,7 @@ public record WindowSummary(
         clientSuspect,
         clientTouched,
         warmupRequests,
+        promptCache,
         slo,
         histograms);
   }

@@ -54,6 +54,9 @@ class TokenEventBoundsTest {
     bounds.put("labels/propertyNames/maxLength", (long) TokenEventBounds.MAX_LABEL_NAME_CHARS);
     bounds.put(
         "labels/additionalProperties/maxLength", (long) TokenEventBounds.MAX_LABEL_VALUE_CHARS);
+    bounds.put("prefixHashes/maxItems", (long) TokenEventBounds.MAX_PREFIX_HASHES);
+    bounds.put("prefixHashes/items/minimum", Long.MIN_VALUE);
+    bounds.put("prefixHashes/items/maximum", Long.MAX_VALUE);
     return bounds;
   }
 
@@ -76,7 +79,9 @@ class TokenEventBoundsTest {
           "minLength",
           "maxLength",
           "minProperties",
-          "maxProperties");
+          "maxProperties",
+          "minItems",
+          "maxItems");
 
   private static void collect(String path, JsonNode node, Map<String, Long> bounds) {
     if (!node.isObject()) {

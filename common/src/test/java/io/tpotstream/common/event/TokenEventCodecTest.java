@@ -144,6 +144,21 @@ class TokenEventCodecTest {
   }
 
   @Test
+  void aStartCarriesItsPrefixHashesAsWholeNumbersLastAndExactly() {
+    TokenEvent start =
+        TokenEvent.start(1_700_000_000_000L, "run-1", "req-1", "model-a", null, null, "p-1")
+            .withSource("proxy")
+            .withPrefix(List.of(-9_223_372_036_854_775_808L, 9_007_199_254_740_993L, 0L), 4);
+    String json = TokenEventCodec.encodeToString(start);
+    assertEquals(
+        "{\"type\":\"start\",\"v\":1,\"ts\":1700000000000,\"runId\":\"run-1\",\"requestId\":\"req-1\","
+            + "\"model\":\"model-a\",\"elapsedNs\":0,\"producerId\":\"p-1\",\"source\":\"proxy\","
+            + "\"prefixHashes\":[-9223372036854775808,9007199254740993,0],\"prefixBlocks\":4}",
+        json);
+    assertEquals(start, TokenEventCodec.decode(json));
+  }
+
+  @Test
   void unknownFieldsAreIgnored() {
     TokenEvent event =
         TokenEventCodec.decode(

@@ -350,7 +350,7 @@ class TokenEventDecoderTest {
         }
       }
     }
-    assertEquals(5 * (15 * 8 + 7 * 7 + boundedLabels().size()), records);
+    assertEquals(6 * (17 * 8 + 7 * 7 + boundedLabels().size()), records);
     // the compact scanner itself read (at least) each range's min and max and each text's empty and
     // longest ASCII value, on every type of event: the fast path enforces the bounds, not only
     // data binding
@@ -382,6 +382,31 @@ class TokenEventDecoderTest {
             + start.substring(0, 120)
             + "…'",
         e.getMessage());
+  }
+
+  @Test
+  void prefixHashesAreReadUpToTheirBoundAndRejectedPastItOrWhenNotWholeNumbers() {
+    List<String[]> fields = fields(TokenEventCodec.encodeToString(everyFieldOfEachType().get(5)));
+    for (int n : new int[] {0, 1, TokenEventBounds.MAX_PREFIX_HASHES}) {
+      List<Long> hashes = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        hashes.add(Long.MAX_VALUE - i);
+      }
+      assertNull(verdict(with(fields, "prefixHashes", quoted(hashes))), n + " hashes");
+    }
+    List<Long> tooMany = new ArrayList<>();
+    for (int i = 0; i <= TokenEventBounds.MAX_PREFIX_HASHES; i++) {
+      tooMany.add((long) i);
+    }
+    String problem = verdict(with(fields, "prefixHashes", quoted(tooMany)));
+    assertTrue(
+        problem.startsWith("not a token event: prefixHashes has 1025 hashes, more than 1024 in '"),
+        problem);
+    for (String wrong :
+        new String[] {"[9223372036854775808]", "[1.5]", "[\"1\"]", "[null]", "[[1]]", "7", "{}"}) {
+      String rejected = verdict(with(fields, "prefixHashes", wrong));
+      assertTrue(rejected.startsWith("not a token event: prefixHashes: "), wrong + ": " + rejected);
+    }
   }
 
   @Test
@@ -476,6 +501,7 @@ class TokenEventDecoderTest {
             .asWarmup()
             .withSource("proxy"),
         TokenEvent.end(ts, "run-1", "req-1", "model-a", labels, 90L, 3, 12, 4, "stop", 1, "p-1")
+            .withCachedTokens(8)
             .asWarmup()
             .withSource("producer"),
         TokenEvent.error(
@@ -483,6 +509,10 @@ class TokenEventDecoderTest {
             .withSource("producer"),
         TokenEvent.heartbeat(ts, "run-1", "p-1", ts - 200, true, 1_500L, 700L, 3L)
             .withDroppedEvents(4)
+            .withSource("proxy"),
+        // a proxy's start with its prompt's block hashes (read by data binding: an array)
+        TokenEvent.start(ts, "run-1", "req-3", "model-a", labels, null, "p-2")
+            .withPrefix(List.of(Long.MIN_VALUE, -1L, 0L, 9_007_199_254_740_993L), 5)
             .withSource("proxy"));
   }
 
@@ -623,6 +653,10 @@ class TokenEventDecoderTest {
         expected.completionTokens(),
         actual.hasCompletionTokens() ? actual.completionTokens() : null,
         on);
+    assertEquals(
+        expected.promptTokens(), actual.hasPromptTokens() ? actual.promptTokens() : null, on);
+    assertEquals(
+        expected.cachedTokens(), actual.hasCachedTokens() ? actual.cachedTokens() : null, on);
     assertEquals(expected.arrivedCoalesced(), actual.coalesced(), on);
     assertEquals(expected.clientLagOrZero(), actual.clientLagUs(), on);
     assertEquals(expected.inWarmup(), actual.warmup(), on);
@@ -683,8 +717,10 @@ class TokenEventDecoderTest {
             Integer prompt = r.nextBoolean() ? null : 12;
             Integer bad = r.nextBoolean() ? null : 1;
             int n = r.nextInt(300);
+            Integer cached = prompt == null || r.nextBoolean() ? null : r.nextInt(13);
             yield TokenEvent.end(
-                ts, "run", id, model, labels, at, n, prompt, usage, "stop", bad, "p-1");
+                    ts, "run", id, model, labels, at, n, prompt, usage, "stop", bad, "p-1")
+                .withCachedTokens(cached);
           }
           case 4 -> {
             long at = r.nextInt(900_000_000);

@@ -13,6 +13,13 @@ import org.junit.jupiter.api.Test;
 class JvmOptionsTest {
   private static final List<String> INSTRUMENT =
       List.of("-Xms1g", "-Xmx1g", "-XX:+UseZGC", "-XX:+PerfDisableSharedMem");
+  private static final List<String> SIDECAR =
+      List.of(
+          "-Xms128m",
+          "-Xmx128m",
+          "-XX:+UseG1GC",
+          "-XX:TieredStopAtLevel=1",
+          "-XX:+PerfDisableSharedMem");
   private static final List<String> THROUGHPUT =
       List.of(
           "-Xms2g",
@@ -25,9 +32,10 @@ class JvmOptionsTest {
 
   @Test
   void eachCommandHasItsFileAndTheOthersNone() {
-    for (String command : List.of("produce", "run", "demo")) {
+    for (String command : List.of("run", "demo")) {
       assertEquals(INSTRUMENT, JvmOptions.of(command), command);
     }
+    assertEquals(SIDECAR, JvmOptions.of("produce"));
     for (String command : List.of("aggregate", "export", "replay", "stats")) {
       assertEquals(THROUGHPUT, JvmOptions.of(command), command);
     }

@@ -2,6 +2,7 @@ package io.tpotstream.common.request;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenKind;
@@ -42,8 +43,8 @@ class RequestTraceTest {
     events.add(token(id, 103_500_000L, 3, 1));
     events.add(token(id, 105_100_000L, 4, 2));
     events.add(
-        TokenEvent.end(
-            T0 + 110, "run", id, "m", LABELS, 110_000_000L, 5, 12, 6, "stop", null, "p"));
+        TokenEvent.end(T0 + 110, "run", id, "m", LABELS, 110_000_000L, 5, 12, 6, "stop", null, "p")
+            .withCachedTokens(8));
     return events;
   }
 
@@ -61,6 +62,12 @@ class RequestTraceTest {
     assertEquals(new BigDecimal("100.000"), r.ttftMs());
     assertEquals(new BigDecimal("110.000"), r.e2eMs());
     assertEquals(6, r.outputTokens());
+    assertEquals(12, r.promptTokens());
+    assertEquals(8, r.cachedTokens());
+    assertTrue(
+        RequestRecords.encode(r)
+            .contains("\"outputTokens\":6,\"promptTokens\":12,\"cachedTokens\":8,"),
+        RequestRecords.encode(r));
     // (105.1 - 100) ms over (6 - 1) tokens
     assertEquals(new BigDecimal("1.020"), r.requestTpotMs());
     // samples: 1.0, 1.0, 1.5, 0.8, 0.8
@@ -114,6 +121,8 @@ class RequestTraceTest {
     assertEquals("timeout_idle", failed.errorClass());
     assertEquals(new BigDecimal("60.000"), failed.e2eMs());
     assertEquals(2, failed.outputTokens());
+    assertNull(failed.promptTokens());
+    assertNull(failed.cachedTokens());
     assertEquals(1, failed.gaps());
     assertNull(failed.requestTpotMs());
     assertEquals(false, failed.good());
@@ -135,6 +144,7 @@ class RequestTraceTest {
     for (int i = 0; i < at.length; i++) {
       direct.token(i, at[i], k[i]);
     }
+    direct.promptUsage(12, 8);
     RequestRecord r = direct.end(110_000_000L, 6, GoodputLimits.NONE, new LatencyHistogram());
     assertEquals(fromEvents.get(0), r);
     assertEquals(

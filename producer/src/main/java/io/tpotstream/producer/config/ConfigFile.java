@@ -51,7 +51,12 @@ record ConfigFile(
     @JsonProperty("ca_file") String caFile,
     Boolean insecure,
     @JsonProperty("client_cert") String clientCert,
-    @JsonProperty("client_key") String clientKey) {
+    @JsonProperty("client_key") String clientKey,
+    String trace,
+    @JsonProperty("trace_format") String traceFormat,
+    @JsonProperty("trace_speed") Double traceSpeed,
+    @JsonProperty("trace_window") String traceWindow,
+    @JsonProperty("ignore_eos") Boolean ignoreEos) {
 
   /** Every key of the file, as written in it. */
   static final Set<String> KEYS = keysOf(ConfigFile.class);

@@ -13,6 +13,7 @@ import io.tpotstream.common.Nearest;
 import io.tpotstream.common.event.TokenEventBounds;
 import io.tpotstream.common.secret.Secrets;
 import io.tpotstream.producer.http.ClientTls;
+import io.tpotstream.producer.traffic.TraceSchedule;
 import io.tpotstream.producer.workload.Traffic;
 import java.io.IOException;
 import java.net.URI;
@@ -193,6 +194,7 @@ public final class ConfigLoader {
       throw new ConfigException(
           "config keys 'dataset' and 'prompts_file' are the same thing: keep one");
     }
+    TraceSchedule trace = trace(f, baseDir, warnings);
     Traffic traffic =
         Traffic.of(
             f.dataset() != null ? "dataset" : "prompts_file",
@@ -206,6 +208,9 @@ public final class ConfigLoader {
             seed,
             f.prompt() != null ? f.prompt() : DEFAULT_PROMPT,
             warnings);
+    if (trace != null) {
+      traffic = traffic.withTrace(trace);
+    }
     Double rate = f.rate() != null ? positive("rate", f.rate(), root.get("rate")) : null;
     Integer concurrency;
     if (f.concurrency() != null) {
@@ -227,7 +232,7 @@ public final class ConfigLoader {
     Prompts prompts = Prompts.of(traffic.conversations());
 
     SortedMap<String, String> labels = strings("labels", f.labels());
-    checkLabels(labels);
+    checkLabels(labels, trace);
     labels.put("concurrency", concurrency == null ? "unbounded" : Integer.toString(concurrency));
 
     Map<String, String> headers = new LinkedHashMap<>(strings("headers", f.headers()));
@@ -265,6 +270,7 @@ public final class ConfigLoader {
         labels,
         f.includeUsage() == null || f.includeUsage(),
         f.continuousUsage() != null && f.continuousUsage(),
+        ignoreEos(f.ignoreEos(), api),
         Map.copyOf(headers),
         f.extraBody() == null ? null : f.extraBody().deepCopy(),
         f.runId() != null ? runId(f.runId()) : generatedRunId(),
@@ -275,6 +281,80 @@ public final class ConfigLoader {
         f.warmup() != null ? Warmup.parse("warmup", f.warmup()) : Warmup.DEFAULT,
         tls(f, env, baseDir, known.url(target), warnings),
         known);
+  }
+
+  /**
+   * The trace of config key {@code trace} (relative to {@code baseDir}), read whole here, with its
+   * {@code trace_format}, {@code trace_speed} and {@code trace_window}; null without one. The keys
+   * that say otherwise when requests start or what they send are refused with it; those it makes
+   * unused ({@code total_requests}, {@code max_tokens}, {@code prompt}) are warned about.
+   */
+  private static TraceSchedule trace(ConfigFile f, Path baseDir, Consumer<String> warnings) {
+    if (f.trace() == null || f.trace().isBlank()) {
+      Map<String, Object> needTrace = new LinkedHashMap<>();
+      needTrace.put("trace_format", f.traceFormat());
+      needTrace.put("trace_speed", f.traceSpeed());
+      needTrace.put("trace_window", f.traceWindow());
+      needTrace.forEach(
+          (key, value) -> {
+            if (value != null) {
+              throw new ConfigException(
+                  "config key '" + key + "' needs config key 'trace' (--trace FILE)");
+            }
+          });
+      return null;
+    }
+    Map<String, Object> conflicts = new LinkedHashMap<>();
+    conflicts.put("rate", f.rate());
+    conflicts.put("schedule", f.schedule());
+    conflicts.put("arrival", f.arrival());
+    conflicts.put("sweep", f.sweep());
+    conflicts.put("dataset", f.dataset());
+    conflicts.put("prompts_file", f.promptsFile());
+    conflicts.put("input_len", f.inputLen());
+    conflicts.put("output_len", f.outputLen());
+    conflicts.forEach(
+        (key, value) -> {
+          if (value != null) {
+            throw new ConfigException(
+                "config keys 'trace' and '"
+                    + key
+                    + "' cannot be used together: the trace gives each request's start, prompt"
+                    + " length and output length; keep one");
+          }
+        });
+    List<String> unused = new ArrayList<>();
+    if (f.maxTokens() != null) {
+      unused.add("max_tokens");
+    }
+    if (f.prompt() != null) {
+      unused.add("prompt");
+    }
+    if (f.totalRequests() != null) {
+      unused.add("total_requests");
+    }
+    if (!unused.isEmpty()) {
+      warnings.accept(
+          "config key(s) '"
+              + String.join("', '", unused)
+              + "' are not used with a trace: its lines give the requests, their prompts and"
+              + " their output lengths");
+    }
+    return TraceSchedule.of(
+        baseDir.resolve(f.trace().trim()), f.traceFormat(), f.traceSpeed(), f.traceWindow());
+  }
+
+  /** {@code ignore_eos}, which the Anthropic API does not take. */
+  private static boolean ignoreEos(Boolean ignoreEos, ApiKind api) {
+    if (ignoreEos == null || !ignoreEos) {
+      return false;
+    }
+    if (api == ApiKind.ANTHROPIC) {
+      throw new ConfigException(
+          "config key 'ignore_eos': the Anthropic API takes neither min_tokens nor ignore_eos"
+              + " (its max_tokens is a cap only): leave it out");
+    }
+    return true;
   }
 
   /**
@@ -590,8 +670,22 @@ public final class ConfigLoader {
    * concurrency}, {@code stage}, {@code input_len}, {@code run}): otherwise every event of the run
    * would be a dead letter.
    */
-  private static void checkLabels(Map<String, String> labels) {
+  private static void checkLabels(Map<String, String> labels, TraceSchedule trace) {
     int room = TokenEventBounds.MAX_LABELS - RESERVED_LABELS;
+    int traced = trace == null ? 0 : trace.file().mostLabels();
+    if (traced > 0 && labels.size() + traced > room) {
+      throw new ConfigException(
+          trace.file().where()
+              + " has a line with "
+              + traced
+              + " labels: with the config's "
+              + labels.size()
+              + " and the "
+              + RESERVED_LABELS
+              + " tpot may add, a request would carry more than "
+              + TokenEventBounds.MAX_LABELS
+              + " (a token event's bound): drop some from config key 'labels'");
+    }
     if (labels.size() > room) {
       throw new ConfigException(
           "config key 'labels': "

@@ -5,6 +5,7 @@ import io.tpotstream.common.secret.Secrets;
 import io.tpotstream.producer.http.ClientTls;
 import io.tpotstream.producer.traffic.RateSchedule;
 import io.tpotstream.producer.traffic.Sweep;
+import io.tpotstream.producer.traffic.TraceSchedule;
 import io.tpotstream.producer.workload.Traffic;
 import java.net.URI;
 import java.time.Duration;
@@ -27,6 +28,8 @@ import java.util.SortedMap;
  *     ConfigDurations#FOREVER}, or null
  * @param seed seed of the Poisson arrival gaps
  * @param labels labels on every event, {@code concurrency} included
+ * @param ignoreEos sends {@code min_tokens} equal to {@code max_tokens} and {@code ignore_eos}
+ *     (vLLM, SGLang: the server streams exactly the length asked); OpenAI's API only
  * @param extraBody merged into each request body (null values remove keys)
  * @param stopGrace how long in-flight requests may finish after a stop before they are cancelled
  * @param traffic the conversations sent, the rate schedule and the sweep (docs/producer.md,
@@ -53,6 +56,7 @@ public record ProducerConfig(
     SortedMap<String, String> labels,
     boolean includeUsage,
     boolean continuousUsage,
+    boolean ignoreEos,
     Map<String, String> headers,
     ObjectNode extraBody,
     String runId,
@@ -87,10 +91,21 @@ public record ProducerConfig(
         query < 0 ? base + path : base.substring(0, query) + path + base.substring(query));
   }
 
-  /** Requests in the whole run (every sweep stage), or -1 when the run is bounded by time. */
+  /**
+   * Requests in the whole run (every sweep stage; a trace's, once), or -1 when the run is bounded
+   * by time.
+   */
   public long plannedRequests() {
+    if (trace() != null) {
+      return duration == null ? trace().requests() : -1;
+    }
     int stages = sweep() == null ? 1 : sweep().stages().size();
     return duration == null ? (long) totalRequests * models.size() * stages : -1;
+  }
+
+  /** The trace this run replays, or null. */
+  public TraceSchedule trace() {
+    return traffic == null ? null : traffic.trace();
   }
 
   /** The sweep of this run, or null. */
@@ -120,7 +135,9 @@ public record ProducerConfig(
     }
     Double stageRate = stage.rate() != null ? stage.rate() : rate;
     Traffic stageTraffic =
-        traffic == null ? null : new Traffic(traffic.conversations(), traffic.schedule(), null);
+        traffic == null
+            ? null
+            : new Traffic(traffic.conversations(), traffic.schedule(), null, traffic.trace());
     return new ProducerConfig(
         apiBase,
         api,
@@ -138,6 +155,7 @@ public record ProducerConfig(
         stageLabels,
         includeUsage,
         continuousUsage,
+        ignoreEos,
         headers,
         extraBody,
         runId,

@@ -5,8 +5,9 @@ import java.time.Duration;
 /**
  * The most a local warm-up may spend: {@value #DEFAULT_SECONDS} s and {@value #DEFAULT_CHUNKS}
  * token chunks, and never more than a tenth of a bounded run's own work (a tenth of its planned
- * requests × {@code max_tokens} in chunks, a tenth of its {@code duration} in time). The warm-up
- * ends at the first of its budget's two limits, or sooner once the JIT has settled.
+ * requests × {@code max_tokens} in chunks, or of a trace's output lengths, a tenth of its {@code
+ * duration} in time). The warm-up ends at the first of its budget's two limits, or sooner once the
+ * JIT has settled.
  *
  * @param time the longest it lasts
  * @param chunks the most token chunks it streams (counted as the publisher reads them)
@@ -28,7 +29,9 @@ public record WarmupBudget(Duration time, long chunks) {
       time = share.compareTo(time) < 0 ? share : time;
     }
     long planned = config.plannedRequests();
-    if (planned >= 0 && config.maxTokens() != null) {
+    if (planned >= 0 && config.trace() != null) {
+      chunks = Math.min(chunks, config.trace().file().window().outputTokens() / SHARE);
+    } else if (planned >= 0 && config.maxTokens() != null) {
       chunks = Math.min(chunks, planned * config.maxTokens() / SHARE);
     }
     return new WarmupBudget(time, chunks);

@@ -14,8 +14,11 @@ import java.util.function.BiConsumer;
 
 /**
  * Anthropic messages streaming. An output token is a {@code content_block_delta} with non-empty
- * text, thinking or input JSON; usage comes from {@code message_start} and {@code message_delta};
- * {@code message_stop} ends the stream; an {@code error} event fails the request.
+ * text, thinking or input JSON; usage comes from {@code message_start} and {@code message_delta}
+ * (cumulative): the prompt tokens are {@code input_tokens} plus {@code cache_creation_input_tokens}
+ * plus {@code cache_read_input_tokens} (Anthropic's {@code input_tokens} leaves the cached ones
+ * out), the cached ones {@code cache_read_input_tokens}; {@code message_stop} ends the stream; an
+ * {@code error} event fails the request.
  */
 final class AnthropicDialect implements Dialect {
   /** Anthropic requires max_tokens; this is sent when the config leaves it out. */
@@ -58,44 +61,56 @@ final class AnthropicDialect implements Dialect {
   }
 
   static final class Reader extends JsonChunkReader {
-    // one event's findings
+    // one event's findings: the usage of message_delta (top level) and of message_start (inside
+    // its message)
     private String type;
-    private Integer inputTokens;
-    private Integer outputTokens;
+    private final Usage usage = new Usage();
     private String deltaType;
     private boolean text;
     private boolean thinking;
     private boolean partialJson;
     private String stopReason;
-    private Integer messageInput;
-    private Integer messageOutput;
+    private final Usage messageUsage = new Usage();
+
+    /** One usage object's counts, null when absent. */
+    private static final class Usage {
+      Integer input;
+      Integer cacheCreation;
+      Integer cacheRead;
+      Integer output;
+
+      void clear() {
+        input = null;
+        cacheCreation = null;
+        cacheRead = null;
+        output = null;
+      }
+    }
 
     @Override
     public Chunk read(String event, byte[] data, int offset, int length) {
       type = null;
-      inputTokens = null;
-      outputTokens = null;
+      usage.clear();
       deltaType = null;
       text = false;
       thinking = false;
       partialJson = false;
       stopReason = null;
-      messageInput = null;
-      messageOutput = null;
+      messageUsage.clear();
       Chunk notAnObject = parse(event, data, offset, length);
       if (notAnObject != null) {
         return notAnObject;
       }
       switch (type != null ? type : event) {
         case "message_start" -> {
-          usage(messageInput, messageOutput);
+          commit(messageUsage);
           return Chunk.SKIP;
         }
         case "message_delta" -> {
           if (stopReason != null) {
             finishReason = stopReason;
           }
-          usage(inputTokens, outputTokens);
+          commit(usage);
           return Chunk.SKIP;
         }
         case "content_block_delta" -> {
@@ -140,7 +155,7 @@ final class AnthropicDialect implements Dialect {
               ChunkParser.skip(p);
             }
           }
-          case "usage" -> readUsage(p, value, false);
+          case "usage" -> readUsage(p, value, usage);
           case "error" -> readError(p, value);
           default -> ChunkParser.skip(p);
         }
@@ -153,14 +168,14 @@ final class AnthropicDialect implements Dialect {
         String field = p.currentName();
         JsonToken value = ChunkParser.next(p);
         if (field.equals("usage")) {
-          readUsage(p, value, true);
+          readUsage(p, value, messageUsage);
         } else {
           ChunkParser.skip(p);
         }
       }
     }
 
-    private void readUsage(JsonParser p, JsonToken value, boolean inMessage) throws IOException {
+    private void readUsage(JsonParser p, JsonToken value, Usage into) throws IOException {
       if (value != JsonToken.START_OBJECT) {
         ChunkParser.skip(p);
         return;
@@ -169,22 +184,10 @@ final class AnthropicDialect implements Dialect {
         String field = p.currentName();
         JsonToken v = ChunkParser.next(p);
         switch (field) {
-          case "input_tokens" -> {
-            Integer n = intValue(p, v);
-            if (inMessage) {
-              messageInput = n;
-            } else {
-              inputTokens = n;
-            }
-          }
-          case "output_tokens" -> {
-            Integer n = intValue(p, v);
-            if (inMessage) {
-              messageOutput = n;
-            } else {
-              outputTokens = n;
-            }
-          }
+          case "input_tokens" -> into.input = intValue(p, v);
+          case "cache_creation_input_tokens" -> into.cacheCreation = intValue(p, v);
+          case "cache_read_input_tokens" -> into.cacheRead = intValue(p, v);
+          case "output_tokens" -> into.output = intValue(p, v);
           default -> ChunkParser.skip(p);
         }
       }
@@ -212,13 +215,23 @@ final class AnthropicDialect implements Dialect {
       }
     }
 
-    private void usage(Integer input, Integer output) {
-      if (input != null) {
-        promptTokens = input;
+    /** Keeps what one usage object reported (each count is cumulative). */
+    private void commit(Usage u) {
+      if (u.input != null) {
+        long prompt = (long) u.input + orZero(u.cacheCreation) + orZero(u.cacheRead);
+        promptTokens =
+            prompt >= Integer.MIN_VALUE && prompt <= Integer.MAX_VALUE ? (int) prompt : null;
       }
-      if (output != null) {
-        completionTokens = output;
+      if (u.cacheRead != null) {
+        cachedTokens = u.cacheRead;
       }
+      if (u.output != null) {
+        completionTokens = u.output;
+      }
+    }
+
+    private static long orZero(Integer n) {
+      return n == null ? 0 : n;
     }
 
     private Chunk delta() {

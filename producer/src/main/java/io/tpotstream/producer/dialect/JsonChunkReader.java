@@ -22,6 +22,7 @@ abstract class JsonChunkReader implements StreamReader {
 
   // what the stream reported so far: the dialect's reader keeps them up to date
   Integer promptTokens;
+  Integer cachedTokens;
   Integer completionTokens;
   String finishReason;
 
@@ -109,6 +110,11 @@ abstract class JsonChunkReader implements StreamReader {
   @Override
   public final Integer promptTokens() {
     return promptTokens;
+  }
+
+  @Override
+  public final Integer cachedTokens() {
+    return cachedTokens;
   }
 
   @Override

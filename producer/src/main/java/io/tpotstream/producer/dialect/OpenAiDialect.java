@@ -13,8 +13,10 @@ import java.util.function.BiConsumer;
 /**
  * OpenAI chat completions streaming. An output token is a chunk whose delta has non-empty {@code
  * content} (or {@code refusal}), {@code reasoning_content}/{@code reasoning} or {@code tool_calls};
- * {@code choices: []} (the usage chunk) is not an error; an error object or a chunk with neither
- * {@code choices} nor {@code usage} fails the request as a protocol error.
+ * {@code choices: []} (the usage chunk) is not an error; its {@code
+ * prompt_tokens_details.cached_tokens} (the prompt tokens the server read from its prefix cache) is
+ * kept beside {@code prompt_tokens}; an error object or a chunk with neither {@code choices} nor
+ * {@code usage} fails the request as a protocol error.
  */
 final class OpenAiDialect implements Dialect {
   @Override
@@ -25,6 +27,11 @@ final class OpenAiDialect implements Dialect {
     body.set("messages", messages.deepCopy());
     if (maxTokens != null) {
       body.put("max_tokens", maxTokens);
+      if (config.ignoreEos()) {
+        // vLLM's and SGLang's: no stop before max_tokens (OpenAI's API refuses both)
+        body.put("min_tokens", maxTokens);
+        body.put("ignore_eos", true);
+      }
     }
     body.put("stream", true);
     if (config.includeUsage() || config.continuousUsage()) {
@@ -62,6 +69,7 @@ final class OpenAiDialect implements Dialect {
     private boolean choicesNotList;
     private boolean sawUsage;
     private Integer usagePrompt;
+    private Integer usageCached;
     private Integer usageCompletion;
 
     @Override
@@ -75,6 +83,7 @@ final class OpenAiDialect implements Dialect {
       choicesNotList = false;
       sawUsage = false;
       usagePrompt = null;
+      usageCached = null;
       usageCompletion = null;
       Chunk notAnObject = parse(event, data, offset, length);
       if (notAnObject != null) {
@@ -225,7 +234,26 @@ final class OpenAiDialect implements Dialect {
         switch (field) {
           case "prompt_tokens" -> usagePrompt = intValue(p, value);
           case "completion_tokens" -> usageCompletion = intValue(p, value);
+          case "prompt_tokens_details" -> {
+            if (value == JsonToken.START_OBJECT) {
+              readPromptDetails(p);
+            } else {
+              ChunkParser.skip(p);
+            }
+          }
           default -> ChunkParser.skip(p);
+        }
+      }
+    }
+
+    private void readPromptDetails(JsonParser p) throws IOException {
+      while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = ChunkParser.next(p);
+        if (field.equals("cached_tokens")) {
+          usageCached = intValue(p, value);
+        } else {
+          ChunkParser.skip(p);
         }
       }
     }
@@ -234,6 +262,9 @@ final class OpenAiDialect implements Dialect {
     private Integer commitUsage() {
       if (usagePrompt != null) {
         promptTokens = usagePrompt;
+      }
+      if (usageCached != null) {
+        cachedTokens = usageCached;
       }
       if (usageCompletion == null) {
         return null;

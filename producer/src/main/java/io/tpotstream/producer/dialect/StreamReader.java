@@ -21,6 +21,12 @@ public interface StreamReader {
   /** Prompt tokens the API reported, or null. */
   Integer promptTokens();
 
+  /**
+   * Of the prompt tokens, those the API reported as read from its prefix cache (OpenAI's {@code
+   * prompt_tokens_details.cached_tokens}, Anthropic's {@code cache_read_input_tokens}), or null.
+   */
+  Integer cachedTokens();
+
   /** Completion tokens the API reported (the latest, cumulative value), or null. */
   Integer completionTokens();
 

@@ -13,8 +13,11 @@ import java.util.SortedMap;
  * @param chunks output-token chunks received
  * @param endNs when the stream ended or failed
  * @param completionTokens the API's reported completion tokens, or null
+ * @param promptTokens the API's reported prompt tokens (cached ones included), or null
+ * @param cachedTokens of those, the ones it reported as read from its prefix cache, or null
  * @param failure why it failed, or null when it completed
  * @param scheduleLagNs open loop: actual minus intended start; null when closed
+ * @param askedTokens the output length a trace asked for, or null
  */
 public record CallOutcome(
     String requestId,
@@ -26,11 +29,22 @@ public record CallOutcome(
     int chunks,
     long endNs,
     Integer completionTokens,
+    Integer promptTokens,
+    Integer cachedTokens,
     RequestFailure failure,
-    Long scheduleLagNs) {
+    Long scheduleLagNs,
+    Integer askedTokens) {
 
   public boolean completed() {
     return failure == null;
+  }
+
+  /**
+   * True when it completed with fewer output tokens than a trace asked for (the server stopped
+   * early: an end-of-sequence token, a stop word, its own limit).
+   */
+  public boolean endedShort() {
+    return completed() && askedTokens != null && outputTokens() < askedTokens;
   }
 
   /** Output tokens: the reported completion tokens when known, else the token chunks. */

@@ -13,6 +13,8 @@ import java.util.SortedMap;
  * @param warmup true for a warm-up request: its events are marked and left out of every statistic
  * @param labels the labels on every event of this request (the run's, its sweep stage, its prompt's
  *     {@code input_len} class), or null for the run's
+ * @param askedTokens the output length a trace asked for ({@code output_length}, sent as {@code
+ *     max_tokens}), so that a response that ends short of it is counted; null otherwise
  */
 public record RequestSpec(
     String requestId,
@@ -20,10 +22,11 @@ public record RequestSpec(
     byte[] body,
     Long intendedNs,
     boolean warmup,
-    SortedMap<String, String> labels) {
+    SortedMap<String, String> labels,
+    Integer askedTokens) {
 
   /** A request with the run's labels. */
   public RequestSpec(String requestId, String model, byte[] body, Long intendedNs, boolean warmup) {
-    this(requestId, model, body, intendedNs, warmup, null);
+    this(requestId, model, body, intendedNs, warmup, null, null);
   }
 }

@@ -94,6 +94,7 @@ public final class StreamingCall {
             dialect.newReader(),
             this::abort,
             spec.labels());
+    record.askedTokens(spec.askedTokens());
     record.started(System.nanoTime());
     handoff.start(record);
     long totalMs = config.timeouts().total().toMillis();

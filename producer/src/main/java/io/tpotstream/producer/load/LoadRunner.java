@@ -1,5 +1,6 @@
 package io.tpotstream.producer.load;
 
+import io.tpotstream.producer.config.ConfigDurations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.config.WarmupBudget;
 import io.tpotstream.producer.http.CallContext;
@@ -9,6 +10,8 @@ import io.tpotstream.producer.http.RequestSpec;
 import io.tpotstream.producer.http.StreamingCall;
 import io.tpotstream.producer.traffic.Arrivals;
 import io.tpotstream.producer.traffic.RateSchedule;
+import io.tpotstream.producer.traffic.Schedule;
+import io.tpotstream.producer.traffic.TraceSchedule;
 import io.tpotstream.producer.workload.Sessions;
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -139,6 +142,7 @@ public final class LoadRunner {
     }
     synchronized (admission) {
       notSent.addAndGet(waiting.size());
+      waiting.forEach(due -> due.ticket().done());
       waiting.clear();
       if (config.openLoop()) {
         maybeDone();
@@ -245,51 +249,88 @@ public final class LoadRunner {
   }
 
   private void schedule() {
-    RateSchedule rates = config.rateSchedule();
     long baseNs = System.nanoTime();
     boolean warm = !tickets.warmupOver(baseNs);
-    // the warm-up at the schedule's first rate; the schedule itself starts with the run's requests
-    Arrivals arrivals =
-        new Arrivals(
-            warm && rates.rateAt(0) > 0 ? RateSchedule.constant(rates.rateAt(0)) : rates,
-            config.arrival(),
-            config.seed());
-    for (long index = 0; ; index++) {
-      long offsetNs = arrivals.nextNs();
-      if (offsetNs < 0) {
-        break;
-      }
-      long intendedNs = baseNs + offsetNs;
-      if (warm && tickets.warmupOver(intendedNs)) {
-        warm = false;
-        arrivals = new Arrivals(rates, config.arrival(), config.seed());
-        baseNs = intendedNs;
-        offsetNs = arrivals.nextNs();
+    Schedule arrivals = warm ? warmupSchedule() : runSchedule();
+    try {
+      for (long index = 0; ; index++) {
+        long offsetNs = arrivals.nextNs();
         if (offsetNs < 0) {
           break;
         }
-        intendedNs = baseNs + offsetNs;
+        long intendedNs = baseNs + offsetNs;
+        if (warm && tickets.warmupOver(intendedNs)) {
+          warm = false;
+          arrivals.close();
+          arrivals = runSchedule();
+          baseNs = intendedNs;
+          offsetNs = arrivals.nextNs();
+          if (offsetNs < 0) {
+            break;
+          }
+          intendedNs = baseNs + offsetNs;
+        }
+        Tickets.Ticket ticket = tickets.next(intendedNs, intendedNs, arrivals.due());
+        if (ticket == null) {
+          break;
+        }
+        if (ticket.skipped()) {
+          continue; // a stopped model's request of a trace
+        }
+        parkUntil(intendedNs);
+        if (stopping) {
+          ticket.done();
+          break;
+        }
+        issued.incrementAndGet();
+        Due due = new Due(index, ticket);
+        synchronized (admission) {
+          // on its way to a loop: the run is not done before it is admitted or counted as not sent
+          dispatched++;
+        }
+        Runnable toLoop = () -> lanes.lane(due.lane()).context().runOnContext(v -> admit(due));
+        if (ticket.after() == null) {
+          toLoop.run();
+        } else {
+          // a trace's later turn goes once the turn before it ended: the wait is its lag
+          ticket.after().whenComplete((v, e) -> toLoop.run());
+        }
       }
-      Tickets.Ticket ticket = tickets.next(intendedNs, intendedNs);
-      if (ticket == null) {
-        break;
-      }
-      parkUntil(intendedNs);
-      if (stopping) {
-        break;
-      }
-      issued.incrementAndGet();
-      Due due = new Due(index, ticket);
+    } finally {
+      arrivals.close();
       synchronized (admission) {
-        // on its way to a loop: the run is not done before it is admitted or counted as not sent
-        dispatched++;
+        schedulerDone = true;
+        maybeDone();
       }
-      lanes.lane(index).context().runOnContext(v -> admit(due));
     }
-    synchronized (admission) {
-      schedulerDone = true;
-      maybeDone();
+  }
+
+  /**
+   * The run's own arrivals: the trace's (again and again when the run goes on forever), or the
+   * rate's along its schedule.
+   */
+  private Schedule runSchedule() {
+    TraceSchedule trace = config.trace();
+    if (trace != null) {
+      return trace.replay(ConfigDurations.FOREVER.equals(config.duration()));
     }
+    return new Arrivals(config.rateSchedule(), config.arrival(), config.seed());
+  }
+
+  /**
+   * The warm-up's arrivals: the trace's from its start (again if the warm-up outlasts it), or the
+   * schedule's first rate; the schedule itself starts with the run's requests.
+   */
+  private Schedule warmupSchedule() {
+    TraceSchedule trace = config.trace();
+    if (trace != null) {
+      return trace.replay(true);
+    }
+    RateSchedule rates = config.rateSchedule();
+    return new Arrivals(
+        rates.rateAt(0) > 0 ? RateSchedule.constant(rates.rateAt(0)) : rates,
+        config.arrival(),
+        config.seed());
   }
 
   private void parkUntil(long deadline) {
@@ -304,6 +345,7 @@ public final class LoadRunner {
       dispatched--;
       if (stopping) {
         notSent.incrementAndGet();
+        due.ticket().done();
         maybeDone();
         return;
       }

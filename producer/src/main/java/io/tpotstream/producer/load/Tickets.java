@@ -7,29 +7,59 @@ import io.tpotstream.producer.config.Warmup;
 import io.tpotstream.producer.config.WarmupBudget;
 import io.tpotstream.producer.dialect.Dialect;
 import io.tpotstream.producer.http.RequestSpec;
+import io.tpotstream.producer.traffic.Sweep;
+import io.tpotstream.producer.traffic.TraceReplay;
+import io.tpotstream.producer.traffic.TraceSchedule;
 import io.tpotstream.producer.workload.InputLength;
 import io.tpotstream.producer.workload.Sessions;
+import io.tpotstream.producer.workload.TraceSessions;
 import io.tpotstream.producer.workload.Turn;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
 /**
  * Hands out the requests in order: warm-up ones while the warm-up lasts, then the run's own until
- * {@code total_requests} per model or {@code duration} (counted from the end of the warm-up). A
- * stopped model gets no more requests, and what it was still to get leaves the plan. Thread-safe.
+ * {@code total_requests} per model or {@code duration} (counted from the end of the warm-up), or
+ * for a trace its requests as they come due ({@link TraceSessions}) until its end. A stopped model
+ * gets no more requests, and what it was still to get leaves the plan. Thread-safe.
  */
 final class Tickets {
-  /** A request to send and the conversation turn it is (told when it is over). */
-  record Ticket(RequestSpec spec, Sessions.Request turn, Sessions from) {
+  /**
+   * A request to send, what to tell when it is over ({@code whenDone}: its conversation's next turn
+   * is ready), and what it waits for first ({@code after}: the turn before it in a trace's session;
+   * null: nothing).
+   */
+  record Ticket(RequestSpec spec, Runnable whenDone, CompletableFuture<Void> after) {
     void done() {
-      from.finished(turn);
+      whenDone.run();
+    }
+
+    /** True for {@link #SKIPPED}. */
+    boolean skipped() {
+      return this == SKIPPED;
     }
   }
+
+  /** A trace's request not sent because its model was stopped: the next one is due. */
+  static final Ticket SKIPPED = new Ticket(null, () -> {}, null);
+
+  /** The most label sets of a trace's lines kept for reuse. */
+  private static final int LABEL_SETS_KEPT = 1024;
+
+  /** The labels tpot sets itself: a trace's own of these names are left out. */
+  private static final Set<String> TPOT_LABELS =
+      Set.of("concurrency", Sweep.LABEL, InputLength.LABEL, "run");
+
+  /** Mixed into a trace's warm-up requests' own text, so that it is not the run's. */
+  private static final long WARMUP_SALT = 0x5A17_0000_0000_0000L;
 
   private static final int BODIES_KEPT = 4096;
 
@@ -46,8 +76,15 @@ final class Tickets {
 
   private int bodiesKept;
 
-  /** The request labels per input_len class (null: no class). */
-  private final Map<String, SortedMap<String, String>> labels = new HashMap<>();
+  /** The request labels per input_len class (null: no class) and a trace line's own labels. */
+  private final Map<List<Object>, SortedMap<String, String>> labels = new HashMap<>();
+
+  /** A trace's sessions as the run replays it, and as its warm-up does (null: no trace). */
+  private final TraceSessions traceSessions;
+
+  private final TraceSessions warmupTraceSessions;
+  private int tracePass;
+  private int warmupTracePass;
 
   private final Warmup warmup;
 
@@ -83,7 +120,11 @@ final class Tickets {
     this.warmupSessions = new Sessions(sessions.source(), config.models());
     this.warmup = config.warmup();
     this.budget = warmup.local() ? WarmupBudget.of(config) : null;
-    this.planned = config.plannedRequests();
+    TraceSchedule trace = config.trace();
+    this.traceSessions = trace == null ? null : new TraceSessions(trace.file().blockSize());
+    this.warmupTraceSessions = trace == null ? null : new TraceSessions(trace.file().blockSize());
+    // a trace's end ends the run; its requests are not dealt out per model
+    this.planned = trace == null ? config.plannedRequests() : -1;
     this.plannedPerModel = planned < 0 ? -1 : planned / config.models().size();
     this.stoppedModel = stoppedModel;
   }
@@ -156,10 +197,22 @@ final class Tickets {
    * intendedNs}), or null when the run has all it needs.
    */
   synchronized Ticket next(long atNs, Long intendedNs) {
+    return next(atNs, intendedNs, null);
+  }
+
+  /**
+   * As {@link #next(long, Long)}, for a trace's request {@code due} (null without a trace): null
+   * when the run has all it needs or every model is stopped, {@link #SKIPPED} when the request's
+   * model is.
+   */
+  synchronized Ticket next(long atNs, Long intendedNs, TraceReplay.Entry due) {
     if (stopped) {
       return null;
     }
     if (measured == 0 && inWarmup(atNs)) {
+      if (due != null) {
+        return traceTicket(due, intendedNs, true);
+      }
       Sessions.Request turn = warmupSessions.next(stoppedModel);
       if (turn == null) {
         return null;
@@ -176,6 +229,9 @@ final class Tickets {
     }
     if ((planned >= 0 && measured >= plannedNow()) || atNs >= deadlineNs) {
       return null;
+    }
+    if (due != null) {
+      return traceTicket(due, intendedNs, false);
     }
     Sessions.Request turn = sessions.next(stoppedModel);
     if (turn == null) {
@@ -214,35 +270,95 @@ final class Tickets {
         new RequestSpec(
             config.runId() + "-" + suffix,
             turn.model(),
-            body(turn.model(), turn.input()),
+            body(turn.model(), turn.input(), true),
             intendedNs,
             isWarmup,
-            labels(turn.inputLength()));
-    return new Ticket(spec, turn, from);
+            labels(turn.inputLength(), Map.of()),
+            null);
+    return new Ticket(spec, () -> from.finished(turn), null);
   }
 
-  /** The run's labels, with the {@code input_len} class when the prompts give one. */
-  private SortedMap<String, String> labels(String inputLength) {
-    if (inputLength == null) {
+  /**
+   * The ticket of a trace's request: its model, its prompt of the trace's length, its output length
+   * as {@code max_tokens}, its labels; after the turn before it in its session. A trace that starts
+   * again starts its sessions again.
+   */
+  private Ticket traceTicket(TraceReplay.Entry due, Long intendedNs, boolean isWarmup) {
+    TraceSessions turns = isWarmup ? warmupTraceSessions : traceSessions;
+    int pass = isWarmup ? warmupTracePass : tracePass;
+    if (due.pass() != pass) {
+      turns.clear();
+      if (isWarmup) {
+        warmupTracePass = due.pass();
+      } else {
+        tracePass = due.pass();
+      }
+    }
+    // the text past a request's hash ids is its own: a warm-up's differs from the run's
+    long unique = config.seed() ^ (due.n() * 0x9E3779B97F4A7C15L) ^ (isWarmup ? WARMUP_SALT : 0);
+    TraceSessions.Next next =
+        turns.next(due.n(), due.request(), config.models(), stoppedModel, unique);
+    if (next == null) {
+      return config.models().stream().allMatch(stoppedModel) ? null : SKIPPED;
+    }
+    String suffix;
+    if (isWarmup) {
+      suffix = "w" + warmups++;
+    } else {
+      suffix = Long.toString(measured++);
+      measuredByModel.merge(next.model(), 1L, Long::sum);
+    }
+    Turn turn = next.turn();
+    RequestSpec spec =
+        new RequestSpec(
+            config.runId() + "-" + suffix,
+            next.model(),
+            body(next.model(), turn, false),
+            intendedNs,
+            isWarmup,
+            labels(InputLength.classOf(turn.inputTokens()), due.request().labels()),
+            turn.maxTokens());
+    return new Ticket(spec, () -> next.done().complete(null), next.after());
+  }
+
+  /**
+   * The run's labels, with the {@code input_len} class when the prompts give one, and a trace
+   * line's labels ({@code traced}) but for the names tpot sets itself and the config's.
+   */
+  private SortedMap<String, String> labels(String inputLength, Map<String, String> traced) {
+    if (inputLength == null && traced.isEmpty()) {
       return config.labels();
     }
-    return labels.computeIfAbsent(
-        inputLength,
-        k -> {
-          SortedMap<String, String> l = new TreeMap<>(config.labels());
-          l.put(InputLength.LABEL, k);
-          return l;
+    List<Object> key = List.of(String.valueOf(inputLength), traced);
+    SortedMap<String, String> kept = labels.get(key);
+    if (kept != null) {
+      return kept;
+    }
+    SortedMap<String, String> l = new TreeMap<>(config.labels());
+    traced.forEach(
+        (name, value) -> {
+          if (!TPOT_LABELS.contains(name)) {
+            l.putIfAbsent(name, value);
+          }
         });
+    if (inputLength != null) {
+      l.put(InputLength.LABEL, inputLength);
+    }
+    if (labels.size() < LABEL_SETS_KEPT) {
+      labels.put(key, l);
+    }
+    return l;
   }
 
   /**
    * The body for {@code model} and {@code turn} (its messages, its {@code max_tokens} else the
-   * config's), encoded once per turn (kept for a few thousand).
+   * config's), encoded once per turn and kept for a few thousand when {@code keep} (a trace's turns
+   * are each sent once).
    */
-  private byte[] body(String model, Turn turn) {
+  private byte[] body(String model, Turn turn, boolean keep) {
     IdentityHashMap<Turn, byte[]> ofModel =
         bodies.computeIfAbsent(model, m -> new IdentityHashMap<>());
-    byte[] body = ofModel.get(turn);
+    byte[] body = keep ? ofModel.get(turn) : null;
     if (body == null) {
       Integer maxTokens = turn.maxTokens() != null ? turn.maxTokens() : config.maxTokens();
       try {
@@ -252,7 +368,7 @@ final class Tickets {
       } catch (java.io.IOException e) {
         throw new IllegalStateException("cannot encode the request body", e);
       }
-      if (bodiesKept < BODIES_KEPT) {
+      if (keep && bodiesKept < BODIES_KEPT) {
         ofModel.put(turn, body);
         bodiesKept++;
       }

@@ -16,7 +16,7 @@ import java.util.function.LongConsumer;
  * thread polls the ring in batches on its own schedule. A full ring is never waited on: the entry
  * is counted lost and the run is stopped loudly. An entry that carried an event larger than {@link
  * Slot#KEEP_BYTES} lets its array go once read, so the ring holds at most its capacity times that
- * (64 MiB at 32,768 entries), whatever the largest events it ever carried.
+ * (32 MiB at 32,768 entries), whatever the largest events it ever carried.
  */
 public final class Handoff {
   private final RingBuffer<Slot> ring;

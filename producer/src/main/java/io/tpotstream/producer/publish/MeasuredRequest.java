@@ -3,6 +3,7 @@ package io.tpotstream.producer.publish;
 import io.tpotstream.common.event.TokenTemplate;
 import io.tpotstream.producer.dialect.StreamReader;
 import io.tpotstream.producer.http.RequestFailure;
+import java.util.List;
 import java.util.SortedMap;
 import java.util.function.IntFunction;
 
@@ -29,11 +30,14 @@ public final class MeasuredRequest {
 
   // written by the event loop before the hand-off that carries them
   long startNs;
+  Integer askedTokens;
   Long scheduleLagNs;
   IntFunction<RequestFailure> failure;
   String contentType = "";
   String preview = "";
   long bytes;
+  List<Long> prefixHashes;
+  int prefixBlocks;
 
   // the publisher thread's own
   TokenTemplate template;
@@ -42,6 +46,10 @@ public final class MeasuredRequest {
   int[] tokensPerChunk = new int[64];
   int chunks;
   int malformed;
+
+  /** The cached prompt tokens its end event carries (the server's, checked), or null. */
+  Integer cachedTokens;
+
   int sseEvents;
   long lastEventNs;
   long lastTokenRead = -1;
@@ -78,6 +86,11 @@ public final class MeasuredRequest {
     this.labels = labels;
   }
 
+  /** The output length a trace asked for (null: none), so that a short response is counted. */
+  public void askedTokens(Integer tokens) {
+    askedTokens = tokens;
+  }
+
   /** The request start (System.nanoTime()); sets the schedule lag in open loop. */
   public void started(long atNs) {
     startNs = atNs;
@@ -100,6 +113,15 @@ public final class MeasuredRequest {
   /** True when this request's events are being dropped (see {@link OutagePolicy#drop()}). */
   public boolean dropped() {
     return dropped;
+  }
+
+  /**
+   * The keyed hashes of the prompt's leading blocks and its number of blocks (the proxy's {@code
+   * --capture-prefix-hashes}), for the start event; set before the hand-off that starts it.
+   */
+  public void prefix(List<Long> hashes, int blocks) {
+    this.prefixHashes = hashes;
+    this.prefixBlocks = blocks;
   }
 
   /** What the response looked like, for a stream that ended without any event. */

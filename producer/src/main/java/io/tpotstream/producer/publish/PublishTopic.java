@@ -43,6 +43,9 @@ final class PublishTopic {
             Map.entry(ProducerConfig.LINGER_MS_CONFIG, "20"),
             // a batch closes on linger, not on size, at the rates a producer makes
             Map.entry(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024)),
+            // the client's own buffer on the heap: 16 MB (half its default) is seconds of events
+            // at 1,000 streams; past it, events wait in the outage buffer (produce's heap: 128 MB)
+            Map.entry(ProducerConfig.BUFFER_MEMORY_CONFIG, Integer.toString(16 * 1024 * 1024)),
             // ride out a broker restart: retried batches wait up to 5 minutes (idempotence
             // keeps order)
             Map.entry(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000")));

@@ -13,6 +13,8 @@ import java.util.Arrays;
 import java.util.SortedMap;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The publisher thread's reading of the hand-off: what each request's SSE events mean (the
@@ -25,6 +27,8 @@ import java.util.function.UnaryOperator;
 public final class Recorder {
   /** The {@code source} of every event this producer writes. */
   public static final String SOURCE = "producer";
+
+  private static final Logger LOG = LoggerFactory.getLogger(Recorder.class);
 
   private final String runId;
   private final String producerId;
@@ -45,6 +49,7 @@ public final class Recorder {
   private long touchedTotal;
   private long tokenChunks;
   private long warmupRequests;
+  private boolean warnedCachedTokens;
 
   /** Warm-up token chunks: written by the publisher thread only, read by the warm-up's check. */
   private volatile long warmupChunks;
@@ -172,18 +177,19 @@ public final class Recorder {
     r.template =
         TokenTemplate.of(runId, r.requestId, r.model, labelsOf(r), producerId, r.warmup, source);
     r.key = r.requestId.getBytes(StandardCharsets.UTF_8);
-    out.append(
-        r,
-        mark(
-            TokenEvent.start(
-                clock.tsMs(r.startNs),
-                runId,
-                r.requestId,
-                r.model,
-                labelsOf(r),
-                r.scheduleLagNs,
-                producerId),
-            r));
+    TokenEvent start =
+        TokenEvent.start(
+            clock.tsMs(r.startNs),
+            runId,
+            r.requestId,
+            r.model,
+            labelsOf(r),
+            r.scheduleLagNs,
+            producerId);
+    if (r.prefixHashes != null) {
+      start = start.withPrefix(r.prefixHashes, r.prefixBlocks);
+    }
+    out.append(r, mark(start, r));
   }
 
   private void event(MeasuredRequest r, Slot slot, OutageBuffer out) {
@@ -289,24 +295,51 @@ public final class Recorder {
   }
 
   private void succeed(MeasuredRequest r, long atNs, OutageBuffer out) {
+    r.cachedTokens = cachedTokens(r);
     out.append(
         r,
         mark(
             TokenEvent.end(
-                clock.tsMs(atNs),
-                runId,
-                r.requestId,
-                r.model,
-                labelsOf(r),
-                atNs - r.startNs,
-                r.chunks,
-                r.reader.promptTokens(),
-                r.reader.completionTokens(),
-                r.reader.finishReason(),
-                r.malformed > 0 ? r.malformed : null,
-                producerId),
+                    clock.tsMs(atNs),
+                    runId,
+                    r.requestId,
+                    r.model,
+                    labelsOf(r),
+                    atNs - r.startNs,
+                    r.chunks,
+                    r.reader.promptTokens(),
+                    r.reader.completionTokens(),
+                    r.reader.finishReason(),
+                    r.malformed > 0 ? r.malformed : null,
+                    producerId)
+                .withCachedTokens(r.cachedTokens),
             r));
     finish(r, atNs, null);
+  }
+
+  /**
+   * The cached prompt tokens a request's end event carries: what the server reported, when it
+   * reported its prompt tokens too and no fewer; else none. A server that says it read more of the
+   * prompt from its cache than the prompt holds contradicts itself: a warning says so, once.
+   */
+  private Integer cachedTokens(MeasuredRequest r) {
+    Integer cached = r.reader.cachedTokens();
+    Integer prompt = r.reader.promptTokens();
+    if (cached == null || (prompt != null && cached >= 0 && cached <= prompt)) {
+      return cached;
+    }
+    if (!warnedCachedTokens) {
+      warnedCachedTokens = true;
+      LOG.warn(
+          "{} reported {} cached prompt tokens with {} prompt tokens (request {}): cached tokens"
+              + " are left out of the events of such requests; check the server's usage"
+              + " (prompt_tokens_details.cached_tokens, cache_read_input_tokens)",
+          url,
+          cached,
+          prompt == null ? "no" : prompt,
+          r.requestId);
+    }
+    return null;
   }
 
   private void fail(MeasuredRequest r, long atNs, RequestFailure f, OutageBuffer out) {
@@ -349,8 +382,11 @@ public final class Recorder {
             r.chunks,
             atNs,
             r.reader.completionTokens(),
+            f == null ? r.reader.promptTokens() : null,
+            f == null ? r.cachedTokens : null,
             f,
-            r.scheduleLagNs));
+            r.scheduleLagNs,
+            r.askedTokens));
   }
 
   private SortedMap<String, String> labelsOf(MeasuredRequest r) {

@@ -16,6 +16,8 @@ import java.util.SortedMap;
  * @param outputTokens completion tokens reported by the API, else token chunks
  * @param stage the sweep stage these requests belong to, or null without a sweep
  * @param stats everything above as the statistics core's accumulator (for SLOs and goodput)
+ * @param asked requests whose output length a trace asked for
+ * @param endedShort of those, completed ones that had fewer output tokens than asked
  * @param lastFailure what the latest failed request's error said (where, why, what to check), or
  *     null when none failed
  */
@@ -34,6 +36,8 @@ public record ModelResult(
     long outputTokens,
     String stage,
     WindowStats stats,
+    long asked,
+    long endedShort,
     String lastFailure) {
 
   /** Failed over finished requests, 4 decimals (0 when none finished). */

@@ -1,5 +1,6 @@
 package io.tpotstream.producer.result;
 
+import io.tpotstream.common.Records;
 import io.tpotstream.common.request.RequestRecord;
 import io.tpotstream.common.request.RequestTrace;
 import io.tpotstream.common.request.RequestsFile;
@@ -16,7 +17,8 @@ import java.util.concurrent.LinkedBlockingQueue;
  * thread of its own (never an event loop). Each record is built with {@link RequestTrace} from the
  * very values the request's events carry (start ts, elapsed times from the request start, chunk
  * tokens, usage, error class), so that {@code tpot stats --requests-out} on an export of the run
- * gives the same lines.
+ * gives the same lines (but for a replayed trace's {@code askedTokens} and {@code endedShort},
+ * which the events do not carry).
  */
 public final class RequestsOut implements AutoCloseable {
   private record Finished(
@@ -81,10 +83,22 @@ public final class RequestsOut implements AutoCloseable {
       trace.token(i, at[i] - o.startNs(), k[i]);
     }
     long elapsedNs = o.endNs() - o.startNs();
-    return o.completed()
-        ? trace.end(elapsedNs, o.completionTokens(), goodput, scratch)
-        : trace.error(
-            elapsedNs, o.failure().errorClass().wire(), o.failure().message(), goodput, scratch);
+    trace.promptUsage(o.promptTokens(), o.cachedTokens());
+    RequestRecord record =
+        o.completed()
+            ? trace.end(elapsedNs, o.completionTokens(), goodput, scratch)
+            : trace.error(
+                elapsedNs,
+                o.failure().errorClass().wire(),
+                o.failure().message(),
+                goodput,
+                scratch);
+    if (o.askedTokens() == null) {
+      return record;
+    }
+    // what only the producer knows: the output length a trace asked for
+    record = Records.with(record, "askedTokens", o.askedTokens());
+    return o.completed() ? Records.with(record, "endedShort", o.endedShort()) : record;
   }
 
   private void drain() {

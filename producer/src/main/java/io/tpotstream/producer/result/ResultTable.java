@@ -49,6 +49,9 @@ public final class ResultTable {
     rows.add(row("failed", models, m -> Long.toString(m.failed())));
     rows.add(row("error rate", models, m -> percent(m.errorRate())));
     rows.add(row("output tokens", models, m -> Long.toString(m.outputTokens())));
+    if (models.stream().anyMatch(m -> m.asked() > 0)) {
+      rows.add(row("ended short", models, m -> Long.toString(m.endedShort())));
+    }
 
     int labelWidth = rows.stream().mapToInt(r -> r[0].length()).max().orElse(0);
     int[] widths = new int[models.size()];
@@ -156,6 +159,16 @@ public final class ResultTable {
                 "%s: %d complete response(s) had fewer than 2 token chunks (no TPOT sample)%n",
                 who,
                 m.tooShort()));
+      }
+      if (m.endedShort() > 0) {
+        out.append(
+            String.format(
+                Locale.ROOT,
+                "%s: %d of %d completed request(s) ended short of the output length the trace asked"
+                    + " (a server that may stop early: --ignore-eos where it takes min_tokens)%n",
+                who,
+                m.endedShort(),
+                m.completed()));
       }
       if (m.errorRate().compareTo(TRUSTWORTHY_ERROR_RATE) > 0) {
         out.append(

@@ -124,6 +124,8 @@ public final class RunStats {
     final String model;
     final String stage;
     final WindowStats stats = new WindowStats();
+    long asked;
+    long endedShort;
     String lastFailure;
 
     Acc(String model, String stage) {
@@ -133,6 +135,10 @@ public final class RunStats {
 
     synchronized void record(CallOutcome o, GoodputLimits goodput) {
       stats.started(1);
+      if (o.askedTokens() != null) {
+        asked++;
+        endedShort += o.endedShort() ? 1 : 0;
+      }
       long[] at = o.arrivalsNs();
       int[] k = o.tokensPerChunk();
       // gaps seen before a failure are real observations too
@@ -189,6 +195,8 @@ public final class RunStats {
           copy.outputTokens(),
           stage,
           copy,
+          asked,
+          endedShort,
           lastFailure);
     }
   }

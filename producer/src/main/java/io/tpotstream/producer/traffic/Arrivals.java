@@ -9,7 +9,7 @@ import java.util.SplittableRandom;
  * spacing, seeded), so a constant rate gives gaps of exactly 1/rate or exponential gaps of mean
  * 1/rate. Not thread-safe (one scheduler thread uses it).
  */
-public final class Arrivals {
+public final class Arrivals implements Schedule {
   private final RateSchedule schedule;
   private final Arrival spacing;
   private final SplittableRandom random;
@@ -23,6 +23,7 @@ public final class Arrivals {
   }
 
   /** The next request's intended time in ns after the run's start, or -1 past the schedule. */
+  @Override
   public long nextNs() {
     if (!first) {
       s += spacing == Arrival.POISSON ? -Math.log(1.0 - random.nextDouble()) : 1.0;

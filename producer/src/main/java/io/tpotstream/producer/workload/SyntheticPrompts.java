@@ -8,21 +8,27 @@ import java.util.SplittableRandom;
  * {@code max_tokens} drawn from another (or the config's when none is given). Prompt {@code n}
  * depends only on the seed and {@code n}. The text is random common English words, each one token
  * for the usual BPE tokenizers (a leading space and a short word), so the length is what was drawn
- * within a few percent, and no two prompts share a prefix a server could cache.
+ * within a few percent (exactly, for a server that counts four characters a token: the words have
+ * three letters), and no two prompts share a prefix a server could cache.
  */
 public final class SyntheticPrompts implements ConversationSource {
+  /**
+   * Common three-letter English words: with the space before it, each is one token for the usual
+   * BPE tokenizers and four characters, exactly one token for a server that counts four characters
+   * a token (OpenAI's rule of thumb, and the simulator's count).
+   */
   private static final String[] WORDS =
-      ("the of and to in is it you that he was for on are as with his they at be this have"
-              + " from or one had by word but not what all were we when your can said there use an"
-              + " each which she do how their if will up other about out many then them these so"
-              + " some her would make like him into time has look two more write go see number no"
-              + " way could people my than first water been call who oil its now find long down day"
-              + " did get come made may part over new sound take only little work know place year"
-              + " live me back give most very after thing our just name good sentence man think say"
-              + " great where help through much before line right too mean old any same tell boy"
-              + " follow came want show also around form three small set put end does another well"
-              + " large must big even such because turn here why ask went men read need land")
+      ("the and for are but not you all any can had her was one our out day get has him his"
+              + " how man new now old see two way who boy did its let put say she too use car dog cat"
+              + " run big end far few got red sun top yes yet ask own set try why air age ago art bad"
+              + " bed box buy cut eat eye fly fun hot job key law lay leg lie low map may mix net oil"
+              + " pay per pet sea sit six sky son tea ten war win act add arm bag bar bit bus cup dry"
+              + " egg fat fit fix gas guy hat hit ice lot mad men met nor off pen pop raw row sad sat"
+              + " saw tax")
           .split(" ");
+
+  /** Characters of one token: a space and a word. */
+  static final int CHARS_PER_TOKEN = 4;
 
   private final LengthDistribution input;
   private final LengthDistribution output;
@@ -42,15 +48,17 @@ public final class SyntheticPrompts implements ConversationSource {
     SplittableRandom random = new SplittableRandom(seed ^ (n * 0x9E3779B97F4A7C15L));
     int tokens = input.sample(random);
     Integer maxTokens = output == null ? null : output.sample(random);
-    StringBuilder text = new StringBuilder(tokens * 5);
-    for (int i = 0; i < tokens; i++) {
-      if (i > 0) {
-        text.append(' ');
-      }
-      text.append(WORDS[random.nextInt(WORDS.length)]);
-    }
-    ArrayNode messages = Dataset.userMessage(text.toString());
+    StringBuilder text = new StringBuilder(tokens * CHARS_PER_TOKEN);
+    appendTokens(text, tokens, random);
+    ArrayNode messages = Dataset.userMessage(text.substring(1));
     return Conversation.of(new Turn(messages, maxTokens, tokens));
+  }
+
+  /** Appends {@code tokens} tokens drawn from {@code random}, each a space and a word. */
+  static void appendTokens(StringBuilder text, int tokens, SplittableRandom random) {
+    for (int i = 0; i < tokens; i++) {
+      text.append(' ').append(WORDS[random.nextInt(WORDS.length)]);
+    }
   }
 
   @Override

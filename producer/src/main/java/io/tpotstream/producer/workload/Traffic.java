@@ -3,6 +3,7 @@ package io.tpotstream.producer.workload;
 import io.tpotstream.producer.config.ConfigException;
 import io.tpotstream.producer.traffic.RateSchedule;
 import io.tpotstream.producer.traffic.Sweep;
+import io.tpotstream.producer.traffic.TraceSchedule;
 import java.nio.file.Path;
 import java.util.function.Consumer;
 
@@ -14,8 +15,10 @@ import java.util.function.Consumer;
  * @param conversations what every request sends
  * @param schedule the open-loop rate over time, or null (then {@code rate}, if any, is constant)
  * @param sweep stages run one after another, or null
+ * @param trace a trace replayed with its timing instead ({@code trace}), or null
  */
-public record Traffic(ConversationSource conversations, RateSchedule schedule, Sweep sweep) {
+public record Traffic(
+    ConversationSource conversations, RateSchedule schedule, Sweep sweep, TraceSchedule trace) {
 
   /**
    * The traffic of the config's keys (each value as text, or null when the key is not set).
@@ -72,12 +75,19 @@ public record Traffic(ConversationSource conversations, RateSchedule schedule, S
       throw new ConfigException(
           "config keys 'sweep' (rate) and 'schedule' both set the rate: keep one");
     }
-    return new Traffic(conversations, rates, stages);
+    return new Traffic(conversations, rates, stages, null);
   }
 
-  /** True when the run is open-loop because of its schedule or a rate sweep. */
+  /** The same traffic with {@code trace} replayed instead. */
+  public Traffic withTrace(TraceSchedule trace) {
+    return new Traffic(conversations, schedule, sweep, trace);
+  }
+
+  /** True when the run is open-loop because of its schedule, a rate sweep or a trace. */
   public boolean openLoop() {
-    return schedule != null || (sweep != null && sweep.dimension().equals(Sweep.RATE));
+    return schedule != null
+        || trace != null
+        || (sweep != null && sweep.dimension().equals(Sweep.RATE));
   }
 
   private static LengthDistribution length(String key, String text) {

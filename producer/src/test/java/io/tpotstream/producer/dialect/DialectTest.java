@@ -188,6 +188,65 @@ class DialectTest {
   }
 
   @Test
+  void openAiCachedTokensComeFromThePromptTokensDetails() {
+    StreamReader r = Dialect.of(ApiKind.OPENAI).newReader();
+    assertEquals(null, r.cachedTokens());
+    r.read(data("{\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":1}}"));
+    assertEquals(null, r.cachedTokens(), "no prompt_tokens_details: not reported");
+    r.read(
+        data(
+            "{\"choices\":[],\"usage\":{\"prompt_tokens\":2006,\"completion_tokens\":300,"
+                + "\"total_tokens\":2306,\"prompt_tokens_details\":{\"cached_tokens\":1920,"
+                + "\"audio_tokens\":0},\"completion_tokens_details\":{\"reasoning_tokens\":0}}}"));
+    assertEquals(2006, r.promptTokens());
+    assertEquals(1920, r.cachedTokens());
+    assertEquals(300, r.completionTokens());
+    r.read(data("{\"choices\":[],\"usage\":{\"prompt_tokens_details\":null}}"));
+    assertEquals(1920, r.cachedTokens(), "a null details object reports nothing new");
+  }
+
+  @Test
+  void anthropicPromptTokensAddTheCachedOnesToInputTokens() {
+    StreamReader r = Dialect.of(ApiKind.ANTHROPIC).newReader();
+    r.read(
+        event(
+            "message_start",
+            "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":25,"
+                + "\"cache_creation_input_tokens\":7,\"cache_read_input_tokens\":160,"
+                + "\"output_tokens\":1}}}"));
+    assertEquals(25 + 7 + 160, r.promptTokens());
+    assertEquals(160, r.cachedTokens());
+    r.read(
+        event(
+            "message_delta",
+            "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},"
+                + "\"usage\":{\"output_tokens\":3}}"));
+    assertEquals(192, r.promptTokens(), "a delta with output tokens only keeps the start's");
+    assertEquals(160, r.cachedTokens());
+    r.read(
+        event(
+            "message_delta",
+            "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},"
+                + "\"usage\":{\"input_tokens\":30,\"cache_creation_input_tokens\":0,"
+                + "\"cache_read_input_tokens\":170,\"output_tokens\":4}}"));
+    assertEquals(200, r.promptTokens(), "cumulative counts replace the start's");
+    assertEquals(170, r.cachedTokens());
+    assertEquals(4, r.completionTokens());
+  }
+
+  @Test
+  void anthropicWithoutCacheFieldsReportsNoCachedTokens() {
+    StreamReader r = Dialect.of(ApiKind.ANTHROPIC).newReader();
+    r.read(
+        event(
+            "message_start",
+            "{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":12,"
+                + "\"output_tokens\":1}}}"));
+    assertEquals(12, r.promptTokens());
+    assertEquals(null, r.cachedTokens());
+  }
+
+  @Test
   void anthropicErrorEventFailsAsProtocol() {
     StreamReader r = Dialect.of(ApiKind.ANTHROPIC).newReader();
     assertEquals(

@@ -8,6 +8,7 @@ import io.tpotstream.producer.publish.LoopLagMeter;
 import io.tpotstream.producer.publish.MeasuredRequest;
 import io.tpotstream.producer.sse.SseFramer;
 import io.tpotstream.proxy.http.ExchangeObserver;
+import io.tpotstream.proxy.prefix.PromptBlocks;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import java.util.Locale;
@@ -44,10 +45,11 @@ final class Measurement implements ExchangeObserver {
   private final String requestId;
   private final SortedMap<String, String> labels;
   private final long startNs;
-  private final RequestProbe probe = new RequestProbe();
+  private final RequestProbe probe;
   private final SseFramer framer = new SseFramer(this::onEvent);
   private State state = State.READING_REQUEST;
   private String model;
+  private PromptBlocks.Prefix prefix;
   private MeasuredRequest record;
   private Failure earlyFailure;
   private long earlyFailureNs;
@@ -72,6 +74,7 @@ final class Measurement implements ExchangeObserver {
     this.requestId = requestId;
     this.labels = labels;
     this.startNs = startNs;
+    this.probe = new RequestProbe(owner.prefixHashKey());
   }
 
   @Override
@@ -91,6 +94,7 @@ final class Measurement implements ExchangeObserver {
     if (model == null || model.isBlank()) {
       model = "unknown";
     }
+    prefix = facts.prefix();
     if (facts.stream()) {
       begin();
       if (earlyFailure != null) {
@@ -118,6 +122,9 @@ final class Measurement implements ExchangeObserver {
             () -> {},
             labels);
     record.started(startNs);
+    if (prefix != null) {
+      record.prefix(prefix.hashes(), prefix.blocks());
+    }
     owner.handoff().start(record);
   }
 

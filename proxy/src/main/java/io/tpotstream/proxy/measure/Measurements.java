@@ -7,6 +7,7 @@ import io.tpotstream.proxy.events.ProxyEvents;
 import io.tpotstream.proxy.http.ExchangeObserver;
 import io.tpotstream.proxy.http.ObserverFactory;
 import io.tpotstream.proxy.metrics.ProxyMetrics;
+import io.tpotstream.proxy.prefix.PrefixHashKey;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.Map;
 import java.util.SortedMap;
@@ -100,6 +101,11 @@ public final class Measurements implements ObserverFactory {
       }
     }
     return labels;
+  }
+
+  /** The key of the prompts' block hashes, or null when they are not captured. */
+  PrefixHashKey prefixHashKey() {
+    return config.prefixHashKey();
   }
 
   /** True when these measurements are the priming's (marked warm-up). */

@@ -7,6 +7,9 @@ import io.tpotstream.simulator.plan.ResponsePlan;
  * {@code content_block_delta} per output chunk ({@code thinking_delta} for reasoning, then {@code
  * text_delta}; a thinking block ends with a {@code signature_delta}, which is not a token), {@code
  * content_block_stop}, {@code message_delta} (stop reason, output tokens) and {@code message_stop}.
+ * With a prefix cache, {@code message_start} and {@code message_delta} carry Anthropic's cache
+ * usage (cumulative, as Anthropic sends it): {@code input_tokens} the prompt tokens the cache did
+ * not hold, {@code cache_read_input_tokens} those it held, {@code cache_creation_input_tokens} 0.
  */
 final class AnthropicStreamFormat implements StreamFormat {
   private final ResponsePlan plan;
@@ -28,9 +31,8 @@ final class AnthropicStreamFormat implements StreamFormat {
     out.append(",\"model\":\"");
     JsonText.append(out, request.model())
         .append("\",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null")
-        .append(",\"usage\":{\"input_tokens\":")
-        .append(plan.promptTokens())
-        .append(",\"output_tokens\":1}}}\n\n");
+        .append(",\"usage\":");
+    inputUsage(out).append("\"output_tokens\":1}}}\n\n");
     blockStart(out, plan.reasoning(0));
     return event(out, "ping").append("{\"type\":\"ping\"}\n\n").toString();
   }
@@ -68,10 +70,31 @@ final class AnthropicStreamFormat implements StreamFormat {
     event(out, "message_delta")
         .append("{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"")
         .append(plan.lengthCapped() ? "max_tokens" : "end_turn")
-        .append("\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":")
-        .append(plan.outputTokens())
-        .append("}}\n\n");
+        .append("\",\"stop_sequence\":null},\"usage\":");
+    if (plan.cachedTokens() == null) {
+      out.append('{');
+    } else {
+      inputUsage(out);
+    }
+    out.append("\"output_tokens\":").append(plan.outputTokens()).append("}}\n\n");
     return event(out, "message_stop").append("{\"type\":\"message_stop\"}\n\n").toString();
+  }
+
+  /**
+   * A usage object's opening and its input counts, each followed by a comma: {@code input_tokens}
+   * (the prompt, or without a cache's tokens), then the cache's two counts when there is a cache.
+   */
+  private StringBuilder inputUsage(StringBuilder out) {
+    Integer cached = plan.cachedTokens();
+    out.append("{\"input_tokens\":")
+        .append(cached == null ? plan.promptTokens() : plan.promptTokens() - cached)
+        .append(',');
+    if (cached != null) {
+      out.append("\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":")
+          .append(cached)
+          .append(',');
+    }
+    return out;
   }
 
   private void blockStart(StringBuilder out, boolean thinking) {

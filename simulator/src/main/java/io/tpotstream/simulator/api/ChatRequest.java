@@ -1,7 +1,9 @@
 package io.tpotstream.simulator.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tpotstream.simulator.cache.PromptBlocks;
 import io.tpotstream.simulator.plan.Planner;
+import java.util.function.Consumer;
 
 /**
  * What the simulator reads from a chat request body.
@@ -9,8 +11,8 @@ import io.tpotstream.simulator.plan.Planner;
  * @param maxTokens {@code max_completion_tokens}, else {@code max_tokens}, else null
  * @param includeUsage OpenAI {@code stream_options.include_usage}
  * @param continuousUsage vLLM's {@code stream_options.continuous_usage_stats}
- * @param promptTokens an estimate: the characters of the messages' and system text / 4 (rounded
- *     up), at least 1
+ * @param promptTokens an estimate: the characters of the system and messages' text ({@link
+ *     #promptText}) / 4 (rounded up), at least 1
  */
 record ChatRequest(
     String model,
@@ -70,28 +72,50 @@ record ChatRequest(
   }
 
   private static int promptTokens(JsonNode body) {
-    long chars =
-        textLength(body.path("messages"), "content") + textLength(body.path("system"), "content");
-    return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (chars + 3) / 4));
+    long[] chars = {0};
+    promptText(body, text -> chars[0] += text.length());
+    return (int)
+        Math.max(
+            1,
+            Math.min(
+                Integer.MAX_VALUE,
+                (chars[0] + PromptBlocks.CHARS_PER_TOKEN - 1) / PromptBlocks.CHARS_PER_TOKEN));
   }
 
-  /** The length of the text under {@code node}: strings in "content" or "text" fields, or lists. */
-  private static long textLength(JsonNode node, String field) {
+  /**
+   * The keys of the whole blocks of {@code body}'s prompt to {@code model} ({@link #promptText}).
+   */
+  static long[] promptBlocks(JsonNode body, String model, int blockTokens) {
+    PromptBlocks blocks = new PromptBlocks(model, blockTokens);
+    promptText(body, blocks::add);
+    return blocks.keys();
+  }
+
+  /**
+   * The prompt's text, piece by piece, in the order a chat template puts it: the system text
+   * (Anthropic's {@code system}), then each message's; strings in {@code content} or {@code text}
+   * fields, or lists of them.
+   */
+  static void promptText(JsonNode body, Consumer<String> pieces) {
+    text(body.path("system"), "content", pieces);
+    text(body.path("messages"), "content", pieces);
+  }
+
+  private static void text(JsonNode node, String field, Consumer<String> pieces) {
     if (node.isTextual()) {
-      return field.equals("content") || field.equals("text") ? node.textValue().length() : 0;
-    }
-    long sum = 0;
-    if (node.isArray()) {
+      if (field.equals("content") || field.equals("text")) {
+        pieces.accept(node.textValue());
+      }
+    } else if (node.isArray()) {
       for (JsonNode child : node) {
-        sum += textLength(child, field);
+        text(child, field, pieces);
       }
     } else if (node.isObject()) {
       var fields = node.fields();
       while (fields.hasNext()) {
         var entry = fields.next();
-        sum += textLength(entry.getValue(), entry.getKey());
+        text(entry.getValue(), entry.getKey(), pieces);
       }
     }
-    return sum;
   }
 }

@@ -27,6 +27,9 @@ final class CompleteBodies {
             .put("prompt_tokens", plan.promptTokens())
             .put("completion_tokens", plan.outputTokens())
             .put("total_tokens", plan.promptTokens() + plan.outputTokens());
+    if (plan.cachedTokens() != null) {
+      usage.putObject("prompt_tokens_details").put("cached_tokens", plan.cachedTokens());
+    }
     if (plan.reasoningTokens() > 0) {
       usage.putObject("completion_tokens_details").put("reasoning_tokens", plan.reasoningTokens());
     }
@@ -52,9 +55,17 @@ final class CompleteBodies {
     }
     body.put("stop_reason", plan.lengthCapped() ? "max_tokens" : "end_turn")
         .putNull("stop_sequence");
-    body.putObject("usage")
-        .put("input_tokens", plan.promptTokens())
-        .put("output_tokens", plan.outputTokens());
+    ObjectNode usage = body.putObject("usage");
+    Integer cached = plan.cachedTokens();
+    if (cached == null) {
+      usage.put("input_tokens", plan.promptTokens());
+    } else {
+      usage
+          .put("input_tokens", plan.promptTokens() - cached)
+          .put("cache_creation_input_tokens", 0)
+          .put("cache_read_input_tokens", cached);
+    }
+    usage.put("output_tokens", plan.outputTokens());
     return body.toString();
   }
 }

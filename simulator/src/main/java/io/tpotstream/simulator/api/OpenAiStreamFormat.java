@@ -7,7 +7,8 @@ import io.tpotstream.simulator.plan.ResponsePlan;
  * {@code reasoning_content}), a chunk with the {@code finish_reason}, a usage chunk with {@code
  * choices: []} when {@code include_usage}, and {@code data: [DONE]}. With {@code
  * continuous_usage_stats} every chunk also carries {@code usage} whose {@code completion_tokens}
- * counts the output so far (vLLM's behaviour).
+ * counts the output so far (vLLM's behaviour). With a prefix cache, the usage chunk's {@code
+ * prompt_tokens_details.cached_tokens} says how many prompt tokens it held.
  */
 final class OpenAiStreamFormat implements StreamFormat {
   private final ResponsePlan plan;
@@ -75,6 +76,11 @@ final class OpenAiStreamFormat implements StreamFormat {
     out.append("\"usage\":{\"prompt_tokens\":").append(plan.promptTokens());
     out.append(",\"completion_tokens\":").append(completionTokens);
     out.append(",\"total_tokens\":").append(plan.promptTokens() + completionTokens);
+    if (details && plan.cachedTokens() != null) {
+      out.append(",\"prompt_tokens_details\":{\"cached_tokens\":")
+          .append(plan.cachedTokens())
+          .append('}');
+    }
     int reasoningTokens = plan.reasoningTokens();
     if (details && reasoningTokens > 0) {
       out.append(",\"completion_tokens_details\":{\"reasoning_tokens\":")

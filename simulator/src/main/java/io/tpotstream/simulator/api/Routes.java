@@ -2,6 +2,7 @@ package io.tpotstream.simulator.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.common.Json;
+import io.tpotstream.simulator.cache.PrefixCache;
 import io.tpotstream.simulator.pacing.LoopTimer;
 import io.tpotstream.simulator.plan.Fault;
 import io.tpotstream.simulator.plan.Planner;
@@ -36,14 +37,20 @@ public final class Routes {
   private final long runSeed;
   private final byte[] apiKey;
   private final GroundTruth truth;
+  private final PrefixCache prefixCache;
   private final AtomicLong unnamedRequests = new AtomicLong();
   private final String modelsJson;
 
   /**
    * @param apiKey the key clients must send, or null to accept any
+   * @param prefixCache the prompt blocks held (shared by every event loop), or null for none
    */
   public Routes(
-      Map<String, ModelProfile> profiles, long runSeed, String apiKey, GroundTruth truth) {
+      Map<String, ModelProfile> profiles,
+      long runSeed,
+      String apiKey,
+      GroundTruth truth,
+      PrefixCache prefixCache) {
     Map<String, ModelProfile> served = new java.util.HashMap<>(profiles);
     served.putIfAbsent(SimulatorPrimer.MODEL, SimulatorPrimer.PROFILE);
     served.putIfAbsent(SimulatorPrimer.CALIBRATION_MODEL, SimulatorPrimer.CALIBRATION_PROFILE);
@@ -51,6 +58,7 @@ public final class Routes {
     this.runSeed = runSeed;
     this.apiKey = apiKey == null ? null : apiKey.getBytes(StandardCharsets.UTF_8);
     this.truth = truth;
+    this.prefixCache = prefixCache;
     this.modelsJson = modelsJson(profiles);
   }
 
@@ -180,6 +188,10 @@ public final class Routes {
         Planner.plan(profile, runSeed, model, requestId, chat.maxTokens(), chat.promptTokens());
     RequestRecorder recorder =
         truth.begin(requestId, model, arrivalNs, !SimulatorPrimer.isWarmup(model));
+    if (plan.fault() == Fault.NONE) {
+      plan = prefill(plan, profile, json, model, chat);
+      recorder.prompt(chat.promptTokens(), plan.cachedTokens());
+    }
     response.putHeader(REQUEST_ID_HEADER, requestId);
     if (plan.fault() == Fault.HTTP_429) {
       recorder.end(Outcome.HTTP_429);
@@ -203,6 +215,26 @@ public final class Routes {
     } else {
       answerWhole(request, dialect, chat, plan, recorder, requestId);
     }
+  }
+
+  /**
+   * The plan of a request the server takes on: its prompt's leading blocks looked up in the prefix
+   * cache (the whole blocks it held are its cached tokens, never more than its prompt), and its
+   * TTFT longer by the prefill of the tokens it did not hold.
+   */
+  private ResponsePlan prefill(
+      ResponsePlan plan, ModelProfile profile, JsonNode body, String model, ChatRequest chat) {
+    long uncached = chat.promptTokens();
+    Integer cached = null;
+    if (prefixCache != null) {
+      int blockTokens = profile.prefixBlockTokens();
+      long held =
+          (long) prefixCache.lookUpAndKeep(ChatRequest.promptBlocks(body, model, blockTokens))
+              * blockTokens;
+      cached = (int) Math.min(uncached, held);
+      uncached -= cached;
+    }
+    return plan.withPrompt(cached, profile.prefillNs(uncached));
   }
 
   /** A non-streamed answer comes when the whole output would have been generated. */

@@ -3,8 +3,8 @@ package io.tpotstream.simulator.plan;
 /**
  * Everything one response will send, decided when the request arrives: the output chunks (text,
  * kind, tokens), the scheduled wait before each (the first is the TTFT, from the request's arrival;
- * the others are gaps from the previous chunk's scheduled instant) and the injected faults.
- * Immutable.
+ * the others are gaps from the previous chunk's scheduled instant), the injected faults, and the
+ * prompt tokens the prefix cache held ({@link #withPrompt}). Immutable.
  */
 public final class ResponsePlan {
   /** {@link #cutAfterChunks()} and {@link #malformedBeforeSeq()} when there is none. */
@@ -22,6 +22,7 @@ public final class ResponsePlan {
   private final boolean lengthCapped;
   private final int cutAfterChunks;
   private final int malformedBeforeSeq;
+  private final Integer cachedTokens;
 
   ResponsePlan(
       Fault fault,
@@ -35,6 +36,34 @@ public final class ResponsePlan {
       boolean lengthCapped,
       int cutAfterChunks,
       int malformedBeforeSeq) {
+    this(
+        fault,
+        retryAfterSeconds,
+        texts,
+        reasoning,
+        tokens,
+        waitNs,
+        promptTokens,
+        outputTokens,
+        lengthCapped,
+        cutAfterChunks,
+        malformedBeforeSeq,
+        null);
+  }
+
+  private ResponsePlan(
+      Fault fault,
+      int retryAfterSeconds,
+      String[] texts,
+      boolean[] reasoning,
+      int[] tokens,
+      long[] waitNs,
+      int promptTokens,
+      int outputTokens,
+      boolean lengthCapped,
+      int cutAfterChunks,
+      int malformedBeforeSeq,
+      Integer cachedTokens) {
     this.fault = fault;
     this.retryAfterSeconds = retryAfterSeconds;
     this.texts = texts;
@@ -51,6 +80,39 @@ public final class ResponsePlan {
     this.lengthCapped = lengthCapped;
     this.cutAfterChunks = cutAfterChunks;
     this.malformedBeforeSeq = malformedBeforeSeq;
+    this.cachedTokens = cachedTokens;
+  }
+
+  /**
+   * This plan for a prompt of which the prefix cache held {@code cachedTokens} (null: no cache, so
+   * none reported), its TTFT longer by {@code prefillNs}, the time the other prompt tokens take.
+   */
+  public ResponsePlan withPrompt(Integer cachedTokens, long prefillNs) {
+    long[] waits = waitNs.clone();
+    if (waits.length > 0) {
+      waits[0] += prefillNs;
+    }
+    return new ResponsePlan(
+        fault,
+        retryAfterSeconds,
+        texts,
+        reasoning,
+        tokens,
+        waits,
+        promptTokens,
+        outputTokens,
+        lengthCapped,
+        cutAfterChunks,
+        malformedBeforeSeq,
+        cachedTokens);
+  }
+
+  /**
+   * The prompt tokens the prefix cache held, reported as {@code cached_tokens} ({@code
+   * cache_read_input_tokens}); null when the simulator runs without a cache (none reported).
+   */
+  public Integer cachedTokens() {
+    return cachedTokens;
   }
 
   public Fault fault() {

@@ -24,6 +24,10 @@ import java.util.List;
  *     actually sent, so a late chunk delays the rest; true: its gap after the previous chunk's due
  *     instant, so the chunks after a late one come in a burst until the schedule is met again (a
  *     server whose generation runs ahead of its writes)
+ * @param prefixBlockTokens the prefix cache's block: a prompt is cached in blocks of this many
+ *     tokens, and only whole blocks (16, vLLM's default)
+ * @param prefillMsPerToken what each prompt token the prefix cache does not hold adds to the TTFT,
+ *     in ms (0.01: 2,000 uncached tokens add 20 ms)
  */
 public record ModelProfile(
     Distribution ttft,
@@ -35,9 +39,23 @@ public record ModelProfile(
     int defaultMaxTokens,
     double reasoningShare,
     ErrorRates errors,
-    boolean catchUp) {
+    boolean catchUp,
+    int prefixBlockTokens,
+    double prefillMsPerToken) {
 
   public static final int DEFAULT_MAX_TOKENS = 256;
+
+  /** vLLM's block size, in tokens. */
+  public static final int DEFAULT_PREFIX_BLOCK_TOKENS = 16;
+
+  /** The largest block: a block is hashed from its text, 4 characters a token. */
+  public static final int MAX_PREFIX_BLOCK_TOKENS = 65_536;
+
+  /** 10 µs a token (100,000 prompt tokens a second). */
+  public static final double DEFAULT_PREFILL_MS_PER_TOKEN = 0.01;
+
+  /** At most 1 s a token: a prompt of 100,000 tokens then waits a day. */
+  public static final double MAX_PREFILL_MS_PER_TOKEN = 1000;
 
   public ModelProfile {
     if (ttft == null || gap == null) {
@@ -53,6 +71,20 @@ public record ModelProfile(
     if (!(reasoningShare >= 0 && reasoningShare <= 1)) {
       throw new IllegalArgumentException("reasoningShare must be in [0, 1], got " + reasoningShare);
     }
+    if (prefixBlockTokens < 1 || prefixBlockTokens > MAX_PREFIX_BLOCK_TOKENS) {
+      throw new IllegalArgumentException(
+          "prefixBlockTokens must be from 1 to "
+              + MAX_PREFIX_BLOCK_TOKENS
+              + ", got "
+              + prefixBlockTokens);
+    }
+    if (!(prefillMsPerToken >= 0 && prefillMsPerToken <= MAX_PREFILL_MS_PER_TOKEN)) {
+      throw new IllegalArgumentException(
+          "prefillMsPerToken must be from 0 to "
+              + (long) MAX_PREFILL_MS_PER_TOKEN
+              + ", got "
+              + prefillMsPerToken);
+    }
   }
 
   /** A profile with this TTFT and gap and every other setting at its default. */
@@ -67,7 +99,16 @@ public record ModelProfile(
         DEFAULT_MAX_TOKENS,
         0,
         ErrorRates.NONE,
-        false);
+        false,
+        DEFAULT_PREFIX_BLOCK_TOKENS,
+        DEFAULT_PREFILL_MS_PER_TOKEN);
+  }
+
+  /**
+   * The TTFT {@code uncachedTokens} prompt tokens add (those the prefix cache did not hold), in ns.
+   */
+  public long prefillNs(long uncachedTokens) {
+    return Math.round(uncachedTokens * prefillMsPerToken * 1_000_000.0);
   }
 
   public ModelProfile withStall(Stall newStall) {
@@ -96,5 +137,13 @@ public record ModelProfile(
 
   public ModelProfile withCatchUp(boolean newCatchUp) {
     return Records.with(this, "catchUp", newCatchUp);
+  }
+
+  public ModelProfile withPrefixBlockTokens(int newPrefixBlockTokens) {
+    return Records.with(this, "prefixBlockTokens", newPrefixBlockTokens);
+  }
+
+  public ModelProfile withPrefillMsPerToken(double newPrefillMsPerToken) {
+    return Records.with(this, "prefillMsPerToken", newPrefillMsPerToken);
   }
 }

@@ -25,7 +25,9 @@ final class ProfileParser {
           "defaultMaxTokens",
           "reasoningShare",
           "errors",
-          "catchUp");
+          "catchUp",
+          "prefixBlockTokens",
+          "prefillMsPerToken");
   private static final Set<String> ERROR_FIELDS =
       Set.of(
           "http429",
@@ -105,7 +107,19 @@ final class ProfileParser {
           own(node, "defaultMaxTokens", path, ProfileParser::integer, inherited.defaultMaxTokens()),
           own(node, "reasoningShare", path, ProfileParser::number, inherited.reasoningShare()),
           own(node, "errors", path, ProfileParser::errors, inherited.errors()),
-          own(node, "catchUp", path, ProfileParser::bool, inherited.catchUp()));
+          own(node, "catchUp", path, ProfileParser::bool, inherited.catchUp()),
+          own(
+              node,
+              "prefixBlockTokens",
+              path,
+              ProfileParser::integer,
+              inherited.prefixBlockTokens()),
+          own(
+              node,
+              "prefillMsPerToken",
+              path,
+              ProfileParser::number,
+              inherited.prefillMsPerToken()));
     } catch (IllegalArgumentException e) {
       if (e.getMessage() != null && e.getMessage().startsWith(path)) {
         throw e;

@@ -3,6 +3,7 @@ package io.tpotstream.simulator.truth;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.tpotstream.common.Json;
 import io.tpotstream.common.stats.LatencyHistogram;
+import io.tpotstream.simulator.cache.PrefixCache;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,13 +20,15 @@ import java.util.concurrent.TimeoutException;
  * What the simulator actually sent: per model, histograms of the actual gaps, the intended gaps,
  * the pacing error and the TTFT, and the pacing error over every model; per request (the most
  * recent {@code requestsKept}), every chunk's intended wait, due instant and actual send instant;
- * and, when a file is given, one JSON line per chunk. All instants are {@link System#nanoTime()} of
- * the simulator's JVM: compare them as differences.
+ * the prompt tokens the prefix cache held, per request and per model; and, when a file is given,
+ * one JSON line per chunk. All instants are {@link System#nanoTime()} of the simulator's JVM:
+ * compare them as differences.
  */
 public final class GroundTruth implements AutoCloseable {
   private final long seed;
   private final int requestsKept;
   private final TruthFileWriter file;
+  private final PrefixCache prefixCache;
   private final Map<String, ModelStats> models = new ConcurrentHashMap<>();
   private final LinkedHashMap<String, RequestRecorder> requests;
 
@@ -36,11 +39,20 @@ public final class GroundTruth implements AutoCloseable {
    * @throws IllegalArgumentException when the file cannot be opened
    */
   public GroundTruth(long seed, int requestsKept, Path truthFile) {
+    this(seed, requestsKept, truthFile, null);
+  }
+
+  /**
+   * As {@link #GroundTruth(long, int, Path)}, reporting the state of {@code prefixCache} too (null:
+   * the simulator runs without one).
+   */
+  public GroundTruth(long seed, int requestsKept, Path truthFile, PrefixCache prefixCache) {
     if (requestsKept < 0) {
       throw new IllegalArgumentException("requestsKept must be >= 0, got " + requestsKept);
     }
     this.seed = seed;
     this.requestsKept = requestsKept;
+    this.prefixCache = prefixCache;
     this.file = truthFile == null ? null : TruthFileWriter.open(truthFile);
     this.requests =
         new LinkedHashMap<>() {
@@ -138,7 +150,16 @@ public final class GroundTruth implements AutoCloseable {
     LatencyHistogram pacingErrors = new LatencyHistogram();
     models.values().forEach(stats -> stats.addPacingErrorsTo(pacingErrors));
     return new TruthReport(
-        seed, Pacing.of(pacingErrors), models(), file == null ? null : file.status());
+        seed,
+        Pacing.of(pacingErrors),
+        prefixCache == null
+            ? null
+            : new TruthReport.CacheStatus(
+                prefixCache.capacityBlocks(),
+                prefixCache.heldBlocks(),
+                prefixCache.evictedBlocks()),
+        models(),
+        file == null ? null : file.status());
   }
 
   /** {@link #report()} as the JSON that {@code GET /truth} returns. */
@@ -151,10 +172,11 @@ public final class GroundTruth implements AutoCloseable {
   }
 
   /**
-   * Forgets the per-model statistics and the kept requests (the file keeps its lines). What is sent
-   * from then on counts in the new statistics, the chunks of requests still streaming included, so
-   * that the statistics after a reset are those of a window of time; those requests' count and
-   * outcome stay with the statistics they started in, which are gone.
+   * Forgets the per-model statistics and the kept requests (the file keeps its lines; the prefix
+   * cache, the server's state rather than its record, keeps its blocks). What is sent from then on
+   * counts in the new statistics, the chunks of requests still streaming included, so that the
+   * statistics after a reset are those of a window of time; those requests' count and outcome stay
+   * with the statistics they started in, which are gone.
    */
   public void reset() {
     models.clear();

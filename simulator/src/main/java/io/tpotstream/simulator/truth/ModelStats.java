@@ -2,6 +2,7 @@ package io.tpotstream.simulator.truth;
 
 import io.tpotstream.common.stats.HistogramCodec;
 import io.tpotstream.common.stats.LatencyHistogram;
+import io.tpotstream.common.summary.PromptCache;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.SortedMap;
@@ -18,6 +19,9 @@ final class ModelStats {
   private long chunks;
   private long tokens;
   private long malformedLines;
+  private long cacheRequests;
+  private long promptTokens;
+  private long cachedTokens;
 
   synchronized void started() {
     requests++;
@@ -34,6 +38,12 @@ final class ModelStats {
     pacingError.recordNanos(Math.abs(pacingErrorNs));
     chunks++;
     tokens += n;
+  }
+
+  synchronized void prompt(int prompt, int cached) {
+    cacheRequests++;
+    promptTokens += prompt;
+    cachedTokens += cached;
   }
 
   synchronized void malformedLine() {
@@ -65,6 +75,7 @@ final class ModelStats {
         intendedGap.summary(),
         pacingError.summary(),
         ttft.summary(),
+        PromptCache.of(cacheRequests, promptTokens, cachedTokens),
         histograms);
   }
 

@@ -2,6 +2,7 @@ package io.tpotstream.simulator.truth;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.tpotstream.common.stats.LatencySummary;
+import io.tpotstream.common.summary.PromptCache;
 import java.util.SortedMap;
 
 /**
@@ -17,6 +18,9 @@ import java.util.SortedMap;
  * @param pacingError per chunk, how far from its due instant it was sent (late or early): how much
  *     its gap (or, for a first chunk, its TTFT) differed from the intended one
  * @param ttft first chunk's send minus the request's arrival
+ * @param prefixCache the requests served with the prefix cache: how many, their prompt tokens, the
+ *     ones the cache held and the hit rate (the same sums a window summary's {@code promptCache}
+ *     has); null without a cache
  * @param histograms {@code gap}, {@code intendedGap}, {@code pacingError}, {@code ttft}: base64 of
  *     HdrHistogram's compressed encoding, in µs (decode with common's HistogramCodec)
  */
@@ -30,6 +34,7 @@ import java.util.SortedMap;
   "intendedGap",
   "pacingError",
   "ttft",
+  "prefixCache",
   "histograms"
 })
 public record ModelTruth(
@@ -42,4 +47,5 @@ public record ModelTruth(
     LatencySummary intendedGap,
     LatencySummary pacingError,
     LatencySummary ttft,
+    PromptCache prefixCache,
     SortedMap<String, String> histograms) {}

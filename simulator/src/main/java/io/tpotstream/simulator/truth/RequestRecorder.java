@@ -24,6 +24,8 @@ public final class RequestRecorder {
   private int[] tokens = new int[16];
   private int count;
   private int malformedLines;
+  private int promptTokens;
+  private Integer cachedTokens;
   private Outcome outcome = Outcome.IN_PROGRESS;
   private final CountDownLatch ended = new CountDownLatch(1);
 
@@ -44,6 +46,21 @@ public final class RequestRecorder {
 
   public String requestId() {
     return requestId;
+  }
+
+  /**
+   * Records the request's prompt: {@code promptTokens} tokens, {@code cachedTokens} of them held by
+   * the prefix cache (null: no cache). Called once, before its first chunk.
+   */
+  public void prompt(int promptTokens, Integer cachedTokens) {
+    synchronized (this) {
+      this.promptTokens = promptTokens;
+      this.cachedTokens = cachedTokens;
+    }
+    if (cachedTokens != null) {
+      // counted in the statistics current when it arrives, as its chunks are when sent
+      truth.stats(model).prompt(promptTokens, cachedTokens);
+    }
   }
 
   /**
@@ -79,9 +96,23 @@ public final class RequestRecorder {
             seq == 0 ? sentNs - arrivalNs : -1,
             chunkTokens);
     if (file != null) {
+      Integer prompt;
+      Integer cached;
+      synchronized (this) {
+        prompt = seq == 0 && promptTokens > 0 ? promptTokens : null;
+        cached = seq == 0 ? cachedTokens : null;
+      }
       file.offer(
           new TruthFileWriter.Line(
-              requestId, model, seq, sentNs, chunkTokens, intendedNs, pacingErrorNs));
+              requestId,
+              model,
+              seq,
+              sentNs,
+              chunkTokens,
+              intendedNs,
+              pacingErrorNs,
+              prompt,
+              cached));
     }
   }
 
@@ -116,6 +147,13 @@ public final class RequestRecorder {
       chunks.add(new ChunkTruth(i, intendedNs[i], dueNs[i], sentNs[i], tokens[i]));
     }
     return new RequestTruth(
-        requestId, model, arrivalNs, outcome, List.copyOf(chunks), malformedLines);
+        requestId,
+        model,
+        arrivalNs,
+        outcome,
+        List.copyOf(chunks),
+        malformedLines,
+        promptTokens,
+        cachedTokens);
   }
 }

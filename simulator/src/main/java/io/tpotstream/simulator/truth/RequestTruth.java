@@ -8,6 +8,9 @@ import java.util.List;
  * @param requestId the client's {@code X-Request-Id}, or the simulator's {@code sim-N}
  * @param arrivalNs {@link System#nanoTime()} when the request's body had arrived
  * @param malformedLines injected invalid {@code data:} lines (not in {@code chunks})
+ * @param promptTokens the prompt's tokens as {@code prompt_tokens} reports them (0: the request was
+ *     refused before its prompt was read, a 429 or a 500)
+ * @param cachedTokens of those, the ones the prefix cache held; null without a cache (or refused)
  */
 public record RequestTruth(
     String requestId,
@@ -15,7 +18,9 @@ public record RequestTruth(
     long arrivalNs,
     Outcome outcome,
     List<ChunkTruth> chunks,
-    int malformedLines) {
+    int malformedLines,
+    int promptTokens,
+    Integer cachedTokens) {
 
   /** The gaps between consecutive chunk sends, in ns ({@code chunks - 1} of them). */
   public long[] gapsNs() {

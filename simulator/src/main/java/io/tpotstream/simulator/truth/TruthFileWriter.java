@@ -15,8 +15,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Appends one JSON line per sent chunk ({@code requestId, model, seq, sentNs, tokens, intendedNs,
- * pacingErrorNs}) from a background thread: event loops only enqueue, never touch the disk. When
- * the queue is full the line is dropped and counted, never waited for.
+ * pacingErrorNs}, and on a request's first chunk its {@code promptTokens} and, with a prefix cache,
+ * {@code cachedTokens}) from a background thread: event loops only enqueue, never touch the disk.
+ * When the queue is full the line is dropped and counted, never waited for.
  */
 final class TruthFileWriter implements AutoCloseable {
   private static final int QUEUE_CAPACITY = 1 << 20;
@@ -28,7 +29,9 @@ final class TruthFileWriter implements AutoCloseable {
       long sentNs,
       int tokens,
       long intendedNs,
-      long pacingErrorNs) {}
+      long pacingErrorNs,
+      Integer promptTokens,
+      Integer cachedTokens) {}
 
   private final Path path;
   private final Writer out;
@@ -109,7 +112,14 @@ final class TruthFileWriter implements AutoCloseable {
         text.append(",\"sentNs\":").append(line.sentNs());
         text.append(",\"tokens\":").append(line.tokens());
         text.append(",\"intendedNs\":").append(line.intendedNs());
-        text.append(",\"pacingErrorNs\":").append(line.pacingErrorNs()).append("}\n");
+        text.append(",\"pacingErrorNs\":").append(line.pacingErrorNs());
+        if (line.promptTokens() != null) {
+          text.append(",\"promptTokens\":").append(line.promptTokens());
+        }
+        if (line.cachedTokens() != null) {
+          text.append(",\"cachedTokens\":").append(line.cachedTokens());
+        }
+        text.append("}\n");
         out.append(text);
         written.incrementAndGet();
       }

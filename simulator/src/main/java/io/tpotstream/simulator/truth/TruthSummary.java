@@ -1,9 +1,11 @@
 package io.tpotstream.simulator.truth;
 
 import io.tpotstream.common.stats.LatencySummary;
+import io.tpotstream.common.summary.PromptCache;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /** The end-of-run summary of a {@link TruthReport}: what was sent per model, and how on time. */
@@ -14,7 +16,8 @@ public final class TruthSummary {
 
   /**
    * A table of requests, chunks, actual and intended gap p50 / p99 and pacing error p50 / p99 / max
-   * per model (ms), a line for all models, and the pacing warning when its p99 is above the limit.
+   * per model (ms), a line for all models, a line per model served with the prefix cache (its hit
+   * rate), and the pacing warning when its p99 is above the limit.
    */
   public static List<String> lines(TruthReport report) {
     List<String> lines = new ArrayList<>();
@@ -50,6 +53,22 @@ public final class TruthSummary {
             "",
             "",
             text(pacing.p50Ms()) + " / " + text(pacing.p99Ms()) + " / " + text(pacing.maxMs())));
+    for (Map.Entry<String, ModelTruth> entry : report.models().entrySet()) {
+      PromptCache cache = entry.getValue().prefixCache();
+      if (cache != null) {
+        lines.add(
+            String.format(
+                Locale.ROOT,
+                "prefix cache, %s: %s of %,d prompt tokens held (%,d) over %,d requests",
+                entry.getKey(),
+                cache.hitRate() == null
+                    ? "-"
+                    : cache.hitRate().movePointRight(2).stripTrailingZeros().toPlainString() + "%",
+                cache.promptTokens(),
+                cache.cachedTokens(),
+                cache.requests()));
+      }
+    }
     pacing.warning().ifPresent(lines::add);
     return lines;
   }

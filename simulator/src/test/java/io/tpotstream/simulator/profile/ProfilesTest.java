@@ -82,6 +82,30 @@ class ProfilesTest {
   }
 
   @Test
+  void thePrefixCacheBlockAndThePrefillCostHaveDefaultsAProfileMayChange() {
+    Map<String, ModelProfile> profiles =
+        Profiles.parse(
+            "{\"models\":{\"big-blocks\":{\"extends\":\"model-a\",\"prefixBlockTokens\":32,"
+                + "\"prefillMsPerToken\":0.05}}}");
+
+    ModelProfile builtIn = profiles.get("model-a");
+    assertEquals(16, builtIn.prefixBlockTokens());
+    assertEquals(0.01, builtIn.prefillMsPerToken());
+    assertEquals(20_000_000, builtIn.prefillNs(2_000), "2,000 uncached tokens add 20 ms");
+    assertEquals(
+        builtIn.withPrefixBlockTokens(32).withPrefillMsPerToken(0.05), profiles.get("big-blocks"));
+    assertMessage(
+        "{\"models\":{\"x\":{\"extends\":\"model-a\",\"prefixBlockTokens\":0}}}",
+        "models.x: prefixBlockTokens must be from 1 to 65536, got 0");
+    assertMessage(
+        "{\"models\":{\"x\":{\"extends\":\"model-a\",\"prefillMsPerToken\":-1}}}",
+        "models.x: prefillMsPerToken must be from 0 to 1000, got -1.0");
+    assertMessage(
+        "{\"models\":{\"x\":{\"extends\":\"model-a\",\"prefixBlockTokens\":1.5}}}",
+        "models.x.prefixBlockTokens: expected a whole number, got 1.5");
+  }
+
+  @Test
   void errorsNameTheFieldAtFault() {
     assertMessage(
         "{\"models\":{\"x\":{\"ttft\":1,\"gapp\":2}}}", "models.x: unknown field \"gapp\"");

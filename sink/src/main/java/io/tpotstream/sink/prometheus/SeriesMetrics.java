@@ -48,6 +48,8 @@ final class SeriesMetrics {
   long sloWindows;
   long sloMissedWindows;
   long goodRequests;
+  long cachePromptTokens;
+  long cachedTokens;
   long foldedErrors;
   final CumulativeHistogram[] histograms = new CumulativeHistogram[LatencyMetric.ALL.size()];
 
@@ -114,6 +116,10 @@ final class SeriesMetrics {
       if (summary.slo().goodRequests() != null) {
         goodRequests += summary.slo().goodRequests();
       }
+    }
+    if (summary.promptCache() != null) {
+      cachePromptTokens += summary.promptCache().promptTokens();
+      cachedTokens += summary.promptCache().cachedTokens();
     }
     lastCountedEndMs = summary.windowEndMs();
     return true;

@@ -28,10 +28,12 @@ import java.util.function.ToDoubleFunction;
  *       buckets in text, native buckets too when the scraper asks for protobuf;
  *   <li>cumulative counters: requests by outcome, errors by class (every known class from 0),
  *       output tokens, late samples, coalesced gaps, warm-up requests, windows and client-suspect
- *       windows;
+ *       windows, the prompt tokens of the requests that reported the server's prefix cache and the
+ *       cached ones among them;
  *   <li>gauges of the latest closed window: the exact HdrHistogram percentiles (50 to 99.99) and
- *       max of each latency, error ratio, tokens per second, the producers' own worst pause and
- *       event-loop lag, whether the window is client-suspect, and its end time;
+ *       max of each latency, error ratio, tokens per second, the prefix cache's hit ratio, the
+ *       producers' own worst pause and event-loop lag, whether the window is client-suspect, and
+ *       its end time;
  *   <li>the SLO: windows judged and missed, good requests (counters, 0 without an SLO), the latest
  *       window's verdict and goodput (NaN without), and once summaries carry objectives each one's
  *       verdict, value, limit and whether it had no data (gauges).
@@ -96,6 +98,14 @@ final class TpotCollector implements MultiCollector {
           "tpot_warmup_requests",
           "Warm-up requests, left out of every statistic",
           s -> s.warmupRequests);
+      counter(
+          "tpot_prompt_cache_prompt_tokens",
+          "Prompt tokens of the completed requests that reported the server's prefix cache",
+          s -> s.cachePromptTokens);
+      counter(
+          "tpot_prompt_cache_cached_tokens",
+          "Of those, the prompt tokens the server read from its prefix cache",
+          s -> s.cachedTokens);
       counter("tpot_windows", "Closed windows read by the sink", s -> s.windows);
       counter(
           "tpot_client_suspect_windows",
@@ -116,6 +126,12 @@ final class TpotCollector implements MultiCollector {
           "Output tokens per second in the latest closed window",
           null,
           w -> number(w.tokensPerSecond()));
+      gauge(
+          "tpot_window_prompt_cache_hit_ratio",
+          "Cached prompt tokens / prompt tokens of the completed requests that reported the"
+              + " server's prefix cache in the latest closed window (NaN when none reported it)",
+          null,
+          w -> w.promptCache() == null ? Double.NaN : number(w.promptCache().hitRate()));
       gauge(
           "tpot_window_client_pause_max_seconds",
           "The producers' own longest pause (GC, scheduling) in the latest closed window",

@@ -5,6 +5,7 @@ import io.tpotstream.common.Json;
 import io.tpotstream.common.slo.ObjectiveResult;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.ClientTouch;
+import io.tpotstream.common.summary.PromptCache;
 import io.tpotstream.common.summary.RequestCounts;
 import io.tpotstream.common.summary.WindowSummary;
 import java.io.ByteArrayOutputStream;
@@ -72,7 +73,11 @@ public record FlatRecord(
     long warmupRequests,
     Boolean sloMet,
     String sloMissed,
-    BigDecimal goodput) {
+    BigDecimal goodput,
+    Long cacheRequests,
+    Long cachePromptTokens,
+    Long cachedTokens,
+    BigDecimal cacheHitRate) {
 
   /** Columns before the labels. */
   public static final List<String> LEADING_COLUMNS =
@@ -120,7 +125,11 @@ public record FlatRecord(
           Map.entry("warmup_requests", FlatRecord::warmupRequests),
           Map.entry("slo_met", FlatRecord::sloMet),
           Map.entry("slo_missed", FlatRecord::sloMissed),
-          Map.entry("goodput", FlatRecord::goodput));
+          Map.entry("goodput", FlatRecord::goodput),
+          Map.entry("cache_requests", FlatRecord::cacheRequests),
+          Map.entry("cache_prompt_tokens", FlatRecord::cachePromptTokens),
+          Map.entry("cached_tokens", FlatRecord::cachedTokens),
+          Map.entry("cache_hit_rate", FlatRecord::cacheHitRate));
 
   /**
    * Columns after the labels: the seed's TPOT table in its order, TTFT, request TPOT and E2E, the
@@ -149,6 +158,7 @@ public record FlatRecord(
     ClientTouch touch = s.clientTouched();
     LatencySummary without =
         touch == null || touch.tpotWithout() == null ? LatencySummary.EMPTY : touch.tpotWithout();
+    PromptCache cache = s.promptCache();
     return new FlatRecord(
         s.windowStart(),
         s.windowEnd(),
@@ -197,7 +207,11 @@ public record FlatRecord(
         s.slo() == null || s.slo().met()
             ? null
             : String.join(";", s.slo().missed().stream().map(ObjectiveResult::missedName).toList()),
-        s.slo() == null ? null : s.slo().goodput());
+        s.slo() == null ? null : s.slo().goodput(),
+        cache == null ? null : cache.requests(),
+        cache == null ? null : cache.promptTokens(),
+        cache == null ? null : cache.cachedTokens(),
+        cache == null ? null : cache.hitRate());
   }
 
   /** The column names for a CSV whose label columns are {@code labelNames}, in order. */

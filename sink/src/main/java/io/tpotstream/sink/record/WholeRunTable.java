@@ -1,6 +1,7 @@
 package io.tpotstream.sink.record;
 
 import io.tpotstream.common.stats.LatencySummary;
+import io.tpotstream.common.summary.PromptCache;
 import io.tpotstream.common.summary.WindowSummary;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -17,7 +18,12 @@ public final class WholeRunTable {
 
   private WholeRunTable() {}
 
-  /** The heading line, the column names and one row per series of {@code wholeRun}. */
+  private static final String CACHE_ROW = "%-22s %9s %14s %14s %9s%n";
+
+  /**
+   * The heading line, the column names and one row per series of {@code wholeRun}; then, when a
+   * series' requests reported the server's prefix cache, a second table of its hit rate.
+   */
   public static String format(List<WindowSummary> wholeRun) {
     StringBuilder t = new StringBuilder("Whole run, TPOT in ms (merged window histograms):\n");
     t.append(
@@ -57,7 +63,40 @@ public final class WholeRunTable {
               s.requests().failed(),
               s.requests().errorRate().toPlainString()));
     }
+    List<WindowSummary> cached = wholeRun.stream().filter(s -> s.promptCache() != null).toList();
+    if (!cached.isEmpty()) {
+      t.append(
+          "Prefix cache as the server reported it (cached / prompt tokens of those requests):\n");
+      t.append(
+          String.format(
+              Locale.ROOT,
+              CACHE_ROW,
+              "series",
+              "requests",
+              "prompt tokens",
+              "cached tokens",
+              "hit rate"));
+      for (WindowSummary s : cached) {
+        PromptCache c = s.promptCache();
+        t.append(
+            String.format(
+                Locale.ROOT,
+                CACHE_ROW,
+                s.series(),
+                c.requests(),
+                c.promptTokens(),
+                c.cachedTokens(),
+                percent(c.hitRate())));
+      }
+    }
     return t.toString();
+  }
+
+  /** A ratio as a percentage with two decimals ("12.34%"), "-" when there is none. */
+  public static String percent(BigDecimal ratio) {
+    return ratio == null
+        ? "-"
+        : ratio.movePointRight(2).setScale(2, RoundingMode.HALF_EVEN).toPlainString() + "%";
   }
 
   /** Milliseconds to two decimals, "-" when there were no samples. */

@@ -2,6 +2,7 @@ package io.tpotstream.sink.report;
 
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.ClientTouch;
+import io.tpotstream.common.summary.PromptCache;
 import io.tpotstream.common.summary.RequestCounts;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.sink.record.WholeRunTable;
@@ -28,7 +29,8 @@ final class HtmlReport {
         .append("<th>TTFT p50</th><th>TTFT p99</th><th>finished requests</th><th>failed</th>")
         .append("<th>error rate</th><th>output tokens/s</th>")
         .append("<th>client-touched gaps (share of the tail ≥ p99)</th>")
-        .append("<th>TPOT p99 / p99.9 / max without the client's lag</th></tr>\n");
+        .append("<th>TPOT p99 / p99.9 / max without the client's lag</th>")
+        .append("<th>prefix cache hit rate (requests that reported it)</th></tr>\n");
     for (String name : names) {
       WindowSummary run = model.wholeRun(name);
       LatencySummary tpot = run.tpot();
@@ -70,6 +72,13 @@ final class HtmlReport {
                   + " / "
                   + WholeRunTable.ms(touch.tpotWithout().maxMs())
               : "");
+      PromptCache cache = run.promptCache();
+      cell(
+          html,
+          null,
+          cache == null
+              ? ""
+              : WholeRunTable.percent(cache.hitRate()) + " (" + cache.requests() + ")");
       html.append("</tr>\n");
     }
     html.append("</table>");

@@ -52,12 +52,14 @@ public class PrometheusEndpointTest {
   /**
    * TPOT 10..1000 µs, TTFT 1000..2000 µs, 5 requests of which one failed with http_429, 104 output
    * tokens; the client's worst loop lag 2.5 ms, its lag touched the 1 ms gap, the largest, for 10
-   * µs only (not suspect).
+   * µs only (not suspect); 4 requests reported the prefix cache: 1,000 of 4,000 prompt tokens
+   * cached.
    */
   private static WindowSummary modelA(int window) {
     WindowStats stats = TestWindows.knownTpotAndTtft();
     stats.clientLag(2_500);
     stats.clientTouched(1_000, 10, 1);
+    stats.promptCache(4, 4_000, 1_000);
     return TestWindows.of("model-a", Map.of("concurrency", "5"), window, stats);
   }
 
@@ -100,6 +102,9 @@ public class PrometheusEndpointTest {
             "tpot_windows_total{" + a + "} 1.0",
             "tpot_client_suspect_windows_total{" + a + "} 0.0",
             "tpot_client_touched_gaps_total{" + a + "} 1.0",
+            "# TYPE tpot_prompt_cache_prompt_tokens_total counter",
+            "tpot_prompt_cache_prompt_tokens_total{" + a + "} 4000.0",
+            "tpot_prompt_cache_cached_tokens_total{" + a + "} 1000.0",
             "# TYPE tpot_window_tpot_seconds gauge",
             "tpot_window_tpot_seconds{" + a + ",percentile=\"50\"} 5.0E-4",
             "tpot_window_tpot_seconds{" + a + ",percentile=\"99\"} 9.9E-4",
@@ -110,6 +115,8 @@ public class PrometheusEndpointTest {
             "tpot_window_e2e_max_seconds{" + a + "} NaN",
             "tpot_window_error_ratio{" + a + "} 0.2",
             "tpot_window_tokens_per_second{" + a + "} 10.4",
+            "# TYPE tpot_window_prompt_cache_hit_ratio gauge",
+            "tpot_window_prompt_cache_hit_ratio{" + a + "} 0.25",
             "tpot_window_client_lag_max_seconds{" + a + "} 0.0025",
             "tpot_window_client_pause_max_seconds{" + a + "} NaN",
             "tpot_window_client_suspect{" + a + "} 0.0",
@@ -153,6 +160,12 @@ public class PrometheusEndpointTest {
       assertEquals(
           TestWindows.startOf(3) / 1000.0, second.value("tpot_window_end_timestamp_seconds", A));
       assertEquals(1.0, second.value("tpot_window_error_ratio", B));
+      assertEquals(8_000.0, second.value("tpot_prompt_cache_prompt_tokens_total", A));
+      assertEquals(2_000.0, second.value("tpot_prompt_cache_cached_tokens_total", A));
+      assertEquals(
+          Double.NaN,
+          second.value("tpot_window_prompt_cache_hit_ratio", B),
+          "model-b's requests reported no prefix cache");
       for (Map.Entry<String, Double> before : first.byKey().entrySet()) {
         String key = before.getKey();
         if (key.startsWith("tpot_window_")) {

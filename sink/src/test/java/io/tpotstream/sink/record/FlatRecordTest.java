@@ -16,6 +16,13 @@ class FlatRecordTest {
     return TestWindows.known("model-a", Map.of("concurrency", "5", "target", "x"), 1);
   }
 
+  /** The cells before the four prompt-cache columns, which come last (empty here). */
+  private static List<String> beforeTheCache(FlatRecord record) {
+    List<String> cells = record.cells(List.of());
+    assertEquals(List.of("", "", "", ""), cells.subList(cells.size() - 4, cells.size()));
+    return cells.subList(0, cells.size() - 4);
+  }
+
   @Test
   void columnsFollowTheDesignOrderWithLabelsAfterModel() {
     assertEquals(
@@ -66,7 +73,11 @@ class FlatRecordTest {
             "warmup_requests",
             "slo_met",
             "slo_missed",
-            "goodput"),
+            "goodput",
+            "cache_requests",
+            "cache_prompt_tokens",
+            "cached_tokens",
+            "cache_hit_rate"),
         FlatRecord.columns(List.of("concurrency", "target")));
   }
 
@@ -122,7 +133,11 @@ class FlatRecordTest {
             "1",
             "",
             "",
-            ""),
+            "",
+            "3",
+            "4500",
+            "2700",
+            "0.6000"),
         record.cells(List.of("concurrency", "target")));
   }
 
@@ -146,7 +161,9 @@ class FlatRecordTest {
             + "\"error_rate\":0.2000,\"output_tokens\":104,\"tokens_per_s\":10.400,"
             + "\"late_samples\":2,\"client_lag_max_ms\":0.250,\"coalesced_gaps\":3,"
             + "\"client_suspect\":false,\"client_touched_gaps\":0,"
-            + "\"client_touched_tail_share\":0,\"warmup_requests\":1}",
+            + "\"client_touched_tail_share\":0,\"warmup_requests\":1,"
+            + "\"cache_requests\":3,\"cache_prompt_tokens\":4500,\"cached_tokens\":2700,"
+            + "\"cache_hit_rate\":0.6000}",
         json);
   }
 
@@ -204,6 +221,10 @@ class FlatRecordTest {
             "0",
             "",
             "",
+            "",
+            "",
+            "",
+            "",
             ""),
         record.cells(List.of("concurrency")));
     assertEquals(
@@ -224,7 +245,7 @@ class FlatRecordTest {
     stats.coalescedGaps(7);
     FlatRecord record = FlatRecord.of(TestWindows.of("m", Map.of(), 0, stats));
 
-    List<String> cells = record.cells(List.of());
+    List<String> cells = beforeTheCache(record);
     assertEquals(
         List.of("1.234", "0.800", "7", "false", "0", "0", "", "", "", "0", "", "", ""),
         cells.subList(cells.size() - 13, cells.size()));
@@ -247,7 +268,7 @@ class FlatRecordTest {
     stats.clientLag(12_000);
     FlatRecord record = FlatRecord.of(TestWindows.of("m", Map.of(), 0, stats));
 
-    List<String> cells = record.cells(List.of());
+    List<String> cells = beforeTheCache(record);
     assertEquals(
         List.of("true", "10", "0.0099", "20.015", "20.015", "20.015", "0"),
         cells.subList(cells.size() - 10, cells.size() - 3));
@@ -279,7 +300,7 @@ class FlatRecordTest {
                 10_000,
                 WindowStats.DEFAULT_CLIENT_LAG_THRESHOLD_US,
                 SloSpec.parse("tpot_p99=50ms,error_rate=10%,ttft_p99=1s", "ttft=1s")));
-    List<String> cells = record.cells(List.of());
+    List<String> cells = beforeTheCache(record);
     // the window has no TTFT sample: ttft_p99 had no data, which is missed too
     assertEquals(
         List.of("false", "tpot_p99;error_rate;ttft_p99:no_data", "0.6000"),
@@ -308,7 +329,7 @@ class FlatRecordTest {
                 10_000,
                 WindowStats.DEFAULT_CLIENT_LAG_THRESHOLD_US,
                 SloSpec.parse("tpot_p99=0.001ms,error_rate=100%", null)));
-    List<String> cells = record.cells(List.of());
+    List<String> cells = beforeTheCache(record);
     assertEquals(
         List.of("false", "tpot_p99:no_data", ""), cells.subList(cells.size() - 3, cells.size()));
     String json = new String(record.toJson(), StandardCharsets.UTF_8);

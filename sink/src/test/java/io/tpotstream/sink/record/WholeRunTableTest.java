@@ -25,7 +25,17 @@ class WholeRunTableTest {
         series                   samples     mean   median      P90      P99    P99.9   P99.99      max   TTFT p50  TTFT p99   errors error rate
         model-a                      100     0.50     0.50     0.90     0.99     1.00     1.00     1.00       1.20      2.00        1     0.2000
         model-b                        0        -        -        -        -        -        -        -          -         -        1     1.0000
+        Prefix cache as the server reported it (cached / prompt tokens of those requests):
+        series                  requests  prompt tokens  cached tokens  hit rate
+        model-a                        3           4500           2700    60.00%
         """,
         table);
+  }
+
+  @Test
+  void withoutAPrefixCacheReportedThereIsNoCacheTable() {
+    String table =
+        WholeRunTable.format(List.of(TestWindows.of("m", Map.of(), 0, new WindowStats())));
+    assertEquals(false, table.contains("Prefix cache"), table);
   }
 }

@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.common.stats.LatencyHistogram;
+import io.tpotstream.common.summary.PromptCache;
 import io.tpotstream.common.summary.WindowStats;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.sink.TestWindows;
@@ -68,6 +70,9 @@ class ReportTest {
         stats.completed(9, false);
         stats.failed("http_5xx", 1);
         stats.outputTokens(samples + 8);
+        if (model.equals("model-a")) {
+          stats.promptCache(2, 1_000 + 100 * w, 250 * w); // hit rates 0, 0.23, 0.42, … 0.83
+        }
         summaries.add(TestWindows.of(model, Map.of(), w, stats));
       }
     }
@@ -102,6 +107,22 @@ class ReportTest {
               .divide(BigDecimal.valueOf(WINDOWS), 3, RoundingMode.HALF_EVEN);
       assertNotEquals(meanOfWindowP99s, run.tpot().p99Ms(), "averaged percentiles would differ");
     }
+  }
+
+  @Test
+  void theWholeRunHitRateAddsUpTheWindowsTokensAndTheTableShowsIt() throws IOException {
+    ReportModel model = modelFromJsonl();
+
+    // 7,500 prompt tokens, 3,750 cached: 0.5, where the windows' rates average 0.46
+    assertEquals(
+        new PromptCache(12, 7_500, 3_750, new BigDecimal("0.5000")),
+        model.wholeRun("model-a").promptCache());
+    assertNull(model.wholeRun("model-b").promptCache());
+    Path out = dir.resolve("report");
+    Report.write(model, out, false);
+    String html = Files.readString(out.resolve(Report.HTML));
+    assertTrue(html.contains("<th>prefix cache hit rate (requests that reported it)</th>"));
+    assertTrue(html.contains("<td>50.00% (12)</td></tr>"), html);
   }
 
   @Test
