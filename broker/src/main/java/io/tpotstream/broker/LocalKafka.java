@@ -41,7 +41,8 @@ import org.apache.kafka.common.utils.Time;
  * broker itself uses (and that may create ACLs).
  */
 public final class LocalKafka implements AutoCloseable {
-  private static final String HOST = "127.0.0.1";
+  /** The address every listener of the broker binds to. */
+  public static final String HOST = "127.0.0.1";
 
   /** The secured broker's own user, a super user. */
   public static final String SUPER_USER = "broker";

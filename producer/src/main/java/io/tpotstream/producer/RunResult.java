@@ -69,9 +69,10 @@ public record RunResult(
   }
 
   /**
-   * Why this run's outcome cannot be trusted as a whole, or null: the models a failure no retry can
-   * fix stopped (each named with that failure), or, in a bounded run, a model every one of whose
-   * requests failed. A run stopped by the user is not judged on the second.
+   * Why this run's outcome cannot be trusted as a whole, in one line, or null: the models a failure
+   * no retry can fix stopped (each named with that failure), or, in a bounded run, a model every
+   * one of whose requests failed (with what its last failure said: where, why and what to check). A
+   * run stopped by the user is not judged on the second.
    */
   public String nothingMeasured() {
     if (!stoppedModels.isEmpty()) {
@@ -99,7 +100,8 @@ public record RunResult(
             + m.failed()
             + " requests failed ("
             + m.errors()
-            + "): nothing was measured";
+            + "): nothing was measured"
+            + (m.lastFailure() == null ? "" : "; the last: " + m.lastFailure());
       }
     }
     return null;

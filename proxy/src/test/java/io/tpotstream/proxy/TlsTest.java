@@ -9,13 +9,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.producer.http.ClientTls;
 import io.tpotstream.producer.http.TlsFiles;
-import io.tpotstream.producer.testing.LogCapture;
 import io.tpotstream.producer.testing.ScriptedServer;
 import io.tpotstream.producer.testing.ScriptedServer.Script;
 import io.tpotstream.producer.testing.TestPki;
 import io.tpotstream.proxy.http.ExchangeObserver;
 import io.tpotstream.proxy.http.Upstream;
 import io.tpotstream.proxy.metrics.ProxyMetrics;
+import io.tpotstream.testkit.LogCapture;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.ClientAuth;

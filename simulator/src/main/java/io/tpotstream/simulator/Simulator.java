@@ -1,5 +1,6 @@
 package io.tpotstream.simulator;
 
+import io.tpotstream.common.PortInUse;
 import io.tpotstream.common.Waits;
 import io.tpotstream.simulator.api.Routes;
 import io.tpotstream.simulator.api.SimulatorPrimer;
@@ -158,14 +159,7 @@ public final class Simulator implements AutoCloseable {
       return instances.get(0).actualPort();
     } catch (RuntimeException e) {
       throw new IllegalStateException(
-          "cannot listen on "
-              + host
-              + ":"
-              + port
-              + " ("
-              + e.getMessage()
-              + "): is another server using this port? choose another --port",
-          e);
+          PortInUse.message(host + ":" + port, e.getMessage(), "--port"), e);
     }
   }
 

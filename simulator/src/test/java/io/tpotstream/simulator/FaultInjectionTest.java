@@ -175,4 +175,33 @@ class FaultInjectionTest {
     assertEquals(404, response.status());
     assertTrue(response.json().path("error").path("message").asText().contains("/v1/embeddings"));
   }
+
+  @Test
+  void aPathAnOpenAiCompatibleServerWouldRefuseGets404() {
+    for (String path :
+        List.of(
+            "/v2/chat/completions",
+            "/api/chat/completions",
+            "/v1beta/chat/completions",
+            "/v2/models")) {
+      SseClient.Response response =
+          path.endsWith("/models")
+              ? SseClient.get(simulator.baseUrl() + path)
+              : SseClient.post(
+                  simulator.baseUrl() + path, "{\"model\":\"model-a\",\"stream\":true}", AUTH);
+      assertEquals(404, response.status(), path);
+      assertTrue(
+          response.json().path("error").path("message").asText().startsWith("no route for "),
+          path + ": " + response.body());
+    }
+    SseClient.Response messages =
+        SseClient.post(
+            simulator.baseUrl() + "/v2/messages",
+            "{\"model\":\"model-a\",\"stream\":true,\"max_tokens\":3}",
+            AUTH);
+    assertEquals(404, messages.status());
+    assertEquals("error", messages.json().path("type").asText(), "Anthropic's error shape");
+    assertEquals(
+        200, chat("{\"model\":\"model-a\",\"stream\":true,\"max_tokens\":3}", AUTH).status());
+  }
 }

@@ -38,16 +38,29 @@ final class KafkaSetup {
 
   /** Whether {@code topic}'s {@code partitions} partitions hold no record (none was ever kept). */
   static boolean isEmpty(Admin admin, String topic, int partitions) {
-    Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
-    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    Map<TopicPartition, Long> from = offsets(admin, topic, partitions, OffsetSpec.earliest());
+    Map<TopicPartition, Long> to = offsets(admin, topic, partitions, OffsetSpec.latest());
+    return from.keySet().stream().allMatch(tp -> from.get(tp) >= to.get(tp));
+  }
+
+  /**
+   * The offset {@code spec} names in each of {@code topic}'s {@code partitions} partitions (its
+   * beginning: {@link OffsetSpec#earliest()}; its end: {@link OffsetSpec#latest()}).
+   */
+  static Map<TopicPartition, Long> offsets(
+      Admin admin, String topic, int partitions, OffsetSpec spec) {
+    Map<TopicPartition, OffsetSpec> asked = new HashMap<>();
     for (int p = 0; p < partitions; p++) {
-      earliest.put(new TopicPartition(topic, p), OffsetSpec.earliest());
-      latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+      asked.put(new TopicPartition(topic, p), spec);
     }
     try {
-      var from = admin.listOffsets(earliest).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      var to = admin.listOffsets(latest).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      return from.keySet().stream().allMatch(tp -> from.get(tp).offset() >= to.get(tp).offset());
+      Map<TopicPartition, Long> offsets = new HashMap<>();
+      admin
+          .listOffsets(asked)
+          .all()
+          .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+          .forEach((tp, info) -> offsets.put(tp, info.offset()));
+      return offsets;
     } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException(
           "cannot list the offsets of " + topic + ": " + e.getMessage(), e);

@@ -32,9 +32,11 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -205,24 +207,31 @@ public final class Sink implements Closeable {
     int partitions;
     Map<TopicPartition, OffsetAndMetadata> committed;
     boolean inputEmpty;
+    Map<TopicPartition, Long> beginnings;
     try (Admin admin = Admin.create(KafkaSetup.adminProps(config))) {
       partitions = KafkaSetup.ensureTopics(admin, config);
       committed =
           KafkaGroups.committedOffsets(
               admin, KafkaSetup.connection(config), config.groupId(), config.inputTopic());
       inputEmpty = KafkaSetup.isEmpty(admin, config.inputTopic(), partitions);
+      beginnings =
+          KafkaSetup.offsets(admin, config.inputTopic(), partitions, OffsetSpec.earliest());
     }
     Map<TopicPartition, Long> resume = storedAhead(committed);
     // a new group is offered every summary the input holds again (none: nothing to learn)
     boolean offeredAgain = committed.isEmpty() && resume.isEmpty() && !inputEmpty;
     if (offeredAgain) {
       learnHistory();
-    } else if (csv != null && !csv.hasRows()) {
+    }
+    Map<Integer, Long> skipped = skipped(committed, resume, beginnings);
+    if (csv != null && !csv.hasRows() && !skipped.isEmpty()) {
       LOG.warn(
-          "{} is new but group {} has already committed offsets: it gets only the summaries"
-              + " after them; use a new --group-id to write every summary",
+          "{} is new but group {} starts {} past its beginning (partition=offset {}): it gets only"
+              + " the summaries after that; use a new --group-id to write every summary",
           config.csv(),
-          config.groupId());
+          config.groupId(),
+          config.inputTopic(),
+          skipped);
     }
     consumer = new KafkaConsumer<>(consumerProps(client));
     resources.add(0, consumer::close);
@@ -311,6 +320,27 @@ public final class Sink implements Closeable {
               }
             });
     return ahead;
+  }
+
+  /**
+   * Where this sink starts reading, for each partition where that is past the partition's beginning
+   * (summaries the topic still holds that a new file would never get): the kept position when there
+   * is one, else the committed offset.
+   */
+  private static Map<Integer, Long> skipped(
+      Map<TopicPartition, OffsetAndMetadata> committed,
+      Map<TopicPartition, Long> resume,
+      Map<TopicPartition, Long> beginnings) {
+    Map<Integer, Long> skipped = new TreeMap<>();
+    beginnings.forEach(
+        (tp, beginning) -> {
+          OffsetAndMetadata known = committed.get(tp);
+          Long start = resume.getOrDefault(tp, known == null ? null : known.offset());
+          if (start != null && start > beginning) {
+            skipped.put(tp.partition(), start);
+          }
+        });
+    return skipped;
   }
 
   /**
@@ -461,6 +491,7 @@ public final class Sink implements Closeable {
   private void process(ConsumerRecords<String, byte[]> records) {
     Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
     List<WindowSummary> summaries = new ArrayList<>();
+    List<Long> summaryTimestamps = new ArrayList<>();
     for (ConsumerRecord<String, byte[]> record : records) {
       next.put(
           new TopicPartition(record.topic(), record.partition()),
@@ -470,6 +501,7 @@ public final class Sink implements Closeable {
           throw new IllegalArgumentException("not a window summary: no value");
         }
         summaries.add(WindowSummaryCodec.decode(record.value()));
+        summaryTimestamps.add(record.timestamp());
       } catch (IllegalArgumentException e) {
         LOG.warn(
             "{}-{} offset {} skipped: {}",
@@ -481,6 +513,10 @@ public final class Sink implements Closeable {
     }
     List<FlatRecord> flat = summaries.stream().map(FlatRecord::of).toList();
     int n = summaries.size();
+    long[] timestamps = new long[n];
+    for (int i = 0; i < n; i++) {
+      timestamps[i] = MetricsTopic.timestamp(flat.get(i), summaryTimestamps.get(i));
+    }
     // the report holds what the JSONL file (else the CSV) holds: a summary read again is not added
     boolean[] fresh = new boolean[n];
     Arrays.fill(fresh, jsonl == null && csv == null);
@@ -499,7 +535,12 @@ public final class Sink implements Closeable {
     }
     config.listener().filesWritten(n);
     if (metrics != null) {
-      metrics.write(flat, next, consumer.groupMetadata(), () -> config.listener().beforeCommit(n));
+      metrics.write(
+          flat,
+          timestamps,
+          next,
+          consumer.groupMetadata(),
+          () -> config.listener().beforeCommit(n));
     } else {
       commitOffsets(next);
     }

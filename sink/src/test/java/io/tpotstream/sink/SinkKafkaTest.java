@@ -13,6 +13,7 @@ import io.tpotstream.sink.file.Csv;
 import io.tpotstream.sink.file.FileInUseException;
 import io.tpotstream.sink.record.FlatRecord;
 import io.tpotstream.testkit.KafkaExtension;
+import io.tpotstream.testkit.LogCapture;
 import io.tpotstream.testkit.PromText;
 import io.tpotstream.testkit.TestKafka;
 import java.io.IOException;
@@ -248,6 +249,74 @@ class SinkKafkaTest {
         lines.subList(1, 4).stream().map(l -> l.split(",")[2]).toList());
   }
 
+  @Test
+  void aNewGroupOnANewTopicIsNotWarnedAboutAndAGroupPastTheBeginningIs(TestKafka kafka)
+      throws Exception {
+    String input = TestKafka.uniqueName("summaries");
+    kafka.createTopic(input, 1);
+    String group = TestKafka.uniqueName("sink");
+    Path first = dir.resolve("first.csv");
+    WindowSummary w0 = TestWindows.summary("m", Map.of(), 0);
+    try (LogCapture logs = LogCapture.begin()) {
+      // as tpot run starts its sink: a group that committed nothing, on a topic with nothing yet
+      try (Sink sink = Sink.start(csvSink(kafka, input, first, null, group))) {
+        produce(kafka, input, List.of(w0));
+        assertTrue(sink.awaitWindowEnd(w0.windowEndMs(), WAIT));
+      }
+      // the same group into a new file: the summary it committed is not offered again
+      Path second = dir.resolve("second.csv");
+      try (Sink sink = Sink.start(csvSink(kafka, input, second, null, group))) {
+        assertEquals(0, sink.summariesWritten());
+      }
+
+      List<String> warnings =
+          logs.lines().stream().filter(l -> l.contains("is new but group")).toList();
+      assertEquals(
+          List.of(
+              "io.tpotstream.sink.Sink "
+                  + second
+                  + " is new but group "
+                  + group
+                  + " starts "
+                  + input
+                  + " past its beginning (partition=offset {0=1}): it gets only the summaries"
+                  + " after that; use a new --group-id to write every summary"),
+          warnings);
+    }
+  }
+
+  @Test
+  void aWindowClosedBeforeItsEndGetsAMetricsRecordStampedNoLaterThanItsSummary(TestKafka kafka) {
+    String input = TestKafka.uniqueName("summaries");
+    String metricsTopic = TestKafka.uniqueName("metrics");
+    kafka.createTopic(input, 1);
+    // tpot run closes its last window when its producer ends, before the window's end
+    long summaryWrittenMs = System.currentTimeMillis() - 1_000;
+    long futureEndMs = (summaryWrittenMs / 10_000 + 60) * 10_000;
+    WindowSummary early =
+        TestWindows.stats("m", Map.of(), 0)
+            .toSummary("m", "m", Map.of(), futureEndMs - 10_000, futureEndMs);
+    WindowSummary past = TestWindows.summary("m", Map.of(), 0);
+    try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(kafka.producerProps())) {
+      producer.send(
+          new ProducerRecord<>(
+              input, null, summaryWrittenMs, "m", WindowSummaryCodec.encode(past)));
+      producer.send(
+          new ProducerRecord<>(
+              input, null, summaryWrittenMs, "m", WindowSummaryCodec.encode(early)));
+    }
+
+    try (Sink sink = Sink.start(csvSink(kafka, input, dir.resolve("s.csv"), metricsTopic))) {
+      await().atMost(WAIT).until(() -> sink.summariesWritten() == 2);
+    }
+
+    List<ConsumerRecord<String, byte[]>> records = TopicReader.readSettled(kafka, metricsTopic);
+    assertEquals(
+        List.of(past.windowEndMs(), summaryWrittenMs),
+        records.stream().map(ConsumerRecord::timestamp).toList());
+    assertArrayEquals(FlatRecord.of(early).toJson(), records.get(1).value(), "ts: the window end");
+  }
+
   static String scrape(int port) throws IOException, InterruptedException {
     return HttpClient.newHttpClient()
         .send(
@@ -258,9 +327,14 @@ class SinkKafkaTest {
 
   /** A sink of a fresh group from {@code input} to {@code csv} and {@code metricsTopic}. */
   private static SinkConfig csvSink(TestKafka kafka, String input, Path csv, String metricsTopic) {
+    return csvSink(kafka, input, csv, metricsTopic, TestKafka.uniqueName("sink"));
+  }
+
+  private static SinkConfig csvSink(
+      TestKafka kafka, String input, Path csv, String metricsTopic, String group) {
     return SinkConfig.builder(kafka.bootstrapServers())
         .inputTopic(input)
-        .groupId(TestKafka.uniqueName("sink"))
+        .groupId(group)
         .csv(csv)
         .metricsTopic(metricsTopic)
         .noPrometheus()

@@ -1,6 +1,7 @@
 package io.tpotstream.app.cli;
 
 import io.tpotstream.broker.LocalKafka;
+import io.tpotstream.common.PortInUse;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -24,6 +25,8 @@ final class BrokerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
+    // one line naming the port, before Kafka tries it and logs pages of stack traces
+    PortInUse.check(LocalKafka.HOST, port.port, "--port");
     LocalKafka kafka = LocalKafka.create(port.port, dataDir);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()

@@ -25,7 +25,8 @@ import picocli.CommandLine.Option;
       "Runs the seed article's benchmark (model-a, model-b, model-c; concurrency 10; 200 requests"
           + " per model; max_tokens 256) against the built-in simulator, through Kafka, the"
           + " aggregator and the sink, and prints the whole run's TPOT table. Needs no running"
-          + " service and leaves nothing running. Files under --out are replaced."
+          + " service and leaves nothing running. Its files go into --out (summaries.csv,"
+          + " summaries.jsonl, report.html, the PNG charts) and are replaced."
     })
 final class DemoCommand implements Callable<Integer> {
   /** The prompt of the seed article's script. */

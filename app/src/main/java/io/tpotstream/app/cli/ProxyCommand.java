@@ -53,6 +53,9 @@ final class ProxyCommand implements Callable<Integer> {
 
   @Mixin TopicPartitionsOptions partitions;
 
+  /** -q: no INFO lines (Tpot turns them off for every command that takes it). */
+  @Mixin ProgressOptions progress;
+
   @Option(
       names = "--listen",
       required = true,

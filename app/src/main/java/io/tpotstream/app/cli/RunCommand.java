@@ -20,7 +20,8 @@ import picocli.CommandLine.Mixin;
       "Streams chat completions per the config, publishes every token arrival to Kafka, computes"
           + " windowed TPOT percentiles per model and writes them to CSV, tpot.metrics, /metrics and"
           + " charts; shows a live view on stderr (-q: none) and prints, at the end, the whole"
-          + " run's table on stdout.",
+          + " run's table on stdout. Its files go into --out: summaries.csv (appended to),"
+          + " summaries.jsonl, report.html and the PNG charts.",
       "Without --bootstrap-server (or bootstrap.servers in --kafka-config, or"
           + " $KAFKA_BOOTSTRAP_SERVERS) it starts an embedded Kafka broker. The broker and the"
           + " aggregator run in a child JVM so that their garbage collection never pauses the"

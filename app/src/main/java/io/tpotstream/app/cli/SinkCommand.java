@@ -46,6 +46,9 @@ final class SinkCommand implements Callable<Integer> {
 
   @Mixin SinkOutputs.Charts charts;
 
+  /** -q: no INFO lines (Tpot turns them off for every command that takes it). */
+  @Mixin ProgressOptions progress;
+
   @Override
   public Integer call() throws Exception {
     String input = summariesTopic.topic();

@@ -1,6 +1,7 @@
 package io.tpotstream.app.cli;
 
 import io.tpotstream.app.JvmLog;
+import io.tpotstream.app.Logging;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -64,7 +65,24 @@ public final class Tpot implements Runnable {
     CommandLine tpot = new CommandLine(new Tpot());
     COMMANDS.forEach(tpot::addSubcommand);
     return tpot.registerConverter(Duration.class, new DurationConverter())
+        .setExecutionStrategy(Tpot::execute)
         .setExecutionExceptionHandler(new UserErrors());
+  }
+
+  /**
+   * Runs the command named; {@code -q}/{@code --quiet} ({@link ProgressOptions}), on whichever
+   * command takes it, turns tpot's informational log lines off before the command logs any (a
+   * command that created a topic before its progress started printed "created topic" with -q).
+   */
+  private static int execute(CommandLine.ParseResult parsed) {
+    CommandLine.ParseResult named = parsed;
+    while (named.hasSubcommand()) {
+      named = named.subcommand();
+    }
+    if (named.hasMatchedOption("--quiet")) {
+      Logging.onlyWarnings();
+    }
+    return new CommandLine.RunLast().execute(parsed);
   }
 
   @Override

@@ -7,6 +7,7 @@ import io.tpotstream.common.summary.ClientTouch;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
 import io.tpotstream.sink.record.WholeRunTable;
+import io.tpotstream.sink.report.ReportModel;
 import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -154,19 +155,27 @@ final class LiveView implements AutoCloseable {
             .append('–')
             .append(CLOCK.format(Instant.ofEpochMilli(s.windowEndMs())))
             .append("  ")
-            .append(String.format("%-10s", s.series()))
-            .append(" TPOT p50 ")
-            .append(ms(t.p50Ms()))
-            .append(" p99 ")
-            .append(ms(t.p99Ms()))
-            .append(" p99.9 ")
-            .append(ms(t.p999Ms()))
-            .append(" ms (")
-            .append(t.count())
-            .append(" gaps), TTFT p50 ")
-            .append(ms(s.ttft().p50Ms()))
-            .append(" ms, errors ")
-            .append(s.requests().failed());
+            .append(String.format("%-10s", s.series()));
+    if (!ReportModel.measured(s) && s.warmupRequests() > 0) {
+      // the report leaves such a window out; here it says why the first windows hold nothing
+      return line.append(" warm-up: ")
+          .append(s.warmupRequests())
+          .append(s.warmupRequests() == 1 ? " request" : " requests")
+          .append(", left out of every statistic")
+          .toString();
+    }
+    line.append(" TPOT p50 ")
+        .append(ms(t.p50Ms()))
+        .append(" p99 ")
+        .append(ms(t.p99Ms()))
+        .append(" p99.9 ")
+        .append(ms(t.p999Ms()))
+        .append(" ms (")
+        .append(t.count())
+        .append(" gaps), TTFT p50 ")
+        .append(ms(s.ttft().p50Ms()))
+        .append(" ms, errors ")
+        .append(s.requests().failed());
     if (!s.requests().errors().isEmpty()) {
       line.append(' ').append(s.requests().errors());
     }

@@ -165,11 +165,19 @@ class FlagSpellingTest {
   }
 
   @Test
-  void quietIsTheSameFlagInRunDemoAndAggregate() {
+  void quietIsTheSameFlagInEveryLongRunningCommand() {
     // the field, not mode(): with --quiet, mode() turns the log level down for the whole JVM
     assertTrue(((RunCommand) command("run", "--quiet")).runOptions.progress.quiet);
     assertTrue(((DemoCommand) command("demo", "-q")).runOptions.progress.quiet);
     assertTrue(((AggregateCommand) command("aggregate", "-q")).progress.quiet);
+    // every long-running command takes it (Tpot turns INFO lines off before the command runs)
+    assertTrue(((ProduceCommand) command("produce", "-q")).progressOptions.quiet);
+    assertTrue(((SinkCommand) command("sink", "-q")).progress.quiet);
+    assertTrue(
+        ((ProxyCommand) command("proxy", "--listen", "0", "--upstream", "http://h", "--quiet"))
+            .progress
+            .quiet);
+    assertTrue(((ExportCommand) command("export", "-q")).progress.quiet);
     // without it, one rule decides: stderr a terminal or not (never QUIET)
     assertEquals(
         io.tpotstream.common.progress.Progress.Mode.auto(false),

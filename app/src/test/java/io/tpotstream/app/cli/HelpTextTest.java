@@ -38,4 +38,20 @@ class HelpTextTest {
     assertTrue(rendered > 15, "commands rendered: " + rendered);
     assertEquals("", warnings.toString(StandardCharsets.UTF_8));
   }
+
+  @Test
+  void eachCommandsHelpOfOutSaysWhatThatCommandWritesThere() {
+    CommandLine tpot = Tpot.commandLine();
+    String report = tpot.getSubcommands().get("report").getUsageMessage();
+    // the option's paragraph: its line and the indented lines under it
+    String out = report.substring(report.indexOf("\n      --out=") + 1);
+    out = out.substring(0, out.indexOf("\n  -", 1));
+    assertEquals(
+        "--out=<out> Directory for report.html and the PNG charts (default: out).",
+        out.strip().replaceAll("\\s+", " "));
+    for (String command : List.of("run", "demo")) {
+      String usage = tpot.getSubcommands().get(command).getUsageMessage().replaceAll("\\s+", " ");
+      assertTrue(usage.contains("go into --out"), usage);
+    }
+  }
 }

@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.tpotstream.app.Logging;
 import io.tpotstream.common.Json;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
 import io.tpotstream.testkit.KafkaExtension;
+import io.tpotstream.testkit.LogCapture;
 import io.tpotstream.testkit.TestKafka;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -100,6 +102,23 @@ class ProduceCommandTest {
     }
     // 6 requests × (start + 40 tokens + end), plus heartbeats
     assertTrue(records >= 6 * 42, "records: " + records);
+  }
+
+  @Test
+  void quietProduceLogsNoInformationalLine(TestKafka kafka) throws Exception {
+    try (LogCapture logs = LogCapture.begin()) {
+      // the topic is new: without -q, "created topic ..." and the run's start line are INFO lines
+      TpotCli.Result r =
+          produce(kafka.bootstrapServers(), "--topic", TestKafka.uniqueName("quiet"), "-q");
+      assertEquals(0, r.exit(), r.err());
+      assertTrue(r.outHasLine("requests\\s+3\\s+3"), r.out());
+      assertEquals(
+          List.of(),
+          logs.lines().stream().filter(l -> l.startsWith("io.tpotstream")).toList(),
+          "tpot's own log lines with -q");
+    } finally {
+      System.clearProperty(Logging.LEVEL_PROPERTY); // -q set it for this JVM
+    }
   }
 
   @Test
@@ -196,6 +215,53 @@ class ProduceCommandTest {
   }
 
   @Test
+  void aServerThatIsDownIsNamedWithItsAddressAndCauseInTheLastLineAndEveryRequestRecord(
+      TestKafka kafka) throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort(); // closed again: nothing listens there
+    }
+    Path requests = dir.resolve("requests.jsonl");
+    TpotCli.Result r =
+        tpot(
+            "produce",
+            "--base-url",
+            "http://127.0.0.1:" + port,
+            "--models",
+            "model-a",
+            "--total-requests",
+            "3",
+            "--warmup",
+            "0",
+            "--bootstrap-servers",
+            kafka.bootstrapServers(),
+            "--topic",
+            TestKafka.uniqueName("down"),
+            "--requests-out",
+            requests.toString());
+
+    assertEquals(2, r.exit(), r.out() + r.err());
+    String why =
+        "cannot connect to 127.0.0.1:"
+            + port
+            + " (connection refused): check base_url (host and port) and that the server is up"
+            + " (no proxy in use)";
+    List<String> err = r.err().lines().toList();
+    assertEquals(
+        "tpot produce: model-a: all 3 requests failed ({connection=3}): nothing was measured;"
+            + " the last: "
+            + why,
+        err.get(err.size() - 1));
+    List<String> records = Files.readAllLines(requests);
+    assertEquals(3, records.size());
+    for (String record : records) {
+      JsonNode json = Json.MAPPER.readTree(record);
+      assertEquals("connection", json.path("errorClass").asText(), record);
+      assertEquals(why, json.path("message").asText(), record);
+    }
+  }
+
+  @Test
   void aBadConfigIsOneLineAndExitCode2() {
     Path missing = dir.resolve("missing.json");
     TpotCli.Result r = tpot("produce", "--config", missing.toString());
@@ -208,6 +274,24 @@ class ProduceCommandTest {
     assertEquals(
         "tpot produce: config key 'concurrency': must be a positive integer, got 0",
         bad.err().strip());
+  }
+
+  @Test
+  void aMistypedConfigKeyStopsTheRunWithDidYouMean() throws Exception {
+    Path file = dir.resolve("typo.json");
+    Files.writeString(file, "{\"base_url\": \"http://h\", \"models\": [\"m\"], \"concurency\": 3}");
+    for (String command : List.of("produce", "run")) {
+      TpotCli.Result r = tpot(command, "--config", file.toString());
+      assertEquals(2, r.exit(), command);
+      assertEquals(
+          "tpot "
+              + command
+              + ": config key 'concurency' in "
+              + file
+              + " is not known: did you mean 'concurrency'? A key of another tool: prefix it with"
+              + " x-, or set \"x-allow-unknown\": true",
+          r.err().strip());
+    }
   }
 
   @Test

@@ -60,4 +60,15 @@ class LiveViewTest {
             + " p99.9 2.00 ms; moved: p90, p99, p99.9, p99.99, max)",
         LiveView.line(window(12_500, 200, 0, 1)));
   }
+
+  @Test
+  void aWindowOfTheWarmupAloneIsMarkedAsSuch() {
+    WindowStats warmup = new WindowStats();
+    warmup.warmupRequests(12);
+    warmup.clientLag(575_000); // the JIT compiling: no statistic takes it
+    assertEquals(
+        "00:00:00–00:00:10  m          warm-up: 12 requests, left out of every statistic",
+        LiveView.line(
+            warmup.toSummary("m", "m", Map.of(), 1_767_225_600_000L, 1_767_225_610_000L)));
+  }
 }

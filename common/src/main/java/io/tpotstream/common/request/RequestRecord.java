@@ -15,6 +15,9 @@ import java.util.TreeMap;
  * @param start the request start, ISO-8601 UTC (the {@code start} event's {@code ts})
  * @param outcome {@code completed}, {@code failed} or {@code abandoned} (no end seen)
  * @param errorClass the error class of a failed request
+ * @param message what a failed request's error said: where and why, and what to check (its error
+ *     event's {@code message}, at most {@link
+ *     io.tpotstream.common.event.TokenEventBounds#MAX_MESSAGE_CHARS} characters)
  * @param outputTokens reported completion tokens when the API gave usage, else tokens in chunks
  * @param promptTokens the prompt tokens the API reported (cached ones included), when it did
  * @param cachedTokens of those, the ones it reported as read from its prefix cache, when it did
@@ -36,6 +39,7 @@ import java.util.TreeMap;
   "startMs",
   "outcome",
   "errorClass",
+  "message",
   "ttftMs",
   "e2eMs",
   "outputTokens",
@@ -60,6 +64,7 @@ public record RequestRecord(
     Long startMs,
     String outcome,
     String errorClass,
+    String message,
     BigDecimal ttftMs,
     BigDecimal e2eMs,
     long outputTokens,

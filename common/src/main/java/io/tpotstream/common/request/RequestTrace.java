@@ -2,6 +2,7 @@ package io.tpotstream.common.request;
 
 import io.tpotstream.common.Windows;
 import io.tpotstream.common.event.TokenEvent;
+import io.tpotstream.common.event.TokenEventBounds;
 import io.tpotstream.common.slo.GoodputLimits;
 import io.tpotstream.common.stats.LatencyHistogram;
 import java.math.BigDecimal;
@@ -109,16 +110,25 @@ public final class RequestTrace {
         goodput == null || goodput.isEmpty()
             ? null
             : goodput.meets(true, ttftNs < 0 ? -1 : RequestRules.micros(ttftNs), requestTpot, e2e);
-    return record(RequestRecord.COMPLETED, null, e2e, outputTokens, requestTpot, good, scratch);
+    return record(
+        RequestRecord.COMPLETED, null, null, e2e, outputTokens, requestTpot, good, scratch);
   }
 
-  /** The request failed {@code elapsedNs} after its start, with {@code errorClass}. */
+  /**
+   * The request failed {@code elapsedNs} after its start, with {@code errorClass} and {@code
+   * message} (cut as its error event's is).
+   */
   public RequestRecord error(
-      long elapsedNs, String errorClass, GoodputLimits goodput, LatencyHistogram scratch) {
+      long elapsedNs,
+      String errorClass,
+      String message,
+      GoodputLimits goodput,
+      LatencyHistogram scratch) {
     Boolean good = goodput == null || goodput.isEmpty() ? null : false;
     return record(
         RequestRecord.FAILED,
         errorClass,
+        TokenEventBounds.fit(message, TokenEventBounds.MAX_MESSAGE_CHARS),
         RequestRules.micros(elapsedNs),
         tokens,
         -1,
@@ -129,7 +139,7 @@ public final class RequestTrace {
   /** The request never ended (the input ended, or it was silent past the request timeout). */
   public RequestRecord abandoned(GoodputLimits goodput, LatencyHistogram scratch) {
     Boolean good = goodput == null || goodput.isEmpty() ? null : false;
-    return record(RequestRecord.ABANDONED, null, -1, tokens, -1, good, scratch);
+    return record(RequestRecord.ABANDONED, null, null, -1, tokens, -1, good, scratch);
   }
 
   /**
@@ -156,7 +166,7 @@ public final class RequestTrace {
         promptUsage(e.promptTokens(), e.cachedTokens());
         yield end(orZero(e.elapsedNs()), e.completionTokens(), goodput, scratch);
       }
-      case ERROR -> error(orZero(e.elapsedNs()), e.errorClass(), goodput, scratch);
+      case ERROR -> error(orZero(e.elapsedNs()), e.errorClass(), e.message(), goodput, scratch);
       case HEARTBEAT -> null;
     };
   }
@@ -211,6 +221,7 @@ public final class RequestTrace {
   private RequestRecord record(
       String outcome,
       String errorClass,
+      String message,
       long e2eMicros,
       long outputTokens,
       long requestTpotMicros,
@@ -237,6 +248,7 @@ public final class RequestTrace {
         startMs,
         outcome,
         errorClass,
+        message,
         ttftNs < 0 ? null : LatencyHistogram.ms(RequestRules.micros(ttftNs)),
         e2eMicros < 0 ? null : LatencyHistogram.ms(e2eMicros),
         outputTokens,

@@ -1,5 +1,7 @@
 package io.tpotstream.producer.config;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -32,9 +34,19 @@ final class ConfigJson {
     JsonNode node;
     try {
       node = Json.MAPPER.readTree(file.toFile());
-    } catch (IOException e) {
+    } catch (JsonProcessingException e) {
+      JsonLocation at = e.getLocation();
       throw new ConfigException(
-          "config file " + file + " is not valid JSON: " + firstLine(e.getMessage()));
+          "config file "
+              + file
+              + " is not valid JSON"
+              + (at == null || at.getLineNr() < 1
+                  ? ""
+                  : " at line " + at.getLineNr() + ", column " + at.getColumnNr())
+              + ": "
+              + firstLine(e.getOriginalMessage()));
+    } catch (IOException e) {
+      throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
     }
     if (!(node instanceof ObjectNode object)) {
       throw new ConfigException("config file " + file + " must hold one JSON object");

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tpotstream.common.Json;
+import io.tpotstream.common.Nearest;
 import io.tpotstream.common.event.TokenEventBounds;
 import io.tpotstream.common.secret.Secrets;
 import io.tpotstream.producer.http.ClientTls;
@@ -23,6 +24,7 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,8 +43,23 @@ import java.util.function.Consumer;
  * every value with a message naming the key.
  */
 public final class ConfigLoader {
-  /** Every key the loader understands; any other key is reported and ignored. */
+  /**
+   * Every key the loader understands; any other key is an error that names the nearest of these,
+   * unless it starts with {@value #OWN_PREFIX} or the config sets {@value #ALLOW_UNKNOWN} to true.
+   */
   public static final Set<String> KEYS = ConfigFile.KEYS;
+
+  /**
+   * Keys that start with this are the user's own (notes, another tool's): never read, never
+   * refused.
+   */
+  public static final String OWN_PREFIX = "x-";
+
+  /**
+   * A top-level key that, set to {@code true}, turns the refusal of unknown keys into warnings: for
+   * a config shared with another tool, whose keys cannot be renamed.
+   */
+  public static final String ALLOW_UNKNOWN = "x-allow-unknown";
 
   /** Binds a config object: strict types (no 1.5 read as 1), unknown timeouts keys refused. */
   private static final ObjectReader READER =
@@ -69,13 +86,17 @@ public final class ConfigLoader {
    * key and proxy from {@code env}.
    *
    * @param warnings receives one line per ignored key
+   * @throws ConfigException for a key that is not known (naming the nearest known one), and every
+   *     other mistake, in one line
    */
   public static ProducerConfig load(
       Path file,
       Map<String, String> overrides,
       Map<String, String> env,
       Consumer<String> warnings) {
-    return bind(ConfigJson.read(file, overrides), env, baseDir(file), warnings);
+    ObjectNode root = ConfigJson.read(file, overrides);
+    checkKeys(root, file, overrides, warnings);
+    return bind(root, env, baseDir(file), warnings);
   }
 
   /** As {@link #load}, for commands that need no model list ({@code tpot models}). */
@@ -85,6 +106,7 @@ public final class ConfigLoader {
       Map<String, String> env,
       Consumer<String> warnings) {
     ObjectNode root = ConfigJson.read(file, overrides);
+    checkKeys(root, file, overrides, warnings);
     if (!root.hasNonNull("models")) {
       root.put("models", "(none)");
     }
@@ -96,14 +118,65 @@ public final class ConfigLoader {
     return file == null ? Path.of(".") : file.toAbsolutePath().getParent();
   }
 
-  static ProducerConfig bind(
-      ObjectNode root, Map<String, String> env, Path baseDir, Consumer<String> warnings) {
+  /**
+   * Refuses the top-level keys that are not known, as a mistyped flag is refused: one line naming
+   * each, where it came from and the known key nearest to it. A key starting with {@value
+   * #OWN_PREFIX} is left alone; with {@value #ALLOW_UNKNOWN} true the others are warned about and
+   * ignored.
+   */
+  private static void checkKeys(
+      ObjectNode root, Path file, Map<String, String> overrides, Consumer<String> warnings) {
+    JsonNode allow = root.get(ALLOW_UNKNOWN);
+    if (allow != null && !allow.isBoolean()) {
+      throw new ConfigException(
+          "config key '" + ALLOW_UNKNOWN + "': must be true or false, got " + allow);
+    }
+    Set<String> fromFlags = new HashSet<>();
+    overrides.keySet().forEach(k -> fromFlags.add(k.trim().split("\\.")[0]));
+    List<String> unknown = new ArrayList<>();
     for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
       String key = it.next();
-      if (!KEYS.contains(key)) {
-        warnings.accept("config key '" + key + "' is not known and is ignored");
+      if (KEYS.contains(key) || key.startsWith(OWN_PREFIX)) {
+        continue;
+      }
+      if (allow != null && allow.booleanValue()) {
+        warnings.accept(
+            "config key '" + key + "' is not known and is ignored (" + ALLOW_UNKNOWN + ")");
+      } else {
+        unknown.add(key);
       }
     }
+    if (unknown.isEmpty()) {
+      return;
+    }
+    List<String> named = new ArrayList<>();
+    for (String key : unknown) {
+      String where = fromFlags.contains(key) ? " (from --set)" : file == null ? "" : " in " + file;
+      String nearest =
+          Nearest.of(key, new TreeSet<>(KEYS)).map(k -> "did you mean '" + k + "'?").orElse(null);
+      named.add(
+          unknown.size() == 1
+              ? "config key '"
+                  + key
+                  + "'"
+                  + where
+                  + " is not known"
+                  + (nearest == null ? " (docs/producer.md lists the keys)." : ": " + nearest)
+              : "'" + key + "'" + where + (nearest == null ? "" : " (" + nearest + ")"));
+    }
+    throw new ConfigException(
+        (unknown.size() == 1
+                ? named.get(0)
+                : "config keys not known: " + String.join(", ", named) + ".")
+            + " A key of another tool: prefix it with "
+            + OWN_PREFIX
+            + ", or set \""
+            + ALLOW_UNKNOWN
+            + "\": true");
+  }
+
+  static ProducerConfig bind(
+      ObjectNode root, Map<String, String> env, Path baseDir, Consumer<String> warnings) {
     ConfigFile f = typed(root);
     ApiKind api = f.api() != null ? ApiKind.parse(f.api()) : null;
     URI target = baseUrl(f.baseUrl());

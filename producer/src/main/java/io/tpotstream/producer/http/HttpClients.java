@@ -5,6 +5,7 @@ import io.tpotstream.producer.config.ProxySettings;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.net.ProxyOptions;
@@ -12,6 +13,8 @@ import io.vertx.core.net.ProxyType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The producer's HTTP clients: HTTP/1.1 keep-alive, no decompression, TLS with host verification
@@ -23,6 +26,7 @@ import java.util.List;
  * chunk is timestamped).
  */
 public final class HttpClients {
+  private static final Logger LOG = LoggerFactory.getLogger(HttpClients.class);
   static final String USER_AGENT = "tpot-stream/0.1";
 
   private HttpClients() {}
@@ -71,7 +75,22 @@ public final class HttpClients {
             .setHttp1MaxSize(maxConnections)
             .setMaxWaitQueueSize(-1)
             .setEventLoopSize(0);
-    return vertx.createHttpClient(options, pool);
+    return vertx
+        .httpClientBuilder()
+        .with(options)
+        .with(pool)
+        .withConnectHandler(HttpClients::failuresAreTheRequests)
+        .build();
+  }
+
+  /**
+   * A connection that breaks (a reset by the server or a proxy) fails the request on it, which
+   * {@link Failures} names and counts; the connection's own exception is a DEBUG line, not Vert.x's
+   * unhandled ERROR.
+   */
+  private static void failuresAreTheRequests(HttpConnection connection) {
+    connection.exceptionHandler(
+        e -> LOG.debug("connection to {} broke: {}", connection.remoteAddress(), e.getMessage()));
   }
 
   /** A client for {@code config}'s target, with a pool sized to the concurrency. */

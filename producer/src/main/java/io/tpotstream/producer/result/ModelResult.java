@@ -18,6 +18,8 @@ import java.util.SortedMap;
  * @param stats everything above as the statistics core's accumulator (for SLOs and goodput)
  * @param asked requests whose output length a trace asked for
  * @param endedShort of those, completed ones that had fewer output tokens than asked
+ * @param lastFailure what the latest failed request's error said (where, why, what to check), or
+ *     null when none failed
  */
 public record ModelResult(
     String model,
@@ -35,7 +37,8 @@ public record ModelResult(
     String stage,
     WindowStats stats,
     long asked,
-    long endedShort) {
+    long endedShort,
+    String lastFailure) {
 
   /** Failed over finished requests, 4 decimals (0 when none finished). */
   public BigDecimal errorRate() {

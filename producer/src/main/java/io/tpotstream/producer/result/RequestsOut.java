@@ -87,7 +87,12 @@ public final class RequestsOut implements AutoCloseable {
     RequestRecord record =
         o.completed()
             ? trace.end(elapsedNs, o.completionTokens(), goodput, scratch)
-            : trace.error(elapsedNs, o.failure().errorClass().wire(), goodput, scratch);
+            : trace.error(
+                elapsedNs,
+                o.failure().errorClass().wire(),
+                o.failure().message(),
+                goodput,
+                scratch);
     if (o.askedTokens() == null) {
       return record;
     }

@@ -126,6 +126,7 @@ public final class RunStats {
     final WindowStats stats = new WindowStats();
     long asked;
     long endedShort;
+    String lastFailure;
 
     Acc(String model, String stage) {
       this.model = model;
@@ -173,6 +174,7 @@ public final class RunStats {
       } else {
         stats.outputTokens(o.outputTokens());
         stats.failed(o.failure().errorClass().wire(), 1);
+        lastFailure = o.failure().message();
       }
     }
 
@@ -194,7 +196,8 @@ public final class RunStats {
           stage,
           copy,
           asked,
-          endedShort);
+          endedShort,
+          lastFailure);
     }
   }
 }

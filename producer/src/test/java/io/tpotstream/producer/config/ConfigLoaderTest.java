@@ -298,12 +298,87 @@ class ConfigLoaderTest {
   }
 
   @Test
-  void unknownKeysAreReportedNotFatal() throws IOException {
+  void aMistypedKeyIsRefusedNamingTheFileAndTheNearestKey() {
+    Path file = dir.resolve("config.json");
+    assertEquals(
+        "config key 'concurency' in "
+            + file
+            + " is not known: did you mean 'concurrency'? A key of another tool: prefix it with"
+            + " x-, or set \"x-allow-unknown\": true",
+        assertThrows(
+                ConfigException.class,
+                () -> load(SEED.replace("\"concurrency\"", "\"concurency\""), Map.of(), Map.of()))
+            .getMessage());
+    assertEquals(
+        "config keys not known: 'concurency' in "
+            + file
+            + " (did you mean 'concurrency'?), 'max_token' in "
+            + file
+            + " (did you mean 'max_tokens'?), 'timout' in "
+            + file
+            + " (did you mean 'timeout'?), 'colour' in "
+            + file
+            + ". A key of another tool: prefix it with x-, or set \"x-allow-unknown\": true",
+        assertThrows(
+                ConfigException.class,
+                () ->
+                    load(
+                        SEED.replace("\"concurrency\"", "\"concurency\"")
+                            .replace("\"max_tokens\"", "\"max_token\"")
+                            .replace("\"timeout\": 60", "\"timout\": 60, \"colour\": \"red\""),
+                        Map.of(),
+                        Map.of()))
+            .getMessage());
+    assertEquals(
+        "config key 'total_request' (from --set) is not known: did you mean 'total_requests'? A key"
+            + " of another tool: prefix it with x-, or set \"x-allow-unknown\": true",
+        assertThrows(
+                ConfigException.class, () -> load(SEED, Map.of("total_request", "5"), Map.of()))
+            .getMessage());
+    assertTrue(warnings.isEmpty(), warnings.toString());
+  }
+
+  @Test
+  void keysOfOtherToolsAreKeptWithAnXPrefixOrAllowedByXAllowUnknown() throws IOException {
+    ProducerConfig c =
+        load(
+            SEED.replace("\"timeout\": 60", "\"timeout\": 60, \"x-note\": \"gpu box\""),
+            Map.of(),
+            Map.of());
+    assertEquals(10, c.concurrency());
+    assertTrue(warnings.isEmpty(), warnings.toString());
+
     load(
-        SEED.replace("\"timeout\": 60", "\"timeout\": 60, \"concurrrency\": 3"),
+        SEED.replace(
+            "\"timeout\": 60", "\"timeout\": 60, \"x-allow-unknown\": true, \"num_prompts\": 9"),
         Map.of(),
         Map.of());
-    assertEquals(List.of("config key 'concurrrency' is not known and is ignored"), warnings);
+    assertEquals(
+        List.of("config key 'num_prompts' is not known and is ignored (x-allow-unknown)"),
+        warnings);
+    assertEquals(
+        "config key 'x-allow-unknown': must be true or false, got \"yes\"",
+        assertThrows(
+                ConfigException.class, () -> load(SEED, Map.of("x-allow-unknown", "yes"), Map.of()))
+            .getMessage());
+  }
+
+  @Test
+  void invalidJsonNamesTheLineAndColumn() {
+    Path file = dir.resolve("config.json");
+    assertEquals(
+        "config file "
+            + file
+            + " is not valid JSON at line 4, column 1: Unexpected character ('}' (code 125)):"
+            + " was expecting double-quote to start field name",
+        assertThrows(
+                ConfigException.class,
+                () ->
+                    load(
+                        "{\n  \"base_url\": \"http://h\",\n  \"models\": [\"m\"],\n}\n",
+                        Map.of(),
+                        Map.of()))
+            .getMessage());
   }
 
   @Test

@@ -112,7 +112,11 @@ class FailFastTest {
       assertEquals(6, server.received().size(), "5xx is retried by the next request: all sent");
       assertNull(result.stoppedBy());
       assertEquals(
-          "m: all 6 requests failed ({http_5xx=6}): nothing was measured",
+          "m: all 6 requests failed ({http_5xx=6}): nothing was measured; the last: HTTP 503 from"
+              + " POST "
+              + server.baseUrl()
+              + "/v1/chat/completions (server said: overloaded): the server or gateway failed;"
+              + " check its health and logs",
           result.nothingMeasured());
     }
   }

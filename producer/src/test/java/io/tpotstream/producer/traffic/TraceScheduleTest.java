@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.tpotstream.producer.config.ConfigException;
-import io.tpotstream.producer.testing.LogCapture;
+import io.tpotstream.testkit.LogCapture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

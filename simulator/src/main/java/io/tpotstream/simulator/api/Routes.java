@@ -23,9 +23,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Serves every request. Paths match on their suffix, so any base path works ({@code
- * /v1/chat/completions}, {@code /api/v1/chat/completions}, {@code /openai/v1/messages}). Shared by
- * the event loops: its state is immutable or thread-safe.
+ * Serves every request. The API paths match on their suffix after {@code /v1}, so any base path
+ * that ends in {@code /v1} works ({@code /v1/chat/completions}, {@code /api/v1/chat/completions},
+ * {@code /openai/v1/messages}), and so does none ({@code /chat/completions}); another version or
+ * base ({@code /v2/chat/completions}, {@code /api/chat/completions}) gets the 404 an
+ * OpenAI-compatible server gives, so that a wrong path shows here as it would there. Shared by the
+ * event loops: its state is immutable or thread-safe.
  */
 public final class Routes {
   private static final String REQUEST_ID_HEADER = "X-Request-Id";
@@ -66,7 +69,10 @@ public final class Routes {
       path = path.substring(0, path.length() - 1);
     }
     HttpMethod method = request.method();
-    if (path.endsWith("/chat/completions")) {
+    if (!servedBase(path)) {
+      noRoute(
+          request, method, path, path.endsWith("/messages") ? ApiShape.ANTHROPIC : ApiShape.OPENAI);
+    } else if (path.endsWith("/chat/completions")) {
       requirePost(request, method, ApiShape.OPENAI, timer);
     } else if (path.endsWith("/messages")) {
       requirePost(request, method, ApiShape.ANTHROPIC, timer);
@@ -82,18 +88,38 @@ public final class Routes {
       truth.reset();
       request.response().setStatusCode(204).end();
     } else {
-      error(
-          request.response(),
-          ApiShape.OPENAI,
-          404,
-          "no route for "
-              + method
-              + " "
-              + path
-              + ": the simulator serves POST .../chat/completions, POST .../messages, GET"
-              + " .../models and GET /truth",
-          null);
+      noRoute(request, method, path, ApiShape.OPENAI);
     }
+  }
+
+  /** The API paths the simulator serves: their suffix after {@code /v1}, or after nothing. */
+  private static final java.util.List<String> API_PATHS =
+      java.util.List.of("/chat/completions", "/messages", "/models");
+
+  /** Whether {@code path}, when it is an API path, has a base the simulator serves. */
+  private static boolean servedBase(String path) {
+    for (String api : API_PATHS) {
+      if (path.endsWith(api)) {
+        String base = path.substring(0, path.length() - api.length());
+        return base.isEmpty() || base.endsWith("/v1");
+      }
+    }
+    return true;
+  }
+
+  private static void noRoute(
+      HttpServerRequest request, HttpMethod method, String path, ApiShape dialect) {
+    error(
+        request.response(),
+        dialect,
+        404,
+        "no route for "
+            + method
+            + " "
+            + path
+            + ": the simulator serves POST .../v1/chat/completions, POST .../v1/messages, GET"
+            + " .../v1/models (under any base that ends in /v1, or none) and GET /truth",
+        null);
   }
 
   private void requirePost(

@@ -4,14 +4,19 @@ import io.tpotstream.simulator.pacing.LoopTimer;
 import io.tpotstream.simulator.pacing.LoopTimers;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One HTTP server on one event loop; several instances on the same port share the connections
  * (Vert.x balances them across the instances' loops).
  */
 public final class SimulatorVerticle extends VerticleBase {
+  private static final Logger LOG = LoggerFactory.getLogger(SimulatorVerticle.class);
+
   private final Routes routes;
   private final LoopTimers timers;
   private final String host;
@@ -40,8 +45,23 @@ public final class SimulatorVerticle extends VerticleBase {
             .setPerMessageWebSocketCompressionSupported(false)
             .setPerFrameWebSocketCompressionSupported(false)
             .setHandle100ContinueAutomatically(true);
-    server = vertx.createHttpServer(options).requestHandler(r -> routes.handle(r, timer));
+    server =
+        vertx
+            .createHttpServer(options)
+            .connectionHandler(SimulatorVerticle::clientMayLeave)
+            .requestHandler(r -> routes.handle(r, timer));
     return server.listen();
+  }
+
+  /**
+   * A client that goes away mid-stream (a reset, a broken pipe: a run's warm-up ending, a client
+   * killed) is no error of the simulator's: its stream stops ({@link StreamSession}), and the
+   * connection's exception is a DEBUG line here instead of Vert.x's unhandled ERROR
+   * ("recvAddress(..) failed with error(-104): Connection reset by peer").
+   */
+  private static void clientMayLeave(HttpConnection connection) {
+    connection.exceptionHandler(
+        e -> LOG.debug("connection from {} ended: {}", connection.remoteAddress(), e.getMessage()));
   }
 
   /** The port this instance listens on (the chosen one when asked for port 0). */

@@ -11,9 +11,14 @@ import java.util.SplittableRandom;
  * A percentile bootstrap of the difference between two runs: each resample draws, with replacement,
  * as many units (windows or requests) as each run has, merges their histograms and takes the
  * percentiles (the statistics core's, as everywhere); the interval of B − A is the middle {@code
- * confidence} share of the resampled differences.
+ * confidence} share of the resampled differences. A unit without a sample of the statistic (a
+ * window that held only warm-up requests, a request with no gap) is no unit: it would only repeat
+ * the others' values and make one window look like a sure result.
  */
 final class Bootstrap {
+  /** The fewest units with samples each side needs for an interval (else no verdict). */
+  static final int MIN_UNITS = 2;
+
   /** The interval of B − A per percentile, µs; null entries where it could not be estimated. */
   record Interval(long lowMicros, long highMicros) {
     boolean excludesZero() {
@@ -36,11 +41,13 @@ final class Bootstrap {
   }
 
   /**
-   * The intervals of B − A for each of {@code percentiles}; null when a side has fewer than two
-   * units (nothing to resample).
+   * The intervals of B − A for each of {@code percentiles}; null when a side has fewer than {@link
+   * #MIN_UNITS} units with samples (nothing to resample).
    */
-  Interval[] intervals(List<BucketCounts> a, List<BucketCounts> b, double[] percentiles) {
-    if (a.size() < 2 || b.size() < 2) {
+  Interval[] intervals(List<BucketCounts> allA, List<BucketCounts> allB, double[] percentiles) {
+    List<BucketCounts> a = withSamples(allA);
+    List<BucketCounts> b = withSamples(allB);
+    if (a.size() < MIN_UNITS || b.size() < MIN_UNITS) {
       progress.add(resamples); // nothing to resample: these are done
       return null;
     }
@@ -73,6 +80,10 @@ final class Bootstrap {
       intervals[k] = new Interval(sorted[low], sorted[high]);
     }
     return intervals;
+  }
+
+  private static List<BucketCounts> withSamples(List<BucketCounts> units) {
+    return units.stream().filter(u -> !u.isEmpty()).toList();
   }
 
   private boolean resample(List<BucketCounts> units, double[] percentiles, long[] out) {

@@ -9,9 +9,12 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,9 +23,11 @@ import org.slf4j.LoggerFactory;
  * One writer per file: an exclusive lock on {@code <file>.lock} beside the file's real path (links
  * resolved, so that a symlink or another spelling of the path meets the same lock), held while the
  * file is open, whose content names the holder (pid, host and since when) for the error a second
- * writer gets. The lock file stays after the writer ends: it is the lock (an OS lock on it), not
- * its existence, that excludes, so a leftover never blocks anyone; removing it while held would let
- * a second writer in.
+ * writer gets. It is the lock (an OS lock on it), not the file's existence, that excludes, so the
+ * file a crashed writer leaves never blocks anyone. A writer that closes removes the file while it
+ * still holds the lock, and a writer that locks checks that the file it locked is still the one at
+ * the path (a writer that opened the file just before it was removed would hold a lock no one else
+ * meets): if not, it tries again on the path as it is now.
  */
 public final class WriterLock implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(WriterLock.class);
@@ -30,14 +35,19 @@ public final class WriterLock implements Closeable {
   /** Links followed from a path before it is taken as a loop. */
   private static final int MAX_LINKS = 40;
 
+  /** Locks tried on a lock file that other writers keep removing, before giving up. */
+  private static final int MAX_TRIES = 5;
+
   private final Path lockPath;
   private final FileChannel channel;
   private final FileLock lock;
+  private final Object identity;
 
-  private WriterLock(Path lockPath, FileChannel channel, FileLock lock) {
+  private WriterLock(Path lockPath, FileChannel channel, FileLock lock, Object identity) {
     this.lockPath = lockPath;
     this.channel = channel;
     this.lock = lock;
+    this.identity = identity;
   }
 
   /**
@@ -54,13 +64,42 @@ public final class WriterLock implements Closeable {
       throw new UncheckedIOException("cannot resolve " + file + ": " + e.getMessage(), e);
     }
     Path lockPath = real.resolveSibling(real.getFileName() + ".lock");
+    for (int tries = 1; ; tries++) {
+      WriterLock held = tryAcquire(file, real, lockPath);
+      if (held != null) {
+        return held;
+      }
+      if (tries == MAX_TRIES) {
+        throw new IllegalStateException(
+            "cannot lock "
+                + lockPath
+                + ": other writers removed it "
+                + MAX_TRIES
+                + " times while this one locked it");
+      }
+    }
+  }
+
+  /**
+   * Locks {@code lockPath}, or returns null when the file this writer locked may no longer be the
+   * one at the path (removed by a writer that ended, or replaced, after this one opened it). The
+   * file is told by its identity (device and inode, a stat that opens nothing): a second descriptor
+   * of a locked file, once closed, would release every lock this process holds on it (POSIX).
+   */
+  private static WriterLock tryAcquire(Path file, Path real, Path lockPath) {
     try {
-      FileChannel channel =
-          FileChannel.open(
-              lockPath,
-              StandardOpenOption.CREATE,
-              StandardOpenOption.READ,
-              StandardOpenOption.WRITE);
+      try {
+        Files.createFile(lockPath);
+      } catch (FileAlreadyExistsException e) {
+        // another writer's, or one a killed writer left: its lock decides
+      }
+      Object before = identity(lockPath);
+      FileChannel channel;
+      try {
+        channel = FileChannel.open(lockPath, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      } catch (NoSuchFileException e) {
+        return null; // its writer ended between the two: try again
+      }
       FileLock lock = null;
       try {
         lock = channel.tryLock();
@@ -80,6 +119,11 @@ public final class WriterLock implements Closeable {
                 + lockPath
                 + "): stop that one, or give this one another file");
       }
+      if (before == GONE || (before != null && !before.equals(identity(lockPath)))) {
+        lock.release();
+        channel.close();
+        return null;
+      }
       channel.truncate(0);
       channel.write(
           StandardCharsets.UTF_8.encode(
@@ -92,9 +136,24 @@ public final class WriterLock implements Closeable {
                   + "\n"),
           0);
       channel.force(false);
-      return new WriterLock(lockPath, channel, lock);
+      return new WriterLock(lockPath, channel, lock, before);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot lock " + lockPath + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** What {@link #identity} says of a path with no file. */
+  private static final Object GONE = new Object();
+
+  /**
+   * The file at {@code path}'s identity (device and inode), {@link #GONE} when there is none, null
+   * where the platform tells none (then a lock file is never removed: it is harmless).
+   */
+  private static Object identity(Path path) throws IOException {
+    try {
+      return Files.readAttributes(path, BasicFileAttributes.class).fileKey();
+    } catch (NoSuchFileException e) {
+      return GONE;
     }
   }
 
@@ -154,8 +213,18 @@ public final class WriterLock implements Closeable {
     return text.isEmpty() ? "holder unknown" : text;
   }
 
+  /**
+   * Removes the lock file (while still holding its lock: no one else can be in it), then unlocks.
+   */
   @Override
   public void close() {
+    try {
+      if (identity != null && identity.equals(identity(lockPath))) {
+        Files.delete(lockPath);
+      }
+    } catch (IOException e) {
+      LOG.warn("cannot remove {}: {}", lockPath, e.getMessage());
+    }
     try {
       lock.release();
       channel.close();

@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Writes flat records to the metrics topic exactly once: each batch goes in one transaction
  * together with the offsets of the summaries it came from (read-process-write). Key = series;
- * record timestamp = window end. A restart with the same transactional id aborts what a killed sink
- * left open.
+ * record timestamp = window end, never past the summary's own record timestamp ({@link
+ * #timestamp}). A restart with the same transactional id aborts what a killed sink left open.
  */
 public final class MetricsTopic implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(MetricsTopic.class);
@@ -59,22 +59,37 @@ public final class MetricsTopic implements Closeable {
   }
 
   /**
-   * Sends the {@code records} and commits {@code offsets} for {@code group} in one transaction;
-   * {@code beforeCommit} runs once everything is sent and before the commit.
+   * The timestamp of {@code record}'s metrics record: its window end ({@code ts}), unless the
+   * summary it came from was written earlier than that ({@code summaryTimestampMs}, the broker
+   * accepted it): a window closed before its end (a {@code tpot run}'s last one, closed when its
+   * producer ended) would otherwise stamp a record in the broker's future, which the broker warns
+   * about and keeps from retention, and past {@code message.timestamp.after.max.ms} refuses. As the
+   * aggregator stamps that summary.
+   */
+  public static long timestamp(FlatRecord record, long summaryTimestampMs) {
+    return summaryTimestampMs < 0 ? record.ts() : Math.min(record.ts(), summaryTimestampMs);
+  }
+
+  /**
+   * Sends the {@code records}, record {@code i} with timestamp {@code timestampsMs[i]} ({@link
+   * #timestamp}), and commits {@code offsets} for {@code group} in one transaction; {@code
+   * beforeCommit} runs once everything is sent and before the commit.
    *
    * @throws IllegalStateException when the transaction failed (it is aborted: nothing of it is
    *     visible to read_committed readers, and the offsets are not committed)
    */
   public void write(
       List<FlatRecord> records,
+      long[] timestampsMs,
       Map<TopicPartition, OffsetAndMetadata> offsets,
       ConsumerGroupMetadata group,
       Runnable beforeCommit) {
     try {
       producer.beginTransaction();
-      for (FlatRecord record : records) {
+      for (int i = 0; i < records.size(); i++) {
+        FlatRecord record = records.get(i);
         producer.send(
-            new ProducerRecord<>(topic, null, record.ts(), record.series(), record.toJson()));
+            new ProducerRecord<>(topic, null, timestampsMs[i], record.series(), record.toJson()));
       }
       producer.sendOffsetsToTransaction(offsets, group);
       beforeCommit.run();

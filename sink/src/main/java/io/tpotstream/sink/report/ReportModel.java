@@ -149,18 +149,25 @@ public final class ReportModel {
               ttft.p99Ms(),
               s.requests() == null ? null : s.requests().errorRate(),
               s.tokensPerSecond(),
-              measured(s, tpot, ttft),
+              measured(s),
               s.warmupRequests()));
       merged.add(WindowStats.fromSummary(s));
       firstStartMs = Math.min(firstStartMs, s.windowStartMs());
       lastEndMs = Math.max(lastEndMs, s.windowEndMs());
       return true;
     }
+  }
 
-    private static boolean measured(WindowSummary s, LatencySummary tpot, LatencySummary ttft) {
-      RequestCounts r = s.requests();
-      boolean requests = r != null && r.started() + r.completed() + r.failed() + r.abandoned() > 0;
-      return tpot.count() > 0 || ttft.count() > 0 || requests;
-    }
+  /**
+   * Whether {@code s} measured anything: a TPOT or TTFT sample, or a request that started or ended.
+   * A window that did not, and counts warm-up requests, is the warm-up's: left out of the charts
+   * here, and marked as such in {@code tpot run}'s live view.
+   */
+  public static boolean measured(WindowSummary s) {
+    RequestCounts r = s.requests();
+    boolean requests = r != null && r.started() + r.completed() + r.failed() + r.abandoned() > 0;
+    return (s.tpot() != null && s.tpot().count() > 0)
+        || (s.ttft() != null && s.ttft().count() > 0)
+        || requests;
   }
 }

@@ -121,4 +121,59 @@ class ComparisonTest {
     assertNull(p999.beyondNoise());
     assertEquals(List.of("m"), r.a().series());
   }
+
+  /**
+   * {@code dataWindows} windows of 99 gaps of {@code gapUs} and one of 3 × that, after {@code
+   * warmupWindows} windows that held only warm-up requests (no TPOT or TTFT sample), as a run with
+   * the default warm-up begins.
+   */
+  private static RunData withWarmup(String source, long gapUs, int warmupWindows, int dataWindows) {
+    RunData run = new RunData(source, RunData.Kind.SUMMARIES);
+    for (int w = 0; w < warmupWindows + dataWindows; w++) {
+      WindowStats stats = new WindowStats();
+      if (w < warmupWindows) {
+        stats.warmupRequests(10);
+      } else {
+        stats.tpot.recordMicros(gapUs + w, 99);
+        stats.tpot.recordMicros(3 * gapUs);
+        stats.ttft.recordMicros(100_000 + w);
+        stats.completed(1, false);
+      }
+      run.addWindow(stats.toSummary("m", "m", Map.of(), w * 10_000L, (w + 1) * 10_000L));
+    }
+    return run;
+  }
+
+  @Test
+  void windowsWithoutSamplesDoNotCountSoOneDataWindowBesideWarmupWindowsGetsNoVerdict() {
+    CompareResult r =
+        Comparison.compare(
+            withWarmup("a.jsonl", 1_000, 3, 1),
+            withWarmup("b.jsonl", 2_000, 3, 5),
+            Comparison.Settings.defaults());
+
+    CompareResult.StatComparison p50 = stat(r, "m", "tpot", "p50");
+    assertEquals(new BigDecimal("1.003"), p50.aMs());
+    assertEquals(new BigDecimal("2.005"), p50.bMs());
+    assertNull(p50.lowMs());
+    assertNull(p50.beyondNoise(), "A has one data window beside three warm-up windows");
+    assertNull(stat(r, "m", "ttft", "p50").beyondNoise());
+    assertEquals(4, r.a().windows(), "every window is still read and counted");
+    assertTrue(
+        CompareTable.format(r)
+            .lines()
+            .anyMatch(
+                l ->
+                    l.matches(
+                        "m\\s+TPOT\\s+p50\\s+1\\.003\\s+2\\.005\\s+\\+1\\.002\\s+\\+99\\.9%\\s+-"
+                            + "\\s+n/a \\(too few windows\\)")),
+        CompareTable.format(r));
+
+    CompareResult two =
+        Comparison.compare(
+            withWarmup("a.jsonl", 1_000, 3, 2),
+            withWarmup("b.jsonl", 2_000, 3, 2),
+            Comparison.Settings.defaults());
+    assertTrue(stat(two, "m", "tpot", "p50").beyondNoise(), "two data windows a side suffice");
+  }
 }

@@ -32,6 +32,38 @@ class WriterLockTest {
     return Csv.line(row(window).cells(List.of()));
   }
 
+  private List<String> files() throws Exception {
+    try (var names = Files.list(dir)) {
+      return names.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  @Test
+  void writersThatCloseLeaveNoLockFileAndALeftoverOneBlocksNoOne() throws Exception {
+    Path path = dir.resolve("summaries.csv");
+    try (CsvFile csv = CsvFile.open(path, null);
+        JsonlFile jsonl = JsonlFile.open(dir.resolve("summaries.jsonl"), s -> {})) {
+      csv.append(row(0));
+      csv.sync();
+      assertEquals(
+          List.of("summaries.csv", "summaries.csv.lock", "summaries.jsonl", "summaries.jsonl.lock"),
+          files());
+    }
+    assertEquals(List.of("summaries.csv", "summaries.jsonl"), files());
+
+    WriterLock.checkFree(path); // the early check of sink, run and demo
+    assertEquals(List.of("summaries.csv", "summaries.jsonl"), files());
+
+    // a writer killed before it closed leaves its lock file: it blocks no one, and goes at the end
+    Files.writeString(dir.resolve("summaries.csv.lock"), "pid 1 on host gone, since 2026-01-01\n");
+    try (CsvFile csv = CsvFile.open(path, null)) {
+      csv.append(row(1));
+      csv.sync();
+    }
+    assertEquals(List.of("summaries.csv", "summaries.jsonl"), files());
+    assertEquals(3, Files.readAllLines(path).size());
+  }
+
   @Test
   void aSecondWriterInTheSameJvmFailsAndTheFirstKeepsWriting() throws Exception {
     Path path = dir.resolve("out/summaries.csv");

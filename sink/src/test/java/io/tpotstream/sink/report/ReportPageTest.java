@@ -154,6 +154,17 @@ class ReportPageTest {
   }
 
   @Test
+  void aOneWindowChartHasATimeAxisOfAMinuteAroundItsWindow() {
+    ReportModel model = new ReportModel();
+    model.add(TestWindows.of("m", Map.of(), 0, TestWindows.knownTpotAndTtft()));
+
+    Range time = Charts.errorRatePlot(model).getDomainAxis().getRange();
+
+    long end = TestWindows.startOf(1);
+    assertEquals(new Range(end - 30_000, end + 30_000), time);
+  }
+
+  @Test
   void errorsAboveOnePercentGetAnAxisFromZeroToAboveThem() {
     ReportModel model = new ReportModel();
     WindowStats failing = new WindowStats();

@@ -1,4 +1,4 @@
-package io.tpotstream.producer.testing;
+package io.tpotstream.testkit;
 
 import java.util.ArrayList;
 import java.util.List;
