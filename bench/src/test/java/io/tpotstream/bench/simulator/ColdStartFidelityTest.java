@@ -88,7 +88,19 @@ class ColdStartFidelityTest {
       for (int seq = 0; seq < 200; seq++) {
         TruthLines.Chunk chunk = chunks.get(seq);
         assertEquals(seq, chunk.seq(), id);
-        assertEquals(plan.waitNs(seq), chunk.intendedNs(), id + " seq " + seq);
+        if (seq == 0) {
+          // the TTFT also has the prefill of the prompt tokens the prefix cache did not hold: a
+          // whole number of tokens at the profile's cost each, none more than the prompt has
+          var profile = Profiles.builtIns().get(ColdStart.MODEL);
+          long prefillNs = chunk.intendedNs() - plan.waitNs(0);
+          assertTrue(
+              prefillNs >= 0
+                  && prefillNs % profile.prefillNs(1) == 0
+                  && prefillNs <= profile.prefillNs(4096),
+              id + " seq 0: prefill " + prefillNs + " ns");
+        } else {
+          assertEquals(plan.waitNs(seq), chunk.intendedNs(), id + " seq " + seq);
+        }
         assertTrue(chunk.pacingErrorNs() >= -LoopTimer.MAX_EARLY_NS, id + " seq " + seq + " early");
         if (seq > 0) {
           long gapNs = chunk.sentNs() - chunks.get(seq - 1).sentNs();
