@@ -1,18 +1,26 @@
 package io.tpotstream.app.cli;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.common.Json;
+import io.tpotstream.producer.publish.KafkaSettings;
+import io.tpotstream.proxy.ProxyConfig;
+import io.tpotstream.proxy.TpotProxy;
+import io.tpotstream.testkit.TestKafka;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import picocli.CommandLine.ParseResult;
 
 /**
  * Streaming chat requests as a client sends them (OpenAI's and Anthropic's bodies, over the JDK's
@@ -71,6 +79,36 @@ final class ChatTraffic {
    * (cached -1 when it reported none).
    */
   record Usage(int prompt, int completion, int cached) {}
+
+  /**
+   * {@code tpot proxy --capture-prefix-hashes} as a user starts it, keyed by {@code keyFile}, in
+   * front of {@code upstream}, publishing to {@code topic}; returned once it is connected to Kafka.
+   */
+  static TpotProxy capturingProxy(TestKafka kafka, String topic, String upstream, Path keyFile) {
+    ParseResult parsed =
+        Tpot.commandLine()
+            .parseArgs(
+                "proxy",
+                "--listen",
+                "0",
+                "--upstream",
+                upstream,
+                "--capture-prefix-hashes",
+                "--prefix-hash-key-file",
+                keyFile.toString(),
+                "--prime",
+                "0",
+                "--metrics-port",
+                "-1",
+                "--event-loops",
+                "1");
+    ProxyConfig config = ((ProxyCommand) parsed.subcommand().commandSpec().userObject()).config();
+    TpotProxy proxy =
+        TpotProxy.start(
+            config, KafkaSettings.of(kafka.bootstrapServers()).withTopic(topic).withPartitions(2));
+    await().atMost(Duration.ofSeconds(30)).until(() -> proxy.events().connected());
+    return proxy;
+  }
 
   static Usage send(HttpClient http, String url, String body) throws Exception {
     HttpResponse<String> response =

@@ -5,7 +5,6 @@ import static io.tpotstream.app.cli.ChatTraffic.openAi;
 import static io.tpotstream.app.cli.ChatTraffic.send;
 import static io.tpotstream.app.cli.ChatTraffic.words;
 import static io.tpotstream.app.cli.TpotCli.tpot;
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,9 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.common.Json;
 import io.tpotstream.common.summary.PromptCache;
-import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.producer.workload.TraceRequest;
-import io.tpotstream.proxy.ProxyConfig;
 import io.tpotstream.proxy.TpotProxy;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
@@ -26,7 +23,6 @@ import io.tpotstream.testkit.TestKafka;
 import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -40,7 +36,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine.ParseResult;
 
 /**
  * Issue 52's round trip on the real broker, proxy and simulator: traffic through {@code tpot proxy
@@ -161,30 +156,8 @@ class TraceRoundTripTest {
     List<ChatTraffic.Usage> usages = new ArrayList<>();
     try (Simulator simulator =
         Simulator.start(SimulatorConfig.inProcess(List.of("quick"), 0.2, 0.2).withSeed(5L))) {
-      ParseResult parsed =
-          Tpot.commandLine()
-              .parseArgs(
-                  "proxy",
-                  "--listen",
-                  "0",
-                  "--upstream",
-                  simulator.baseUrl(),
-                  "--capture-prefix-hashes",
-                  "--prefix-hash-key-file",
-                  keyFile.toString(),
-                  "--prime",
-                  "0",
-                  "--metrics-port",
-                  "-1",
-                  "--event-loops",
-                  "1");
-      ProxyConfig config = ((ProxyCommand) parsed.subcommand().commandSpec().userObject()).config();
-      TpotProxy proxy =
-          TpotProxy.start(
-              config,
-              KafkaSettings.of(kafka.bootstrapServers()).withTopic(topic).withPartitions(2));
+      TpotProxy proxy = ChatTraffic.capturingProxy(kafka, topic, simulator.baseUrl(), keyFile);
       try {
-        await().atMost(Duration.ofSeconds(30)).until(() -> proxy.events().connected());
         HttpClient http = HttpClient.newHttpClient();
         for (Sent sent : traffic) {
           usages.add(send(http, proxy.baseUrl() + sent.route(), sent.body()));

@@ -4,15 +4,12 @@ import static io.tpotstream.app.cli.ChatTraffic.openAi;
 import static io.tpotstream.app.cli.ChatTraffic.send;
 import static io.tpotstream.app.cli.ChatTraffic.words;
 import static io.tpotstream.app.cli.TpotCli.tpot;
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.common.Json;
-import io.tpotstream.producer.publish.KafkaSettings;
-import io.tpotstream.proxy.ProxyConfig;
 import io.tpotstream.proxy.TpotProxy;
 import io.tpotstream.simulator.Simulator;
 import io.tpotstream.simulator.SimulatorConfig;
@@ -22,7 +19,6 @@ import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -32,7 +28,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine.ParseResult;
 
 /**
  * Traffic through {@code tpot proxy --capture-prefix-hashes} to the real simulator, then {@code
@@ -62,30 +57,8 @@ class TraceThroughTheProxyTest {
     List<ChatTraffic.Usage> usages = new ArrayList<>();
     try (Simulator simulator =
         Simulator.start(SimulatorConfig.inProcess(List.of("quick"), 0.2, 0.2).withSeed(5L))) {
-      ParseResult parsed =
-          Tpot.commandLine()
-              .parseArgs(
-                  "proxy",
-                  "--listen",
-                  "0",
-                  "--upstream",
-                  simulator.baseUrl(),
-                  "--capture-prefix-hashes",
-                  "--prefix-hash-key-file",
-                  keyFile.toString(),
-                  "--prime",
-                  "0",
-                  "--metrics-port",
-                  "-1",
-                  "--event-loops",
-                  "1");
-      ProxyConfig config = ((ProxyCommand) parsed.subcommand().commandSpec().userObject()).config();
-      TpotProxy proxy =
-          TpotProxy.start(
-              config,
-              KafkaSettings.of(kafka.bootstrapServers()).withTopic(topic).withPartitions(2));
+      TpotProxy proxy = ChatTraffic.capturingProxy(kafka, topic, simulator.baseUrl(), keyFile);
       try {
-        await().atMost(Duration.ofSeconds(30)).until(() -> proxy.events().connected());
         HttpClient http = HttpClient.newHttpClient();
         String chat = proxy.baseUrl() + "/v1/chat/completions";
         // a conversation of two turns, another sharing its system message, one with another

@@ -48,19 +48,10 @@ final class PythonAnchor {
   /** A python3 that imports aiohttp, or empty (the anchor is then skipped, saying why). */
   static Optional<String> python() {
     for (String candidate : PYTHONS) {
-      try {
-        Process p =
-            new ProcessBuilder(candidate, "-c", "import aiohttp")
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .start();
-        if (p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0) {
-          return Optional.of(candidate);
-        }
-      } catch (IOException e) {
-        // not there: try the next
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      if (imports(candidate, "aiohttp")) {
+        return Optional.of(candidate);
+      }
+      if (Thread.currentThread().isInterrupted()) {
         return Optional.empty();
       }
     }
@@ -69,15 +60,20 @@ final class PythonAnchor {
 
   /** Whether {@code python} imports confluent_kafka (for the anchor that publishes). */
   static boolean canPublish(String python) {
+    return imports(python, "confluent_kafka");
+  }
+
+  /** Whether {@code python} runs and imports {@code module}. */
+  private static boolean imports(String python, String module) {
     try {
       Process p =
-          new ProcessBuilder(python, "-c", "import confluent_kafka")
+          new ProcessBuilder(python, "-c", "import " + module)
               .redirectErrorStream(true)
               .redirectOutput(ProcessBuilder.Redirect.DISCARD)
               .start();
       return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
     } catch (IOException e) {
-      return false;
+      return false; // not there
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
