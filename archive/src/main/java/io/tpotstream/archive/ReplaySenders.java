@@ -28,6 +28,13 @@ final class ReplaySenders {
    */
   record Sent(long published, long heartbeats, long duplicates) {}
 
+  /** Kafka refused a replayed record: the replay stops, whether or not the file was read whole. */
+  static final class Rejected extends IllegalStateException {
+    Rejected(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
   /**
    * Stretches waiting for each sender: few, so that what is in flight dies in the young generation
    * instead of being promoted (BENCHMARKS.md, B5, "Fewer stretches in flight").
@@ -151,7 +158,7 @@ final class ReplaySenders {
   private void throwIfFailed() {
     Exception failed = failure.get();
     if (failed != null) { // a broker that stopped answering is worded by KafkaOptions.explained
-      throw new IllegalStateException(
+      throw new Rejected(
           "Kafka rejected a replayed record ("
               + failed.getMessage()
               + "); the replay stopped. A timestamp more than"

@@ -285,7 +285,10 @@ public final class Replayer {
       if (senders[0] != null) {
         senders[0].close(false);
       }
-      if (e instanceof InterruptedIOException || senders[0] == null) {
+      // a send Kafka refused, met while the file was still being read, is not a read failure
+      if (e instanceof InterruptedIOException
+          || e instanceof ReplaySenders.Rejected
+          || senders[0] == null) {
         throw e;
       }
       throw new IOException(
