@@ -9,7 +9,9 @@ public enum EventType {
   TOKEN("token"),
   END("end"),
   ERROR("error"),
-  HEARTBEAT("heartbeat");
+  HEARTBEAT("heartbeat"),
+  /** One scrape interval of an inference engine's own metrics (docs/design.md, "Engine event"). */
+  ENGINE("engine");
 
   private final String wire;
 
@@ -30,6 +32,8 @@ public enum EventType {
       }
     }
     throw new IllegalArgumentException(
-        "unknown event type '" + wire + "' (expected start, token, end, error or heartbeat)");
+        "unknown event type '"
+            + wire
+            + "' (expected start, token, end, error, heartbeat or engine)");
   }
 }

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.annotation.JsonSetter;
 import com.fasterxml.jackson.annotation.Nulls;
+import io.tpotstream.common.engine.EngineSample;
+import io.tpotstream.common.engine.EngineTiming;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -48,7 +50,9 @@ import java.util.TreeMap;
   "droppedEvents",
   "clientLagUs",
   "prefixHashes",
-  "prefixBlocks"
+  "prefixBlocks",
+  "engineTiming",
+  "engine"
 })
 public record TokenEvent(
     EventType type,
@@ -85,7 +89,9 @@ public record TokenEvent(
     Long clientLagUs,
     @JsonInclude(JsonInclude.Include.NON_EMPTY) @JsonSetter(contentNulls = Nulls.FAIL)
         List<Long> prefixHashes,
-    Integer prefixBlocks) {
+    Integer prefixBlocks,
+    EngineTiming engineTiming,
+    EngineSample engine) {
 
   /** The event format version this code writes. */
   public static final int VERSION = 1;
@@ -218,6 +224,36 @@ public record TokenEvent(
     return heartbeat.build();
   }
 
+  /**
+   * One scrape interval of an engine's metrics endpoint for {@code model} (and the producer's
+   * labels): its deltas and gauges, sent by producer {@code producerId} at {@code ts}, the
+   * interval's end.
+   */
+  public static TokenEvent engine(
+      long ts,
+      String runId,
+      String model,
+      Map<String, String> labels,
+      String producerId,
+      EngineSample engine) {
+    Draft draft = new Draft(EventType.ENGINE, ts, runId);
+    draft.model = model;
+    draft.labels = labels == null || labels.isEmpty() ? null : new TreeMap<>(labels);
+    draft.producerId = producerId;
+    draft.engine = engine;
+    return draft.build();
+  }
+
+  /**
+   * This end event with what the engine said of the request in its response ({@link EngineTiming};
+   * null: it said nothing).
+   */
+  public TokenEvent withEngineTiming(EngineTiming timing) {
+    Draft copy = new Draft(this);
+    copy.engineTiming = timing;
+    return copy.build();
+  }
+
   /** This event marked as part of a warm-up request (left out of every statistic). */
   public TokenEvent asWarmup() {
     return withFlags(coalesced, true, source);
@@ -329,7 +365,7 @@ public record TokenEvent(
   }
 
   /**
-   * An event being made: the one place that calls the 33-field constructor. Each factory sets only
+   * An event being made: the one place that calls the 35-field constructor. Each factory sets only
    * its own fields; every other field stays null and is left out of the JSON.
    */
   private static final class Draft {
@@ -366,6 +402,8 @@ public record TokenEvent(
     private Long clientLagUs;
     private List<Long> prefixHashes;
     private Integer prefixBlocks;
+    private EngineTiming engineTiming;
+    private EngineSample engine;
 
     /** A new event of this version: only its type, time and run. */
     Draft(EventType type, long ts, String runId) {
@@ -410,6 +448,8 @@ public record TokenEvent(
       clientLagUs = event.clientLagUs;
       prefixHashes = event.prefixHashes;
       prefixBlocks = event.prefixBlocks;
+      engineTiming = event.engineTiming;
+      engine = event.engine;
     }
 
     /** An event of one request, {@code elapsedNs} after its start (empty labels become none). */
@@ -476,7 +516,9 @@ public record TokenEvent(
           droppedEvents,
           clientLagUs,
           prefixHashes,
-          prefixBlocks);
+          prefixBlocks,
+          engineTiming,
+          engine);
     }
   }
 }

@@ -167,7 +167,7 @@ public final class RequestTrace {
         yield end(orZero(e.elapsedNs()), e.completionTokens(), goodput, scratch);
       }
       case ERROR -> error(orZero(e.elapsedNs()), e.errorClass(), e.message(), goodput, scratch);
-      case HEARTBEAT -> null;
+      case HEARTBEAT, ENGINE -> null;
     };
   }
 

@@ -390,6 +390,7 @@ public final class WindowStats {
         touch,
         warmupRequests,
         promptCache(),
+        null, // the engine's view: built by the aggregator's engine sums (issue 53, in progress)
         slo.evaluate(this),
         histograms);
   }

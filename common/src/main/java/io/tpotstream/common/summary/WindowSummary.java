@@ -2,6 +2,7 @@ package io.tpotstream.common.summary;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.tpotstream.common.engine.EngineView;
 import io.tpotstream.common.slo.SloResult;
 import io.tpotstream.common.stats.LatencySummary;
 import java.math.BigDecimal;
@@ -18,8 +19,9 @@ import java.util.TreeMap;
  * when that lag could have raised a reported TPOT percentile by more than the threshold (null when
  * no producer reported its lag); {@code warmupRequests} counts warm-up requests left out of every
  * statistic; {@code promptCache} the prefix cache the window's completed requests reported ({@link
- * PromptCache}, absent when none did); {@code slo} is present when the aggregator was given {@code
- * --slo} or {@code --goodput}.
+ * PromptCache}, absent when none did); {@code engine} the engine's own view of the window ({@link
+ * EngineView}, absent when no engine was scraped); {@code slo} is present when the aggregator was
+ * given {@code --slo} or {@code --goodput}.
  */
 @JsonPropertyOrder({
   "v",
@@ -47,6 +49,7 @@ import java.util.TreeMap;
   "clientTouched",
   "warmupRequests",
   "promptCache",
+  "engine",
   "slo",
   "histograms"
 })
@@ -76,6 +79,7 @@ public record WindowSummary(
     ClientTouch clientTouched,
     long warmupRequests,
     PromptCache promptCache,
+    EngineView engine,
     SloResult slo,
     EncodedHistograms histograms) {
 
@@ -114,6 +118,7 @@ public record WindowSummary(
         clientTouched,
         warmupRequests,
         promptCache,
+        engine,
         slo,
         histograms);
   }
