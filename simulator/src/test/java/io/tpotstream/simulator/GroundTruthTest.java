@@ -175,6 +175,9 @@ class GroundTruthTest {
       JsonNode models = SseClient.get(simulator.openAiBaseUrl() + "/models").json();
       assertEquals(
           List.of("model-a", "model-b", "model-c"), models.path("data").findValuesAsText("id"));
+      // nor in the engine's metrics: no model has served a request yet
+      String metrics = SseClient.get(simulator.baseUrl() + "/metrics").body();
+      assertEquals(List.of(), metrics.lines().filter(line -> !line.startsWith("#")).toList());
     }
     assertEquals(List.of(), Files.readAllLines(file));
   }
@@ -214,6 +217,12 @@ class GroundTruthTest {
 
       RequestTruth truth = EndedTruth.of(simulator, "leaver");
       assertEquals(Outcome.CLIENT_CLOSED, truth.outcome());
+      // the engine counts it aborted, no longer running
+      PrometheusText metrics =
+          PrometheusText.parse(SseClient.get(simulator.baseUrl() + "/metrics").body());
+      assertEquals(
+          1, metrics.value("vllm:request_success_total", "slow", "finished_reason", "abort"));
+      assertEquals(0, metrics.value("vllm:num_requests_running", "slow"));
       assertTrue(
           truth.chunks().size() >= 3 && truth.chunks().size() < 500,
           "sent " + truth.chunks().size());

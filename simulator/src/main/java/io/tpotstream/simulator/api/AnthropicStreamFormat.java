@@ -1,5 +1,6 @@
 package io.tpotstream.simulator.api;
 
+import io.tpotstream.simulator.engine.RequestMetrics;
 import io.tpotstream.simulator.plan.ResponsePlan;
 
 /**
@@ -63,8 +64,9 @@ final class AnthropicStreamFormat implements StreamFormat {
         + ",\"delta\":{\"type\":\"text_delta\",\"text\":\"\n\n";
   }
 
+  /** Anthropic's API has no per-request metrics: {@code engineView} is not sent. */
   @Override
-  public String closing() {
+  public String closing(RequestMetrics engineView) {
     StringBuilder out = new StringBuilder(512);
     blockStop(out, plan.reasoning(plan.chunks() - 1));
     event(out, "message_delta")

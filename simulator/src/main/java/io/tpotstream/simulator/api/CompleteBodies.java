@@ -2,14 +2,25 @@ package io.tpotstream.simulator.api;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.util.RawValue;
 import io.tpotstream.common.Json;
+import io.tpotstream.simulator.engine.RequestMetrics;
 import io.tpotstream.simulator.plan.ResponsePlan;
 
 /** Non-streamed answers: the whole planned output in one JSON body. */
 final class CompleteBodies {
   private CompleteBodies() {}
 
-  static String openAi(ResponsePlan plan, ChatRequest request, String requestId, long createdS) {
+  /**
+   * The {@code chat.completion} body; with {@code engineView} (the profile's {@code
+   * perRequestMetrics}), vLLM's per-request {@code "metrics"} object after its {@code usage}.
+   */
+  static String openAi(
+      ResponsePlan plan,
+      ChatRequest request,
+      String requestId,
+      long createdS,
+      RequestMetrics engineView) {
     ObjectNode body = Json.MAPPER.createObjectNode();
     body.put("id", "chatcmpl-" + requestId)
         .put("object", "chat.completion")
@@ -32,6 +43,9 @@ final class CompleteBodies {
     }
     if (plan.reasoningTokens() > 0) {
       usage.putObject("completion_tokens_details").put("reasoning_tokens", plan.reasoningTokens());
+    }
+    if (engineView != null) {
+      body.putRawValue("metrics", new RawValue(engineView.json()));
     }
     return body.toString();
   }

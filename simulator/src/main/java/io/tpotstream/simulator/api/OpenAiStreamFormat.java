@@ -1,5 +1,6 @@
 package io.tpotstream.simulator.api;
 
+import io.tpotstream.simulator.engine.RequestMetrics;
 import io.tpotstream.simulator.plan.ResponsePlan;
 
 /**
@@ -8,17 +9,26 @@ import io.tpotstream.simulator.plan.ResponsePlan;
  * choices: []} when {@code include_usage}, and {@code data: [DONE]}. With {@code
  * continuous_usage_stats} every chunk also carries {@code usage} whose {@code completion_tokens}
  * counts the output so far (vLLM's behaviour). With a prefix cache, the usage chunk's {@code
- * prompt_tokens_details.cached_tokens} says how many prompt tokens it held.
+ * prompt_tokens_details.cached_tokens} says how many prompt tokens it held. With the profile's
+ * {@code perRequestMetrics}, the last chunk (the usage chunk, else the finish chunk) carries vLLM's
+ * per-request {@code "metrics"} object beside its {@code usage}.
  */
 final class OpenAiStreamFormat implements StreamFormat {
   private final ResponsePlan plan;
   private final ChatRequest request;
   private final String prefix;
+  private final boolean perRequestMetrics;
   private int tokensSoFar;
 
-  OpenAiStreamFormat(ResponsePlan plan, ChatRequest request, String requestId, long createdS) {
+  OpenAiStreamFormat(
+      ResponsePlan plan,
+      ChatRequest request,
+      String requestId,
+      long createdS,
+      boolean perRequestMetrics) {
     this.plan = plan;
     this.request = request;
+    this.perRequestMetrics = perRequestMetrics;
     StringBuilder p = new StringBuilder(160).append("data: {\"id\":\"chatcmpl-");
     JsonText.append(p, requestId).append("\",\"object\":\"chat.completion.chunk\",\"created\":");
     p.append(createdS).append(",\"model\":\"");
@@ -52,17 +62,30 @@ final class OpenAiStreamFormat implements StreamFormat {
   }
 
   @Override
-  public String closing() {
+  public String closing(RequestMetrics engineView) {
     StringBuilder out = new StringBuilder(512).append(prefix);
     out.append("{\"index\":0,\"delta\":{},\"logprobs\":null,\"finish_reason\":\"")
         .append(plan.lengthCapped() ? "length" : "stop")
         .append("\"}]");
-    continuousUsage(out).append("}\n\n");
+    continuousUsage(out);
+    if (!request.includeUsage()) {
+      metrics(out, engineView);
+    }
+    out.append("}\n\n");
     if (request.includeUsage()) {
       out.append(prefix).append("],");
-      usage(out, plan.outputTokens(), true).append("}\n\n");
+      usage(out, plan.outputTokens(), true);
+      metrics(out, engineView).append("}\n\n");
     }
     return out.append("data: [DONE]\n\n").toString();
+  }
+
+  /** {@code ,"metrics":{...}} when the profile asks for per-request metrics. */
+  private StringBuilder metrics(StringBuilder out, RequestMetrics engineView) {
+    if (perRequestMetrics) {
+      engineView.appendJson(out.append(",\"metrics\":"));
+    }
+    return out;
   }
 
   private StringBuilder continuousUsage(StringBuilder out) {

@@ -3,6 +3,8 @@ package io.tpotstream.simulator.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tpotstream.common.Json;
 import io.tpotstream.simulator.cache.PrefixCache;
+import io.tpotstream.simulator.engine.EngineMetrics;
+import io.tpotstream.simulator.engine.RequestMetrics;
 import io.tpotstream.simulator.pacing.LoopTimer;
 import io.tpotstream.simulator.plan.Fault;
 import io.tpotstream.simulator.plan.Planner;
@@ -82,6 +84,11 @@ public final class Routes {
       } else {
         unauthorized(request, ApiShape.OPENAI);
       }
+    } else if (path.equals("/metrics") && method == HttpMethod.GET) {
+      request
+          .response()
+          .putHeader("Content-Type", EngineMetrics.CONTENT_TYPE)
+          .end(truth.engineMetricsText());
     } else if (path.equals("/truth") && method == HttpMethod.GET) {
       json(request.response(), 200, truth.toJson());
     } else if (path.equals("/truth") && method == HttpMethod.DELETE) {
@@ -118,7 +125,8 @@ public final class Routes {
             + " "
             + path
             + ": the simulator serves POST .../v1/chat/completions, POST .../v1/messages, GET"
-            + " .../v1/models (under any base that ends in /v1, or none) and GET /truth",
+            + " .../v1/models (under any base that ends in /v1, or none), GET /metrics and GET"
+            + " /truth",
         null);
   }
 
@@ -191,6 +199,7 @@ public final class Routes {
     if (plan.fault() == Fault.NONE) {
       plan = prefill(plan, profile, json, model, chat);
       recorder.prompt(chat.promptTokens(), plan.cachedTokens());
+      recorder.served(plan);
     }
     response.putHeader(REQUEST_ID_HEADER, requestId);
     if (plan.fault() == Fault.HTTP_429) {
@@ -210,10 +219,11 @@ public final class Routes {
       StreamFormat format =
           dialect == ApiShape.ANTHROPIC
               ? new AnthropicStreamFormat(plan, chat, requestId)
-              : new OpenAiStreamFormat(plan, chat, requestId, createdS);
+              : new OpenAiStreamFormat(
+                  plan, chat, requestId, createdS, profile.perRequestMetrics());
       new StreamSession(timer, request, plan, format, recorder, profile.catchUp()).start(arrivalNs);
     } else {
-      answerWhole(request, dialect, chat, plan, recorder, requestId);
+      answerWhole(request, dialect, chat, plan, recorder, requestId, profile.perRequestMetrics());
     }
   }
 
@@ -237,14 +247,19 @@ public final class Routes {
     return plan.withPrompt(cached, profile.prefillNs(uncached));
   }
 
-  /** A non-streamed answer comes when the whole output would have been generated. */
+  /**
+   * A non-streamed answer comes when the whole output would have been generated (and the gateway
+   * has held it its delay); with {@code perRequestMetrics} an OpenAI body carries the engine's
+   * view.
+   */
   private void answerWhole(
       HttpServerRequest request,
       ApiShape dialect,
       ChatRequest chat,
       ResponsePlan plan,
       RequestRecorder recorder,
-      String requestId) {
+      String requestId,
+      boolean perRequestMetrics) {
     long createdS = System.currentTimeMillis() / 1000;
     long delayMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(plan.totalWaitNs()));
     request.response().closeHandler(ignored -> recorder.end(Outcome.CLIENT_CLOSED));
@@ -261,13 +276,19 @@ public final class Routes {
                 request.connection().close();
                 return;
               }
+              recorder.answeredWhole(plan);
               recorder.end(Outcome.COMPLETED);
               json(
                   request.response(),
                   200,
                   dialect == ApiShape.ANTHROPIC
                       ? CompleteBodies.anthropic(plan, chat, requestId)
-                      : CompleteBodies.openAi(plan, chat, requestId, createdS));
+                      : CompleteBodies.openAi(
+                          plan,
+                          chat,
+                          requestId,
+                          createdS,
+                          perRequestMetrics ? RequestMetrics.planned(plan) : null));
             });
   }
 

@@ -1,5 +1,7 @@
 package io.tpotstream.simulator.api;
 
+import io.tpotstream.simulator.engine.RequestMetrics;
+
 /**
  * The bytes of one streamed response in one dialect. {@link #chunk} is called for every output
  * chunk in order, once each.
@@ -14,6 +16,10 @@ interface StreamFormat {
   /** One {@code data:} line of invalid JSON, framed as an event. */
   String malformedLine();
 
-  /** Sent right after the last chunk: the finish, the usage and the end marker. */
-  String closing();
+  /**
+   * Sent right after the last chunk: the finish, the usage and the end marker; {@code engineView}
+   * is the request as its engine saw it, for a dialect that reports it (vLLM's per-request
+   * metrics).
+   */
+  String closing(RequestMetrics engineView);
 }

@@ -1,5 +1,6 @@
 package io.tpotstream.simulator.api;
 
+import io.tpotstream.simulator.engine.RequestMetrics;
 import io.tpotstream.simulator.pacing.LoopTimer;
 import io.tpotstream.simulator.plan.ResponsePlan;
 import io.tpotstream.simulator.truth.Outcome;
@@ -17,7 +18,9 @@ import io.vertx.core.http.HttpServerResponse;
  * the gap, a server whose generation runs ahead of its writes). Each chunk's bytes are built right
  * after the previous write, so at its due instant there is only the write, which the loop's timer
  * starts a learnt lead early so that it is done at the due instant; {@code nanoTime} right after
- * the write returns is recorded as the truth.
+ * the write returns is recorded as the truth. The last chunk's bytes, built before it is sent,
+ * carry the engine's view of the request ({@link RequestMetrics}) with that chunk at its due
+ * instant.
  */
 final class StreamSession {
   private final HttpServerRequest request;
@@ -39,6 +42,8 @@ final class StreamSession {
   private Buffer pending;
   private long intendedNs;
   private long dueNs;
+  private long arrivalNs;
+  private long firstSentNs;
 
   StreamSession(
       LoopTimer timer,
@@ -58,6 +63,7 @@ final class StreamSession {
 
   /** Sends the headers and the opening, and arms chunk 0; on the event loop. */
   void start(long arrivalNs) {
+    this.arrivalNs = arrivalNs;
     response
         .setChunked(true)
         .putHeader("Content-Type", "text/event-stream; charset=utf-8")
@@ -86,12 +92,27 @@ final class StreamSession {
         chunk = format.malformedLine() + chunk;
       }
       if (next == plan.chunks() - 1) {
-        chunk = chunk + format.closing();
+        chunk = chunk + format.closing(engineView());
       }
       // one exact-size copy of the text: a chunk allocates little, so the collector pauses rarely
       pending = Buffer.buffer(chunk);
     }
     timer.at(dueNs, sendDue);
+  }
+
+  /**
+   * The request as its engine saw it, once its last chunk is armed: its first chunk left the engine
+   * the gateway's delay before it was sent (before it is due, when it is also the last), and the
+   * last one is taken at its due instant, its bytes being built before it is sent.
+   */
+  private RequestMetrics engineView() {
+    long firstNs = next == 0 ? dueNs : firstSentNs;
+    return new RequestMetrics(
+        firstNs - plan.gatewayDelayNs() - arrivalNs,
+        dueNs - firstNs,
+        0,
+        plan.chunks(),
+        plan.outputTokens());
   }
 
   private void sendDue() {
@@ -113,6 +134,9 @@ final class StreamSession {
     }
     long sentNs = System.nanoTime();
     pending = null;
+    if (next == 0) {
+      firstSentNs = sentNs;
+    }
     if (next == plan.malformedBeforeSeq()) {
       recorder.malformedLine();
     }

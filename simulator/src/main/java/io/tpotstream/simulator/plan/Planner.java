@@ -54,6 +54,10 @@ public final class Planner {
     for (int seq = 0; seq < chunks; seq++) {
       waitNs[seq] = seq == 0 ? profile.ttft().sampleNs(random) : gapNs(profile, random);
     }
+    if (chunks > 0) {
+      // the gateway holds the first chunk, and so every later one, this much longer
+      waitNs[0] += profile.gatewayDelayNs();
+    }
     for (FixedStall stall : profile.fixedStalls()) {
       if (stall.beforeSeq() < chunks) {
         waitNs[stall.beforeSeq()] = Math.round(stall.gapMs() * 1_000_000.0);
@@ -99,7 +103,8 @@ public final class Planner {
         output,
         output == cap,
         cutAfter,
-        malformedBefore);
+        malformedBefore,
+        profile.gatewayDelayNs());
   }
 
   private static void split(

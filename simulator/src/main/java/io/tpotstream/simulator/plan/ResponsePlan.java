@@ -2,9 +2,9 @@ package io.tpotstream.simulator.plan;
 
 /**
  * Everything one response will send, decided when the request arrives: the output chunks (text,
- * kind, tokens), the scheduled wait before each (the first is the TTFT, from the request's arrival;
- * the others are gaps from the previous chunk's scheduled instant), the injected faults, and the
- * prompt tokens the prefix cache held ({@link #withPrompt}). Immutable.
+ * kind, tokens), the scheduled wait before each (the first is the TTFT, from the request's arrival,
+ * its gateway delay included; the others are gaps from the previous chunk's scheduled instant), the
+ * injected faults, and the prompt tokens the prefix cache held ({@link #withPrompt}). Immutable.
  */
 public final class ResponsePlan {
   /** {@link #cutAfterChunks()} and {@link #malformedBeforeSeq()} when there is none. */
@@ -23,6 +23,7 @@ public final class ResponsePlan {
   private final int cutAfterChunks;
   private final int malformedBeforeSeq;
   private final Integer cachedTokens;
+  private final long gatewayDelayNs;
 
   ResponsePlan(
       Fault fault,
@@ -35,7 +36,8 @@ public final class ResponsePlan {
       int outputTokens,
       boolean lengthCapped,
       int cutAfterChunks,
-      int malformedBeforeSeq) {
+      int malformedBeforeSeq,
+      long gatewayDelayNs) {
     this(
         fault,
         retryAfterSeconds,
@@ -48,7 +50,8 @@ public final class ResponsePlan {
         lengthCapped,
         cutAfterChunks,
         malformedBeforeSeq,
-        null);
+        null,
+        gatewayDelayNs);
   }
 
   private ResponsePlan(
@@ -63,7 +66,8 @@ public final class ResponsePlan {
       boolean lengthCapped,
       int cutAfterChunks,
       int malformedBeforeSeq,
-      Integer cachedTokens) {
+      Integer cachedTokens,
+      long gatewayDelayNs) {
     this.fault = fault;
     this.retryAfterSeconds = retryAfterSeconds;
     this.texts = texts;
@@ -81,6 +85,7 @@ public final class ResponsePlan {
     this.cutAfterChunks = cutAfterChunks;
     this.malformedBeforeSeq = malformedBeforeSeq;
     this.cachedTokens = cachedTokens;
+    this.gatewayDelayNs = gatewayDelayNs;
   }
 
   /**
@@ -104,7 +109,8 @@ public final class ResponsePlan {
         lengthCapped,
         cutAfterChunks,
         malformedBeforeSeq,
-        cachedTokens);
+        cachedTokens,
+        gatewayDelayNs);
   }
 
   /**
@@ -113,6 +119,15 @@ public final class ResponsePlan {
    */
   public Integer cachedTokens() {
     return cachedTokens;
+  }
+
+  /**
+   * How much later than the engine produced them its chunks reach the socket, in ns (the profile's
+   * {@code gatewayDelayMs}): part of {@link #waitNs(int) waitNs(0)}, and so of every later chunk's
+   * instant, but not of the engine's view.
+   */
+  public long gatewayDelayNs() {
+    return gatewayDelayNs;
   }
 
   public Fault fault() {
@@ -142,8 +157,9 @@ public final class ResponsePlan {
   }
 
   /**
-   * The scheduled wait before chunk {@code seq}, in ns: the TTFT for 0 (from arrival), the gap from
-   * the previous chunk's scheduled instant otherwise.
+   * The scheduled wait before chunk {@code seq}, in ns: the TTFT for 0 (from arrival; its prefill
+   * and the {@link #gatewayDelayNs() gateway delay} included), the gap from the previous chunk's
+   * scheduled instant otherwise.
    */
   public long waitNs(int seq) {
     return waitNs[seq];

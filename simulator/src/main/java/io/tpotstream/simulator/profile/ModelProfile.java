@@ -28,6 +28,13 @@ import java.util.List;
  *     tokens, and only whole blocks (16, vLLM's default)
  * @param prefillMsPerToken what each prompt token the prefix cache does not hold adds to the TTFT,
  *     in ms (0.01: 2,000 uncached tokens add 20 ms)
+ * @param gatewayDelayMs a slow gateway between the engine and the socket, in ms (0): every chunk
+ *     reaches the socket this much later than the engine produced it, so the client's TTFT and
+ *     end-to-end time grow by it and its gaps do not; the engine's view ({@code /metrics}, the
+ *     per-request metrics) leaves it out
+ * @param perRequestMetrics vLLM's {@code --enable-per-request-metrics}: a {@code "metrics"} object
+ *     (the engine's TTFT, generation time, queue time, mean ITL, tokens per second) in the last
+ *     chunk of an OpenAI stream and in an OpenAI non-streamed body (false)
  */
 public record ModelProfile(
     Distribution ttft,
@@ -41,7 +48,9 @@ public record ModelProfile(
     ErrorRates errors,
     boolean catchUp,
     int prefixBlockTokens,
-    double prefillMsPerToken) {
+    double prefillMsPerToken,
+    double gatewayDelayMs,
+    boolean perRequestMetrics) {
 
   public static final int DEFAULT_MAX_TOKENS = 256;
 
@@ -56,6 +65,9 @@ public record ModelProfile(
 
   /** At most 1 s a token: a prompt of 100,000 tokens then waits a day. */
   public static final double MAX_PREFILL_MS_PER_TOKEN = 1000;
+
+  /** The slowest gateway: a minute before each stream's first chunk reaches the socket. */
+  public static final double MAX_GATEWAY_DELAY_MS = 60_000;
 
   public ModelProfile {
     if (ttft == null || gap == null) {
@@ -85,6 +97,13 @@ public record ModelProfile(
               + ", got "
               + prefillMsPerToken);
     }
+    if (!(gatewayDelayMs >= 0 && gatewayDelayMs <= MAX_GATEWAY_DELAY_MS)) {
+      throw new IllegalArgumentException(
+          "gatewayDelayMs must be from 0 to "
+              + (long) MAX_GATEWAY_DELAY_MS
+              + ", got "
+              + gatewayDelayMs);
+    }
   }
 
   /** A profile with this TTFT and gap and every other setting at its default. */
@@ -101,7 +120,9 @@ public record ModelProfile(
         ErrorRates.NONE,
         false,
         DEFAULT_PREFIX_BLOCK_TOKENS,
-        DEFAULT_PREFILL_MS_PER_TOKEN);
+        DEFAULT_PREFILL_MS_PER_TOKEN,
+        0,
+        false);
   }
 
   /**
@@ -109,6 +130,11 @@ public record ModelProfile(
    */
   public long prefillNs(long uncachedTokens) {
     return Math.round(uncachedTokens * prefillMsPerToken * 1_000_000.0);
+  }
+
+  /** The gateway's delay before the socket, in ns. */
+  public long gatewayDelayNs() {
+    return Math.round(gatewayDelayMs * 1_000_000.0);
   }
 
   public ModelProfile withStall(Stall newStall) {
@@ -145,5 +171,13 @@ public record ModelProfile(
 
   public ModelProfile withPrefillMsPerToken(double newPrefillMsPerToken) {
     return Records.with(this, "prefillMsPerToken", newPrefillMsPerToken);
+  }
+
+  public ModelProfile withGatewayDelayMs(double newGatewayDelayMs) {
+    return Records.with(this, "gatewayDelayMs", newGatewayDelayMs);
+  }
+
+  public ModelProfile withPerRequestMetrics(boolean newPerRequestMetrics) {
+    return Records.with(this, "perRequestMetrics", newPerRequestMetrics);
   }
 }

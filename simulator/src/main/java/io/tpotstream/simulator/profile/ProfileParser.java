@@ -27,7 +27,9 @@ final class ProfileParser {
           "errors",
           "catchUp",
           "prefixBlockTokens",
-          "prefillMsPerToken");
+          "prefillMsPerToken",
+          "gatewayDelayMs",
+          "perRequestMetrics");
   private static final Set<String> ERROR_FIELDS =
       Set.of(
           "http429",
@@ -119,7 +121,9 @@ final class ProfileParser {
               "prefillMsPerToken",
               path,
               ProfileParser::number,
-              inherited.prefillMsPerToken()));
+              inherited.prefillMsPerToken()),
+          own(node, "gatewayDelayMs", path, ProfileParser::number, inherited.gatewayDelayMs()),
+          own(node, "perRequestMetrics", path, ProfileParser::bool, inherited.perRequestMetrics()));
     } catch (IllegalArgumentException e) {
       if (e.getMessage() != null && e.getMessage().startsWith(path)) {
         throw e;

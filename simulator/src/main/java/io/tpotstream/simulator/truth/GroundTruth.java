@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import io.tpotstream.common.Json;
 import io.tpotstream.common.stats.LatencyHistogram;
 import io.tpotstream.simulator.cache.PrefixCache;
+import io.tpotstream.simulator.engine.EngineMetrics;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +23,8 @@ import java.util.concurrent.TimeoutException;
  * recent {@code requestsKept}), every chunk's intended wait, due instant and actual send instant;
  * the prompt tokens the prefix cache held, per request and per model; and, when a file is given,
  * one JSON line per chunk. All instants are {@link System#nanoTime()} of the simulator's JVM:
- * compare them as differences.
+ * compare them as differences. Beside it, the engine's own view in vLLM's names ({@link
+ * #engineMetricsText}, {@code GET /metrics}): the same sends, less each profile's gateway delay.
  */
 public final class GroundTruth implements AutoCloseable {
   private final long seed;
@@ -30,6 +32,7 @@ public final class GroundTruth implements AutoCloseable {
   private final TruthFileWriter file;
   private final PrefixCache prefixCache;
   private final Map<String, ModelStats> models = new ConcurrentHashMap<>();
+  private final EngineMetrics engineMetrics = new EngineMetrics();
   private final LinkedHashMap<String, RequestRecorder> requests;
 
   /**
@@ -75,12 +78,22 @@ public final class GroundTruth implements AutoCloseable {
     return begin(requestId, model, arrivalNs, true);
   }
 
-  /** As {@link #begin(String, String, long)}; {@code toFile} false keeps it out of the file. */
-  public RequestRecorder begin(String requestId, String model, long arrivalNs, boolean toFile) {
+  /**
+   * As {@link #begin(String, String, long)}; {@code counted} false (the simulator's own warm-up)
+   * keeps it out of the file and of the engine's metrics.
+   */
+  public RequestRecorder begin(String requestId, String model, long arrivalNs, boolean counted) {
     ModelStats stats = stats(model);
     stats.started();
     RequestRecorder recorder =
-        new RequestRecorder(requestId, model, arrivalNs, stats, this, toFile ? file : null);
+        new RequestRecorder(
+            requestId,
+            model,
+            arrivalNs,
+            stats,
+            this,
+            counted ? file : null,
+            counted ? engineMetrics : null);
     synchronized (requests) {
       requests.put(requestId, recorder);
     }
@@ -172,11 +185,23 @@ public final class GroundTruth implements AutoCloseable {
   }
 
   /**
+   * The engine's view as {@code GET /metrics} returns it (Prometheus text format 0.0.4, {@link
+   * EngineMetrics#CONTENT_TYPE}): per model, what the engine did since start; the KV-cache usage is
+   * the prefix cache's held blocks over its capacity (0 without a cache).
+   */
+  public String engineMetricsText() {
+    double usage =
+        prefixCache == null ? 0 : prefixCache.heldBlocks() / (double) prefixCache.capacityBlocks();
+    return engineMetrics.text(usage);
+  }
+
+  /**
    * Forgets the per-model statistics and the kept requests (the file keeps its lines; the prefix
-   * cache, the server's state rather than its record, keeps its blocks). What is sent from then on
-   * counts in the new statistics, the chunks of requests still streaming included, so that the
-   * statistics after a reset are those of a window of time; those requests' count and outcome stay
-   * with the statistics they started in, which are gone.
+   * cache, the server's state rather than its record, keeps its blocks, and the engine's metrics,
+   * counters since start as an engine's are, keep counting). What is sent from then on counts in
+   * the new statistics, the chunks of requests still streaming included, so that the statistics
+   * after a reset are those of a window of time; those requests' count and outcome stay with the
+   * statistics they started in, which are gone.
    */
   public void reset() {
     models.clear();

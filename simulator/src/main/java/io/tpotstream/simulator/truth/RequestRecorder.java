@@ -1,5 +1,9 @@
 package io.tpotstream.simulator.truth;
 
+import io.tpotstream.simulator.engine.EngineCounts;
+import io.tpotstream.simulator.engine.EngineMetrics;
+import io.tpotstream.simulator.engine.FinishReason;
+import io.tpotstream.simulator.plan.ResponsePlan;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -8,8 +12,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Records one request's chunks as they are sent. Written by the request's event loop; read by
- * anyone (under its lock).
+ * Records one request's chunks as they are sent, and, once the engine {@link #served serves} it,
+ * the engine's view of them in {@link EngineMetrics}: each chunk's instant minus the gateway's
+ * delay. Written by the request's event loop; read by anyone (under its lock).
  */
 public final class RequestRecorder {
   private final String requestId;
@@ -18,6 +23,11 @@ public final class RequestRecorder {
   private final ModelStats stats;
   private final GroundTruth truth;
   private final TruthFileWriter file;
+  private final EngineMetrics engineMetrics;
+  private EngineCounts engine;
+  private long gatewayDelayNs;
+  private FinishReason completedAs;
+  private long lastEngineNs;
   private long[] intendedNs = new long[16];
   private long[] dueNs = new long[16];
   private long[] sentNs = new long[16];
@@ -35,13 +45,15 @@ public final class RequestRecorder {
       long arrivalNs,
       ModelStats stats,
       GroundTruth truth,
-      TruthFileWriter file) {
+      TruthFileWriter file,
+      EngineMetrics engineMetrics) {
     this.requestId = requestId;
     this.model = model;
     this.arrivalNs = arrivalNs;
     this.stats = stats;
     this.truth = truth;
     this.file = file;
+    this.engineMetrics = engineMetrics;
   }
 
   public String requestId() {
@@ -64,13 +76,71 @@ public final class RequestRecorder {
   }
 
   /**
+   * The engine serves the request (a plan without a fault, its {@link #prompt} recorded): from now
+   * until it ends it runs in {@code /metrics}, its chunks are timed there {@code
+   * plan.gatewayDelayNs()} before they reach the socket, and its completion counts as {@code
+   * length} when the request's cap stopped it, else {@code stop}. Nothing is counted for the
+   * simulator's own warm-up.
+   */
+  public void served(ResponsePlan plan) {
+    if (engineMetrics == null) {
+      return;
+    }
+    EngineCounts counts = engineMetrics.counts(model);
+    int prompt;
+    Integer cached;
+    synchronized (this) {
+      engine = counts;
+      gatewayDelayNs = plan.gatewayDelayNs();
+      completedAs = plan.lengthCapped() ? FinishReason.LENGTH : FinishReason.STOP;
+      prompt = promptTokens;
+      cached = cachedTokens;
+    }
+    counts.accepted(prompt, cached);
+  }
+
+  /**
+   * Records a non-streamed answer, whose body goes out now: the engine produced its chunks at the
+   * instants of its {@code plan} ({@link io.tpotstream.simulator.engine.RequestMetrics#planned}),
+   * so {@code /metrics} counts them as such (nothing of it is in the per-chunk truth, which records
+   * streamed sends).
+   */
+  public void answeredWhole(ResponsePlan plan) {
+    EngineCounts counts;
+    int prompt;
+    synchronized (this) {
+      counts = engine;
+      prompt = promptTokens;
+    }
+    if (counts == null) {
+      return;
+    }
+    long instantNs = arrivalNs + plan.waitNs(0) - plan.gatewayDelayNs();
+    counts.firstChunk(instantNs - arrivalNs, prompt, plan.tokens(0));
+    for (int seq = 1; seq < plan.chunks(); seq++) {
+      counts.nextChunk(plan.waitNs(seq), plan.tokens(seq));
+      instantNs += plan.waitNs(seq);
+    }
+    synchronized (this) {
+      lastEngineNs = instantNs;
+    }
+  }
+
+  /**
    * Records output chunk {@code seq}: {@code intendedNs} after its predecessor (or the arrival) by
    * its profile, due at {@code dueNs}, written at {@code sentNs} (both {@link System#nanoTime()}),
    * carrying {@code chunkTokens} tokens.
    */
   public void chunk(int seq, long intendedNs, long dueNs, long sentNs, int chunkTokens) {
     long gapNs;
+    EngineCounts counts;
+    int prefillTokens;
+    long engineSentNs;
     synchronized (this) {
+      counts = engine;
+      prefillTokens = promptTokens;
+      engineSentNs = sentNs - gatewayDelayNs;
+      lastEngineNs = engineSentNs;
       if (count == this.sentNs.length) {
         int size = count * 2;
         this.intendedNs = Arrays.copyOf(this.intendedNs, size);
@@ -95,6 +165,13 @@ public final class RequestRecorder {
             pacingErrorNs,
             seq == 0 ? sentNs - arrivalNs : -1,
             chunkTokens);
+    if (counts != null) {
+      if (gapNs < 0) {
+        counts.firstChunk(engineSentNs - arrivalNs, prefillTokens, chunkTokens);
+      } else {
+        counts.nextChunk(gapNs, chunkTokens);
+      }
+    }
     if (file != null) {
       Integer prompt;
       Integer cached;
@@ -126,11 +203,22 @@ public final class RequestRecorder {
 
   /** Records how the request ended; only the first call counts. */
   public void end(Outcome how) {
+    EngineCounts counts;
+    long e2eNs;
     synchronized (this) {
       if (outcome != Outcome.IN_PROGRESS) {
         return;
       }
       outcome = how;
+      counts = engine;
+      e2eNs = lastEngineNs - arrivalNs;
+    }
+    if (counts != null) {
+      if (how == Outcome.COMPLETED) {
+        counts.finished(completedAs, e2eNs, 0);
+      } else {
+        counts.aborted();
+      }
     }
     stats.ended(how);
     ended.countDown();
@@ -154,6 +242,7 @@ public final class RequestRecorder {
         List.copyOf(chunks),
         malformedLines,
         promptTokens,
-        cachedTokens);
+        cachedTokens,
+        gatewayDelayNs);
   }
 }

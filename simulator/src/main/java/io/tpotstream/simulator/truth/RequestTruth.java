@@ -11,6 +11,9 @@ import java.util.List;
  * @param promptTokens the prompt's tokens as {@code prompt_tokens} reports them (0: the request was
  *     refused before its prompt was read, a 429 or a 500)
  * @param cachedTokens of those, the ones the prefix cache held; null without a cache (or refused)
+ * @param gatewayDelayNs how much later than the engine produced them its chunks reached the socket
+ *     (its profile's {@code gatewayDelayMs}; 0 when refused): the engine's TTFT is chunk 0's {@code
+ *     sentNs} minus this minus {@code arrivalNs}
  */
 public record RequestTruth(
     String requestId,
@@ -20,7 +23,8 @@ public record RequestTruth(
     List<ChunkTruth> chunks,
     int malformedLines,
     int promptTokens,
-    Integer cachedTokens) {
+    Integer cachedTokens,
+    long gatewayDelayNs) {
 
   /** The gaps between consecutive chunk sends, in ns ({@code chunks - 1} of them). */
   public long[] gapsNs() {

@@ -49,6 +49,18 @@ class PlannerTest {
   }
 
   @Test
+  void aGatewayDelayLengthensTheFirstWaitOnly() {
+    ResponsePlan plan = Planner.plan(CONSTANT.withGatewayDelayMs(50), 1, "m", "r", 10, 1);
+
+    assertEquals(50_000_000L, plan.gatewayDelayNs());
+    assertEquals(150_000_000L, plan.waitNs(0));
+    for (int seq = 1; seq < 10; seq++) {
+      assertEquals(5_000_000L, plan.waitNs(seq));
+    }
+    assertEquals(0, Planner.plan(CONSTANT, 1, "m", "r", 10, 1).gatewayDelayNs());
+  }
+
+  @Test
   void fixedStallReplacesTheGapBeforeItsChunk() {
     ModelProfile stalled = CONSTANT.withFixedStalls(List.of(new FixedStall(50, 150)));
     ResponsePlan plan = Planner.plan(stalled, 1, "m", "r", 100, 1);

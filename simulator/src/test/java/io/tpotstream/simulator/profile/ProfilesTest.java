@@ -106,6 +106,33 @@ class ProfilesTest {
   }
 
   @Test
+  void aGatewayDelayAndPerRequestMetricsAreOffByDefaultAndBounded() {
+    Map<String, ModelProfile> profiles =
+        Profiles.parse(
+            "{\"models\":{\"slow-gateway\":{\"extends\":\"model-a\",\"gatewayDelayMs\":50,"
+                + "\"perRequestMetrics\":true}}}");
+
+    ModelProfile builtIn = profiles.get("model-a");
+    assertEquals(0, builtIn.gatewayDelayMs());
+    assertEquals(false, builtIn.perRequestMetrics());
+    assertEquals(
+        builtIn.withGatewayDelayMs(50).withPerRequestMetrics(true), profiles.get("slow-gateway"));
+    assertEquals(50_000_000L, profiles.get("slow-gateway").gatewayDelayNs());
+    assertMessage(
+        "{\"models\":{\"x\":{\"extends\":\"model-a\",\"gatewayDelayMs\":60001}}}",
+        "models.x: gatewayDelayMs must be from 0 to 60000, got 60001.0");
+    assertMessage(
+        "{\"models\":{\"x\":{\"extends\":\"model-a\",\"gatewayDelayMs\":-5}}}",
+        "models.x: gatewayDelayMs must be from 0 to 60000, got -5.0");
+    assertMessage(
+        "{\"models\":{\"x\":{\"extends\":\"model-a\",\"gatewayDelayMs\":\"50ms\"}}}",
+        "models.x.gatewayDelayMs: expected a number, got \"50ms\"");
+    assertMessage(
+        "{\"models\":{\"x\":{\"extends\":\"model-a\",\"perRequestMetrics\":1}}}",
+        "models.x.perRequestMetrics: expected true or false, got 1");
+  }
+
+  @Test
   void errorsNameTheFieldAtFault() {
     assertMessage(
         "{\"models\":{\"x\":{\"ttft\":1,\"gapp\":2}}}", "models.x: unknown field \"gapp\"");
