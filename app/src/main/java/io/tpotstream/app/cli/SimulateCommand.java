@@ -19,8 +19,9 @@ import picocli.CommandLine.Option;
     description = {
       "Run an OpenAI- and Anthropic-compatible streaming server with controlled token timing.",
       "Serves POST .../v1/chat/completions, POST .../v1/messages, GET .../v1/models (under any"
-          + " base that ends in /v1, or none; another version or base gets 404) and GET /truth"
-          + " (what was actually sent)."
+          + " base that ends in /v1, or none; another version or base gets 404), GET /truth"
+          + " (what was actually sent) and GET /metrics (an engine's own view, in vLLM's metric"
+          + " names: for --engine-metrics)."
     })
 final class SimulateCommand implements Callable<Integer> {
   @Mixin ListenPortOptions port = new ListenPortOptions(8000);
