@@ -667,6 +667,33 @@ class AggregatorTopologyTest {
     }
   }
 
+  /** {@code tpot run}'s aggregator keeps its own run's engine events and no other run's. */
+  @Test
+  void theAggregatorOfOneRunKeepsThatRunsEngineEvents() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS, "run")) {
+      TokenEvent ours =
+          Scrapes.scrape(
+              T0 + 4_750,
+              "model-a",
+              Map.of(),
+              "p1",
+              inBounds(0L, 3L, 0L, 0L, 0L),
+              null,
+              2.0,
+              null,
+              null,
+              null);
+      TokenEvent theirs =
+          TokenEvent.engine(T0 + 4_750, "another-run", "model-a", null, "p2", ours.engine());
+      h.pipe(Req.heartbeat(T0, "p1", T0), ours, theirs);
+      h.pipe(Req.finalHeartbeat(T0 + 5_000, "p1", T0 + 5_000));
+      List<WindowSummary> out = h.newSummaries();
+      assertEquals(1, out.size());
+      assertEquals(1, out.get(0).engine().scrapes());
+      assertEquals(3, out.get(0).engine().tpot().count());
+    }
+  }
+
   @Test
   void anEngineEventForAClosedWindowIsCountedLate() {
     try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
