@@ -2,6 +2,7 @@ package io.tpotstream.common.engine;
 
 import io.tpotstream.common.binary.BinaryReader;
 import io.tpotstream.common.binary.BinaryWriter;
+import io.tpotstream.common.event.EngineBounds;
 import io.tpotstream.common.stats.LatencyHistogram;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -25,7 +26,7 @@ import java.util.TreeSet;
  * unmerged}. Sums saturate at a long's limit instead of wrapping (bounded inputs never reach it).
  */
 public final class EngineSums {
-  /** The histograms in the order of {@link io.tpotstream.common.event.EngineBounds#HISTOGRAMS}. */
+  /** The histograms in the order of {@link EngineBounds#HISTOGRAMS}. */
   static final int TPOT = 0;
 
   static final int TTFT = 1;
@@ -38,8 +39,8 @@ public final class EngineSums {
   /** The decimals of a gauge's max and mean and of the prefix-cache hit rate. */
   private static final int DECIMALS = 4;
 
-  /** The most missing metric names a window keeps (the first in sort order). */
-  static final int MAX_MISSING = 32;
+  /** The most missing metric names a window keeps (the first in sort order): a record's most. */
+  static final int MAX_MISSING = EngineBounds.MAX_MISSING;
 
   private final Buckets[] histograms = new Buckets[4];
   private final Gauge running = new Gauge();

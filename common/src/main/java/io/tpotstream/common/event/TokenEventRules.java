@@ -56,10 +56,7 @@ final class TokenEventRules {
         missing = firstMissing(present, TokenEventDecoder.ERROR_CLASS);
       }
     }
-    if (missing != null) {
-      return "missing " + missing;
-    }
-    return object ? misplaced(type, present) : null;
+    return missing != null ? "missing " + missing : misplaced(type, present);
   }
 
   /**
