@@ -2,6 +2,8 @@ package io.tpotstream.aggregator.partial;
 
 import io.tpotstream.common.binary.BinaryReader;
 import io.tpotstream.common.binary.BinaryWriter;
+import io.tpotstream.common.engine.EngineSample;
+import io.tpotstream.common.engine.EngineSums;
 import io.tpotstream.common.stats.BucketCounts;
 import io.tpotstream.common.summary.WindowStats;
 import java.util.Map;
@@ -9,16 +11,17 @@ import java.util.TreeMap;
 
 /**
  * What one (window, series) has accumulated, in the cheap form both stages keep in memory: latency
- * samples as {@link BucketCounts} and plain counters. It is also the binary record of a partial
- * between the stages and of a (window, series) in the stores. {@link #toStats} turns it into the
- * statistics core's {@link WindowStats}, once, when the window's summary is built.
+ * samples as {@link BucketCounts}, plain counters and, when an engine was scraped, its {@link
+ * EngineSums}. It is also the binary record of a partial between the stages and of a (window,
+ * series) in the stores. {@link #toStats} turns it into the statistics core's {@link WindowStats},
+ * once, when the window's summary is built.
  */
 public final class WindowCounts {
   /**
-   * 4 added the prompt-cache sums, 3 the client-touched TPOT histograms, 2 the good-request count
-   * (goodput); 1 to 3 are still read, as none.
+   * 5 added the engine's sums, 4 the prompt-cache sums, 3 the client-touched TPOT histograms, 2 the
+   * good-request count (goodput); 1 to 4 are still read, as none.
    */
-  private static final int FORMAT = 4;
+  private static final int FORMAT = 5;
 
   /** The latency metrics formats 1 and 2 wrote. */
   private static final int METRICS_BEFORE_3 = 6;
@@ -41,6 +44,9 @@ public final class WindowCounts {
   private long cachePromptTokens;
   private long cachedTokens;
   private TreeMap<String, Long> errors;
+
+  /** The engine's sums: null until the first engine event, kept (cleared) with the tables. */
+  private EngineSums engine;
 
   /** {@code count} samples of {@code micros} µs; false when the value was clamped. */
   public boolean latency(Metric metric, long micros, long count) {
@@ -83,6 +89,9 @@ public final class WindowCounts {
     cachePromptTokens = 0;
     cachedTokens = 0;
     errors = null;
+    if (engine != null) {
+      engine.clear();
+    }
   }
 
   public void started(long count) {
@@ -145,6 +154,22 @@ public final class WindowCounts {
     this.cachedTokens += cachedTokens;
   }
 
+  /** One scrape interval of an engine, for this series and window. */
+  public void engine(EngineSample sample) {
+    engineSums().add(sample);
+  }
+
+  private EngineSums engineSums() {
+    if (engine == null) {
+      engine = new EngineSums();
+    }
+    return engine;
+  }
+
+  private boolean hasEngine() {
+    return engine != null && !engine.isEmpty();
+  }
+
   /** Latency samples that were outside 0 µs to 1 h and clamped. */
   public long clamped() {
     long total = 0;
@@ -174,6 +199,9 @@ public final class WindowCounts {
     if (other.errors != null) {
       other.errors.forEach(this::failed);
     }
+    if (other.hasEngine()) {
+      engineSums().add(other.engine);
+    }
   }
 
   /** The statistics core's accumulator of these counts (full histograms: build it once). */
@@ -201,12 +229,15 @@ public final class WindowCounts {
     stats.warmupRequests(warmupRequests);
     stats.good(goodRequests);
     stats.promptCache(cacheRequests, cachePromptTokens, cachedTokens);
+    if (hasEngine()) {
+      stats.engine(engine);
+    }
     return stats;
   }
 
   /**
    * [format][counters, then the good-request count and the three prompt-cache sums][errors][latency
-   * buckets per metric], varints.
+   * buckets per metric][0, or 1 and the engine's sums], varints.
    */
   public void writeTo(BinaryWriter out) {
     out.writeByte(FORMAT);
@@ -235,6 +266,12 @@ public final class WindowCounts {
         out.writeByte(1);
         b.writeTo(out);
       }
+    }
+    if (hasEngine()) {
+      out.writeByte(1);
+      engine.writeTo(out);
+    } else {
+      out.writeByte(0);
     }
   }
 
@@ -276,6 +313,9 @@ public final class WindowCounts {
       if (in.readByte() == 1) {
         buckets(m).addFrom(in);
       }
+    }
+    if (format >= 5 && in.readByte() == 1) {
+      engineSums().addFrom(in);
     }
   }
 }

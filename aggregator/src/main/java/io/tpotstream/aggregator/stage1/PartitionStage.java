@@ -16,9 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Stage 1 for one input partition: per-request samples into partial windows, producer watermarks
- * into a close time, and, when the close time crosses window ends, the closed windows' partials
- * followed by a rising {@code closedThrough} marker.
+ * Stage 1 for one input partition: per-request samples and engine scrape intervals into partial
+ * windows, producer watermarks into a close time, and, when the close time crosses window ends, the
+ * closed windows' partials followed by a rising {@code closedThrough} marker.
  *
  * <p>Time is the partition's clock: the highest broker timestamp read (never past this machine's
  * clock), moved on by the wall clock while no record arrives ({@link #tick}). A producer holds
@@ -171,6 +171,10 @@ public final class PartitionStage {
     silentMs = 0;
     if (event.type() == EventType.HEARTBEAT) {
       onHeartbeat(event, out);
+      return;
+    }
+    if (event.type() == EventType.ENGINE) {
+      onEngine(event);
       return;
     }
     OpenRequest state = ws.requests.get(probe.aim(event.requestKey()));
@@ -372,6 +376,23 @@ public final class PartitionStage {
       holders.changed(e.producerId(), old == null ? null : old.mark(), mark);
     }
     advance(out, false);
+  }
+
+  /**
+   * One scrape interval of an engine: added to the window holding its {@code ts} for its series
+   * (its model and labels, as a request's start gives it), or, when that window has closed here,
+   * counted as a late sample in the series' oldest open window. Its producer holds no window and is
+   * not registered: only heartbeats do that.
+   */
+  private void onEngine(DecodedEvent e) {
+    int id = ws.series.of(e, settings.groupBy(), ws.clockMs);
+    ws.series.used(id, ws.clockMs);
+    long start = startOf(e.ts());
+    if (isClosed(ws.closedThrough, start)) {
+      counts(ws.closedThrough, id).lateSamples(1);
+    } else {
+      counts(start, id).engine(e.engine());
+    }
   }
 
   /**

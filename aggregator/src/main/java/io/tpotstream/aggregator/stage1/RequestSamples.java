@@ -36,7 +36,7 @@ final class RequestSamples {
       case TOKEN -> token(state, key, series, e, warmup, out);
       case END -> warmup ? null : end(state, series, e, goodput, out);
       case ERROR -> warmup ? null : error(series, e, out);
-      case HEARTBEAT -> state;
+      case HEARTBEAT, ENGINE -> state; // neither is a request's (PartitionStage routes them)
     };
   }
 

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.aggregator.fixtures.Req;
+import io.tpotstream.aggregator.fixtures.Scrapes;
+import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.partial.SeriesName;
 import io.tpotstream.aggregator.partial.WindowCounts;
 import io.tpotstream.aggregator.stage1.PartitionStage;
@@ -14,12 +16,16 @@ import io.tpotstream.aggregator.stage2.WindowMerger;
 import io.tpotstream.aggregator.state.ByteState;
 import io.tpotstream.aggregator.state.MapState;
 import io.tpotstream.common.event.DecodedEvent;
+import io.tpotstream.common.event.EventType;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
 import io.tpotstream.common.event.TokenEventDecoder;
+import io.tpotstream.common.summary.WindowSummaryCodec;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.function.BiConsumer;
 import org.apache.kafka.common.utils.Bytes;
@@ -42,6 +48,51 @@ class WorkingSetRestoreTest {
         assertEquals(expected, committed, c.name() + ", seed " + seed);
         assertTrue(run.crashes > 2, c.name() + ": " + run.crashes + " crashes");
       }
+    }
+  }
+
+  /**
+   * The engine's sums in the working sets (stage 1's open windows, stage 2's merged partials) are
+   * written and restored as the rest: the edge cases with an engine scraped every third heartbeat
+   * give the summaries of one uninterrupted pass, whatever the crashes.
+   */
+  @Test
+  void theEnginesSumsSurviveCrashesBetweenCommits() {
+    List<TokenEvent> events = new ArrayList<>();
+    int n = 0;
+    for (TokenEvent e : GoldenEvents.edges()) {
+      events.add(e);
+      if (e.type() == EventType.HEARTBEAT && "p1".equals(e.producerId()) && n++ % 3 == 0) {
+        events.add(
+            Scrapes.scrape(
+                e.ts(),
+                "model-" + (n % 3),
+                Map.of("concurrency", "0"),
+                "p1",
+                Scrapes.histogram(List.of(10_000L, 25_000L), 1L, (long) n, 0L),
+                null,
+                (double) n,
+                n / 200.0,
+                1_000L,
+                (long) n));
+      }
+    }
+    StageSettings settings = StageSettings.defaults().withRequestTimeout(Duration.ofSeconds(30));
+    List<String> expected =
+        OfflineStats.compute(
+                events,
+                settings,
+                p -> {
+                  throw new AssertionError(p);
+                })
+            .stream()
+            .map(WindowSummaryCodec::encodeToString)
+            .toList();
+    assertTrue(expected.stream().filter(s -> s.contains("\"engine\":")).count() > 5);
+    for (long seed = 1; seed <= 3; seed++) {
+      Run run = new Run(settings);
+      assertEquals(expected, run.withCrashes(events, new Random(seed)), "seed " + seed);
+      assertTrue(run.crashes > 2, run.crashes + " crashes");
     }
   }
 

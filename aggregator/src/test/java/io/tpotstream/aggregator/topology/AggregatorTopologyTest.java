@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.aggregator.fixtures.Req;
+import io.tpotstream.aggregator.fixtures.Scrapes;
 import io.tpotstream.aggregator.offline.OfflineStats;
 import io.tpotstream.aggregator.stage1.StageSettings;
+import io.tpotstream.common.engine.EngineHistogram;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.stats.HistogramCodec;
 import io.tpotstream.common.stats.LatencyHistogram;
@@ -519,6 +521,20 @@ class AggregatorTopologyTest {
       events.add(
           TokenEvent.heartbeat(
               ts + 1_000, "run", "p1", ts + 800, false, 500L + i, 900L + 9 * i, 3L));
+      if (i % 4 == 0) {
+        events.add(
+            Scrapes.scrape(
+                ts + 1_000,
+                "model-" + (i % 3),
+                Map.of("concurrency", "" + (i % 2)),
+                "p1",
+                Scrapes.histogram(BOUNDS, 1L, (long) i, 2L, 0L, 1L),
+                i % 8 == 0 ? Scrapes.histogram(List.of(50_000L), 1L, 0L) : null,
+                (double) i,
+                i / 100.0,
+                2_048L,
+                (long) i * 10));
+      }
     }
     events.add(Req.finalHeartbeat(T0 + 40_000, "p1", T0 + 40_000));
     StageSettings settings = TEN_SECONDS.withGroupBy(List.of("concurrency"));
@@ -540,6 +556,183 @@ class AggregatorTopologyTest {
       assertTrue(h.summaries.stream().mapToLong(WindowSummary::coalescedGaps).sum() > 0);
       assertEquals(5, h.summaries.stream().mapToLong(WindowSummary::warmupRequests).sum());
       assertTrue(h.summaries.stream().anyMatch(s -> s.promptCache() != null));
+      assertEquals(8, h.summaries.stream().filter(s -> s.engine() != null).count());
+    }
+  }
+
+  /** 10, 25, 100 and 150 ms. */
+  private static final List<Long> BOUNDS = List.of(10_000L, 25_000L, 100_000L, 150_000L);
+
+  private static EngineHistogram inBounds(Long... counts) {
+    return Scrapes.histogram(BOUNDS, counts);
+  }
+
+  /**
+   * A window with a request and its engine's scrapes: the summary's engine section holds the
+   * engine's percentiles as bucket intervals over both scrapes, its gauges and prefix-cache hit
+   * rate, and the client's percentiles minus the engine's; a model whose engine was scraped but
+   * that no request used gets a row with its engine section and no client sample; a scraping
+   * producer that sends no heartbeat holds no window.
+   */
+  @Test
+  void aWindowsEngineSectionSitsBesideItsClientPercentiles() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      h.pipe(Req.heartbeat(T0, "p1", T0));
+      Req r = new Req("r1", "model-a");
+      h.pipe(r.start(T0 + 1), r.token(T0 + 130, ms(120))); // TTFT 120 ms
+      long elapsedNs = ms(120);
+      for (int i = 1; i <= 100; i++) {
+        elapsedNs += i == 50 ? ms(180) : ms(30); // 99 gaps of 30 ms, one of 180 ms
+        h.pipe(r.token(T0 + 130 + i * 40L, elapsedNs));
+      }
+      h.pipe(r.end(T0 + 4_400, elapsedNs));
+      h.pipe(
+          Scrapes.scrape(
+              T0 + 4_750,
+              "model-a",
+              Map.of(),
+              "p1",
+              inBounds(0L, 50L, 0L, 0L, 0L),
+              Scrapes.histogram(List.of(50_000L, 100_000L), 0L, 1L, 0L),
+              3.0,
+              0.12,
+              2_048L,
+              1_024L),
+          Scrapes.failed(T0 + 5_000, "model-a", "p1", 1),
+          Scrapes.scrape(
+              T0 + 9_750,
+              "model-a",
+              Map.of(),
+              "p1",
+              inBounds(0L, 49L, 0L, 1L, 0L),
+              null,
+              5.0,
+              0.13,
+              2_048L,
+              0L),
+          Scrapes.scrape(
+              T0 + 9_750,
+              "model-b",
+              Map.of(),
+              "scraper",
+              inBounds(0L, 4L, 0L, 0L, 0L),
+              null,
+              1.0,
+              null,
+              null,
+              null));
+      assertEquals(1, h.storeEntries(AggregatorTopology.STAGE1_STORE, 'p'), "p1 only");
+      assertEquals(0, h.storeEntries(AggregatorTopology.STAGE1_STORE, 'r'), "no request open");
+      h.pipe(Req.finalHeartbeat(T0 + 9_900, "p1", T0 + 9_900));
+      h.advanceWallClock(Duration.ofSeconds(10)); // the clock passes the window: nothing holds it
+
+      List<WindowSummary> out = h.newSummaries();
+      assertEquals(List.of("model-a", "model-b"), out.stream().map(WindowSummary::series).toList());
+      WindowSummary a = out.get(0);
+      assertEquals(new BigDecimal("30.015"), a.tpot().p50Ms());
+      assertEquals(new BigDecimal("180.095"), a.tpot().p999Ms());
+      assertEquals(new BigDecimal("120.063"), a.ttft().p50Ms());
+      String json = h.json.get(0);
+      assertEquals(
+          "\"engine\":{\"scrapes\":2,\"failedScrapes\":1,\"resets\":0,"
+              + "\"tpot\":{\"count\":100,\"p50Ms\":{\"loMs\":10.000,\"hiMs\":25.000},"
+              + "\"p90Ms\":{\"loMs\":10.000,\"hiMs\":25.000},"
+              + "\"p99Ms\":{\"loMs\":10.000,\"hiMs\":25.000},"
+              + "\"p999Ms\":{\"loMs\":100.000,\"hiMs\":150.000}},"
+              + "\"ttft\":{\"count\":1,\"p50Ms\":{\"loMs\":50.000,\"hiMs\":100.000},"
+              + "\"p90Ms\":{\"loMs\":50.000,\"hiMs\":100.000},"
+              + "\"p99Ms\":{\"loMs\":50.000,\"hiMs\":100.000},"
+              + "\"p999Ms\":{\"loMs\":50.000,\"hiMs\":100.000}},"
+              + "\"running\":{\"samples\":2,\"max\":5.0000,\"mean\":4.0000},"
+              + "\"waiting\":{\"samples\":2,\"max\":0.0000,\"mean\":0.0000},"
+              + "\"kvCacheUsage\":{\"samples\":2,\"max\":0.1300,\"mean\":0.1250},"
+              + "\"prefixCacheHitRate\":0.2500,"
+              + "\"outside\":{\"tpot\":{\"p50Ms\":{\"loMs\":5.015,\"hiMs\":20.015},"
+              + "\"p99Ms\":{\"loMs\":5.015,\"hiMs\":20.015},"
+              + "\"p999Ms\":{\"loMs\":30.095,\"hiMs\":80.095}},"
+              + "\"ttft\":{\"p50Ms\":{\"loMs\":20.063,\"hiMs\":70.063},"
+              + "\"p99Ms\":{\"loMs\":20.063,\"hiMs\":70.063},"
+              + "\"p999Ms\":{\"loMs\":20.063,\"hiMs\":70.063}}}}",
+          json.substring(json.indexOf("\"engine\":"), json.indexOf(",\"histograms\":")));
+
+      WindowSummary b = out.get(1);
+      assertEquals(0, b.requests().started());
+      assertEquals(0, b.requests().failed());
+      assertEquals(Map.of(), b.requests().errors());
+      assertEquals(0, b.tpot().count());
+      assertEquals(0, b.lateSamples());
+      assertEquals(4, b.engine().tpot().count());
+      assertNull(b.engine().outside(), "no client sample to take the engine's from");
+      assertEquals(1, b.engine().scrapes());
+    }
+  }
+
+  /** {@code tpot run}'s aggregator keeps its own run's engine events and no other run's. */
+  @Test
+  void theAggregatorOfOneRunKeepsThatRunsEngineEvents() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS, "run")) {
+      TokenEvent ours =
+          Scrapes.scrape(
+              T0 + 4_750,
+              "model-a",
+              Map.of(),
+              "p1",
+              inBounds(0L, 3L, 0L, 0L, 0L),
+              null,
+              2.0,
+              null,
+              null,
+              null);
+      TokenEvent theirs =
+          TokenEvent.engine(T0 + 4_750, "another-run", "model-a", null, "p2", ours.engine());
+      h.pipe(Req.heartbeat(T0, "p1", T0), ours, theirs);
+      h.pipe(Req.finalHeartbeat(T0 + 5_000, "p1", T0 + 5_000));
+      List<WindowSummary> out = h.newSummaries();
+      assertEquals(1, out.size());
+      assertEquals(1, out.get(0).engine().scrapes());
+      assertEquals(3, out.get(0).engine().tpot().count());
+    }
+  }
+
+  @Test
+  void anEngineEventForAClosedWindowIsCountedLate() {
+    try (TopologyHarness h = new TopologyHarness(TEN_SECONDS)) {
+      h.pipe(Req.heartbeat(T0, "p1", T0));
+      h.pipe(
+          Scrapes.scrape(
+              T0 + 4_750,
+              "model-a",
+              Map.of(),
+              "p1",
+              inBounds(0L, 3L, 0L, 0L, 0L),
+              null,
+              2.0,
+              null,
+              null,
+              null));
+      h.pipe(Req.heartbeat(T0 + 10_500, "p1", T0 + 10_000));
+      List<WindowSummary> first = h.newSummaries();
+      assertEquals(1, first.size());
+      assertEquals(3, first.get(0).engine().tpot().count());
+
+      h.pipe(
+          Scrapes.scrape(
+              T0 + 9_750,
+              "model-a",
+              Map.of(),
+              "p1",
+              inBounds(0L, 5L, 0L, 0L, 0L),
+              null,
+              2.0,
+              null,
+              null,
+              null));
+      h.pipe(Req.heartbeat(T0 + 20_500, "p1", T0 + 20_000));
+      List<WindowSummary> next = h.newSummaries();
+      assertEquals(1, next.size());
+      assertEquals(T0 + 10_000, next.get(0).windowStartMs(), "the series' oldest open window");
+      assertEquals(1, next.get(0).lateSamples());
+      assertNull(next.get(0).engine(), "its values are not in a window they do not belong to");
     }
   }
 

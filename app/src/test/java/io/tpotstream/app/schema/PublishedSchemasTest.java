@@ -11,6 +11,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tpotstream.aggregator.topology.DeadLetterHeaders;
 import io.tpotstream.app.deploy.DeployFiles;
 import io.tpotstream.common.Json;
+import io.tpotstream.common.Records;
+import io.tpotstream.common.engine.EngineHistogram;
+import io.tpotstream.common.engine.EngineSample;
+import io.tpotstream.common.engine.EngineSums;
+import io.tpotstream.common.engine.EngineTiming;
+import io.tpotstream.common.engine.EngineView;
 import io.tpotstream.common.event.ErrorClasses;
 import io.tpotstream.common.event.EventType;
 import io.tpotstream.common.event.TokenEvent;
@@ -87,6 +93,11 @@ class PublishedSchemasTest {
         Arrays.stream(TokenKind.values()).map(TokenKind::wire).toList(),
         texts(properties.at("/kind/enum")));
     assertEquals(ErrorClasses.KNOWN, texts(properties.at("/errorClass/enum")));
+    assertEquals(order(EngineSample.class), names(properties.at("/engine/properties")));
+    assertEquals(order(EngineTiming.class), names(properties.at("/engineTiming/properties")));
+    assertEquals(
+        Arrays.stream(EngineHistogram.class.getRecordComponents()).map(c -> c.getName()).toList(),
+        names(EVENT.text.at("/$defs/engineHistogram/properties")));
   }
 
   @Test
@@ -101,6 +112,13 @@ class PublishedSchemasTest {
         order(ObjectiveResult.class),
         names(defs.at("/slo/properties/objectives/items/properties")));
     assertEquals(order(EncodedHistograms.class), names(defs.at("/histograms/properties")));
+    assertEquals(order(EngineView.class), names(defs.at("/engine/properties")));
+    assertEquals(order(EngineView.Latency.class), names(defs.at("/engineLatency/properties")));
+    assertEquals(order(EngineView.Interval.class), names(defs.at("/interval/properties")));
+    assertEquals(order(EngineView.Gauge.class), names(defs.at("/gauge/properties")));
+    assertEquals(
+        order(EngineView.Outside.class), names(defs.at("/engine/properties/outside/properties")));
+    assertEquals(order(EngineView.Added.class), names(defs.at("/added/properties")));
 
     List<String> columns = new ArrayList<>(FlatRecord.LEADING_COLUMNS);
     columns.addAll(FlatRecord.STAT_COLUMNS);
@@ -180,7 +198,35 @@ class PublishedSchemasTest {
             START,
             e -> e.withObjectProperty("labels").put("concurrency", 4)),
         bad("a flag as a string", TOKEN, e -> e.put("coalesced", "true")),
-        bad("a model as a number", START, e -> e.put("model", 7)));
+        bad("a model as a number", START, e -> e.put("model", 7)),
+        bad("an engine event without engine", ENGINE, e -> e.remove("engine")),
+        bad("an engine event without model", ENGINE, e -> e.remove("model")),
+        bad("an engine event without producerId", ENGINE, e -> e.remove("producerId")),
+        bad("an engine event with a requestId", ENGINE, e -> e.put("requestId", "r")),
+        bad("an engine event of a warm-up", ENGINE, e -> e.put("warmup", true)),
+        bad(
+            "an engine without endpoint",
+            ENGINE,
+            e -> e.withObjectProperty("engine").remove("endpoint")),
+        bad(
+            "a negative bucket count",
+            ENGINE,
+            e ->
+                e.withObjectProperty("engine")
+                    .withObjectProperty("tpot")
+                    .putArray("counts")
+                    .add(-1)),
+        bad("a gauge as a string", ENGINE, e -> e.withObjectProperty("engine").put("running", "3")),
+        bad(
+            "a KV cache used past its size",
+            ENGINE,
+            e -> e.withObjectProperty("engine").put("kvCacheUsage", 1.5)),
+        bad("engineTiming on a token", TOKEN, e -> e.putObject("engineTiming").put("ttftUs", 5)),
+        bad("engine on a heartbeat", HEARTBEAT, e -> e.putObject("engine").put("endpoint", "u")),
+        bad(
+            "an engine's TTFT past an hour",
+            END,
+            e -> e.putObject("engineTiming").put("ttftUs", 3_600_000_001L)));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -224,7 +270,16 @@ class PublishedSchemasTest {
             s -> s.withObjectProperty("histograms").put("tpot", "not base64!"),
             s -> s.withObjectProperty("clientTouched").putArray("moved").add("p42"),
             s -> s.withObjectProperty("slo").remove("met"),
-            s -> s.put("tokensPerSecond", -1));
+            s -> s.put("tokensPerSecond", -1),
+            s -> s.withObjectProperty("engine").remove("scrapes"),
+            s -> s.withObjectProperty("engine").withObjectProperty("tpot").putObject("p50Ms"),
+            s -> s.withObjectProperty("engine").withObjectProperty("running").put("max", -1),
+            s -> s.withObjectProperty("engine").put("prefixCacheHitRate", 1.5),
+            s ->
+                s.withObjectProperty("engine")
+                    .withObjectProperty("outside")
+                    .withObjectProperty("tpot")
+                    .remove("p99Ms"));
     for (int i = 0; i < mutations.size(); i++) {
       ObjectNode summary = (ObjectNode) Json.MAPPER.readTree(good);
       mutations.get(i).accept(summary);
@@ -315,6 +370,30 @@ class PublishedSchemasTest {
   private static final TokenEvent HEARTBEAT =
       TokenEvent.heartbeat(TS + 1_000, "run-1", "p-1", TS + 999, true, 420L, 1_300L, 2L);
 
+  /** A scrape of a vLLM engine with every field. */
+  private static final EngineSample SCRAPE =
+      new EngineSample(
+          "http://127.0.0.1:8000/metrics",
+          "vllm",
+          5_000,
+          1,
+          1,
+          "HTTP 503 from http://127.0.0.1:8000/metrics",
+          List.of("vllm:request_queue_time_seconds"),
+          0,
+          new EngineHistogram(List.of(10_000L, 25_000L, 50_000L), List.of(3L, 120L, 4L, 0L)),
+          new EngineHistogram(List.of(100_000L), List.of(2L, 1L)),
+          new EngineHistogram(List.of(1_000_000L), List.of(2L, 1L)),
+          new EngineHistogram(List.of(5_000L), List.of(3L, 0L)),
+          3.0,
+          0.0,
+          0.12,
+          2_048L,
+          1_024L);
+
+  private static final TokenEvent ENGINE =
+      TokenEvent.engine(TS + 750, "run-1", "model-a", Map.of("concurrency", "4"), "p-1", SCRAPE);
+
   /** One event of every type, with every optional field the producer and the proxy write. */
   private static List<TokenEvent> events() {
     return List.of(
@@ -326,10 +405,23 @@ class PublishedSchemasTest {
         HEARTBEAT.withSource("producer"),
         TokenEvent.heartbeat(TS, "run-2", "proxy-1", TS, false, null)
             .withDroppedEvents(12)
-            .withSource("proxy"));
+            .withSource("proxy"),
+        END.withEngineTiming(new EngineTiming(12_300L, 85_200L, 9_100L, 1_240_500L)),
+        ENGINE.withSource("producer"),
+        TokenEvent.engine(
+            TS + 760,
+            "run-1",
+            "model-b",
+            null,
+            "p-1",
+            EngineSample.failed(
+                "http://127.0.0.1:8001/metrics", "vllm", 2, "cannot connect to 127.0.0.1:8001")));
   }
 
-  /** A window with every section (open loop, client touch, SLO, prompt cache), and an empty one. */
+  /**
+   * A window with every section (open loop, client touch, SLO, prompt cache, engine), and an empty
+   * one.
+   */
   private static List<WindowSummary> summaries() {
     WindowStats full = new WindowStats();
     for (int i = 1; i <= 200; i++) {
@@ -351,6 +443,12 @@ class PublishedSchemasTest {
     full.coalescedGaps(3);
     full.good(1);
     full.promptCache(1, 1_500, 1_024);
+    EngineSums engine = new EngineSums();
+    engine.add(SCRAPE);
+    engine.add(
+        Records.with(
+            SCRAPE, "tpot", new EngineHistogram(List.of(10_000L), List.of(3L, 1L)))); // unmerged
+    full.engine(engine);
     WindowSummary summary =
         full.toSummary(
             "model-a{concurrency=4}",
@@ -361,6 +459,8 @@ class PublishedSchemasTest {
             1_000,
             SloSpec.parse("tpot_p99=50ms,error_rate=1%", "ttft=1s"));
     assertTrue(summary.clientSuspect(), "the sample summary has a suspect window");
+    assertEquals(1L, summary.engine().tpot().unmerged(), "and every engine field");
+    assertTrue(summary.engine().outside().tpot().p50Ms().loMs() != null);
     WindowSummary empty = new WindowStats().toSummary("model-b", "model-b", null, TS, TS + 500);
     return List.of(summary, empty);
   }

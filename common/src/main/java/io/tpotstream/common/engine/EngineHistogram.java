@@ -1,5 +1,7 @@
 package io.tpotstream.common.engine;
 
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import java.util.List;
 
 /**
@@ -10,11 +12,14 @@ import java.util.List;
  * @param leUs the finite upper bounds in µs, strictly ascending
  * @param counts the observations in each bucket: {@code leUs.size() + 1} of them
  */
-public record EngineHistogram(List<Long> leUs, List<Long> counts) {
+public record EngineHistogram(
+    @JsonSetter(contentNulls = Nulls.FAIL) List<Long> leUs,
+    @JsonSetter(contentNulls = Nulls.FAIL) List<Long> counts) {
 
+  /** Either list stays null when a record left it out (the readers' bounds then name it). */
   public EngineHistogram {
-    leUs = List.copyOf(leUs);
-    counts = List.copyOf(counts);
+    leUs = leUs == null ? null : List.copyOf(leUs);
+    counts = counts == null ? null : List.copyOf(counts);
   }
 
   /** Every observation in the interval. */

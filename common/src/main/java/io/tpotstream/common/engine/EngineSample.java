@@ -2,6 +2,8 @@ package io.tpotstream.common.engine;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import java.util.List;
 
 /**
@@ -57,7 +59,8 @@ public record EngineSample(
     int scrapes,
     int failedScrapes,
     String failure,
-    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> missing,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) @JsonSetter(contentNulls = Nulls.FAIL)
+        List<String> missing,
     Integer resets,
     EngineHistogram tpot,
     EngineHistogram ttft,

@@ -67,11 +67,24 @@ public record EngineView(
   @JsonPropertyOrder({"loMs", "hiMs"})
   public record Interval(BigDecimal loMs, BigDecimal hiMs) {}
 
-  /** An engine histogram over the window: its observations and the bucket of each percentile. */
-  @JsonPropertyOrder({"count", "p50Ms", "p90Ms", "p99Ms", "p999Ms"})
+  /**
+   * An engine histogram over the window: its observations and the bucket of each percentile (none
+   * when it has no observation). {@code unmerged} counts the window's histograms of this metric
+   * left out because their bucket bounds differed from the ones merged (an engine restarted with
+   * other buckets, two versions behind one model): the merged ones are those whose bounds sort
+   * first (fewest, then the smallest), a choice that depends on the events alone; null when none
+   * was left out.
+   */
+  @JsonPropertyOrder({"count", "p50Ms", "p90Ms", "p99Ms", "p999Ms", "unmerged"})
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record Latency(
-      long count, Interval p50Ms, Interval p90Ms, Interval p99Ms, Interval p999Ms) {}
+      long count, Interval p50Ms, Interval p90Ms, Interval p99Ms, Interval p999Ms, Long unmerged) {
+
+    /** A latency whose histograms were all merged. */
+    public Latency(long count, Interval p50Ms, Interval p90Ms, Interval p99Ms, Interval p999Ms) {
+      this(count, p50Ms, p90Ms, p99Ms, p999Ms, null);
+    }
+  }
 
   /** A gauge over the window's scrapes: how many, its largest and its mean value. */
   @JsonPropertyOrder({"samples", "max", "mean"})

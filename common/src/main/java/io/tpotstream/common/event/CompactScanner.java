@@ -271,7 +271,7 @@ final class CompactScanner {
         return false;
       }
     }
-    String problem = TokenEventRules.problem(d, v, requestIdStart >= 0, seen);
+    String problem = TokenEventRules.problem(d, v, seen);
     if (problem != null) {
       return false; // rejected: data binding gives the message
     }

@@ -1,5 +1,7 @@
 package io.tpotstream.common.event;
 
+import io.tpotstream.common.engine.EngineSample;
+import io.tpotstream.common.engine.EngineTiming;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.SortedMap;
@@ -39,6 +41,8 @@ public final class DecodedEvent {
   boolean coalesced;
   long clientLagUs;
   boolean warmup;
+  EngineTiming engineTiming;
+  EngineSample engine;
 
   // the series fields, read on demand from the record (or set from a TokenEvent)
   boolean seriesRead;
@@ -83,6 +87,8 @@ public final class DecodedEvent {
     coalesced = false;
     clientLagUs = 0;
     warmup = false;
+    engineTiming = null;
+    engine = null;
     seriesRead = false;
     model = null;
     labels = null;
@@ -100,12 +106,12 @@ public final class DecodedEvent {
     return ts;
   }
 
-  /** The request id's UTF-8 bytes (null for heartbeats); do not modify. */
+  /** The request id's UTF-8 bytes (null for heartbeats and engine events); do not modify. */
   public byte[] requestKey() {
     return requestKey;
   }
 
-  /** The request id (null for heartbeats). */
+  /** The request id (null for heartbeats and engine events). */
   public String requestId() {
     if (requestId == null && requestKey != null) {
       requestId = new String(requestKey, StandardCharsets.UTF_8);
@@ -214,6 +220,22 @@ public final class DecodedEvent {
   /** True when this event belongs to a warm-up request. */
   public boolean warmup() {
     return warmup;
+  }
+
+  /**
+   * What the engine said of this request in its response (an {@code end} event's {@code
+   * engineTiming}), or null.
+   */
+  public EngineTiming engineTiming() {
+    return engineTiming;
+  }
+
+  /**
+   * One scrape interval of an engine's metrics (an {@code engine} event's {@code engine}), or null
+   * for the other types. Its series is the event's {@link #model()} and {@link #labels()}.
+   */
+  public EngineSample engine() {
+    return engine;
   }
 
   /** The model (read from the record now if it was not yet). */

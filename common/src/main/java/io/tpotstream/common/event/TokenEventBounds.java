@@ -10,8 +10,10 @@ import java.util.function.Function;
  * setting): each integer field's closed range, each text field's most characters, and the labels'
  * size, each with its reason. docs/schemas/token-event.v1.schema.json writes the same numbers
  * ({@code minimum}, {@code maximum}, {@code maxLength}, {@code maxProperties}) and {@code
- * TokenEventBoundsTest} holds the two equal. Both decoders enforce them through {@link
- * TokenEventRules}: a record outside is a dead letter naming the field, its value and the bound.
+ * TokenEventBoundsTest} holds the two equal. The fields inside an engine event's {@code engine} and
+ * an end event's {@code engineTiming} have theirs in {@link EngineBounds}, declared the same way.
+ * Both decoders enforce them through {@link TokenEventRules}: a record outside is a dead letter
+ * naming the field, its value and the bound.
  *
  * <p>Bounded values keep the arithmetic downstream exact: a difference of two {@code elapsedNs} or
  * {@code ts} values, a sum of a request's gaps or a window's tokens (4,096 a chunk) stays far
@@ -162,6 +164,12 @@ public final class TokenEventBounds {
     if (f == TokenEventDecoder.LABELS) {
       return e.labels() == null ? null : labelsProblem(e.labels());
     }
+    if (f == TokenEventDecoder.ENGINE_TIMING) {
+      return e.engineTiming() == null ? null : EngineBounds.problem(e.engineTiming());
+    }
+    if (f == TokenEventDecoder.ENGINE) {
+      return e.engine() == null ? null : EngineBounds.problem(e.engine());
+    }
     if (f == TokenEventDecoder.PREFIX_HASHES) {
       return e.prefixHashes() == null || e.prefixHashes().size() <= MAX_PREFIX_HASHES
           ? null
@@ -185,16 +193,24 @@ public final class TokenEventBounds {
 
   /** The problem of an integer field's value, or null when it is within its range. */
   static String rangeProblem(int f, long value) {
-    String name = TokenEventDecoder.FIELD_NAMES[f];
-    if (value < MIN[f]) {
-      return value < 0 && MIN[f] == 0
-          ? "negative " + name + " " + value
-          : name + " " + value + " is less than " + MIN[f];
-    }
-    return value > MAX[f] ? name + " " + value + " is more than " + MAX[f] : null;
+    return rangeProblem(TokenEventDecoder.FIELD_NAMES[f], value, MIN[f], MAX[f]);
   }
 
-  private static String lengthProblem(String name, String value, int max) {
+  /**
+   * The problem of {@code name}'s value outside {@code [min, max]} (the words every range's breach
+   * is told in), or null.
+   */
+  static String rangeProblem(String name, long value, long min, long max) {
+    if (value < min) {
+      return value < 0 && min == 0
+          ? "negative " + name + " " + value
+          : name + " " + value + " is less than " + min;
+    }
+    return value > max ? name + " " + value + " is more than " + max : null;
+  }
+
+  /** The problem of a text longer than {@code max} code points, or null. */
+  static String lengthProblem(String name, String value, int max) {
     // the length in chars bounds the code points: count them only past it
     if (value.length() <= max) {
       return null;
@@ -259,7 +275,23 @@ public final class TokenEventBounds {
     values.add(TokenEvent::clientLagUs);
     values.add(TokenEvent::prefixHashes);
     values.add(TokenEvent::prefixBlocks);
+    values.add(TokenEvent::engineTiming);
+    values.add(TokenEvent::engine);
     return values;
+  }
+
+  /**
+   * The fields an event carries, a bit {@code 1L << field} each (by {@link TokenEventDecoder}'s
+   * field numbers; a primitive always counts as carried).
+   */
+  static long present(TokenEvent e) {
+    long present = 0;
+    for (int f = 0; f < VALUES.size(); f++) {
+      if (VALUES.get(f).apply(e) != null) {
+        present |= 1L << f;
+      }
+    }
+    return present;
   }
 
   /**

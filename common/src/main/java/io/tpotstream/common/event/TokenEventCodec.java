@@ -24,10 +24,11 @@ public final class TokenEventCodec {
           .with(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
   /**
-   * The mapper with none of data binding's scalar coercions: a number field takes a JSON integer
-   * only (not {@code 1.5}, silently 1, nor {@code "1"}, {@code ""} or {@code true}), a flag {@code
-   * true} or {@code false} only, a text field a JSON string only. What a producer writes is read
-   * alike; the rest is refused rather than bent into a value the fast readers would never see.
+   * The mapper with none of data binding's scalar coercions: an integer field takes a JSON integer
+   * only (not {@code 1.5}, silently 1, nor {@code "1"}, {@code ""} or {@code true}), a decimal
+   * field (an engine's gauges) a JSON number only, a flag {@code true} or {@code false} only, a
+   * text field a JSON string only. What a producer writes is read alike; the rest is refused rather
+   * than bent into a value the fast readers would never see.
    */
   private static ObjectMapper strict(ObjectMapper mapper) {
     ObjectMapper strict = mapper.copy().disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
@@ -35,6 +36,12 @@ public final class TokenEventCodec {
       MutableCoercionConfig config = strict.coercionConfigFor(type);
       for (CoercionInputShape shape : CoercionInputShape.values()) {
         config.setCoercion(shape, CoercionAction.Fail);
+      }
+    }
+    MutableCoercionConfig decimal = strict.coercionConfigFor(LogicalType.Float);
+    for (CoercionInputShape shape : CoercionInputShape.values()) {
+      if (shape != CoercionInputShape.Integer && shape != CoercionInputShape.Float) {
+        decimal.setCoercion(shape, CoercionAction.Fail);
       }
     }
     strict
@@ -103,15 +110,28 @@ public final class TokenEventCodec {
 
   /**
    * The field data binding could not read, as {@code "seq: "} (one of the event's own names, so
-   * short), or nothing when the failure is not a field's (not JSON, a repeated field).
+   * short), or nothing when the failure is not a field's (not JSON, a repeated field). Inside the
+   * objects {@code engine} and {@code engineTiming}, its path: {@code "engine.tpot.counts[2]: "}.
    */
   private static String fieldOf(IOException e) {
-    if (e instanceof JsonMappingException m
-        && !m.getPath().isEmpty()
-        && m.getPath().get(0).getFieldName() != null) {
-      return m.getPath().get(0).getFieldName() + ": ";
+    if (!(e instanceof JsonMappingException m)
+        || m.getPath().isEmpty()
+        || m.getPath().get(0).getFieldName() == null) {
+      return "";
     }
-    return "";
+    String top = m.getPath().get(0).getFieldName();
+    if (!top.equals("engine") && !top.equals("engineTiming")) {
+      return top + ": ";
+    }
+    StringBuilder path = new StringBuilder(top);
+    for (JsonMappingException.Reference r : m.getPath().subList(1, m.getPath().size())) {
+      if (r.getFieldName() != null) {
+        path.append('.').append(r.getFieldName());
+      } else if (r.getIndex() >= 0) {
+        path.append('[').append(r.getIndex()).append(']');
+      }
+    }
+    return path.append(": ").toString();
   }
 
   private static String firstLine(String message) {

@@ -10,9 +10,11 @@ import java.util.Arrays;
  * DecodedEvent#labels()} asks (when a request starts). The compact form producers write is read by
  * {@link CompactScanner} (a few byte comparisons per field); anything else (spaces, escapes, a
  * field it does not know, a record it rejects) by the reference codec, {@link
- * TokenEventCodec#decode}, whose verdict stands: the two accept and reject exactly the same records
- * with the same messages. A property test over generated and mutated records holds them to it,
- * every field of every type of event ({@code TokenEventDecoderTest}).
+ * TokenEventCodec#decode}, whose verdict stands (so are engine events and end events with {@code
+ * engineTiming}: objects the scanner does not read, in one record per scrape interval or per
+ * request, never per token): the two accept and reject exactly the same records with the same
+ * messages. A property test over generated and mutated records holds them to it, every field of
+ * every type of event ({@code TokenEventDecoderTest}).
  *
  * <p>Not thread-safe: one per thread; the returned event is reused by the next call.
  */
@@ -51,14 +53,17 @@ public final class TokenEventDecoder {
   static final int CLIENT_LAG_US = 30;
   static final int PREFIX_HASHES = 31;
   static final int PREFIX_BLOCKS = 32;
+  static final int ENGINE_TIMING = 33;
+  static final int ENGINE = 34;
 
   /**
    * The field names in the design's order (producers write them so), by field index: {@link
    * TokenEvent}'s order. Fields no statistic reads ({@code droppedEvents}, {@code message}, …) are
-   * checked, not kept. A start event's {@code prefixHashes} (an array, one per request) is left to
-   * data binding by the compact scanner.
+   * checked, not kept. A start event's {@code prefixHashes} (an array, one per request), an end
+   * event's {@code engineTiming} and an engine event's {@code engine} (objects: one per request,
+   * one per scrape interval) are left to data binding by the compact scanner.
    */
-  static final String[] FIELD_NAMES = Arrays.copyOf(TokenEvent.fieldNames(), PREFIX_BLOCKS + 1);
+  static final String[] FIELD_NAMES = TokenEvent.fieldNames();
 
   private final DecodedEvent event = new DecodedEvent();
 
@@ -159,6 +164,8 @@ public final class TokenEventDecoder {
     d.model = e.model();
     d.labels = e.labels();
     d.seriesRead = true;
+    d.engineTiming = e.engineTiming();
+    d.engine = e.engine();
   }
 
   /**

@@ -29,6 +29,14 @@ import java.util.TreeMap;
  *     the producer knows it, so {@code tpot stats} leaves it out
  * @param endedShort with {@code askedTokens}, on a completed request: whether it ended with fewer
  *     output tokens than asked
+ * @param engineTtftMs the engine's own time to first token, when it said (vLLM's per-request
+ *     metrics, the end event's {@code engineTiming})
+ * @param engineMeanItlMs the engine's own mean inter-token latency, when it said
+ * @param engineQueueMs how long the engine queued the request, when it said
+ * @param ttftOutsideMs {@code ttftMs} minus {@code engineTtftMs}: the part of the TTFT spent
+ *     outside the engine (network, proxies, the client), when both are known
+ * @param meanItlOutsideMs the mean of this request's own gaps (TPOT samples) minus {@code
+ *     engineMeanItlMs}, when both are known
  */
 @JsonPropertyOrder({
   "requestId",
@@ -53,7 +61,12 @@ import java.util.TreeMap;
   "scheduleLagMs",
   "good",
   "askedTokens",
-  "endedShort"
+  "endedShort",
+  "engineTtftMs",
+  "engineMeanItlMs",
+  "engineQueueMs",
+  "ttftOutsideMs",
+  "meanItlOutsideMs"
 })
 public record RequestRecord(
     String requestId,
@@ -78,7 +91,12 @@ public record RequestRecord(
     BigDecimal scheduleLagMs,
     Boolean good,
     Integer askedTokens,
-    Boolean endedShort) {
+    Boolean endedShort,
+    BigDecimal engineTtftMs,
+    BigDecimal engineMeanItlMs,
+    BigDecimal engineQueueMs,
+    BigDecimal ttftOutsideMs,
+    BigDecimal meanItlOutsideMs) {
 
   public static final String COMPLETED = "completed";
   public static final String FAILED = "failed";

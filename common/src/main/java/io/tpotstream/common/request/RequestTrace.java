@@ -1,6 +1,7 @@
 package io.tpotstream.common.request;
 
 import io.tpotstream.common.Windows;
+import io.tpotstream.common.engine.EngineTiming;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventBounds;
 import io.tpotstream.common.slo.GoodputLimits;
@@ -38,6 +39,7 @@ public final class RequestTrace {
   private long lastTsMs = Long.MIN_VALUE;
   private Integer promptTokens;
   private Integer cachedTokens;
+  private EngineTiming engineTiming;
 
   public RequestTrace(String requestId) {
     this.requestId = requestId;
@@ -90,6 +92,14 @@ public final class RequestTrace {
   public void promptUsage(Integer promptTokens, Integer cachedTokens) {
     this.promptTokens = promptTokens;
     this.cachedTokens = cachedTokens;
+  }
+
+  /**
+   * What the engine said of the request in its response (the end event's {@code engineTiming};
+   * null: nothing); given before {@link #end}.
+   */
+  public void engineTiming(EngineTiming timing) {
+    this.engineTiming = timing;
   }
 
   /**
@@ -164,6 +174,7 @@ public final class RequestTrace {
       }
       case END -> {
         promptUsage(e.promptTokens(), e.cachedTokens());
+        engineTiming(e.engineTiming());
         yield end(orZero(e.elapsedNs()), e.completionTokens(), goodput, scratch);
       }
       case ERROR -> error(orZero(e.elapsedNs()), e.errorClass(), e.message(), goodput, scratch);
@@ -239,6 +250,8 @@ public final class RequestTrace {
       p99 = LatencyHistogram.ms(scratch.percentileMicros(99.0));
       max = LatencyHistogram.ms(scratch.maxMicros());
     }
+    EngineTiming engine =
+        engineTiming == null ? new EngineTiming(null, null, null, null) : engineTiming;
     return new RequestRecord(
         requestId,
         runId,
@@ -262,7 +275,31 @@ public final class RequestTrace {
         scheduleLagNs == null ? null : LatencyHistogram.ms(RequestRules.micros(scheduleLagNs)),
         good,
         null,
-        null);
+        null,
+        ms(engine.ttftUs()),
+        ms(engine.meanItlUs()),
+        ms(engine.queueUs()),
+        ttftNs < 0 || engine.ttftUs() == null
+            ? null
+            : LatencyHistogram.ms(RequestRules.micros(ttftNs) - engine.ttftUs()),
+        gaps == 0 || engine.meanItlUs() == null
+            ? null
+            : LatencyHistogram.ms(meanGapMicros() - engine.meanItlUs()));
+  }
+
+  /** The mean of this request's TPOT samples (a chunk of k tokens counts k of gap/k), µs. */
+  private long meanGapMicros() {
+    long sum = 0;
+    long samples = 0;
+    for (int i = 0; i < gaps; i++) {
+      sum += gapMicros[i] * gapTokens[i];
+      samples += gapTokens[i];
+    }
+    return RequestRules.divideRounded(sum, samples);
+  }
+
+  private static BigDecimal ms(Long micros) {
+    return micros == null ? null : LatencyHistogram.ms(micros);
   }
 
   private static long orZero(Long value) {

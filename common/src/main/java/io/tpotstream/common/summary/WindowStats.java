@@ -1,6 +1,8 @@
 package io.tpotstream.common.summary;
 
 import io.tpotstream.common.Windows;
+import io.tpotstream.common.engine.EngineSums;
+import io.tpotstream.common.engine.EngineView;
 import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.stats.HistogramCodec;
 import io.tpotstream.common.stats.LatencyHistogram;
@@ -13,10 +15,10 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * Everything one (series, window) accumulates: latency histograms, request outcomes, output tokens
- * and late samples. Mutable; merge partials with {@link #add}. The one place that turns samples
- * into a {@link WindowSummary}, for the aggregator, the offline {@code stats} command and the
- * report.
+ * Everything one (series, window) accumulates: latency histograms, request outcomes, output tokens,
+ * late samples and what the engine's own metrics said ({@link EngineSums}). Mutable; merge partials
+ * with {@link #add}. The one place that turns samples into a {@link WindowSummary}, for the
+ * aggregator, the offline {@code stats} command and the report.
  */
 public final class WindowStats {
   public final LatencyHistogram tpot = new LatencyHistogram();
@@ -48,6 +50,7 @@ public final class WindowStats {
   private long cacheRequests;
   private long cachePromptTokens;
   private long cachedTokens;
+  private final EngineSums engine = new EngineSums();
   private final HistogramCodec.Encoder encoder = new HistogramCodec.Encoder();
 
   /**
@@ -129,6 +132,11 @@ public final class WindowStats {
     this.cachedTokens += cachedTokens;
   }
 
+  /** Adds what the window's engine events gathered (its {@code engine} section). */
+  public void engine(EngineSums sums) {
+    engine.add(sums);
+  }
+
   /**
    * Forgets everything, to build the next summary with the same histograms (stage 2 builds
    * thousands; each new set would be 1.5 MB of counts to allocate and clear).
@@ -162,6 +170,7 @@ public final class WindowStats {
     cacheRequests = 0;
     cachePromptTokens = 0;
     cachedTokens = 0;
+    engine.clear();
   }
 
   /** Adds everything {@code other} holds to this. */
@@ -190,6 +199,7 @@ public final class WindowStats {
     cacheRequests += other.cacheRequests;
     cachePromptTokens += other.cachePromptTokens;
     cachedTokens += other.cachedTokens;
+    engine.add(other.engine);
     return this;
   }
 
@@ -246,6 +256,14 @@ public final class WindowStats {
   /** Finished requests that met every goodput limit (0 when no limits were given). */
   public long goodRequests() {
     return goodRequests;
+  }
+
+  /**
+   * The engine's own view of the window, beside the client's TPOT and TTFT histograms, or null when
+   * no engine event counted in it.
+   */
+  public EngineView engineView() {
+    return engine.view(tpot, ttft);
   }
 
   /** The prefix cache the window's requests reported, or null when none reported it. */
@@ -390,12 +408,15 @@ public final class WindowStats {
         touch,
         warmupRequests,
         promptCache(),
-        null, // the engine's view: built by the aggregator's engine sums (issue 53, in progress)
+        engineView(),
         slo.evaluate(this),
         histograms);
   }
 
-  /** Rebuilds the stats a summary was made from (histograms decoded, counts copied). */
+  /**
+   * Rebuilds the stats a summary was made from (histograms decoded, counts copied), all but its
+   * engine section: an engine's percentiles are bucket intervals, not the buckets they came from.
+   */
   public static WindowStats fromSummary(WindowSummary summary) {
     WindowStats stats = new WindowStats();
     EncodedHistograms h = summary.histograms();

@@ -14,17 +14,19 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * The bounds live in one place: {@link TokenEventBounds} and
- * docs/schemas/token-event.v1.schema.json declare the same numbers for the same fields, neither
- * more nor fewer.
+ * The bounds live in one place: {@link TokenEventBounds} (with {@link EngineBounds} for the fields
+ * inside {@code engine} and {@code engineTiming}) and docs/schemas/token-event.v1.schema.json
+ * declare the same numbers for the same fields, neither more nor fewer.
  */
 class TokenEventBoundsTest {
   static final Path SCHEMA = Path.of("..", "docs", "schemas", "token-event.v1.schema.json");
 
   @Test
   void theSchemaDeclaresExactlyTheBoundsOfTheJavaDeclaration() throws IOException {
-    JsonNode properties = Json.MAPPER.readTree(SCHEMA.toFile()).get("properties");
-    assertEquals(declared(), written(properties));
+    JsonNode schema = Json.MAPPER.readTree(SCHEMA.toFile());
+    Map<String, Long> written = written(schema.get("properties"));
+    collect("$defs", schema.get("$defs"), written);
+    assertEquals(declared(), written);
   }
 
   @Test
@@ -57,7 +59,33 @@ class TokenEventBoundsTest {
     bounds.put("prefixHashes/maxItems", (long) TokenEventBounds.MAX_PREFIX_HASHES);
     bounds.put("prefixHashes/items/minimum", Long.MIN_VALUE);
     bounds.put("prefixHashes/items/maximum", Long.MAX_VALUE);
+    for (TokenEventBounds.Range r : EngineBounds.RANGES) {
+      bounds.put(schemaPath(r.field()) + "/minimum", r.min());
+      bounds.put(schemaPath(r.field()) + "/maximum", r.max());
+    }
+    for (TokenEventBounds.Length l : EngineBounds.LENGTHS) {
+      bounds.put(schemaPath(l.field()) + "/maxLength", (long) l.maxChars());
+    }
+    for (EngineBounds.Items i : EngineBounds.ITEMS) {
+      bounds.put(schemaPath(i.field()) + "/maxItems", (long) i.maxItems());
+    }
     return bounds;
+  }
+
+  /**
+   * Where the schema writes an {@link EngineBounds} field: {@code engine.x} under {@code
+   * engine/properties/x}, {@code histogram.x} under {@code $defs/engineHistogram/properties/x}, an
+   * item ({@code x[]}) under its array's {@code items}.
+   */
+  private static String schemaPath(String field) {
+    String path = field.endsWith("[]") ? field.substring(0, field.length() - 2) : field;
+    int dot = path.indexOf('.');
+    String object = path.substring(0, dot);
+    String prefix = object.equals("histogram") ? "$defs/engineHistogram" : object;
+    return prefix
+        + "/properties/"
+        + path.substring(dot + 1)
+        + (field.endsWith("[]") ? "/items" : "");
   }
 
   /** Every bounding keyword the schema writes for a field, at any depth, to its number. */

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tpotstream.common.engine.EngineHistogram;
+import io.tpotstream.common.engine.EngineSample;
+import io.tpotstream.common.engine.EngineTiming;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -76,7 +79,85 @@ class TokenEventCodecTest {
                 "p-1")
             .asCoalesced()
             .asWarmup()
-            .withSource("proxy"));
+            .withSource("proxy"),
+        TokenEvent.end(
+                1_700_000_000_700L,
+                "run-1",
+                "req-3",
+                "model-a",
+                LABELS,
+                700_000_000L,
+                5,
+                12,
+                5,
+                "stop",
+                null,
+                "p-1")
+            .withEngineTiming(new EngineTiming(12_300L, 85_200L, 9_100L, 1_240_500L)),
+        TokenEvent.engine(1_700_000_000_750L, "run-1", "model-a", LABELS, "p-1", scrape()),
+        TokenEvent.engine(
+            1_700_000_000_760L,
+            "run-1",
+            "model-b",
+            null,
+            "p-1",
+            EngineSample.failed(
+                "http://127.0.0.1:8001/metrics",
+                "vllm",
+                1,
+                "cannot connect to 127.0.0.1:8001 (connection refused)")));
+  }
+
+  /** A scrape of vLLM's endpoint with every field (the design's example). */
+  static EngineSample scrape() {
+    EngineHistogram tpot =
+        new EngineHistogram(List.of(10_000L, 25_000L, 50_000L), List.of(3L, 120L, 4L, 0L));
+    EngineHistogram ttft = new EngineHistogram(List.of(100_000L), List.of(2L, 1L));
+    return new EngineSample(
+        "http://127.0.0.1:8000/metrics",
+        "vllm",
+        5_000,
+        1,
+        0,
+        null,
+        List.of("vllm:request_queue_time_seconds"),
+        0,
+        tpot,
+        ttft,
+        ttft,
+        null,
+        3.0,
+        0.0,
+        0.12,
+        2_048L,
+        1_024L);
+  }
+
+  @Test
+  void anEngineEventIsWrittenAsTheDesignShowsIt() {
+    TokenEvent engine =
+        TokenEvent.engine(1_765_000_000_750L, "r1", "model-a", null, "p1", scrape());
+    String json = TokenEventCodec.encodeToString(engine);
+    assertEquals(
+        "{\"type\":\"engine\",\"v\":1,\"ts\":1765000000750,\"runId\":\"r1\",\"model\":\"model-a\","
+            + "\"producerId\":\"p1\",\"engine\":{\"endpoint\":\"http://127.0.0.1:8000/metrics\","
+            + "\"mapping\":\"vllm\",\"intervalMs\":5000,\"scrapes\":1,\"failedScrapes\":0,"
+            + "\"missing\":[\"vllm:request_queue_time_seconds\"],\"resets\":0,"
+            + "\"tpot\":{\"leUs\":[10000,25000,50000],\"counts\":[3,120,4,0]},"
+            + "\"ttft\":{\"leUs\":[100000],\"counts\":[2,1]},"
+            + "\"e2e\":{\"leUs\":[100000],\"counts\":[2,1]},"
+            + "\"running\":3.0,\"waiting\":0.0,\"kvCacheUsage\":0.12,"
+            + "\"prefixQueries\":2048,\"prefixHits\":1024}}",
+        json);
+    assertEquals(engine, TokenEventCodec.decode(json));
+    TokenEvent end =
+        TokenEvent.end(1_000L, "r", "q", "m", null, 5L, 2, null, null, null, null, "p")
+            .withEngineTiming(new EngineTiming(null, 85_200L, 9_100L, null));
+    assertEquals(
+        "{\"type\":\"end\",\"v\":1,\"ts\":1000,\"runId\":\"r\",\"requestId\":\"q\",\"model\":\"m\","
+            + "\"elapsedNs\":5,\"seq\":2,\"producerId\":\"p\","
+            + "\"engineTiming\":{\"ttftUs\":85200,\"meanItlUs\":9100}}",
+        TokenEventCodec.encodeToString(end));
   }
 
   @Test

@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.tpotstream.common.engine.EngineHistogram;
+import io.tpotstream.common.engine.EngineSample;
+import io.tpotstream.common.engine.EngineTiming;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -87,6 +90,7 @@ class TokenEventDecoderTest {
     "\"end\"",
     "\"error\"",
     "\"heartbeat\"",
+    "\"engine\"",
     "\"Token\"",
     "\"content\"",
     "\"reasoning\"",
@@ -285,6 +289,9 @@ class TokenEventDecoderTest {
     for (TokenEvent base : everyFieldOfEachType()) {
       List<String[]> fields = fields(TokenEventCodec.encodeToString(base));
       for (TokenEventBounds.Range r : TokenEventBounds.RANGES) {
+        if (misplaced(base, r.field())) {
+          continue; // a request's field on an engine event: the rules' test
+        }
         int f = names.indexOf(r.field());
         boolean anInt = components[f].getType() == Integer.class;
         for (long value :
@@ -316,6 +323,9 @@ class TokenEventDecoderTest {
         }
       }
       for (TokenEventBounds.Length l : TokenEventBounds.LENGTHS) {
+        if (misplaced(base, l.field())) {
+          continue;
+        }
         int max = l.maxChars();
         for (String value :
             new String[] {
@@ -350,7 +360,11 @@ class TokenEventDecoderTest {
         }
       }
     }
-    assertEquals(6 * (17 * 8 + 7 * 7 + boundedLabels().size()), records);
+    // seven events with every field of their type, and an engine event without the 11 ranged and 3
+    // text fields of a request
+    assertEquals(
+        7 * (17 * 8 + 7 * 7 + boundedLabels().size()) + (6 * 8 + 4 * 7 + boundedLabels().size()),
+        records);
     // the compact scanner itself read (at least) each range's min and max and each text's empty and
     // longest ASCII value, on every type of event: the fast path enforces the bounds, not only
     // data binding
@@ -407,6 +421,262 @@ class TokenEventDecoderTest {
       String rejected = verdict(with(fields, "prefixHashes", wrong));
       assertTrue(rejected.startsWith("not a token event: prefixHashes: "), wrong + ": " + rejected);
     }
+  }
+
+  /**
+   * Every bounded number inside {@code engine} and {@code engineTiming} ({@link EngineBounds}) at
+   * each bound, one past, at the ends of a long, and a gauge at fractions around its bounds and at
+   * infinity: both decoders accept exactly the values within the bounds and reject the others with
+   * a message that names the field by its path, its value and the bound.
+   */
+  @Test
+  void everyEngineNumberIsReadWithinItsBoundsAndRejectedNamingItsPathPastThem() {
+    List<TokenEvent> bases = everyFieldOfEachType();
+    TokenEvent end = bases.get(bases.size() - 2);
+    TokenEvent engine = bases.get(bases.size() - 1);
+    int records = 0;
+    for (TokenEventBounds.Range r : EngineBounds.RANGES) {
+      boolean anInt =
+          List.of("engine.scrapes", "engine.failedScrapes", "engine.resets").contains(r.field());
+      boolean gauge =
+          List.of("engine.running", "engine.waiting", "engine.kvCacheUsage").contains(r.field());
+      List<String> values = new ArrayList<>();
+      for (long value :
+          new long[] {
+            r.min(), r.max(), r.min() - 1, r.max() + 1, Long.MIN_VALUE, Long.MAX_VALUE, 0, -1
+          }) {
+        values.add(Long.toString(value));
+      }
+      if (gauge) {
+        values.addAll(List.of("0.5", r.max() + ".0", r.max() + ".5", "-0.25", "1e999", "-1e999"));
+      }
+      for (String value : values) {
+        String path = r.field().replace("histogram.", "engine.tpot.").replace("[]", "[0]");
+        String problem =
+            verdict(
+                rangeRecord(r.field().startsWith("engineTiming") ? end : engine, r.field(), value));
+        records++;
+        double number = Double.parseDouble(value);
+        String on = r.field() + "=" + value;
+        if (number >= r.min() && number <= r.max()) {
+          assertNull(problem, on);
+        } else if (anInt && (number < Integer.MIN_VALUE || number > Integer.MAX_VALUE)) {
+          assertTrue(problem.startsWith("not a token event: " + path + ": "), problem);
+        } else {
+          String expected = number < 0 && r.min() == 0 ? "negative " + path + " " : path + " ";
+          assertTrue(problem.startsWith("not a token event: " + expected), on + ": " + problem);
+          String bound = number < r.min() ? " is less than " + r.min() : " is more than " + r.max();
+          assertTrue(
+              problem.startsWith("not a token event: negative ")
+                  || problem.contains(bound + " in '"),
+              on + ": " + problem);
+        }
+      }
+    }
+    assertEquals(15 * 8 + 3 * 6, records);
+  }
+
+  /**
+   * Every text and array inside {@code engine} at its most and one past, the rules no schema
+   * keyword says (ascending bounds, one more count than bounds, hits at most queries), and fields
+   * missing, null or of the wrong type: both decoders agree, naming the field by its path.
+   */
+  @Test
+  void engineTextsArraysAndCrossFieldRulesAreReadAsTheReferenceReadsThem() {
+    TokenEvent engine = everyFieldOfEachType().get(everyFieldOfEachType().size() - 1);
+    for (TokenEventBounds.Length l : EngineBounds.LENGTHS) {
+      int max = l.maxChars();
+      String path = l.field().replace("[]", "[0]");
+      for (String text :
+          new String[] {
+            "",
+            "a".repeat(max),
+            "\uD83D\uDE00".repeat(max),
+            "a".repeat(max + 1),
+            "é".repeat(400 * 1024)
+          }) {
+        String value = l.field().endsWith("[]") ? quoted(List.of(text)) : quoted(text);
+        String problem = verdict(engineWith(engine, l.field().replace("[]", ""), value));
+        int chars = text.codePointCount(0, text.length());
+        if (chars <= max) {
+          assertNull(problem, path + " of " + chars);
+        } else {
+          assertTrue(
+              problem.startsWith(
+                  "not a token event: "
+                      + path
+                      + " is "
+                      + chars
+                      + " characters, more than "
+                      + max
+                      + " in '"),
+              problem);
+        }
+      }
+    }
+    Map<String, String> cases = new java.util.LinkedHashMap<>();
+    cases.put("engine.missing=" + quoted(numberedNames(32)), null);
+    cases.put(
+        "engine.missing=" + quoted(numberedNames(33)), "engine.missing has 33 names, more than 32");
+    cases.put("engine.tpot=" + histogram(64, 65), null);
+    cases.put("engine.tpot=" + histogram(65, 66), "engine.tpot.leUs has 65 bounds, more than 64");
+    cases.put("engine.tpot=" + histogram(64, 66), "engine.tpot.counts has 66 counts for 64 bounds");
+    cases.put("engine.tpot=" + histogram(3, 3), "engine.tpot.counts has 3 counts for 3 bounds");
+    cases.put("engine.tpot={\"leUs\":[],\"counts\":[5]}", null);
+    cases.put(
+        "engine.ttft={\"leUs\":[5,5],\"counts\":[1,1,1]}",
+        "engine.ttft.leUs[1] 5 is not above the bound before it, 5 (bounds ascend strictly)");
+    cases.put(
+        "engine.e2e={\"leUs\":[9,5],\"counts\":[1,1,1]}",
+        "engine.e2e.leUs[1] 5 is not above the bound before it, 9");
+    cases.put("engine.queue={\"counts\":[1]}", "missing engine.queue.leUs");
+    cases.put("engine.queue={\"leUs\":[]}", "missing engine.queue.counts");
+    cases.put("engine.queue={\"leUs\":[1],\"counts\":[1,null]}", "engine.queue.counts[1]: ");
+    cases.put("engine.queue={\"leUs\":[1],\"counts\":[1,1.5]}", "engine.queue.counts[1]: ");
+    cases.put("engine.queue={\"leUs\":[\"1\"],\"counts\":[1,1]}", "engine.queue.leUs[0]: ");
+    cases.put("engine.queue=[1,2]", "engine.queue: ");
+    cases.put("engine.prefixHits=2048", null);
+    cases.put(
+        "engine.prefixHits=2049", "engine.prefixHits 2049 is more than engine.prefixQueries 2048");
+    cases.put("engine.running=\"3\"", "engine.running: ");
+    cases.put("engine.running=true", "engine.running: ");
+    cases.put("engine.kvCacheUsage=1", null);
+    cases.put("engine.intervalMs=1.5", "engine.intervalMs: ");
+    cases.put("engine.mapping=7", "engine.mapping: ");
+    cases.put("engine.missing=[\"a\",null]", "engine.missing[1]: ");
+    cases.put("engine.endpoint=null", "missing engine.endpoint");
+    cases.put("engine.mapping=null", "missing engine.mapping");
+    cases.put("engineTiming.ttftUs=\"85\"", "engineTiming.ttftUs: ");
+    for (Map.Entry<String, String> c : cases.entrySet()) {
+      int eq = c.getKey().indexOf('=');
+      String field = c.getKey().substring(0, eq);
+      TokenEvent base = field.startsWith("engineTiming") ? everyFieldOfEachType().get(6) : engine;
+      String problem = verdict(engineWith(base, field, c.getKey().substring(eq + 1)));
+      if (c.getValue() == null) {
+        assertNull(problem, c.getKey());
+      } else {
+        assertTrue(
+            problem != null && problem.startsWith("not a token event: " + c.getValue()),
+            c.getKey() + ": " + problem);
+      }
+    }
+  }
+
+  /** What an engine event needs and what no other type carries, named exactly. */
+  @Test
+  void anEngineEventNeedsItsFieldsAndCarriesNoRequestsAndOnlyEndsCarryEngineTiming() {
+    String engine =
+        TokenEventCodec.encodeToString(
+            TokenEvent.engine(1_700_000_000_000L, "r", "m", null, "p", fullScrape()));
+    Map<String, String> cases = new java.util.LinkedHashMap<>();
+    cases.put(engine.replace("\"model\":\"m\",", ""), "missing model");
+    cases.put(engine.replace("\"producerId\":\"p\",", ""), "missing producerId");
+    cases.put(engine.substring(0, engine.indexOf(",\"engine\":")) + "}", "missing engine");
+    cases.put(
+        engine.replace("\"model\":", "\"requestId\":\"q\",\"model\":"),
+        "requestId on an engine event (it belongs to no request)");
+    cases.put(
+        engine.replace("\"producerId\":", "\"warmup\":true,\"producerId\":"),
+        "warmup on an engine event (it belongs to no request)");
+    cases.put(
+        engine.replace("\"producerId\":", "\"elapsedNs\":5,\"seq\":1,\"producerId\":"),
+        "elapsedNs on an engine event (it belongs to no request)");
+    cases.put(
+        engine.replace("\"producerId\":", "\"engineTiming\":{},\"producerId\":"),
+        "engineTiming on an engine event (it belongs to no request)");
+    String token =
+        "{\"type\":\"token\",\"v\":1,\"ts\":1700000000005,\"requestId\":\"r\",\"model\":\"m\","
+            + "\"elapsedNs\":7,\"seq\":0";
+    cases.put(
+        token + ",\"engineTiming\":{\"ttftUs\":5}}",
+        "engineTiming on a token event (only an end event carries it)");
+    cases.put(
+        token.replace("token", "error") + ",\"errorClass\":\"http_5xx\",\"engineTiming\":{}}",
+        "engineTiming on an error event (only an end event carries it)");
+    cases.put(
+        token + ",\"engine\":" + engine.substring(engine.indexOf("{\"endpoint")),
+        "engine on a token event (only an engine event carries it)");
+    cases.put(
+        "{\"type\":\"heartbeat\",\"v\":1,\"ts\":1700000000005,\"producerId\":\"p\",\"watermark\":1700000000000,\"engine\":{}}",
+        "engine on a heartbeat event (only an engine event carries it)");
+    for (Map.Entry<String, String> c : cases.entrySet()) {
+      String problem = verdict(c.getKey());
+      assertEquals(
+          "not a token event: " + c.getValue() + " in " + TokenEventCodec.preview(utf8(c.getKey())),
+          problem);
+    }
+    assertNull(verdict(engine));
+    DecodedEvent d = decoder.decode(utf8("p"), utf8(engine));
+    assertEquals(EventType.ENGINE, d.type());
+    assertEquals(fullScrape(), d.engine());
+    assertEquals("m", d.model());
+    assertNull(d.requestKey());
+  }
+
+  /**
+   * The event's JSON with a ranged {@code field} set to {@code value}: each prefix counter alone in
+   * its range (prefixHits beside the most prefixQueries, prefixQueries without prefixHits).
+   */
+  private static String rangeRecord(TokenEvent base, String field, String value) {
+    String json = engineWith(base, field, value);
+    if (field.equals("engine.prefixQueries")) {
+      return json.replace(",\"prefixHits\":1024", "");
+    }
+    if (field.equals("engine.prefixHits")) {
+      return json.replace(
+          "\"prefixQueries\":2048",
+          "\"prefixQueries\":" + EngineBounds.range("engine.prefixQueries").max());
+    }
+    return json;
+  }
+
+  /** The event's JSON with {@code path} (one level into engine or engineTiming) set to a value. */
+  private static String engineWith(TokenEvent base, String path, String value) {
+    com.fasterxml.jackson.databind.node.ObjectNode event =
+        (com.fasterxml.jackson.databind.node.ObjectNode)
+            readTree(TokenEventCodec.encodeToString(base));
+    String[] parts = path.replace("histogram.", "engine.tpot.").replace("[]", "").split("\\.");
+    com.fasterxml.jackson.databind.node.ObjectNode object =
+        (com.fasterxml.jackson.databind.node.ObjectNode) event.get(parts[0]);
+    for (int i = 1; i < parts.length - 1; i++) {
+      object = (com.fasterxml.jackson.databind.node.ObjectNode) object.get(parts[i]);
+    }
+    String last = parts[parts.length - 1];
+    if (path.startsWith("histogram.")) {
+      // a histogram of one bound, its item set to the value
+      object.set("leUs", readTree(last.equals("leUs") ? "[" + value + "]" : "[1]"));
+      object.set("counts", readTree(last.equals("counts") ? "[" + value + ",0]" : "[0,0]"));
+      return event.toString();
+    }
+    if (path.endsWith("[]")) {
+      object.set(last, readTree("[" + value + "]"));
+      return event.toString();
+    }
+    // a value written as text, so that 1e999 and 1.0 reach the readers as written
+    String marker = "\"__value__\"";
+    object.put(last, "__value__");
+    return event.toString().replace(marker, value);
+  }
+
+  private static List<String> numberedNames(int n) {
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      names.add("vllm:metric_" + i);
+    }
+    return names;
+  }
+
+  /** A histogram of {@code bounds} ascending bounds and {@code counts} counts, as JSON. */
+  private static String histogram(int bounds, int counts) {
+    List<Long> le = new ArrayList<>();
+    for (int i = 1; i <= bounds; i++) {
+      le.add(1_000L * i);
+    }
+    List<Long> c = new ArrayList<>();
+    for (int i = 0; i < counts; i++) {
+      c.add((long) i);
+    }
+    return "{\"leUs\":" + quoted(le) + ",\"counts\":" + quoted(c) + "}";
   }
 
   @Test
@@ -513,7 +783,50 @@ class TokenEventDecoderTest {
         // a proxy's start with its prompt's block hashes (read by data binding: an array)
         TokenEvent.start(ts, "run-1", "req-3", "model-a", labels, null, "p-2")
             .withPrefix(List.of(Long.MIN_VALUE, -1L, 0L, 9_007_199_254_740_993L), 5)
-            .withSource("proxy"));
+            .withSource("proxy"),
+        // an end with what the engine said of the request (read by data binding: an object)
+        TokenEvent.end(ts, "run-1", "req-4", "model-a", labels, 90L, 3, 12, 4, "stop", 1, "p-1")
+            .withCachedTokens(8)
+            .withEngineTiming(new EngineTiming(12_300L, 85_200L, 9_100L, 1_240_500L))
+            .withSource("producer"),
+        // one scrape interval of an engine (read by data binding)
+        TokenEvent.engine(ts, "run-1", "model-a", labels, "p-1", fullScrape())
+            .withSource("producer"));
+  }
+
+  /** An engine's scrape with every field, each histogram's bounds and counts distinct. */
+  static EngineSample fullScrape() {
+    return new EngineSample(
+        "http://127.0.0.1:8000/metrics",
+        "vllm",
+        5_000,
+        1,
+        2,
+        "HTTP 503 from http://127.0.0.1:8000/metrics",
+        List.of("vllm:a", "vllm:b"),
+        1,
+        new EngineHistogram(List.of(10_000L, 25_000L, 50_000L), List.of(3L, 120L, 4L, 0L)),
+        new EngineHistogram(List.of(100_000L, 250_000L), List.of(7L, 2L, 1L)),
+        new EngineHistogram(List.of(1_000_000L), List.of(9L, 1L)),
+        new EngineHistogram(List.of(5_000L, 50_000L), List.of(8L, 2L, 0L)),
+        3.0,
+        1.5,
+        0.25,
+        2_048L,
+        1_024L);
+  }
+
+  /** A field an engine event must not carry: one of a request's. */
+  private static boolean misplaced(TokenEvent base, String field) {
+    return base.type() == EventType.ENGINE
+        && TokenEventRules.problem(
+                true,
+                EventType.ENGINE,
+                1,
+                base.ts(),
+                TokenEventBounds.present(base)
+                    | 1L << List.of(TokenEventDecoder.FIELD_NAMES).indexOf(field))
+            != null;
   }
 
   private static int indexOf(List<String[]> fields, String name) {
@@ -635,6 +948,9 @@ class TokenEventDecoderTest {
           actual.hasClientPause() ? actual.clientPauseMaxUs() : null,
           on);
       assertEquals(expected.loopLagMaxUs(), actual.hasLoopLag() ? actual.loopLagMaxUs() : null, on);
+    } else if (expected.type() == EventType.ENGINE) {
+      assertNull(actual.requestKey(), on);
+      assertNull(actual.producerId(), on); // kept for heartbeats only
     } else {
       assertEquals(expected.requestId(), actual.requestId(), on);
       assertArrayEquals(
@@ -662,6 +978,8 @@ class TokenEventDecoderTest {
     assertEquals(expected.inWarmup(), actual.warmup(), on);
     assertEquals(expected.model(), actual.model(), on);
     assertEquals(expected.labels(), actual.labels(), on);
+    assertEquals(expected.engine(), actual.engine(), on);
+    assertEquals(expected.engineTiming(), actual.engineTiming(), on);
     return true;
   }
 
@@ -688,6 +1006,9 @@ class TokenEventDecoderTest {
           case 1 -> Map.of("concurrency", "" + r.nextInt(50));
           default -> Map.of("concurrency", "5", "run", "r" + r.nextInt(3), "target", "gw");
         };
+    if (r.nextInt(40) == 0) {
+      return TokenEvent.engine(ts, "run", model, labels, "p-" + r.nextInt(3), scrape(r));
+    }
     TokenEvent e =
         switch (r.nextInt(6)) {
           case 0 ->
@@ -718,9 +1039,18 @@ class TokenEventDecoderTest {
             Integer bad = r.nextBoolean() ? null : 1;
             int n = r.nextInt(300);
             Integer cached = prompt == null || r.nextBoolean() ? null : r.nextInt(13);
+            EngineTiming timing =
+                r.nextInt(8) != 0
+                    ? null
+                    : new EngineTiming(
+                        r.nextBoolean() ? null : (long) r.nextInt(50_000),
+                        (long) r.nextInt(900_000),
+                        (long) r.nextInt(90_000),
+                        r.nextBoolean() ? null : (long) r.nextInt(9_000_000));
             yield TokenEvent.end(
                     ts, "run", id, model, labels, at, n, prompt, usage, "stop", bad, "p-1")
-                .withCachedTokens(cached);
+                .withCachedTokens(cached)
+                .withEngineTiming(timing);
           }
           case 4 -> {
             long at = r.nextInt(900_000_000);
@@ -754,6 +1084,47 @@ class TokenEventDecoderTest {
       e = e.withSource(r.nextBoolean() ? "producer" : "proxy");
     }
     return e;
+  }
+
+  /** A scrape of an engine: a failure, or some of the histograms and gauges. */
+  private static EngineSample scrape(Random r) {
+    if (r.nextInt(5) == 0) {
+      return EngineSample.failed("http://e:8000/metrics", "vllm", 1 + r.nextInt(3), "refused");
+    }
+    EngineHistogram[] h = new EngineHistogram[4];
+    for (int i = 0; i < h.length; i++) {
+      if (r.nextInt(4) != 0) {
+        List<Long> bounds = new ArrayList<>();
+        List<Long> counts = new ArrayList<>();
+        long bound = 0;
+        for (int b = r.nextInt(12); b > 0; b--) {
+          bound += 1 + r.nextInt(100_000);
+          bounds.add(bound);
+          counts.add((long) r.nextInt(300));
+        }
+        counts.add((long) r.nextInt(3));
+        h[i] = new EngineHistogram(bounds, counts);
+      }
+    }
+    long queries = r.nextInt(10_000);
+    return new EngineSample(
+        "http://e:8000/metrics",
+        r.nextBoolean() ? "vllm" : "sglang",
+        r.nextBoolean() ? 0 : 10_000,
+        1,
+        r.nextInt(2),
+        null,
+        r.nextBoolean() ? null : List.of("vllm:num_requests_waiting"),
+        r.nextBoolean() ? null : r.nextInt(2),
+        h[0],
+        h[1],
+        h[2],
+        h[3],
+        r.nextBoolean() ? null : (double) r.nextInt(64),
+        r.nextBoolean() ? null : (double) r.nextInt(64),
+        r.nextBoolean() ? null : r.nextInt(1_001) / 1_000.0,
+        r.nextBoolean() ? null : queries,
+        r.nextBoolean() ? null : (long) r.nextInt((int) queries + 1));
   }
 
   private static byte[] key(Random r, TokenEvent e) {

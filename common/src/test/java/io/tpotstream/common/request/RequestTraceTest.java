@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tpotstream.common.engine.EngineSample;
+import io.tpotstream.common.engine.EngineTiming;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenKind;
 import io.tpotstream.common.slo.GoodputLimits;
@@ -150,6 +152,66 @@ class RequestTraceTest {
     assertEquals(
         RequestRecords.encode(r),
         RequestRecords.encode(RequestRecords.decode(RequestRecords.encode(r))));
+  }
+
+  /**
+   * An end event with what the engine said of the request: the engine's TTFT, mean ITL and queue
+   * time, and the client's minus the engine's; a record without it has none of them, and engine
+   * events belong to no request.
+   */
+  @Test
+  void theEnginesTimingGivesTheTimeSpentOutsideTheEngine() {
+    List<TokenEvent> events = completed("r1");
+    TokenEvent end = events.remove(events.size() - 1);
+    events.add(end.withEngineTiming(new EngineTiming(12_300L, 85_200L, 900L, 5_000L)));
+    events.add(
+        TokenEvent.engine(
+            T0 + 120, "run", "m", LABELS, "p", EngineSample.failed("u", "vllm", 1, "refused")));
+    List<RequestRecord> records = new ArrayList<>();
+    RequestRecords.fromEvents(events, GoodputLimits.NONE, records::add);
+    assertEquals(1, records.size());
+    RequestRecord r = records.get(0);
+    assertEquals(new BigDecimal("85.200"), r.engineTtftMs());
+    assertEquals(new BigDecimal("0.900"), r.engineMeanItlMs());
+    assertEquals(new BigDecimal("12.300"), r.engineQueueMs());
+    assertEquals(new BigDecimal("14.800"), r.ttftOutsideMs()); // 100 ms - 85.2 ms
+    // the mean of its samples 1.0, 1.0, 1.5, 0.8, 0.8 ms: 1.02 ms, minus 0.9 ms
+    assertEquals(new BigDecimal("0.120"), r.meanItlOutsideMs());
+    assertTrue(
+        RequestRecords.encode(r)
+            .endsWith(
+                ",\"engineTtftMs\":85.200,\"engineMeanItlMs\":0.900,\"engineQueueMs\":12.300,"
+                    + "\"ttftOutsideMs\":14.800,\"meanItlOutsideMs\":0.120}"),
+        RequestRecords.encode(r));
+
+    RequestTrace direct = new RequestTrace("r1");
+    direct.start(T0, "run", "m", LABELS, 2_000_000L);
+    long[] at = {100_000_000L, 101_000_000L, 102_000_000L, 103_500_000L, 105_100_000L};
+    int[] k = {1, 1, 1, 1, 2};
+    for (int i = 0; i < at.length; i++) {
+      direct.token(i, at[i], k[i]);
+    }
+    direct.promptUsage(12, 8);
+    direct.engineTiming(new EngineTiming(12_300L, 85_200L, 900L, 5_000L));
+    assertEquals(r, direct.end(110_000_000L, 6, GoodputLimits.NONE, new LatencyHistogram()));
+
+    // the engine said only its TTFT; a request that never ended has nothing of the engine
+    RequestTrace partial = new RequestTrace("r2");
+    partial.start(T0, "run", "m", LABELS, null);
+    partial.token(0, 40_000_000L, 1);
+    partial.engineTiming(new EngineTiming(null, 52_500L, null, null));
+    RequestRecord one = partial.end(41_000_000L, 1, GoodputLimits.NONE, new LatencyHistogram());
+    assertEquals(new BigDecimal("-12.500"), one.ttftOutsideMs(), "a client clock that runs short");
+    assertNull(one.engineMeanItlMs());
+    assertNull(one.meanItlOutsideMs(), "no gap, no mean");
+    assertNull(one.engineQueueMs());
+    RequestRecord none = RequestRecords.decode(RequestRecords.encode(records.get(0)));
+    assertEquals(r, none);
+    List<RequestRecord> plain = new ArrayList<>();
+    RequestRecords.fromEvents(completed("r3"), GoodputLimits.NONE, plain::add);
+    assertNull(plain.get(0).engineTtftMs());
+    assertNull(plain.get(0).ttftOutsideMs());
+    assertTrue(!RequestRecords.encode(plain.get(0)).contains("engine"));
   }
 
   @Test
