@@ -112,6 +112,7 @@ class ReadmeSectionTest {
     stats.clientPause(2_000);
     PrometheusView view = new PrometheusView();
     view.add(TestWindows.of("m", Map.of(), 0, stats));
+    view.add(TestWindows.knownWithEngine("e", Map.of(), 0)); // the engine's families
     PromText served;
     try (MetricsServer endpoint = PrometheusEndpoint.start("127.0.0.1", 0, view)) {
       served = PromText.parse(PrometheusEndpointTest.scrape(endpoint.port()));
