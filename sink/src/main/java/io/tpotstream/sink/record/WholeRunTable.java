@@ -1,5 +1,6 @@
 package io.tpotstream.sink.record;
 
+import io.tpotstream.common.engine.EngineView;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.PromptCache;
 import io.tpotstream.common.summary.WindowSummary;
@@ -97,6 +98,16 @@ public final class WholeRunTable {
     return ratio == null
         ? "-"
         : ratio.movePointRight(2).setScale(2, RoundingMode.HALF_EVEN).toPlainString() + "%";
+  }
+
+  /**
+   * An interval of ms values as {@code [lo, hi]}, two decimals; an unbounded end as {@code (-inf}
+   * or {@code inf)}.
+   */
+  public static String interval(EngineView.Interval interval) {
+    return (interval.loMs() == null ? "(-inf" : "[" + ms(interval.loMs()))
+        + ", "
+        + (interval.hiMs() == null ? "inf)" : ms(interval.hiMs()) + "]");
   }
 
   /** Milliseconds to two decimals, "-" when there were no samples. */
