@@ -158,6 +158,32 @@ public final class TestWindows {
                 interval("-0.500", "1.000"))));
   }
 
+  /**
+   * A second engine view of {@link #known}'s window: 2 scrapes, none failed; TPOT p50 to p99 in the
+   * engine's bucket (0.25, 0.5] ms, p99.9 in (0.5, 1]: the client's TPOT p99 of 0.990 ms is [0.49,
+   * 0.74] ms outside the engine, proven (its lower bound is above 0); no TTFT published.
+   */
+  public static EngineView provenEngine() {
+    Interval low = interval("0.250", "0.500");
+    return new EngineView(
+        2,
+        0,
+        null,
+        0,
+        new Latency(254, low, low, low, interval("0.500", "1.000")),
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        new Outside(
+            new Added(
+                interval("0.000", "0.250"), interval("0.490", "0.740"), interval("0.000", "0.500")),
+            null));
+  }
+
   /** A window whose engine was not reached: {@code failed} failed scrapes and nothing else. */
   public static EngineView failedEngine(int failed) {
     return new EngineView(0, failed, null, 0, null, null, null, null, null, null, null, null, null);
