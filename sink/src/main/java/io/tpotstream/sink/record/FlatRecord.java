@@ -140,9 +140,6 @@ public record FlatRecord(
   private static final List<Map.Entry<String, Function<FlatRecord, Object>>> ENGINE =
       engineColumns();
 
-  /** The last columns, the engine's own view of the window: empty without one. */
-  public static final List<String> ENGINE_COLUMNS = ENGINE.stream().map(Map.Entry::getKey).toList();
-
   /**
    * Columns after the labels: the seed's TPOT table in its order, TTFT, request TPOT and E2E, the
    * request counts, the client's health in the window (its lag's touched gaps, their share of the

@@ -170,22 +170,24 @@ class EngineMetricsTest {
         TestWindows.withEngine(
             TestWindows.known("model-a", Map.of("concurrency", "5"), 3),
             TestWindows.failedEngine(4));
-    PromText m =
-        PromText.parse(
-            serve(
-                TestWindows.knownWithEngine("model-a", Map.of("concurrency", "5"), 1),
-                TestWindows.knownWithEngine("model-a", Map.of("concurrency", "5"), 2),
-                failedOnly,
-                TestWindows.known("model-b", Map.of(), 1)));
+    String text =
+        serve(
+            TestWindows.knownWithEngine("model-a", Map.of("concurrency", "5"), 1),
+            TestWindows.knownWithEngine("model-a", Map.of("concurrency", "5"), 2),
+            failedOnly,
+            TestWindows.known("model-b", Map.of(), 1));
+    PromText m = PromText.parse(text);
 
     assertEquals(4.0, m.value("tpot_engine_scrapes_total", A));
     assertEquals(6.0, m.value("tpot_engine_failed_scrapes_total", A));
     Map<String, String> b = Map.of("model", "model-b");
     assertEquals(0.0, m.value("tpot_engine_scrapes_total", b), "from 0 without an engine");
     assertEquals(0.0, m.value("tpot_engine_failed_scrapes_total", b));
-    assertTrue(
-        m.samples.stream().noneMatch(s -> s.name().startsWith("tpot_window_engine_")),
-        "model-a's latest window only reports failed scrapes, model-b's has no engine");
+    // model-a's latest window only reports failed scrapes, model-b's has no engine: no gauge,
+    // and no family without a sample
+    assertEquals(List.of(), lines(text, "tpot_window_engine_"));
+    assertEquals(false, text.contains("tpot_window_engine_"), text);
+    assertEquals(false, text.contains("tpot_window_outside_engine_"), text);
   }
 
   @Test
