@@ -5,10 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.common.metrics.MetricsServer;
 import io.tpotstream.common.summary.WindowStats;
+import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.sink.prometheus.PrometheusEndpoint;
 import io.tpotstream.sink.prometheus.PrometheusEndpointTest;
 import io.tpotstream.sink.prometheus.PrometheusView;
+import io.tpotstream.sink.record.EngineRun;
 import io.tpotstream.sink.record.FlatRecord;
+import io.tpotstream.sink.record.WholeRunTable;
 import io.tpotstream.testkit.PromText;
 import io.tpotstream.testkit.Promtool;
 import java.nio.charset.StandardCharsets;
@@ -112,6 +115,7 @@ class ReadmeSectionTest {
     stats.clientPause(2_000);
     PrometheusView view = new PrometheusView();
     view.add(TestWindows.of("m", Map.of(), 0, stats));
+    view.add(TestWindows.knownWithEngine("e", Map.of(), 0)); // the engine's families
     PromText served;
     try (MetricsServer endpoint = PrometheusEndpoint.start("127.0.0.1", 0, view)) {
       served = PromText.parse(PrometheusEndpointTest.scrape(endpoint.port()));
@@ -137,6 +141,45 @@ class ReadmeSectionTest {
               && (mentioned.contains(base + "_total") || mentioned.contains(base));
       assertTrue(mentioned.contains(family) || created, family + " is served but not documented");
     }
+  }
+
+  @Test
+  void theEngineSectionsSamplesAreWhatTheSinkWrites() throws Exception {
+    String readme = readme();
+    String section =
+        readme.substring(
+            readme.indexOf("\n## The engine's view"), readme.indexOf("\n## Comparing two runs"));
+    WindowSummary sample =
+        TestWindows.knownWithEngine("gpt-4o-mini", Map.of("concurrency", "10"), 1);
+
+    assertEquals(
+        new String(FlatRecord.of(sample).toJson(), StandardCharsets.UTF_8) + "\n",
+        block(section, "json"));
+    PrometheusView view = new PrometheusView();
+    view.add(sample);
+    List<String> served;
+    try (MetricsServer endpoint = PrometheusEndpoint.start("127.0.0.1", 0, view)) {
+      served = List.of(PrometheusEndpointTest.scrape(endpoint.port()).split("\n"));
+    }
+    // the unlabelled blocks: a fence after a blank line opens one
+    List<String> blocks = new ArrayList<>();
+    Matcher plain = Pattern.compile("\n\n```\n(.*?)```", Pattern.DOTALL).matcher(section);
+    while (plain.find()) {
+      blocks.add(plain.group(1));
+    }
+    assertEquals(2, blocks.size(), "an exposition and a table");
+    List<String> shown = List.of(blocks.get(0).split("\n"));
+    assertEquals(4, shown.size(), "the exposition sample");
+    for (String line : shown) {
+      assertTrue(served.contains(line), line + " is served");
+    }
+    EngineRun run = new EngineRun();
+    run.add(TestWindows.knownEngine());
+    run.add(TestWindows.provenEngine());
+    String table =
+        WholeRunTable.format(
+            List.of(TestWindows.known("model-a", Map.of(), 0)), Map.of("model-a", run));
+    assertEquals(table.substring(table.indexOf("Engine as")), blocks.get(1));
   }
 
   @Tag("slow")

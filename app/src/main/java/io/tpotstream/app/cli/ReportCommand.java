@@ -110,7 +110,9 @@ final class ReportCommand implements Callable<Integer> {
       stdout.println("wrote " + file + " (" + Files.size(file) + " bytes)");
     }
     stdout.println("From " + model.windows() + " windows of " + source + ":");
-    stdout.print(WholeRunTable.format(model.seriesNames().stream().map(model::wholeRun).toList()));
+    stdout.print(
+        WholeRunTable.format(
+            model.seriesNames().stream().map(model::wholeRun).toList(), model.engines()));
     stdout.flush();
     return 0;
   }

@@ -1,5 +1,6 @@
 package io.tpotstream.app.run;
 
+import io.tpotstream.common.engine.EngineView;
 import io.tpotstream.common.kafka.PlainReader;
 import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.stats.LatencySummary;
@@ -27,11 +28,12 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * Follows the run's summaries topic while it goes on: the latest window per series (p50, p99,
  * p99.9, errors, the producer's own worst event-loop lag and pause, the gaps that lag touched, and
- * CLIENT SUSPECT with the percentiles without that lag when it moved a reported percentile), and
- * per model the requests accounted for, which tells the run when every request it made is in a
- * closed window. Shown on stderr as the progress of every command is ({@link Progress.Mode}):
- * redrawn in place on a terminal, a line per window elsewhere, nothing with {@code --quiet} (it
- * still follows the summaries: the run needs its counts).
+ * CLIENT SUSPECT with the percentiles without that lag when it moved a reported percentile, the
+ * engine's TPOT p99 and the time added outside it when the producer scraped the engine), and per
+ * model the requests accounted for, which tells the run when every request it made is in a closed
+ * window. Shown on stderr as the progress of every command is ({@link Progress.Mode}): redrawn in
+ * place on a terminal, a line per window elsewhere, nothing with {@code --quiet} (it still follows
+ * the summaries: the run needs its counts).
  */
 final class LiveView implements AutoCloseable {
   private static final DateTimeFormatter CLOCK =
@@ -206,6 +208,7 @@ final class LiveView implements AutoCloseable {
           .append(String.join(", ", touch.moved()))
           .append(')');
     }
+    engine(line, s.engine());
     if (s.slo() != null) {
       if (s.slo().goodput() != null) {
         line.append(", goodput ")
@@ -217,6 +220,33 @@ final class LiveView implements AutoCloseable {
       }
     }
     return line.toString();
+  }
+
+  /**
+   * The engine's view of the window, when the producer scraped one: its TPOT p99 bucket and the
+   * time added outside the engine at TPOT p99 (both intervals, ms), and its failed scrapes; only
+   * the failures when no scrape of the window succeeded.
+   */
+  private static void engine(StringBuilder line, EngineView e) {
+    if (e == null || (e.scrapes() == 0 && e.failedScrapes() == 0)) {
+      return;
+    }
+    String failed =
+        e.failedScrapes() + (e.failedScrapes() == 1 ? " scrape failed" : " scrapes failed");
+    if (e.scrapes() == 0) {
+      line.append(" · engine: ").append(failed);
+      return;
+    }
+    EngineView.Interval engine = e.tpot() == null ? null : e.tpot().p99Ms();
+    line.append(" · engine TPOT p99 ")
+        .append(engine == null ? "-" : WholeRunTable.interval(engine) + " ms");
+    EngineView.Added outside = e.outside() == null ? null : e.outside().tpot();
+    if (outside != null && outside.p99Ms() != null) {
+      line.append(", outside ").append(WholeRunTable.interval(outside.p99Ms())).append(" ms");
+    }
+    if (e.failedScrapes() > 0) {
+      line.append(", ").append(failed);
+    }
   }
 
   static String ms(BigDecimal value) {

@@ -21,6 +21,7 @@ import io.tpotstream.producer.result.ResultTable;
 import io.tpotstream.sink.Sink;
 import io.tpotstream.sink.SinkConfig;
 import io.tpotstream.sink.file.WriterLock;
+import io.tpotstream.sink.record.EngineRun;
 import io.tpotstream.sink.record.WholeRunTable;
 import io.tpotstream.sink.report.Report;
 import io.tpotstream.sink.report.ReportModel;
@@ -307,7 +308,7 @@ public final class Pipeline {
             .thenComparing(s -> s.labels().get(Stages.LABEL), Comparator.nullsFirst(Stages.BY_LOAD))
             .thenComparing(WindowSummary::series));
     out.println();
-    out.print(table(wholeRun, result));
+    out.print(table(wholeRun, model.engines(), result));
     out.println();
     out.println("CSV:    " + csv);
     Path html = settings.out().resolve(Report.HTML);
@@ -334,9 +335,13 @@ public final class Pipeline {
     return new Outcome(result, wholeRun, csv, html, charts, verdict);
   }
 
-  /** The seed's table, one row per series: TPOT in ms from merged window histograms. */
-  static String table(List<WindowSummary> wholeRun, RunResult result) {
-    StringBuilder t = new StringBuilder(WholeRunTable.format(wholeRun));
+  /**
+   * The seed's table, one row per series: TPOT in ms from merged window histograms (and the
+   * engine's view of the series in {@code engines}, when the producer scraped one).
+   */
+  static String table(
+      List<WindowSummary> wholeRun, Map<String, EngineRun> engines, RunResult result) {
+    StringBuilder t = new StringBuilder(WholeRunTable.format(wholeRun, engines));
     t.append(
         String.format(
             Locale.ROOT,

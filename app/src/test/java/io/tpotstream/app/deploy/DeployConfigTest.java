@@ -129,7 +129,7 @@ class DeployConfigTest {
     assertTrue(config.contains("1 rule files found"), config);
     String rules =
         Promtool.run(null, "check", "rules", prometheus.resolve("tpot-alerts.yml").toString());
-    assertTrue(rules.contains("SUCCESS: 6 rules found"), rules);
+    assertTrue(rules.contains("SUCCESS: 7 rules found"), rules);
     String tests =
         Promtool.run(null, "test", "rules", prometheus.resolve("tpot-alerts.test.yml").toString());
     assertTrue(tests.contains("SUCCESS"), tests);

@@ -51,6 +51,15 @@ public final class DeployFiles {
   }
 
   /**
+   * Whether the sink serves {@code name} only once a window summary carries an engine section (the
+   * producer scraped an inference engine's metrics): not in a plain live run, so {@link
+   * EngineDashboardTest} checks these against a sink fed such summaries.
+   */
+  public static boolean servedWithAnEngineOnly(String name) {
+    return name.startsWith("tpot_window_engine_") || name.startsWith("tpot_window_outside_engine_");
+  }
+
+  /**
    * The Kafka Connect worker and connector properties that docs/sink.md shows, in that order: the
    * {@code properties} blocks of its Kafka Connect section.
    */

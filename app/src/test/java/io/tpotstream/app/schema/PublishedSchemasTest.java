@@ -37,6 +37,7 @@ import io.tpotstream.sink.record.FlatRecord;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -157,6 +158,54 @@ class PublishedSchemasTest {
       JsonNode flat = Json.MAPPER.readTree(FlatRecord.of(summary).toJson());
       assertEquals(List.of(), METRICS.undocumented(flat), flat.toString());
     }
+  }
+
+  @Test
+  void aFlatRecordWithTheEnginesViewIsValidFullyDescribedAndHeldToItsBounds() throws IOException {
+    EngineView.Interval low = interval("0.500", "1.000");
+    EngineView.Interval high = interval("1.000", null);
+    EngineView.Latency latency = new EngineView.Latency(40, low, low, high, high);
+    EngineView.Gauge gauge = new EngineView.Gauge(2, new BigDecimal("0.9"), new BigDecimal("0.5"));
+    EngineView.Added added = new EngineView.Added(low, interval("-0.250", "3.000"), high);
+    EngineView engine =
+        new EngineView(
+            2,
+            1,
+            List.of("queue"),
+            0,
+            latency,
+            latency,
+            latency,
+            latency,
+            gauge,
+            gauge,
+            gauge,
+            new BigDecimal("0.2500"),
+            new EngineView.Outside(added, added));
+    String good =
+        new String(FlatRecord.of(Records.with(summaries().get(0), "engine", engine)).toJson());
+    JsonNode flat = Json.MAPPER.readTree(good);
+    assertEquals(List.of(), METRICS.undocumented(flat), flat.toString());
+    assertTrue(flat.has("outside_engine_tpot_p99_lo_ms") && flat.has("engine_missing"), good);
+
+    List<Consumer<ObjectNode>> mutations =
+        List.of(
+            m -> m.remove("engine_scrapes"),
+            m -> m.remove("engine_failed_scrapes"),
+            m -> m.put("engine_kv_cache_max", 1.5),
+            m -> m.put("engine_prefix_cache_hit_ratio", -0.1),
+            m -> m.put("engine_tpot_p99_lo_ms", "0.5"),
+            m -> m.put("engine_missing", ""));
+    for (int i = 0; i < mutations.size(); i++) {
+      ObjectNode metrics = (ObjectNode) Json.MAPPER.readTree(good);
+      mutations.get(i).accept(metrics);
+      assertFalse(METRICS.problems(metrics).isEmpty(), "mutation " + i + ": " + metrics);
+    }
+  }
+
+  private static EngineView.Interval interval(String loMs, String hiMs) {
+    return new EngineView.Interval(
+        new BigDecimal(loMs), hiMs == null ? null : new BigDecimal(hiMs));
   }
 
   @Test

@@ -29,6 +29,10 @@ final class PrometheusLabels {
           "outcome",
           "error_class",
           "objective",
+          "stat",
+          "bound",
+          "state",
+          "agg",
           "job",
           "instance");
 

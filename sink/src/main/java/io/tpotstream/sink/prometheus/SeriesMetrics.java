@@ -13,9 +13,9 @@ import java.util.TreeMap;
 
 /**
  * What {@code /metrics} holds for one series: the latest closed window (for the per-window gauges)
- * and, added up over every window the sink has read since it started, the request, error, token and
- * sample counters and the four latency histograms. Not thread-safe ({@link PrometheusView} guards
- * it).
+ * and, added up over every window the sink has read since it started, the request, error, token,
+ * sample and engine-scrape counters and the four latency histograms. Not thread-safe ({@link
+ * PrometheusView} guards it).
  */
 final class SeriesMetrics {
   static final List<String> OUTCOMES =
@@ -50,6 +50,8 @@ final class SeriesMetrics {
   long goodRequests;
   long cachePromptTokens;
   long cachedTokens;
+  long engineScrapes;
+  long engineFailedScrapes;
   long foldedErrors;
   final CumulativeHistogram[] histograms = new CumulativeHistogram[LatencyMetric.ALL.size()];
 
@@ -120,6 +122,10 @@ final class SeriesMetrics {
     if (summary.promptCache() != null) {
       cachePromptTokens += summary.promptCache().promptTokens();
       cachedTokens += summary.promptCache().cachedTokens();
+    }
+    if (summary.engine() != null) {
+      engineScrapes += summary.engine().scrapes();
+      engineFailedScrapes += summary.engine().failedScrapes();
     }
     lastCountedEndMs = summary.windowEndMs();
     return true;

@@ -10,11 +10,13 @@ import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.Unit;
+import io.tpotstream.common.engine.EngineView;
 import io.tpotstream.common.slo.ObjectiveResult;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
@@ -36,13 +38,19 @@ import java.util.function.ToDoubleFunction;
  *       its end time;
  *   <li>the SLO: windows judged and missed, good requests (counters, 0 without an SLO), the latest
  *       window's verdict and goodput (NaN without), and once summaries carry objectives each one's
- *       verdict, value, limit and whether it had no data (gauges).
+ *       verdict, value, limit and whether it had no data (gauges);
+ *   <li>the inference engine: scrapes and failed scrapes (counters), and once summaries carry an
+ *       engine section the latest window's engine percentiles and time added outside the engine as
+ *       interval ends, its queue, KV cache and prefix cache (gauges).
  * </ul>
  *
  * A value the window does not have (no sample, not reported by the producers) is NaN.
  */
 final class TpotCollector implements MultiCollector {
   static final List<String> PERCENTILES = List.of("50", "90", "99", "99.9", "99.99");
+
+  /** The percentiles of the engine's families. */
+  static final List<String> ENGINE_PERCENTILES = List.of("50", "99", "99.9");
 
   private final PrometheusView view;
 
@@ -159,6 +167,7 @@ final class TpotCollector implements MultiCollector {
                   ? Double.NaN
                   : number(w.clientTouched().tailShare()));
       slo();
+      engine();
       limits();
       gauge(
           "tpot_window_end_timestamp_seconds",
@@ -241,6 +250,123 @@ final class TpotCollector implements MultiCollector {
       metrics.add(value.build());
       metrics.add(limit.build());
       metrics.add(noData.build());
+    }
+
+    /**
+     * The inference engine's own view ({@link EngineView}): scrapes and failed scrapes (counters,
+     * from 0 for every series), and for a series whose latest window has an engine section its
+     * TPOT, TTFT and E2E percentiles as the ends of the engine bucket each fell in, the time added
+     * outside the engine (the client's percentile minus that interval: a bound, not a value),
+     * running and waiting requests, KV-cache usage and the prefix-cache hit ratio. An end that does
+     * not exist (the {@code +Inf} bucket has no upper end) or a value the engine did not publish
+     * has no sample; the gauge families appear once a window has an engine section.
+     */
+    private void engine() {
+      counter(
+          "tpot_engine_scrapes",
+          "Successful scrapes of the inference engine's metrics (--engine-metrics)",
+          s -> s.engineScrapes);
+      counter(
+          "tpot_engine_failed_scrapes",
+          "Scrapes of the inference engine's metrics that failed",
+          s -> s.engineFailedScrapes);
+      if (all.stream().noneMatch(s -> s.latest.engine() != null)) {
+        return;
+      }
+      GaugeSnapshot.Builder latency =
+          GaugeSnapshot.builder()
+              .name("tpot_window_engine_latency_seconds")
+              .help(
+                  "The engine's own TPOT, TTFT or E2E (stat) in the latest closed window: the lower"
+                      + " (bound=lo) and upper (bound=hi) end of the engine histogram's bucket that"
+                      + " holds the percentile (no hi for the +Inf bucket)")
+              .unit(Unit.SECONDS);
+      GaugeSnapshot.Builder outside =
+          GaugeSnapshot.builder()
+              .name("tpot_window_outside_engine_seconds")
+              .help(
+                  "Time added outside the engine in the latest closed window: the client's TPOT or"
+                      + " TTFT percentile minus the engine's interval, lo and hi bounds (no lo when"
+                      + " the engine's interval is unbounded)")
+              .unit(Unit.SECONDS);
+      GaugeSnapshot.Builder requests =
+          GaugeSnapshot.builder()
+              .name("tpot_window_engine_requests")
+              .help(
+                  "Requests running or waiting in the engine (state), the largest (agg=max) and"
+                      + " mean (agg=mean) value at the latest closed window's scrapes");
+      GaugeSnapshot.Builder kvCache =
+          GaugeSnapshot.builder()
+              .name("tpot_window_engine_kv_cache_usage_ratio")
+              .help(
+                  "The engine's KV-cache usage (0 to 1), the largest (agg=max) and mean (agg=mean)"
+                      + " value at the latest closed window's scrapes");
+      GaugeSnapshot.Builder prefix =
+          GaugeSnapshot.builder()
+              .name("tpot_window_engine_prefix_cache_hit_ratio")
+              .help(
+                  "The engine's prefix-cache hits / queries (tokens) over the latest closed"
+                      + " window's scrapes");
+      for (SeriesMetrics s : all) {
+        EngineView e = s.latest.engine();
+        if (e == null) {
+          continue;
+        }
+        Labels labels = s.labels;
+        intervals(
+            latency, labels.add("stat", "tpot"), e.tpot() == null ? null : latencies(e.tpot()));
+        intervals(
+            latency, labels.add("stat", "ttft"), e.ttft() == null ? null : latencies(e.ttft()));
+        intervals(latency, labels.add("stat", "e2e"), e.e2e() == null ? null : latencies(e.e2e()));
+        EngineView.Outside o = e.outside();
+        intervals(
+            outside,
+            labels.add("stat", "tpot"),
+            o == null || o.tpot() == null ? null : added(o.tpot()));
+        intervals(
+            outside,
+            labels.add("stat", "ttft"),
+            o == null || o.ttft() == null ? null : added(o.ttft()));
+        gauge(requests, labels.add("state", "running"), e.running());
+        gauge(requests, labels.add("state", "waiting"), e.waiting());
+        gauge(kvCache, labels, e.kvCacheUsage());
+        if (e.prefixCacheHitRate() != null) {
+          prefix.dataPoint(point(labels, number(e.prefixCacheHitRate())));
+        }
+      }
+      metrics.add(latency.build());
+      metrics.add(outside.build());
+      metrics.add(requests.build());
+      metrics.add(kvCache.build());
+      metrics.add(prefix.build());
+    }
+
+    /** A point per existing end of the p50, p99 and p99.9 intervals (null: none), in seconds. */
+    private void intervals(
+        GaugeSnapshot.Builder family, Labels labels, List<EngineView.Interval> intervals) {
+      if (intervals == null) {
+        return;
+      }
+      for (int i = 0; i < ENGINE_PERCENTILES.size(); i++) {
+        EngineView.Interval interval = intervals.get(i);
+        if (interval == null) {
+          continue;
+        }
+        Labels at = labels.add("percentile", ENGINE_PERCENTILES.get(i));
+        if (interval.loMs() != null) {
+          family.dataPoint(point(at.add("bound", "lo"), seconds(interval.loMs())));
+        }
+        if (interval.hiMs() != null) {
+          family.dataPoint(point(at.add("bound", "hi"), seconds(interval.hiMs())));
+        }
+      }
+    }
+
+    private void gauge(GaugeSnapshot.Builder family, Labels labels, EngineView.Gauge gauge) {
+      if (gauge != null) {
+        family.dataPoint(point(labels.add("agg", "max"), number(gauge.max())));
+        family.dataPoint(point(labels.add("agg", "mean"), number(gauge.mean())));
+      }
     }
 
     /** What the bounds of {@code /metrics} left out: whole series, and error classes folded. */
@@ -341,6 +467,14 @@ final class TpotCollector implements MultiCollector {
       }
       metrics.add(gauge.build());
     }
+  }
+
+  private static List<EngineView.Interval> latencies(EngineView.Latency l) {
+    return Arrays.asList(l.p50Ms(), l.p99Ms(), l.p999Ms());
+  }
+
+  private static List<EngineView.Interval> added(EngineView.Added a) {
+    return Arrays.asList(a.p50Ms(), a.p99Ms(), a.p999Ms());
   }
 
   private static CounterDataPointSnapshot count(Labels labels, double value, long createdMs) {

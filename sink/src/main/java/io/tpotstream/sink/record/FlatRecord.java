@@ -2,6 +2,7 @@ package io.tpotstream.sink.record;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.tpotstream.common.Json;
+import io.tpotstream.common.engine.EngineView;
 import io.tpotstream.common.slo.ObjectiveResult;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.ClientTouch;
@@ -13,19 +14,22 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 /**
  * The sink's flat record (docs/design.md, "Sink"): one per series and window, the same fields in
  * the CSV header and in {@code tpot.metrics} JSON. Latencies in ms with three decimals, exactly as
  * the summary carries them. A latency field is null when its histogram had no sample in the window:
  * an empty CSV cell, and a field left out of the JSON; so are the client-health fields a producer
- * did not report.
+ * did not report, and the engine's columns of a window without an engine section ({@code engine},
+ * the summary's {@link EngineView}, copied as it is).
  */
 public record FlatRecord(
     String windowStart,
@@ -77,7 +81,8 @@ public record FlatRecord(
     Long cacheRequests,
     Long cachePromptTokens,
     Long cachedTokens,
-    BigDecimal cacheHitRate) {
+    BigDecimal cacheHitRate,
+    EngineView engine) {
 
   /** Columns before the labels. */
   public static final List<String> LEADING_COLUMNS =
@@ -131,15 +136,21 @@ public record FlatRecord(
           Map.entry("cached_tokens", FlatRecord::cachedTokens),
           Map.entry("cache_hit_rate", FlatRecord::cacheHitRate));
 
+  /** The engine's columns ({@link EngineView}), after the others: {@link #engineColumns}. */
+  private static final List<Map.Entry<String, Function<FlatRecord, Object>>> ENGINE =
+      engineColumns();
+
   /**
    * Columns after the labels: the seed's TPOT table in its order, TTFT, request TPOT and E2E, the
    * request counts, the client's health in the window (its lag's touched gaps, their share of the
    * tail at or above p99, and TPOT p99, p99.9 and max with that lag taken out when there were
    * some), then the SLO's verdict on the window ({@code slo_met}, the missed objectives' names
    * joined by {@code ;}, one with no data as {@code NAME:no_data}, {@code goodput}; empty without
-   * {@code --slo}/{@code --goodput}).
+   * {@code --slo}/{@code --goodput}), the prefix cache as the requests reported it, and last the
+   * engine's own view of the window ({@link #engineColumns}; empty when no engine was scraped).
    */
-  public static final List<String> STAT_COLUMNS = STATS.stream().map(Map.Entry::getKey).toList();
+  public static final List<String> STAT_COLUMNS =
+      Stream.concat(STATS.stream(), ENGINE.stream()).map(Map.Entry::getKey).toList();
 
   /** Prefix of the one column per grouped label. */
   public static final String LABEL_PREFIX = "label_";
@@ -211,7 +222,101 @@ public record FlatRecord(
         cache == null ? null : cache.requests(),
         cache == null ? null : cache.promptTokens(),
         cache == null ? null : cache.cachedTokens(),
-        cache == null ? null : cache.hitRate());
+        cache == null ? null : cache.hitRate(),
+        s.engine());
+  }
+
+  /**
+   * The engine's columns, each read from the summary's {@link EngineView} as it is (null, an empty
+   * cell, when the summary has none): {@code engine_scrapes}, {@code engine_failed_scrapes}, {@code
+   * engine_missing} (the metrics some scrape did not find, joined by {@code ;}); for TPOT, TTFT and
+   * E2E at p50, p99 and p99.9 the engine histogram's bucket each fell in, {@code
+   * engine_<stat>_<p>_lo_ms} and {@code _hi_ms} (hi empty for the {@code +Inf} bucket); {@code
+   * engine_running_*}, {@code engine_waiting_*}, {@code engine_kv_cache_*} ({@code max} and {@code
+   * mean} over the window's scrapes); {@code engine_prefix_cache_hit_ratio}; and the time added
+   * outside the engine, {@code outside_engine_<tpot|ttft>_<p>_lo_ms} and {@code _hi_ms}: the
+   * client's percentile minus the engine's interval, a bound and not a value (lo empty when the
+   * engine's interval has no upper end).
+   */
+  private static List<Map.Entry<String, Function<FlatRecord, Object>>> engineColumns() {
+    List<Map.Entry<String, Function<EngineView, Object>>> columns = new ArrayList<>();
+    columns.add(Map.entry("engine_scrapes", EngineView::scrapes));
+    columns.add(Map.entry("engine_failed_scrapes", EngineView::failedScrapes));
+    columns.add(
+        Map.entry(
+            "engine_missing", e -> e.missing().isEmpty() ? null : String.join(";", e.missing())));
+    Map<String, Function<EngineView, EngineView.Latency>> latencies = new LinkedHashMap<>();
+    latencies.put("tpot", EngineView::tpot);
+    latencies.put("ttft", EngineView::ttft);
+    latencies.put("e2e", EngineView::e2e);
+    latencies.forEach(
+        (stat, latency) -> {
+          Function<EngineView, List<EngineView.Interval>> intervals =
+              e -> latency.apply(e) == null ? null : percentiles(latency.apply(e));
+          addIntervals(columns, "engine_" + stat, intervals);
+        });
+    Map<String, Function<EngineView, EngineView.Gauge>> gauges = new LinkedHashMap<>();
+    gauges.put("running", EngineView::running);
+    gauges.put("waiting", EngineView::waiting);
+    gauges.put("kv_cache", EngineView::kvCacheUsage);
+    gauges.forEach(
+        (name, gauge) -> {
+          columns.add(
+              Map.entry(
+                  "engine_" + name + "_max",
+                  e -> gauge.apply(e) == null ? null : gauge.apply(e).max()));
+          columns.add(
+              Map.entry(
+                  "engine_" + name + "_mean",
+                  e -> gauge.apply(e) == null ? null : gauge.apply(e).mean()));
+        });
+    columns.add(Map.entry("engine_prefix_cache_hit_ratio", EngineView::prefixCacheHitRate));
+    Map<String, Function<EngineView.Outside, EngineView.Added>> outside = new LinkedHashMap<>();
+    outside.put("tpot", EngineView.Outside::tpot);
+    outside.put("ttft", EngineView.Outside::ttft);
+    outside.forEach(
+        (stat, added) -> {
+          Function<EngineView, List<EngineView.Interval>> intervals =
+              e -> {
+                EngineView.Added a = e.outside() == null ? null : added.apply(e.outside());
+                return a == null ? null : Arrays.asList(a.p50Ms(), a.p99Ms(), a.p999Ms());
+              };
+          addIntervals(columns, "outside_engine_" + stat, intervals);
+        });
+    return columns.stream()
+        .map(
+            c ->
+                Map.<String, Function<FlatRecord, Object>>entry(
+                    c.getKey(), r -> c.getValue().apply(r.engine)))
+        .toList();
+  }
+
+  /**
+   * Adds {@code <prefix>_<p>_lo_ms} and {@code _hi_ms} for p50, p99 and p99.9 (named {@code p99_9},
+   * as the client's columns), from the three intervals {@code intervals} gives (null: none).
+   */
+  private static void addIntervals(
+      List<Map.Entry<String, Function<EngineView, Object>>> columns,
+      String prefix,
+      Function<EngineView, List<EngineView.Interval>> intervals) {
+    List<String> names = List.of("p50", "p99", "p99_9");
+    for (int i = 0; i < names.size(); i++) {
+      int p = i;
+      Function<EngineView, EngineView.Interval> interval =
+          e -> intervals.apply(e) == null ? null : intervals.apply(e).get(p);
+      columns.add(
+          Map.entry(
+              prefix + "_" + names.get(p) + "_lo_ms",
+              e -> interval.apply(e) == null ? null : interval.apply(e).loMs()));
+      columns.add(
+          Map.entry(
+              prefix + "_" + names.get(p) + "_hi_ms",
+              e -> interval.apply(e) == null ? null : interval.apply(e).hiMs()));
+    }
+  }
+
+  private static List<EngineView.Interval> percentiles(EngineView.Latency l) {
+    return Arrays.asList(l.p50Ms(), l.p99Ms(), l.p999Ms());
   }
 
   /** The column names for a CSV whose label columns are {@code labelNames}, in order. */
@@ -240,6 +345,9 @@ public record FlatRecord(
     labels.forEach((name, value) -> fields.put(LABEL_PREFIX + name, value));
     for (Map.Entry<String, Function<FlatRecord, Object>> stat : STATS) {
       fields.put(stat.getKey(), stat.getValue().apply(this));
+    }
+    for (Map.Entry<String, Function<FlatRecord, Object>> stat : ENGINE) {
+      fields.put(stat.getKey(), engine == null ? null : stat.getValue().apply(this));
     }
     fields.values().removeIf(value -> value == null);
     return fields;

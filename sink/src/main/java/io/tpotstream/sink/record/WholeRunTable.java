@@ -1,5 +1,6 @@
 package io.tpotstream.sink.record;
 
+import io.tpotstream.common.engine.EngineView;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.PromptCache;
 import io.tpotstream.common.summary.WindowSummary;
@@ -7,6 +8,7 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The seed article's table over a whole run, one row per series, from merged window histograms
@@ -20,11 +22,20 @@ public final class WholeRunTable {
 
   private static final String CACHE_ROW = "%-22s %9s %14s %14s %9s%n";
 
+  private static final String ENGINE_ROW = "%-22s %8s %8s %8s  %-18s %-18s %s%n";
+
+  /** {@link #format(List, Map)} without the engine's table. */
+  public static String format(List<WindowSummary> wholeRun) {
+    return format(wholeRun, Map.of());
+  }
+
   /**
    * The heading line, the column names and one row per series of {@code wholeRun}; then, when a
-   * series' requests reported the server's prefix cache, a second table of its hit rate.
+   * series' requests reported the server's prefix cache, a second table of its hit rate; then, when
+   * {@code engines} (by series) holds the engine's view of a series of {@code wholeRun}, a table of
+   * it ({@link EngineRun}: the range of the windows' intervals, not one of the run's own).
    */
-  public static String format(List<WindowSummary> wholeRun) {
+  public static String format(List<WindowSummary> wholeRun, Map<String, EngineRun> engines) {
     StringBuilder t = new StringBuilder("Whole run, TPOT in ms (merged window histograms):\n");
     t.append(
         String.format(
@@ -89,6 +100,39 @@ public final class WholeRunTable {
                 percent(c.hitRate())));
       }
     }
+    List<WindowSummary> scraped =
+        wholeRun.stream().filter(s -> engines.containsKey(s.series())).toList();
+    if (!scraped.isEmpty()) {
+      t.append(
+          "Engine as the producer scraped it; time added outside the engine at p99, ms, from the"
+              + " lowest to the highest bound of the windows' intervals:\n");
+      t.append(
+          String.format(
+              Locale.ROOT,
+              ENGINE_ROW,
+              "series",
+              "windows",
+              "scrapes",
+              "failed",
+              "TPOT p99 outside",
+              "TTFT p99 outside",
+              "TPOT outside > 0 proven in"));
+      for (WindowSummary s : scraped) {
+        EngineRun e = engines.get(s.series());
+        t.append(
+            String.format(
+                Locale.ROOT,
+                ENGINE_ROW,
+                s.series(),
+                e.windows(),
+                e.scrapes(),
+                e.failedScrapes(),
+                e.tpotP99Outside() == null ? "-" : interval(e.tpotP99Outside()),
+                e.ttftP99Outside() == null ? "-" : interval(e.ttftP99Outside()),
+                e.tpotOutsideProvenWindows()
+                    + (e.tpotOutsideProvenWindows() == 1 ? " window" : " windows")));
+      }
+    }
     return t.toString();
   }
 
@@ -97,6 +141,16 @@ public final class WholeRunTable {
     return ratio == null
         ? "-"
         : ratio.movePointRight(2).setScale(2, RoundingMode.HALF_EVEN).toPlainString() + "%";
+  }
+
+  /**
+   * An interval of ms values as {@code [lo, hi]}, two decimals; an unbounded end as {@code (-inf}
+   * or {@code inf)}.
+   */
+  public static String interval(EngineView.Interval interval) {
+    return (interval.loMs() == null ? "(-inf" : "[" + ms(interval.loMs()))
+        + ", "
+        + (interval.hiMs() == null ? "inf)" : ms(interval.hiMs()) + "]");
   }
 
   /** Milliseconds to two decimals, "-" when there were no samples. */

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.util.List;
+import java.util.Set;
 import java.util.TimeZone;
 import java.util.function.Function;
 import org.jfree.chart.ChartUtils;
@@ -75,6 +76,19 @@ public final class Charts {
   static final List<Line> TTFT_LINES =
       List.of(new Line("p50", WindowPoint::ttftP50Ms), new Line("p99", WindowPoint::ttftP99Ms));
 
+  /** The client's TPOT p99 beside the ends of the engine's p99 bucket. */
+  static final List<Line> ENGINE_LINES =
+      List.of(
+          new Line("client p99", WindowPoint::tpotP99Ms),
+          new Line("engine p99 lo", WindowPoint::engineTpotP99LoMs),
+          new Line("engine p99 hi", WindowPoint::engineTpotP99HiMs));
+
+  /** The bounds of the time added outside the engine at TPOT p99. */
+  static final List<Line> OUTSIDE_LINES =
+      List.of(
+          new Line("outside p99 lo", WindowPoint::outsideTpotP99LoMs),
+          new Line("outside p99 hi", WindowPoint::outsideTpotP99HiMs));
+
   static byte[] tpot(ReportModel model, boolean logScale) {
     return latency(model, "TPOT", logScale, TPOT_LINES);
   }
@@ -98,6 +112,28 @@ public final class Charts {
         what + (logScale ? " (ms, log scale)" : " (ms)"),
         logScale,
         lines);
+  }
+
+  /**
+   * The client's TPOT p99 per window beside the engine's own p99 bucket (its lower end dashed, its
+   * upper end dotted), for the series whose producer scraped an inference engine; null when none
+   * did.
+   */
+  static byte[] engine(ReportModel model, boolean logScale) {
+    if (model.engines().isEmpty()) {
+      return null;
+    }
+    return render(
+        plot(
+            model,
+            "TPOT p99" + (logScale ? " (ms, log scale)" : " (ms)"),
+            logScale,
+            ENGINE_LINES,
+            model.engines().keySet()),
+        "TPOT p99 per window: client (solid) and the engine's bucket, lo (dashed) to hi (dotted)",
+        18,
+        WIDTH,
+        HEIGHT);
   }
 
   static byte[] errorRate(ReportModel model) {
@@ -206,10 +242,19 @@ public final class Charts {
 
   /** One line per series and statistic over window end time; a linear y axis starts at 0. */
   private static XYPlot plot(ReportModel model, String yLabel, boolean logScale, List<Line> lines) {
+    return plot(model, yLabel, logScale, lines, Set.copyOf(model.seriesNames()));
+  }
+
+  /** As above, for the series in {@code shown} only, each in the colour it has in every chart. */
+  private static XYPlot plot(
+      ReportModel model, String yLabel, boolean logScale, List<Line> lines, Set<String> shown) {
     XYSeriesCollection dataset = new XYSeriesCollection();
     XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
     List<String> names = model.seriesNames();
     for (int s = 0; s < names.size(); s++) {
+      if (!shown.contains(names.get(s))) {
+        continue;
+      }
       List<WindowPoint> points = model.points(names.get(s));
       for (int l = 0; l < lines.size(); l++) {
         Line line = lines.get(l);

@@ -5,6 +5,7 @@ import io.tpotstream.common.summary.ClientTouch;
 import io.tpotstream.common.summary.PromptCache;
 import io.tpotstream.common.summary.RequestCounts;
 import io.tpotstream.common.summary.WindowSummary;
+import io.tpotstream.sink.record.EngineRun;
 import io.tpotstream.sink.record.WholeRunTable;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -13,8 +14,9 @@ import java.util.Map;
 
 /**
  * {@code report.html}: one self-contained page ({@code report.html} template) with a whole-run
- * table per series, the interactive charts ({@link ReportChartData}, drawn in the page by uPlot)
- * and links to the PNG files of the same charts.
+ * table per series, the engine's view beside the client's when the producer scraped one, the
+ * interactive charts ({@link ReportChartData}, drawn in the page by uPlot) and links to the PNG
+ * files of the same charts.
  */
 final class HtmlReport {
   private HtmlReport() {}
@@ -99,8 +101,56 @@ final class HtmlReport {
             "series-count", Integer.toString(names.size()),
             "window-count", Integer.toString(model.windows()),
             "table", html.toString(),
+            "engine", engine(model),
             "png-links", String.join(", ", links)),
         ReportChartData.of(model));
+  }
+
+  /**
+   * The "Engine vs client" section, when the producer scraped an inference engine: per series the
+   * windows with the engine's view, scrapes and failures, and the time added outside the engine at
+   * p99 as the range of the windows' intervals; empty otherwise.
+   */
+  static String engine(ReportModel model) {
+    Map<String, EngineRun> engines = model.engines();
+    if (engines.isEmpty()) {
+      return "";
+    }
+    StringBuilder html = new StringBuilder("<h2>Engine vs client</h2>\n");
+    html.append("<p class=\"note\">The inference engine's own view, as the producer scraped its")
+        .append(
+            " metrics. Its histograms are coarse, so each of its percentiles is the bucket that")
+        .append(" holds it, and the time added outside the engine (the client's percentile minus")
+        .append(" the engine's bucket) is an interval: a bound, not a value. Over a run, the range")
+        .append(
+            " runs from the lowest to the highest bound of the windows' intervals; a lower bound")
+        .append(" above 0 proves time spent between the engine and the client (a gateway or proxy,")
+        .append(" the network, the client). The charts below show them per window.</p>\n")
+        .append("<table id=\"engine\">\n<tr><th>series</th>")
+        .append("<th>windows with the engine's view</th><th>scrapes</th><th>failed scrapes</th>")
+        .append(
+            "<th>TPOT p99 outside the engine (ms)</th><th>TTFT p99 outside the engine (ms)</th>")
+        .append("<th>windows with TPOT p99 outside the engine proven (lower bound &gt; 0)</th>")
+        .append("</tr>\n");
+    engines.forEach(
+        (name, e) -> {
+          html.append("<tr>");
+          cell(html, "series", name);
+          cell(html, null, Long.toString(e.windows()));
+          cell(html, null, Long.toString(e.scrapes()));
+          cell(html, null, Long.toString(e.failedScrapes()));
+          cell(
+              html,
+              null,
+              e.tpotP99Outside() == null ? "" : WholeRunTable.interval(e.tpotP99Outside()));
+          cell(
+              html,
+              null,
+              e.ttftP99Outside() == null ? "" : WholeRunTable.interval(e.ttftP99Outside()));
+          cell(html, null, Long.toString(e.tpotOutsideProvenWindows()));
+          html.append("</tr>\n");
+        });
+    return html.append("</table>").toString();
   }
 
   private static void cell(StringBuilder html, String cssClass, String text) {

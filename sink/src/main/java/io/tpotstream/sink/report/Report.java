@@ -13,8 +13,9 @@ import java.util.Map;
 
 /**
  * Writes the report into a directory: {@value #TPOT_PNG}, {@value #TTFT_PNG}, {@value
- * #ERROR_RATE_PNG}, {@value #TOKENS_PNG} ({@link #WIDTH_PX}×{@link #HEIGHT_PX} px) and {@value
- * #HTML}. Each file is replaced atomically, so a reader never sees half a file.
+ * #ERROR_RATE_PNG}, {@value #TOKENS_PNG} ({@link #WIDTH_PX}×{@link #HEIGHT_PX} px; {@value
+ * #ENGINE_PNG} and {@value #KNEE_PNG} when they apply) and {@value #HTML}. Each file is replaced
+ * atomically, so a reader never sees half a file.
  */
 public final class Report {
   public static final String TPOT_PNG = "tpot.png";
@@ -22,6 +23,9 @@ public final class Report {
   public static final String ERROR_RATE_PNG = "error-rate.png";
   public static final String TOKENS_PNG = "tokens-per-second.png";
   public static final String HTML = "report.html";
+
+  /** Written only when the producer scraped an inference engine (windows with its view). */
+  public static final String ENGINE_PNG = "engine.png";
 
   /** Written only when series carry a sweep's {@code stage} label. */
   public static final String KNEE_PNG = "knee.png";
@@ -51,6 +55,11 @@ public final class Report {
     titles.put(ERROR_RATE_PNG, "Error rate over time");
     charts.put(TOKENS_PNG, Charts.tokensPerSecond(model));
     titles.put(TOKENS_PNG, "Output tokens per second");
+    byte[] engine = Charts.engine(model, logScale);
+    if (engine != null) {
+      charts.put(ENGINE_PNG, engine);
+      titles.put(ENGINE_PNG, "TPOT p99: client beside the engine's bucket");
+    }
     byte[] knee = Charts.knee(model);
     if (knee != null) {
       charts.put(KNEE_PNG, knee);

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeSet;
 import java.util.function.Function;
@@ -14,8 +15,10 @@ import java.util.function.UnaryOperator;
 
 /**
  * The interactive charts of {@code report.html}, the PNGs' lines as data: TPOT and TTFT per window
- * (log axis first), error rate in %, output tokens/s, and a sweep's knee. Every time chart shares
- * one x array, the union of the plotted window ends (warm-up windows left out, as in the PNGs).
+ * (log axis first), error rate in %, output tokens/s, when the producer scraped an inference engine
+ * the engine's TPOT p99 bucket beside the client's p99 and the time added outside the engine, and a
+ * sweep's knee. Every time chart shares one x array, the union of the plotted window ends (warm-up
+ * windows left out, as in the PNGs).
  */
 final class ReportChartData {
   private static final int[] DASHES = {ChartData.SOLID, ChartData.DASHED, ChartData.DOTTED};
@@ -71,6 +74,31 @@ final class ReportChartData {
             false,
             List.of(new Charts.Line("", WindowPoint::tokensPerSecond)),
             ChartData::rate));
+    Set<String> scraped = model.engines().keySet();
+    if (!scraped.isEmpty()) {
+      charts.add(
+          time.chart(
+              "engine",
+              "Engine vs client, TPOT p99 per window: the client's (solid), the engine's bucket"
+                  + " from its lower (dashed) to its upper end (dotted)",
+              "TPOT p99 (ms)",
+              "ms",
+              true,
+              Charts.ENGINE_LINES,
+              ChartData::ms,
+              scraped));
+      charts.add(
+          time.chart(
+              "outside-engine",
+              "Time added outside the engine at TPOT p99 per window: the client's p99 minus the"
+                  + " engine's bucket, between its lower (solid) and upper bound (dashed)",
+              "outside the engine (ms)",
+              "ms",
+              false,
+              Charts.OUTSIDE_LINES,
+              ChartData::ms,
+              scraped));
+    }
     List<ChartData.Xs> xs = new ArrayList<>(List.of(ChartData.Xs.ofTimesMs(x)));
     Knee knee = Knee.of(model);
     if (knee != null) {
@@ -108,8 +136,24 @@ final class ReportChartData {
         boolean log,
         List<Charts.Line> stats,
         UnaryOperator<BigDecimal> round) {
+      return chart(id, title, yLabel, unit, log, stats, round, Set.copyOf(names));
+    }
+
+    /** As above, for the series in {@code shown} only, each in the colour it has in every chart. */
+    ChartData.Chart chart(
+        String id,
+        String title,
+        String yLabel,
+        String unit,
+        boolean log,
+        List<Charts.Line> stats,
+        UnaryOperator<BigDecimal> round,
+        Set<String> shown) {
       List<ChartData.Line> lines = new ArrayList<>();
       for (int s = 0; s < names.size(); s++) {
+        if (!shown.contains(names.get(s))) {
+          continue;
+        }
         for (int l = 0; l < stats.size(); l++) {
           Charts.Line stat = stats.get(l);
           String label = stats.size() == 1 ? names.get(s) : names.get(s) + " " + stat.name();

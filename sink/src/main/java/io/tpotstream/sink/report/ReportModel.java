@@ -6,6 +6,7 @@ import io.tpotstream.common.summary.RequestCounts;
 import io.tpotstream.common.summary.WindowStats;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.sink.file.JsonlFile;
+import io.tpotstream.sink.record.EngineRun;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -17,8 +18,8 @@ import java.util.TreeMap;
 /**
  * What a report shows, built one window summary at a time: per series, the points the charts plot
  * and the whole run's statistics, which come from merging the windows' encoded histograms with the
- * statistics core (never from averaging percentiles). Each (series, window) counts once. Not
- * thread-safe.
+ * statistics core (never from averaging percentiles), and the engine's view over the run ({@link
+ * EngineRun}). Each (series, window) counts once. Not thread-safe.
  */
 public final class ReportModel {
   private final SortedMap<String, SeriesRun> series = new TreeMap<>();
@@ -104,6 +105,21 @@ public final class ReportModel {
   }
 
   /**
+   * The engine's view over the whole run, by series, of the series whose windows carried an engine
+   * section (the producer scraped an inference engine), sorted.
+   */
+  public SortedMap<String, EngineRun> engines() {
+    SortedMap<String, EngineRun> engines = new TreeMap<>();
+    series.forEach(
+        (name, run) -> {
+          if (run.engine.windows() > 0) {
+            engines.put(name, run.engine);
+          }
+        });
+    return engines;
+  }
+
+  /**
    * The windows of {@code seriesName} the charts plot, by window end: without the warm-up's, that
    * is without a window that only counts warm-up requests and without the windows that measured
    * nothing before the first one that did (a warm-up request's later events land there).
@@ -123,6 +139,7 @@ public final class ReportModel {
     final String model;
     final SortedMap<String, String> labels;
     final WindowStats merged = new WindowStats();
+    final EngineRun engine = new EngineRun();
     final TreeMap<Long, WindowPoint> points = new TreeMap<>();
     long firstStartMs = Long.MAX_VALUE;
     long lastEndMs = Long.MIN_VALUE;
@@ -150,8 +167,12 @@ public final class ReportModel {
               s.requests() == null ? null : s.requests().errorRate(),
               s.tokensPerSecond(),
               measured(s),
-              s.warmupRequests()));
+              s.warmupRequests(),
+              s.engine()));
       merged.add(WindowStats.fromSummary(s));
+      if (s.engine() != null) {
+        engine.add(s.engine());
+      }
       firstStartMs = Math.min(firstStartMs, s.windowStartMs());
       lastEndMs = Math.max(lastEndMs, s.windowEndMs());
       return true;

@@ -84,14 +84,15 @@
     };
   }
 
-  // Log: base 10. Linear: from 0 to a little above the largest value; 0 to 1 when all are 0.
+  // Log: base 10. Linear: from 0 (or a little below the lowest value, when one is negative) to a
+  // little above the largest value; 0 to 1 when all are 0.
   function yScale(log) {
     if (log) {
       return { distr: 3, log: 10 };
     }
     return {
       range: function (u, min, max) {
-        return [0, max > 0 ? max * 1.08 : 1];
+        return [min < 0 ? min * 1.08 : 0, max > 0 ? max * 1.08 : 1];
       },
     };
   }

@@ -7,6 +7,8 @@ import io.tpotstream.common.summary.WindowStats;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.sink.TestWindows;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -16,11 +18,24 @@ class FlatRecordTest {
     return TestWindows.known("model-a", Map.of("concurrency", "5", "target", "x"), 1);
   }
 
-  /** The cells before the four prompt-cache columns, which come last (empty here). */
+  /** The 40 engine columns' cells of a summary without an engine section. */
+  private static final List<String> NO_ENGINE = Collections.nCopies(40, "");
+
+  /**
+   * The cells before the four prompt-cache columns and the engine's, which come last (empty here).
+   */
   private static List<String> beforeTheCache(FlatRecord record) {
     List<String> cells = record.cells(List.of());
+    assertEquals(NO_ENGINE, cells.subList(cells.size() - 40, cells.size()));
+    cells = cells.subList(0, cells.size() - 40);
     assertEquals(List.of("", "", "", ""), cells.subList(cells.size() - 4, cells.size()));
     return cells.subList(0, cells.size() - 4);
+  }
+
+  private static List<String> concat(List<String> first, List<String> then) {
+    List<String> all = new ArrayList<>(first);
+    all.addAll(then);
+    return all;
   }
 
   @Test
@@ -77,7 +92,47 @@ class FlatRecordTest {
             "cache_requests",
             "cache_prompt_tokens",
             "cached_tokens",
-            "cache_hit_rate"),
+            "cache_hit_rate",
+            "engine_scrapes",
+            "engine_failed_scrapes",
+            "engine_missing",
+            "engine_tpot_p50_lo_ms",
+            "engine_tpot_p50_hi_ms",
+            "engine_tpot_p99_lo_ms",
+            "engine_tpot_p99_hi_ms",
+            "engine_tpot_p99_9_lo_ms",
+            "engine_tpot_p99_9_hi_ms",
+            "engine_ttft_p50_lo_ms",
+            "engine_ttft_p50_hi_ms",
+            "engine_ttft_p99_lo_ms",
+            "engine_ttft_p99_hi_ms",
+            "engine_ttft_p99_9_lo_ms",
+            "engine_ttft_p99_9_hi_ms",
+            "engine_e2e_p50_lo_ms",
+            "engine_e2e_p50_hi_ms",
+            "engine_e2e_p99_lo_ms",
+            "engine_e2e_p99_hi_ms",
+            "engine_e2e_p99_9_lo_ms",
+            "engine_e2e_p99_9_hi_ms",
+            "engine_running_max",
+            "engine_running_mean",
+            "engine_waiting_max",
+            "engine_waiting_mean",
+            "engine_kv_cache_max",
+            "engine_kv_cache_mean",
+            "engine_prefix_cache_hit_ratio",
+            "outside_engine_tpot_p50_lo_ms",
+            "outside_engine_tpot_p50_hi_ms",
+            "outside_engine_tpot_p99_lo_ms",
+            "outside_engine_tpot_p99_hi_ms",
+            "outside_engine_tpot_p99_9_lo_ms",
+            "outside_engine_tpot_p99_9_hi_ms",
+            "outside_engine_ttft_p50_lo_ms",
+            "outside_engine_ttft_p50_hi_ms",
+            "outside_engine_ttft_p99_lo_ms",
+            "outside_engine_ttft_p99_hi_ms",
+            "outside_engine_ttft_p99_9_lo_ms",
+            "outside_engine_ttft_p99_9_hi_ms"),
         FlatRecord.columns(List.of("concurrency", "target")));
   }
 
@@ -86,58 +141,60 @@ class FlatRecordTest {
     FlatRecord record = FlatRecord.of(knownWindow());
 
     assertEquals(
-        List.of(
-            "2026-01-01T00:00:10Z",
-            "2026-01-01T00:00:20Z",
-            "1767225620000",
-            "model-a{concurrency=5,target=x}",
-            "model-a",
-            "5",
-            "x",
-            "100",
-            "0.505",
-            "0.500",
-            "0.900",
-            "0.990",
-            "1.000",
-            "1.000",
-            "1.000",
-            "1.200",
-            "2.000",
-            "2.000",
-            "2.000",
-            "0.600",
-            "0.800",
-            "0.800",
-            "0.800",
-            "1.500",
-            "2.040",
-            "2.040",
-            "2.040",
-            "5",
-            "4",
-            "1",
-            "0.2000",
-            "104",
-            "10.400",
-            "2",
-            "",
-            "0.250",
-            "3",
-            "false",
-            "0",
-            "0",
-            "",
-            "",
-            "",
-            "1",
-            "",
-            "",
-            "",
-            "3",
-            "4500",
-            "2700",
-            "0.6000"),
+        concat(
+            List.of(
+                "2026-01-01T00:00:10Z",
+                "2026-01-01T00:00:20Z",
+                "1767225620000",
+                "model-a{concurrency=5,target=x}",
+                "model-a",
+                "5",
+                "x",
+                "100",
+                "0.505",
+                "0.500",
+                "0.900",
+                "0.990",
+                "1.000",
+                "1.000",
+                "1.000",
+                "1.200",
+                "2.000",
+                "2.000",
+                "2.000",
+                "0.600",
+                "0.800",
+                "0.800",
+                "0.800",
+                "1.500",
+                "2.040",
+                "2.040",
+                "2.040",
+                "5",
+                "4",
+                "1",
+                "0.2000",
+                "104",
+                "10.400",
+                "2",
+                "",
+                "0.250",
+                "3",
+                "false",
+                "0",
+                "0",
+                "",
+                "",
+                "",
+                "1",
+                "",
+                "",
+                "",
+                "3",
+                "4500",
+                "2700",
+                "0.6000"),
+            NO_ENGINE),
         record.cells(List.of("concurrency", "target")));
   }
 
@@ -175,57 +232,59 @@ class FlatRecordTest {
     FlatRecord record = FlatRecord.of(TestWindows.of("model-b", Map.of(), 0, stats));
 
     assertEquals(
-        List.of(
-            "2026-01-01T00:00:00Z",
-            "2026-01-01T00:00:10Z",
-            "1767225610000",
-            "model-b",
-            "model-b",
-            "",
-            "0",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "1",
-            "0",
-            "1",
-            "1.0000",
-            "0",
-            "0.000",
-            "0",
-            "",
-            "",
-            "0",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "0",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            ""),
+        concat(
+            List.of(
+                "2026-01-01T00:00:00Z",
+                "2026-01-01T00:00:10Z",
+                "1767225610000",
+                "model-b",
+                "model-b",
+                "",
+                "0",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "1",
+                "0",
+                "1",
+                "1.0000",
+                "0",
+                "0.000",
+                "0",
+                "",
+                "",
+                "0",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "0",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                ""),
+            NO_ENGINE),
         record.cells(List.of("concurrency")));
     assertEquals(
         "{\"window_start\":\"2026-01-01T00:00:00Z\",\"window_end\":\"2026-01-01T00:00:10Z\","
@@ -339,6 +398,108 @@ class FlatRecordTest {
             "\"requests_failed\":6,\"error_rate\":1.0000,\"output_tokens\":0,\"tokens_per_s\":0.000,"
                 + "\"late_samples\":0,\"coalesced_gaps\":0,\"warmup_requests\":0,\"slo_met\":false,"
                 + "\"slo_missed\":\"tpot_p99:no_data\"}"),
+        json);
+  }
+
+  @Test
+  void engineColumnsCarryTheEnginesIntervalsAndTheTimeAddedOutsideIt() {
+    FlatRecord record =
+        FlatRecord.of(TestWindows.knownWithEngine("model-a", Map.of("concurrency", "5"), 1));
+
+    List<String> cells = record.cells(List.of("concurrency"));
+    assertEquals(
+        List.of(
+            // scrapes, failed, the metrics not published
+            "2",
+            "1",
+            "queue;waiting",
+            // engine TPOT p50, p99, p99.9 (lo, hi): p99.9 in the +Inf bucket
+            "0.250",
+            "0.500",
+            "0.500",
+            "1.000",
+            "1.000",
+            "",
+            // engine TTFT
+            "0.500",
+            "1.000",
+            "1.000",
+            "2.500",
+            "1.000",
+            "2.500",
+            // engine E2E
+            "1.000",
+            "2.500",
+            "1.000",
+            "2.500",
+            "1.000",
+            "2.500",
+            // running, waiting (not published), KV cache: max, mean
+            "3",
+            "2.5",
+            "",
+            "",
+            "0.12",
+            "0.1",
+            "0.5000",
+            // outside the engine, TPOT: the client's 0.500, 0.990, 1.000 ms minus the intervals
+            "0.000",
+            "0.250",
+            "-0.010",
+            "0.490",
+            "",
+            "0.000",
+            // outside the engine, TTFT: the client's 1.200, 2.000, 2.000 ms
+            "0.200",
+            "0.700",
+            "-0.500",
+            "1.000",
+            "-0.500",
+            "1.000"),
+        cells.subList(cells.size() - 40, cells.size()));
+    String json = new String(record.toJson(), StandardCharsets.UTF_8);
+    assertEquals(
+        true,
+        json.endsWith(
+            "\"cache_hit_rate\":0.6000,\"engine_scrapes\":2,\"engine_failed_scrapes\":1,"
+                + "\"engine_missing\":\"queue;waiting\","
+                + "\"engine_tpot_p50_lo_ms\":0.250,\"engine_tpot_p50_hi_ms\":0.500,"
+                + "\"engine_tpot_p99_lo_ms\":0.500,\"engine_tpot_p99_hi_ms\":1.000,"
+                + "\"engine_tpot_p99_9_lo_ms\":1.000,"
+                + "\"engine_ttft_p50_lo_ms\":0.500,\"engine_ttft_p50_hi_ms\":1.000,"
+                + "\"engine_ttft_p99_lo_ms\":1.000,\"engine_ttft_p99_hi_ms\":2.500,"
+                + "\"engine_ttft_p99_9_lo_ms\":1.000,\"engine_ttft_p99_9_hi_ms\":2.500,"
+                + "\"engine_e2e_p50_lo_ms\":1.000,\"engine_e2e_p50_hi_ms\":2.500,"
+                + "\"engine_e2e_p99_lo_ms\":1.000,\"engine_e2e_p99_hi_ms\":2.500,"
+                + "\"engine_e2e_p99_9_lo_ms\":1.000,\"engine_e2e_p99_9_hi_ms\":2.500,"
+                + "\"engine_running_max\":3,\"engine_running_mean\":2.5,"
+                + "\"engine_kv_cache_max\":0.12,\"engine_kv_cache_mean\":0.1,"
+                + "\"engine_prefix_cache_hit_ratio\":0.5000,"
+                + "\"outside_engine_tpot_p50_lo_ms\":0.000,\"outside_engine_tpot_p50_hi_ms\":0.250,"
+                + "\"outside_engine_tpot_p99_lo_ms\":-0.010,\"outside_engine_tpot_p99_hi_ms\":0.490,"
+                + "\"outside_engine_tpot_p99_9_hi_ms\":0.000,"
+                + "\"outside_engine_ttft_p50_lo_ms\":0.200,\"outside_engine_ttft_p50_hi_ms\":0.700,"
+                + "\"outside_engine_ttft_p99_lo_ms\":-0.500,\"outside_engine_ttft_p99_hi_ms\":1.000,"
+                + "\"outside_engine_ttft_p99_9_lo_ms\":-0.500,"
+                + "\"outside_engine_ttft_p99_9_hi_ms\":1.000}"),
+        json);
+  }
+
+  @Test
+  void aWindowWhoseScrapesAllFailedHasItsCountsAndNothingElse() {
+    FlatRecord record =
+        FlatRecord.of(
+            TestWindows.withEngine(
+                TestWindows.of("m", Map.of(), 0, new WindowStats()), TestWindows.failedEngine(2)));
+
+    List<String> cells = record.cells(List.of());
+    List<String> expected = new ArrayList<>(List.of("0", "2"));
+    expected.addAll(Collections.nCopies(38, ""));
+    assertEquals(expected, cells.subList(cells.size() - 40, cells.size()));
+    String json = new String(record.toJson(), StandardCharsets.UTF_8);
+    assertEquals(
+        true,
+        json.endsWith("\"warmup_requests\":0,\"engine_scrapes\":0,\"engine_failed_scrapes\":2}"),
         json);
   }
 }

@@ -38,4 +38,37 @@ class WholeRunTableTest {
         WholeRunTable.format(List.of(TestWindows.of("m", Map.of(), 0, new WindowStats())));
     assertEquals(false, table.contains("Prefix cache"), table);
   }
+
+  @Test
+  void theEnginesViewIsTheRangeOfItsWindowsIntervals() {
+    EngineRun a = new EngineRun();
+    a.add(TestWindows.knownEngine()); // TPOT p99 outside [-0.01, 0.49], TTFT [-0.5, 1]
+    a.add(TestWindows.provenEngine()); // TPOT p99 outside [0.49, 0.74]: proven
+    EngineRun b = new EngineRun();
+    b.add(TestWindows.failedEngine(3));
+    String table =
+        WholeRunTable.format(
+            List.of(
+                TestWindows.known("model-a", Map.of(), 0),
+                TestWindows.known("model-b", Map.of(), 0),
+                TestWindows.known("model-c", Map.of(), 0)),
+            Map.of("model-a", a, "model-b", b));
+
+    assertEquals(
+        """
+        Engine as the producer scraped it; time added outside the engine at p99, ms, from the\
+         lowest to the highest bound of the windows' intervals:
+        series                  windows  scrapes   failed  TPOT p99 outside   TTFT p99 outside   TPOT\
+         outside > 0 proven in
+        model-a                       2        4        1  [-0.01, 0.74]      [-0.50, 1.00]      1 window
+        model-b                       1        0        3  -                  -                  0 windows
+        """,
+        table.substring(table.indexOf("Engine as")));
+  }
+
+  @Test
+  void anUnboundedEndStaysUnbounded() {
+    assertEquals("(-inf, 0.00]", WholeRunTable.interval(TestWindows.interval(null, "0.000")));
+    assertEquals("[1.00, inf)", WholeRunTable.interval(TestWindows.interval("1.000", null)));
+  }
 }
