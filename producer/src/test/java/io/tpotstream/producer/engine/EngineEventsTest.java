@@ -3,14 +3,12 @@ package io.tpotstream.producer.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tpotstream.common.engine.EngineTiming;
 import io.tpotstream.common.event.EventType;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.producer.testing.Runs;
+import io.tpotstream.producer.testing.ScriptedServer;
 import io.tpotstream.producer.testing.TopicReader;
-import io.tpotstream.simulator.Simulator;
-import io.tpotstream.simulator.SimulatorConfig;
-import io.tpotstream.simulator.profile.Distribution;
-import io.tpotstream.simulator.profile.ModelProfile;
 import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
 import java.util.List;
@@ -30,21 +28,25 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class EngineEventsTest {
   @Test
   void aRunPublishesOneEngineEventPerScrapeForItsModel(TestKafka kafka) throws Exception {
-    ModelProfile fast = ModelProfile.of(new Distribution.Constant(2), new Distribution.Constant(5));
+    String last =
+        "{\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":2},\"metrics\":"
+            + "{\"time_to_first_token_ms\":85.2,\"generation_time_ms\":1240.5,"
+            + "\"queue_time_ms\":-12.3,\"mean_itl_ms\":9.1,\"tokens_per_second\":103.2}}";
     try (ExpositionServer engine = new ExpositionServer();
-        Simulator simulator =
-            Simulator.start(
-                SimulatorConfig.defaults()
-                    .withPort(0)
-                    .withSeed(1L)
-                    .withEventLoops(1)
-                    .withWarmupChunks(0)
-                    .withProfile("model-a", fast))) {
+        ScriptedServer server = new ScriptedServer()) {
+      server.on(
+          "model-a",
+          ScriptedServer.Script.sse()
+              .write("data: " + ScriptedServer.content("a") + "\n\n")
+              .pause(100)
+              .write("data: " + ScriptedServer.content("b") + "\n\n")
+              .write(
+                  "data: " + ScriptedServer.FINISH + "\n\ndata: " + last + "\n\ndata: [DONE]\n\n"));
       engine.metrics(n -> VllmBodies.of("/models/llama-7b", n).text());
       Runs.Finished run =
           Runs.run(
               kafka,
-              simulator.baseUrl(),
+              server.baseUrl(),
               "model-a",
               Map.of(
                   "engine_metrics", engine.url("/metrics"),
@@ -85,6 +87,17 @@ class EngineEventsTest {
               .orElseThrow();
       assertTrue(records.stream().allMatch(r -> r.partition() == partition));
       assertTrue(lastEngine < finalHeartbeat);
+
+      List<TokenEvent> ends =
+          run.records().stream()
+              .map(TopicReader.Rec::event)
+              .filter(e -> e.type() == EventType.END)
+              .toList();
+      assertTrue(ends.size() >= 2, "requests: " + ends.size());
+      for (TokenEvent end : ends) {
+        assertEquals(new EngineTiming(null, 85_200L, 9_100L, 1_240_500L), end.engineTiming());
+        assertEquals(1, end.malformedChunks());
+      }
     }
   }
 }
