@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.tpotstream.common.engine.EngineHistogram;
 import io.tpotstream.common.engine.EngineSample;
+import io.tpotstream.producer.testing.VllmBodies;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.tpotstream.producer.config.ConfigException;
+import io.tpotstream.producer.testing.VllmBodies;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -9,6 +9,8 @@ import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
 import io.tpotstream.common.secret.Secrets;
 import io.tpotstream.producer.http.ClientTls;
+import io.tpotstream.producer.testing.ExpositionServer;
+import io.tpotstream.producer.testing.VllmBodies;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;

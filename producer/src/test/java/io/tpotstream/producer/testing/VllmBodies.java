@@ -1,4 +1,4 @@
-package io.tpotstream.producer.engine;
+package io.tpotstream.producer.testing;
 
 import java.util.Locale;
 
@@ -7,13 +7,16 @@ import java.util.Locale;
  * and TYPE lines, an {@code engine} label beside {@code model_name}, {@code _created} samples,
  * families tpot does not read), built from known cumulative counts.
  */
-final class VllmBodies {
-  static final double[] TPOT_LE = {0.01, 0.025, 0.05};
-  static final double[] TTFT_LE = {0.04, 0.06, 0.08, 0.1};
-  static final double[] E2E_LE = {0.3, 0.5, 0.8, 1.0, 1.5};
-  static final double[] QUEUE_LE = {0.001, 0.01};
+public final class VllmBodies {
+  public static final double[] TPOT_LE = {0.01, 0.025, 0.05};
+  public static final double[] TTFT_LE = {0.04, 0.06, 0.08, 0.1};
+  public static final double[] E2E_LE = {0.3, 0.5, 0.8, 1.0, 1.5};
+  public static final double[] QUEUE_LE = {0.001, 0.01};
 
   private final StringBuilder text = new StringBuilder();
+
+  /** An empty body, to build line by line. */
+  public VllmBodies() {}
 
   /**
    * A whole body for {@code model}, every count {@code k} times a base: inter-token latency {@code
@@ -21,7 +24,7 @@ final class VllmBodies {
    * queue {@code [2, 2, 2]}·k; running 3, waiting 0, KV cache 0.12; prefix queries 2048·k, hits
    * 1024·k.
    */
-  static VllmBodies of(String model, long k) {
+  public static VllmBodies of(String model, long k) {
     return new VllmBodies()
         .other()
         .histogram("vllm:inter_token_latency_seconds", model, TPOT_LE, times(k, 3, 123, 127, 127))
@@ -35,7 +38,7 @@ final class VllmBodies {
         .counter("vllm:prefix_cache_hits", model, 1024 * k);
   }
 
-  static long[] times(long k, long... counts) {
+  public static long[] times(long k, long... counts) {
     long[] out = new long[counts.length];
     for (int i = 0; i < counts.length; i++) {
       out[i] = counts[i] * k;
@@ -44,7 +47,7 @@ final class VllmBodies {
   }
 
   /** Families tpot never reads. */
-  VllmBodies other() {
+  public VllmBodies other() {
     text.append("# HELP python_gc_objects_collected_total Objects collected during gc\n")
         .append("# TYPE python_gc_objects_collected_total counter\n")
         .append("python_gc_objects_collected_total{generation=\"0\"} 12345.0\n")
@@ -55,7 +58,7 @@ final class VllmBodies {
   }
 
   /** A histogram's lines: one bucket per bound, then +Inf, {@code _count} and {@code _sum}. */
-  VllmBodies histogram(String name, String model, double[] le, long[] cumulative) {
+  public VllmBodies histogram(String name, String model, double[] le, long[] cumulative) {
     text.append("# HELP ").append(name).append(" A histogram.\n");
     text.append("# TYPE ").append(name).append(" histogram\n");
     for (int i = 0; i <= le.length; i++) {
@@ -75,7 +78,7 @@ final class VllmBodies {
     return this;
   }
 
-  VllmBodies gauge(String name, String model, double value) {
+  public VllmBodies gauge(String name, String model, double value) {
     text.append("# TYPE ").append(name).append(" gauge\n");
     text.append(name)
         .append("{engine=\"0\",model_name=\"")
@@ -86,7 +89,7 @@ final class VllmBodies {
     return this;
   }
 
-  VllmBodies counter(String name, String model, long value) {
+  public VllmBodies counter(String name, String model, long value) {
     text.append("# TYPE ").append(name).append(" counter\n");
     String labels = "{engine=\"0\",model_name=\"" + model + "\"} ";
     text.append(name).append("_total").append(labels).append(value).append(".0\n");
@@ -95,12 +98,12 @@ final class VllmBodies {
   }
 
   /** Any other line, as written. */
-  VllmBodies line(String line) {
+  public VllmBodies line(String line) {
     text.append(line).append('\n');
     return this;
   }
 
-  String text() {
+  public String text() {
     return text.toString();
   }
 }

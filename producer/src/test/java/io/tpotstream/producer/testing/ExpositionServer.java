@@ -1,4 +1,4 @@
-package io.tpotstream.producer.engine;
+package io.tpotstream.producer.testing;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -22,7 +22,7 @@ import java.util.function.IntFunction;
  * never answering until closed, {@code /huge} 20 MiB with its length, {@code /huge-chunked} 20 MiB
  * without, any other path a fixed text). It records the headers of every request.
  */
-final class ExpositionServer implements AutoCloseable {
+public final class ExpositionServer implements AutoCloseable {
   private final HttpServer server;
   private final ExecutorService threads = Executors.newCachedThreadPool();
   private final CountDownLatch closing = new CountDownLatch(1);
@@ -31,7 +31,7 @@ final class ExpositionServer implements AutoCloseable {
   private final List<Map<String, List<String>>> headers = new CopyOnWriteArrayList<>();
   private volatile IntFunction<String> metrics = n -> "";
 
-  ExpositionServer() throws IOException {
+  public ExpositionServer() throws IOException {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     server.setExecutor(threads);
     server.createContext("/", this::handle);
@@ -39,23 +39,23 @@ final class ExpositionServer implements AutoCloseable {
   }
 
   /** {@code /metrics} answers its n-th request (from 1) with {@code body.apply(n)}. */
-  ExpositionServer metrics(IntFunction<String> body) {
+  public ExpositionServer metrics(IntFunction<String> body) {
     this.metrics = body;
     return this;
   }
 
   /** {@code path} answers {@code body}. */
-  ExpositionServer fixed(String path, String body) {
+  public ExpositionServer fixed(String path, String body) {
     fixed.put(path, body);
     return this;
   }
 
-  String url(String path) {
+  public String url(String path) {
     return "http://127.0.0.1:" + server.getAddress().getPort() + path;
   }
 
   /** The headers of each {@code /metrics} request, in order. */
-  List<Map<String, List<String>>> headers() {
+  public List<Map<String, List<String>>> headers() {
     return headers;
   }
 
