@@ -37,9 +37,7 @@ class EngineMetricsTest {
                   .withEventLoops(1)
                   .withEngineMetrics(
                       EngineSettings.ofFlags(
-                          engine.url("/metrics") + "," + engine.url("/status/500"),
-                          Duration.ofSeconds(1),
-                          "vllm")),
+                          engine.url("/metrics") + "," + engine.url("/status/500"), "1s", "vllm")),
               KafkaSettings.of("127.0.0.1:9").withSetupTimeout(Duration.ofSeconds(1)));
       try {
         await().atMost(Duration.ofSeconds(10)).until(() -> proxy.engineScrapes().scrapes() >= 2);

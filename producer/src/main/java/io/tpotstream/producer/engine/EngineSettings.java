@@ -140,7 +140,21 @@ public record EngineSettings(List<Target> targets, Duration interval, boolean in
    * comma-separated, or the config key's JSON list), {@code interval} and {@code mapping} (null:
    * their defaults); relative mapping files from the working directory.
    */
-  public static EngineSettings ofFlags(String targets, Duration interval, String mapping) {
+  public static EngineSettings ofFlags(String targets, String interval, String mapping) {
+    return ofFlags(targets, interval == null ? null : flagDuration(interval), mapping);
+  }
+
+  /** {@code --engine-metrics-interval} as written: 5s, 500ms, 1m (a bare number is seconds). */
+  private static Duration flagDuration(String text) {
+    try {
+      return io.tpotstream.common.Durations.parse("--engine-metrics-interval", text.trim());
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(
+          "--engine-metrics-interval: cannot read '" + text + "' as a duration (use e.g. 5s, 10s)");
+    }
+  }
+
+  private static EngineSettings ofFlags(String targets, Duration interval, String mapping) {
     if (targets == null) {
       return of(null, interval, mapping, Path.of("."), true);
     }

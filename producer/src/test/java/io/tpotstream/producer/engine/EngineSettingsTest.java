@@ -162,10 +162,14 @@ class EngineSettingsTest {
         assertThrows(ConfigException.class, () -> EngineSettings.ofFlags("h1:8000", null, null))
             .getMessage());
     assertEquals(
-        "--engine-metrics-interval needs --engine-metrics (--engine-metrics URL)",
+        "--engine-metrics-interval: cannot read 'soon' as a duration (use e.g. 5s, 10s)",
         assertThrows(
                 ConfigException.class,
-                () -> EngineSettings.ofFlags(null, Duration.ofSeconds(2), null))
+                () -> EngineSettings.ofFlags("http://h/metrics", "soon", null))
+            .getMessage());
+    assertEquals(
+        "--engine-metrics-interval needs --engine-metrics (--engine-metrics URL)",
+        assertThrows(ConfigException.class, () -> EngineSettings.ofFlags(null, "2s", null))
             .getMessage());
   }
 
@@ -174,7 +178,7 @@ class EngineSettingsTest {
     EngineSettings byDefault = EngineSettings.ofFlags("http://h/metrics", null, null);
     assertEquals(Duration.ofSeconds(2), byDefault.forWindow(Duration.ofSeconds(2)).interval());
     assertEquals(Duration.ofSeconds(5), byDefault.forWindow(Duration.ofSeconds(60)).interval());
-    EngineSettings ten = EngineSettings.ofFlags("http://h/metrics", Duration.ofSeconds(10), null);
+    EngineSettings ten = EngineSettings.ofFlags("http://h/metrics", "10s", null);
     assertEquals(
         "--engine-metrics-interval (10s) is longer than --window 5s: each window needs a scrape;"
             + " make it at most the window, ideally a divisor of it",
