@@ -1,6 +1,8 @@
 package io.tpotstream.app.cli;
 
+import io.tpotstream.producer.engine.EngineMapping;
 import io.tpotstream.producer.engine.EngineSettings;
+import java.nio.file.Path;
 import java.util.Map;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -42,9 +44,22 @@ final class EngineMetricsOptions {
 
   @Spec CommandSpec spec;
 
-  /** Puts the flags given into {@code flags}, by config key. */
+  /**
+   * Puts the flags given into {@code flags}, by config key; a mapping file as an absolute path, as
+   * a flag's files are read from the working directory (a config file's from its folder).
+   */
   void putInto(Map<String, String> flags) {
     ProducerConfigOptions.putConfigKeys(spec, flags);
+    if (engineMapping != null && !isBuiltIn(engineMapping)) {
+      flags.put("engine_mapping", Path.of(engineMapping.trim()).toAbsolutePath().toString());
+    }
+  }
+
+  private static boolean isBuiltIn(String mapping) {
+    String m = mapping.trim();
+    return m.isEmpty()
+        || m.equalsIgnoreCase(EngineMapping.AUTO)
+        || EngineMapping.BUILT_IN.stream().anyMatch(b -> b.name().equalsIgnoreCase(m));
   }
 
   /** The settings these flags give alone (the proxy); mapping files from the working directory. */

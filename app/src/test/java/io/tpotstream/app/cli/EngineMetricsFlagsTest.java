@@ -8,6 +8,7 @@ import io.tpotstream.producer.config.ConfigException;
 import io.tpotstream.producer.engine.EngineMapping;
 import io.tpotstream.producer.engine.EngineSettings;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,6 +67,22 @@ class EngineMetricsFlagsTest {
             Duration.ofSeconds(2),
             true),
         settings);
+  }
+
+  @Test
+  void aMappingFileFlagIsReadFromTheWorkingDirectory() {
+    ProduceCommand produce =
+        (ProduceCommand)
+            command(
+                args(
+                    "produce",
+                    "--engine-metrics",
+                    "http://h/metrics",
+                    "--engine-mapping",
+                    "m.json"));
+    Map<String, String> flags = new LinkedHashMap<>();
+    produce.engineMetrics.putInto(flags);
+    assertEquals(Path.of("m.json").toAbsolutePath().toString(), flags.get("engine_mapping"));
   }
 
   @Test
