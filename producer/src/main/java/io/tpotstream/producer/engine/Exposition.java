@@ -19,7 +19,7 @@ public record Exposition(
   /**
    * One sample line: {@code name{labels} value}.
    *
-   * @param labels the labels as written (escapes undone), in the line's order
+   * @param labels the labels as written (escapes undone)
    * @param value the value ({@code +Inf}, {@code -Inf} and {@code NaN} included)
    */
   public record Sample(String name, Map<String, String> labels, double value) {}

@@ -53,7 +53,9 @@ public final class ExpositionParser {
   private final Predicate<String> wanted;
   private final Limits limits;
   private final Map<String, List<Exposition.Sample>> samples = new LinkedHashMap<>();
+  // bounded caches: a body of a million distinct names or values must not hold a million entries
   private final Map<String, Boolean> familyWanted = new HashMap<>();
+  private final Map<String, String> strings = new HashMap<>();
   private byte[] line = new byte[256];
   private int lineLength;
   private boolean overlong;
@@ -184,7 +186,9 @@ public final class ExpositionParser {
         return null;
       }
     }
-    return new Exposition.Sample(name, labels, value);
+    Map<String, String> compact = new HashMap<>(labels.size() * 2);
+    labels.forEach((k, v) -> compact.put(shared(k), shared(v)));
+    return new Exposition.Sample(shared(name), Map.copyOf(compact), value);
   }
 
   /** Reads labels up to and past their '}'; returns the index after it, or -1 when malformed. */
@@ -247,17 +251,38 @@ public final class ExpositionParser {
     return i < text.length() ? i + 1 : -1;
   }
 
+  /** The most names and strings each cache holds; past it, each is worked out again. */
+  private static final int CACHED = 4096;
+
   private boolean wantedName(String name) {
-    return familyWanted.computeIfAbsent(
-        name,
-        n -> {
-          for (String suffix : SUFFIXES) {
-            if (n.endsWith(suffix) && wanted.test(n.substring(0, n.length() - suffix.length()))) {
-              return true;
-            }
-          }
-          return false;
-        });
+    Boolean known = familyWanted.get(name);
+    if (known != null) {
+      return known;
+    }
+    boolean yes = false;
+    for (String suffix : SUFFIXES) {
+      if (name.endsWith(suffix)
+          && wanted.test(name.substring(0, name.length() - suffix.length()))) {
+        yes = true;
+        break;
+      }
+    }
+    if (familyWanted.size() < CACHED) {
+      familyWanted.put(name, yes);
+    }
+    return yes;
+  }
+
+  /** {@code s}, or an equal string kept before: the samples kept share their names and values. */
+  private String shared(String s) {
+    String kept = strings.get(s);
+    if (kept != null) {
+      return kept;
+    }
+    if (strings.size() < CACHED) {
+      strings.put(s, s);
+    }
+    return s;
   }
 
   /** A value as Go's ParseFloat reads Prometheus' values, or null. */

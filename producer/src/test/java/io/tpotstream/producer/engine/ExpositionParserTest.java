@@ -164,7 +164,11 @@ class ExpositionParserTest {
   }
 
   private static int byText(Exposition.Sample a, Exposition.Sample b) {
-    return a.toString().compareTo(b.toString());
+    return canonical(a).compareTo(canonical(b));
+  }
+
+  private static String canonical(Exposition.Sample s) {
+    return s.name() + new java.util.TreeMap<>(s.labels()) + s.value();
   }
 
   private static String randomValue(Random random) {
@@ -227,6 +231,17 @@ class ExpositionParserTest {
             small);
     assertEquals(List.of("a", "d"), List.copyOf(x.samples().keySet()));
     assertEquals(2, x.badLines());
+  }
+
+  @Test
+  void aBodyOfDistinctNamesIsCountedNotKept() {
+    StringBuilder body = new StringBuilder();
+    for (int i = 0; i < 200_000; i++) {
+      body.append("n").append(i).append("{model_name=\"m").append(i).append("\"} 1\n");
+    }
+    Exposition x = ExpositionParser.parse(body.toString(), f -> f.equals("n7"), LIMITS);
+    assertEquals(199_999, x.otherSamples());
+    assertEquals(List.of(sample("n7", 1, "model_name", "m7")), x.named("n7"));
   }
 
   @Test
