@@ -5,6 +5,7 @@ import io.tpotstream.common.slo.GoodputLimits;
 import io.tpotstream.producer.config.ConfigDurations;
 import io.tpotstream.producer.config.ProducerConfig;
 import io.tpotstream.producer.dialect.Dialect;
+import io.tpotstream.producer.engine.EngineScraper;
 import io.tpotstream.producer.http.CallContext;
 import io.tpotstream.producer.http.CallOutcome;
 import io.tpotstream.producer.http.EndpointBackoff;
@@ -31,7 +32,10 @@ import java.net.InetAddress;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
+import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -211,6 +215,8 @@ public final class Producer {
         };
     Sessions sessions = new Sessions(config.prompts().conversations(), config.models());
     AtomicReference<StagedLoad> stages = new AtomicReference<>();
+    // the labels of the stage under way: an engine event counts in its series
+    AtomicReference<SortedMap<String, String>> stageLabels = new AtomicReference<>(config.labels());
     // no new request of a model after a failure no retry can fix; those in flight end as they
     // would; the run stops once no model is left
     FailFast failFast = new FailFast(config.models(), () -> stages.get().stop(config.stopGrace()));
@@ -220,6 +226,7 @@ public final class Producer {
             config,
             (stageConfig, stage) -> {
               stats.stage(stage); // the stage's rows in the order the stages start
+              stageLabels.set(stageConfig.labels());
               LoadRunner runner =
                   new LoadRunner(
                       new CallContext(
@@ -267,7 +274,36 @@ public final class Producer {
     if (insecure != null) {
       LOG.warn("run {}: {}", config.runId(), insecure);
     }
-    load.start()
+    CompletableFuture<Void> loaded = load.start();
+    // after the start: the scraper waits for the warm-up the load has begun
+    EngineScraper engine =
+        !config.engineMetrics().enabled()
+            ? null
+            : EngineScraper.start(
+                new EngineScraper.Wiring(
+                    config.engineMetrics(),
+                    config.tls(),
+                    url -> engineHeaders(config, dialect, url),
+                    config.secrets(),
+                    config.models(),
+                    stageLabels::get,
+                    config.runId(),
+                    producerId,
+                    Recorder.SOURCE,
+                    clock::nowMs,
+                    publisher::publish),
+                load::warmingUp);
+    loaded
+        .handle((v, error) -> error)
+        // the engines' last scrape before the final heartbeat, so that the last window has it
+        .thenCompose(
+            error ->
+                (engine == null ? CompletableFuture.<Void>completedFuture(null) : engine.finish())
+                    .thenCompose(
+                        v ->
+                            error == null
+                                ? CompletableFuture.<Void>completedFuture(null)
+                                : CompletableFuture.<Void>failedFuture(error)))
         .thenCompose(v -> publisher.finish())
         .whenComplete(
             (v, error) -> {
@@ -316,9 +352,36 @@ public final class Producer {
                       publisher.outages(),
                       transport,
                       failFast.stoppedModels(),
-                      backoff.state(System.nanoTime())));
+                      backoff.state(System.nanoTime()),
+                      engine == null ? null : engine.summary()));
             });
     return run;
+  }
+
+  /**
+   * The headers a scrape of {@code url} sends: the endpoint's own (its key, the config's {@code
+   * headers}) when {@code url} is on the same scheme, host and port as {@code base_url}; none to
+   * any other host, which must not see the endpoint's credentials.
+   */
+  static Map<String, String> engineHeaders(ProducerConfig config, Dialect dialect, URI url) {
+    URI base = config.apiBase();
+    boolean sameOrigin =
+        url.getScheme().equalsIgnoreCase(base.getScheme())
+            && url.getHost().equalsIgnoreCase(base.getHost())
+            && port(url) == port(base);
+    if (!sameOrigin) {
+      return Map.of();
+    }
+    Map<String, String> headers = new LinkedHashMap<>();
+    dialect.authHeaders(config, headers::put);
+    headers.putAll(config.headers());
+    return headers;
+  }
+
+  private static int port(URI url) {
+    return url.getPort() >= 0
+        ? url.getPort()
+        : "https".equalsIgnoreCase(url.getScheme()) ? 443 : 80;
   }
 
   private static void closeQuietly(RequestsOut out) {

@@ -1,5 +1,6 @@
 package io.tpotstream.producer;
 
+import io.tpotstream.producer.engine.EngineScrapes;
 import io.tpotstream.producer.http.EndpointBackoff;
 import io.tpotstream.producer.http.RequestFailure;
 import io.tpotstream.producer.load.LoadRunner;
@@ -34,6 +35,7 @@ import java.util.Map;
  *     the order they stopped (the run stopped once none was left)
  * @param endpoint the endpoint's backoff at the end: how often it did not answer and how many
  *     requests were held back
+ * @param engine what scraping the engines' metrics came to ({@code --engine-metrics}), or null
  */
 public record RunResult(
     String runId,
@@ -57,7 +59,8 @@ public record RunResult(
     Publisher.Outages outages,
     String transport,
     Map<String, RequestFailure> stoppedModels,
-    EndpointBackoff.State endpoint) {
+    EndpointBackoff.State endpoint,
+    EngineScrapes engine) {
 
   public RunResult {
     stoppedModels = Collections.unmodifiableMap(new LinkedHashMap<>(stoppedModels));

@@ -1,6 +1,7 @@
 package io.tpotstream.proxy;
 
 import io.tpotstream.common.Records;
+import io.tpotstream.producer.engine.EngineSettings;
 import io.tpotstream.producer.http.ClientTls;
 import io.tpotstream.producer.http.TlsFiles;
 import io.tpotstream.proxy.http.Upstream;
@@ -50,6 +51,8 @@ import java.util.TreeMap;
  *     bundle, or not at all), and a client certificate for mutual TLS
  * @param prefixHashKey the key of the prompts' block hashes on start events ({@code
  *     --capture-prefix-hashes}), or null: not captured
+ * @param engineMetrics the inference engines' metrics endpoints to scrape beside the traffic
+ *     ({@code --engine-metrics}; {@link EngineSettings#NONE}: none)
  */
 public record ProxyConfig(
     String host,
@@ -72,7 +75,8 @@ public record ProxyConfig(
     TlsFiles listenTls,
     ClientAuth clientAuth,
     ClientTls upstreamTls,
-    PrefixHashKey prefixHashKey) {
+    PrefixHashKey prefixHashKey,
+    EngineSettings engineMetrics) {
 
   public static final int DEFAULT_METRICS_PORT = 9405;
 
@@ -127,6 +131,9 @@ public record ProxyConfig(
     }
     if (clientAuth == null) {
       clientAuth = ClientAuth.NONE;
+    }
+    if (engineMetrics == null) {
+      engineMetrics = EngineSettings.NONE;
     }
     if (clientAuth != ClientAuth.NONE && listenTls.caFile() == null) {
       throw new IllegalArgumentException(
@@ -223,7 +230,8 @@ public record ProxyConfig(
         TlsFiles.NONE,
         ClientAuth.NONE,
         ClientTls.DEFAULT,
-        null);
+        null,
+        EngineSettings.NONE);
   }
 
   public ProxyConfig withHost(String newHost) {
@@ -312,6 +320,11 @@ public record ProxyConfig(
 
   public ProxyConfig withMetricsPort(int newPort) {
     return Records.with(this, "metricsPort", newPort);
+  }
+
+  /** Scrapes the engines of {@code settings} and publishes their view beside the traffic's. */
+  public ProxyConfig withEngineMetrics(EngineSettings settings) {
+    return Records.with(this, "engineMetrics", settings);
   }
 
   public ProxyConfig withDrainTimeout(Duration timeout) {

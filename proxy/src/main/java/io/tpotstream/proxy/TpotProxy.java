@@ -2,7 +2,10 @@ package io.tpotstream.proxy;
 
 import io.tpotstream.common.Waits;
 import io.tpotstream.common.metrics.MetricsServer;
+import io.tpotstream.common.secret.Secrets;
 import io.tpotstream.producer.Producer;
+import io.tpotstream.producer.engine.EngineScraper;
+import io.tpotstream.producer.engine.EngineScrapes;
 import io.tpotstream.producer.publish.AnchoredClock;
 import io.tpotstream.producer.publish.KafkaSettings;
 import io.tpotstream.proxy.events.ProxyEvents;
@@ -17,6 +20,7 @@ import io.vertx.core.VertxOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +33,8 @@ import org.slf4j.LoggerFactory;
 public final class TpotProxy implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TpotProxy.class);
   private static final long START_TIMEOUT_S = 30;
+  // a scrape ends within 5 s
+  private static final long ENGINE_FINISH_S = 10;
 
   private final ProxyConfig config;
   private final Vertx vertx;
@@ -37,6 +43,7 @@ public final class TpotProxy implements AutoCloseable {
   private final MetricsServer endpoint;
   private final int port;
   private ProxyEvents events;
+  private EngineScraper engine;
   private String producerId;
   private boolean closed;
 
@@ -81,9 +88,9 @@ public final class TpotProxy implements AutoCloseable {
    */
   public static TpotProxy start(ProxyConfig config, KafkaSettings kafka, Primer primer) {
     String producerId = Producer.newProducerId();
+    AnchoredClock clock = AnchoredClock.start();
     ProxyEvents events =
-        ProxyEvents.start(
-            kafka, config.runId(), producerId, AnchoredClock.start(), config.upstream().url());
+        ProxyEvents.start(kafka, config.runId(), producerId, clock, config.upstream().url());
     ProxyMetrics metrics = new ProxyMetrics();
     metrics.registerEvents(events::published, events::dropped, events::held);
     long startNs = System.nanoTime();
@@ -106,8 +113,36 @@ public final class TpotProxy implements AutoCloseable {
     proxy.instances.forEach(v -> events.watch(v.loopLag()));
     proxy.events = events;
     proxy.producerId = producerId;
+    if (config.engineMetrics().enabled()) {
+      // after priming: the first interval holds the traffic the proxy measures
+      proxy.engine =
+          EngineScraper.start(engineWiring(config, producerId, clock, events), () -> false);
+      metrics.registerEngine(proxy.engine::summary);
+    }
     proxy.startup = startup(Duration.ofNanos(System.nanoTime() - startNs), primed);
     return proxy;
+  }
+
+  /**
+   * The proxy's scrapes: the upstream's TLS options and no headers (the proxy holds no
+   * credentials), the engine's own model names (or the URL object's), the proxy's labels.
+   */
+  private static EngineScraper.Wiring engineWiring(
+      ProxyConfig config, String producerId, AnchoredClock clock, ProxyEvents events) {
+    Secrets.Builder secrets = Secrets.builder();
+    config.engineMetrics().targets().forEach(t -> secrets.url(t.url().toString()));
+    return new EngineScraper.Wiring(
+        config.engineMetrics(),
+        config.upstreamTls(),
+        url -> Map.of(),
+        secrets.build(),
+        List.of(),
+        config::labels,
+        config.runId(),
+        producerId,
+        ProxyEvents.SOURCE,
+        clock::nowMs,
+        events::publish);
   }
 
   /** What the start took, and what priming did, in one line. */
@@ -222,6 +257,11 @@ public final class TpotProxy implements AutoCloseable {
     return events;
   }
 
+  /** What scraping the engines came to so far ({@code --engine-metrics}), or null without. */
+  public EngineScrapes engineScrapes() {
+    return engine == null ? null : engine.summary();
+  }
+
   public ProxyMetrics metrics() {
     return metrics;
   }
@@ -268,6 +308,11 @@ public final class TpotProxy implements AutoCloseable {
       }
     }
     closeQuietly(vertx);
+    if (engine != null) {
+      // the last scrape, before the final heartbeat
+      Waits.quietly(engine.finish(), ENGINE_FINISH_S);
+      LOG.info("{}", engine.summary().line());
+    }
     if (events != null) {
       events.close();
     }

@@ -58,6 +58,8 @@ final class ProduceCommand implements Callable<Integer> {
 
   @Mixin SloOptions sloOptions;
 
+  @Mixin EngineMetricsOptions engineMetrics;
+
   @Option(names = "--run-id", description = "Config key run_id.")
   String runId;
 
@@ -83,6 +85,7 @@ final class ProduceCommand implements Callable<Integer> {
     ProducerConfigOptions.put(flags, "run_id", runId);
     labelOptions.labels.forEach((k, v) -> flags.put("labels." + k, v));
     traffic.putInto(flags);
+    engineMetrics.putInto(flags);
     SloSpec slo = sloOptions.spec();
     ProducerConfig config = configOptions.load(flags);
     KafkaConnection connection = kafkaOptions.connect();

@@ -1,5 +1,6 @@
 package io.tpotstream.app.cli;
 
+import io.tpotstream.producer.config.ConfigException;
 import io.tpotstream.producer.http.ClientTls;
 import io.tpotstream.producer.http.TlsFiles;
 import io.tpotstream.producer.publish.KafkaSettings;
@@ -244,6 +245,8 @@ final class ProxyCommand implements Callable<Integer> {
 
   @Mixin EventLoopsOptions eventLoops;
 
+  @Mixin EngineMetricsOptions engineMetrics;
+
   @Option(
       names = "--max-connections",
       defaultValue = "1000",
@@ -285,6 +288,9 @@ final class ProxyCommand implements Callable<Integer> {
                           + " events published, "
                           + proxy.events().dropped()
                           + " dropped");
+                  if (proxy.engineScrapes() != null) {
+                    out.println(proxy.engineScrapes().line());
+                  }
                   out.flush();
                   stopped.countDown();
                 },
@@ -424,6 +430,7 @@ final class ProxyCommand implements Callable<Integer> {
                       upstreamClientKey,
                       upstreamInsecure,
                       System.getenv()))
+              .withEngineMetrics(engineMetrics.settings())
               .withPrefixHashKey(
                   !capturePrefixHashes
                       ? null
@@ -431,7 +438,7 @@ final class ProxyCommand implements Callable<Integer> {
                           ? PrefixHashKey.random()
                           : PrefixHashKey.fromFile(prefixHashKeyFile));
       return eventLoops.eventLoops == null ? config : config.withEventLoops(eventLoops.eventLoops);
-    } catch (IllegalArgumentException e) {
+    } catch (IllegalArgumentException | ConfigException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
   }

@@ -40,6 +40,7 @@ final class RunCommand implements Callable<Integer> {
 
   @Mixin TrafficOptions traffic;
   @Mixin SloOptions sloOptions;
+  @Mixin EngineMetricsOptions engineMetrics;
 
   @Mixin KafkaOptions kafka;
 
@@ -53,8 +54,9 @@ final class RunCommand implements Callable<Integer> {
     Map<String, String> flags = new LinkedHashMap<>();
     load.putInto(flags);
     traffic.putInto(flags);
+    engineMetrics.putInto(flags);
     SloSpec slo = sloOptions.spec();
-    ProducerConfig config = configOptions.load(flags);
+    ProducerConfig config = runOptions.withEngineMetricsFitted(configOptions.load(flags));
     Pipeline.Settings settings =
         runOptions.pipeline(
             simulatorUrl -> config,

@@ -5,6 +5,7 @@ import io.tpotstream.common.Stages;
 import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.producer.config.ConfigDurations;
 import io.tpotstream.producer.config.ProducerConfig;
+import io.tpotstream.producer.engine.EngineSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -63,6 +64,19 @@ final class RunOptions {
         drain(),
         slo,
         requestsOut);
+  }
+
+  /**
+   * {@code config} with its engine scrapes fitted to the window ({@link EngineSettings#forWindow});
+   * a window that is not a whole number of scrape intervals is warned about on stderr.
+   */
+  ProducerConfig withEngineMetricsFitted(ProducerConfig config) {
+    EngineSettings fitted = config.engineMetrics().forWindow(windowSize());
+    String warning = fitted.windowWarning(windowSize());
+    if (warning != null) {
+      System.err.println("tpot: warning: " + warning);
+    }
+    return config.withEngineMetrics(fitted);
   }
 
   /** The window length; checked here so that a run does not start a broker for nothing. */

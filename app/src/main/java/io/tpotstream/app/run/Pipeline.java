@@ -350,6 +350,9 @@ public final class Pipeline {
             result.elapsed().toMillis() / 1000.0,
             result.clientPauseMaxUs() / 1000.0,
             result.lateAtSource() > 0 ? ", " + result.lateAtSource() + " late at source" : ""));
+    if (result.engine() != null) {
+      t.append(result.engine().line()).append(System.lineSeparator());
+    }
     long asked = result.models().stream().mapToLong(ModelResult::asked).sum();
     if (asked > 0) {
       t.append(

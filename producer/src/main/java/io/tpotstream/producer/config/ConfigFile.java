@@ -56,7 +56,10 @@ record ConfigFile(
     @JsonProperty("trace_format") String traceFormat,
     @JsonProperty("trace_speed") Double traceSpeed,
     @JsonProperty("trace_window") String traceWindow,
-    @JsonProperty("ignore_eos") Boolean ignoreEos) {
+    @JsonProperty("ignore_eos") Boolean ignoreEos,
+    @JsonProperty("engine_metrics") JsonNode engineMetrics,
+    @JsonProperty("engine_metrics_interval") JsonNode engineMetricsInterval,
+    @JsonProperty("engine_mapping") String engineMapping) {
 
   /** Every key of the file, as written in it. */
   static final Set<String> KEYS = keysOf(ConfigFile.class);

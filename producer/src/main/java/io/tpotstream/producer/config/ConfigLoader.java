@@ -12,6 +12,7 @@ import io.tpotstream.common.Json;
 import io.tpotstream.common.Nearest;
 import io.tpotstream.common.event.TokenEventBounds;
 import io.tpotstream.common.secret.Secrets;
+import io.tpotstream.producer.engine.EngineSettings;
 import io.tpotstream.producer.http.ClientTls;
 import io.tpotstream.producer.traffic.TraceSchedule;
 import io.tpotstream.producer.workload.Traffic;
@@ -247,6 +248,15 @@ public final class ConfigLoader {
     ProxySettings proxy = ProxySettings.resolve(f.proxy(), target, env);
     Secrets.Builder secrets =
         Secrets.builder().url(f.baseUrl()).credentials(proxy.username(), proxy.password());
+    EngineSettings engine =
+        EngineSettings.of(
+            f.engineMetrics(),
+            present(f.engineMetricsInterval())
+                ? duration("engine_metrics_interval", f.engineMetricsInterval(), false)
+                : null,
+            f.engineMapping(),
+            baseDir);
+    engine.targets().forEach(t -> secrets.url(t.url().toString()));
     if (key != null) {
       secrets.add(key.reveal());
     }
@@ -280,7 +290,8 @@ public final class ConfigLoader {
         traffic,
         f.warmup() != null ? Warmup.parse("warmup", f.warmup()) : Warmup.DEFAULT,
         tls(f, env, baseDir, known.url(target), warnings),
-        known);
+        known,
+        engine);
   }
 
   /**

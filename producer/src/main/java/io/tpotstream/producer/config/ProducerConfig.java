@@ -2,6 +2,7 @@ package io.tpotstream.producer.config;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tpotstream.common.secret.Secrets;
+import io.tpotstream.producer.engine.EngineSettings;
 import io.tpotstream.producer.http.ClientTls;
 import io.tpotstream.producer.traffic.RateSchedule;
 import io.tpotstream.producer.traffic.Sweep;
@@ -38,6 +39,8 @@ import java.util.SortedMap;
  * @param tls how the endpoint's certificate is checked, and the client certificate for mutual TLS
  * @param secrets every secret this config holds: each text that may quote one passes through it
  *     before it is printed, logged or published
+ * @param engineMetrics the inference engines' metrics endpoints to scrape ({@code
+ *     --engine-metrics}; {@link EngineSettings#NONE}: none)
  */
 public record ProducerConfig(
     URI apiBase,
@@ -66,7 +69,8 @@ public record ProducerConfig(
     Traffic traffic,
     Warmup warmup,
     ClientTls tls,
-    Secrets secrets) {
+    Secrets secrets,
+    EngineSettings engineMetrics) {
 
   /** True for an open-loop run (requests sent at {@code rate}, not as workers free up). */
   public boolean openLoop() {
@@ -165,7 +169,44 @@ public record ProducerConfig(
         stageTraffic,
         first ? warmup : Warmup.NONE,
         tls,
-        secrets);
+        secrets,
+        engineMetrics);
+  }
+
+  /**
+   * This config scraping the engines of {@code settings} instead (tpot run fits them to its
+   * window).
+   */
+  public ProducerConfig withEngineMetrics(EngineSettings settings) {
+    return new ProducerConfig(
+        apiBase,
+        api,
+        apiKey,
+        models,
+        concurrency,
+        totalRequests,
+        maxTokens,
+        prompts,
+        timeouts,
+        rate,
+        arrival,
+        seed,
+        duration,
+        labels,
+        includeUsage,
+        continuousUsage,
+        ignoreEos,
+        headers,
+        extraBody,
+        runId,
+        stopGrace,
+        proxy,
+        anthropicVersion,
+        traffic,
+        warmup,
+        tls,
+        secrets,
+        settings);
   }
 
   /** A short printout with every secret masked (a record's own would show headers and the URL). */

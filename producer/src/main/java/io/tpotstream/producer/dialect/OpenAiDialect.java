@@ -15,8 +15,9 @@ import java.util.function.BiConsumer;
  * content} (or {@code refusal}), {@code reasoning_content}/{@code reasoning} or {@code tool_calls};
  * {@code choices: []} (the usage chunk) is not an error; its {@code
  * prompt_tokens_details.cached_tokens} (the prompt tokens the server read from its prefix cache) is
- * kept beside {@code prompt_tokens}; an error object or a chunk with neither {@code choices} nor
- * {@code usage} fails the request as a protocol error.
+ * kept beside {@code prompt_tokens}; a {@code metrics} object (vLLM's per-request metrics, in its
+ * last chunk) is kept as the {@link EngineReport}; an error object or a chunk with neither {@code
+ * choices}, {@code usage} nor {@code metrics} fails the request as a protocol error.
  */
 final class OpenAiDialect implements Dialect {
   @Override
@@ -71,6 +72,13 @@ final class OpenAiDialect implements Dialect {
     private Integer usagePrompt;
     private Integer usageCached;
     private Integer usageCompletion;
+    private EngineReport chunkReport;
+    private EngineReport report;
+
+    @Override
+    public EngineReport engineReport() {
+      return report;
+    }
 
     @Override
     public Chunk read(String event, byte[] data, int offset, int length) {
@@ -85,6 +93,7 @@ final class OpenAiDialect implements Dialect {
       usagePrompt = null;
       usageCached = null;
       usageCompletion = null;
+      chunkReport = null;
       Chunk notAnObject = parse(event, data, offset, length);
       if (notAnObject != null) {
         return notAnObject;
@@ -97,8 +106,11 @@ final class OpenAiDialect implements Dialect {
             "error event in the stream: " + Dialect.preview(data, offset, length));
       }
       Integer chunkTokens = commitUsage();
+      if (chunkReport != null) {
+        report = chunkReport;
+      }
       if (!sawChoices) {
-        if (sawUsage) {
+        if (sawUsage || chunkReport != null) {
           return Chunk.SKIP;
         }
         return new Chunk.Failed(
@@ -153,10 +165,46 @@ final class OpenAiDialect implements Dialect {
               ChunkParser.skip(p);
             }
           }
+          case "metrics" -> {
+            if (value == JsonToken.START_OBJECT) {
+              chunkReport = readMetrics(p);
+            } else {
+              ChunkParser.skip(p);
+            }
+          }
           case "error" -> readError(p, value);
           default -> ChunkParser.skip(p);
         }
       }
+    }
+
+    /** vLLM's per-request {@code metrics} object (the parser is on its START_OBJECT). */
+    private static EngineReport readMetrics(JsonParser p) throws IOException {
+      Double ttft = null;
+      Double queue = null;
+      Double meanItl = null;
+      Double generation = null;
+      while (ChunkParser.next(p) == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = ChunkParser.next(p);
+        switch (field) {
+          case "time_to_first_token_ms" -> ttft = msValue(p, value);
+          case "queue_time_ms" -> queue = msValue(p, value);
+          case "mean_itl_ms" -> meanItl = msValue(p, value);
+          case "generation_time_ms" -> generation = msValue(p, value);
+          default -> ChunkParser.skip(p);
+        }
+      }
+      return new EngineReport(ttft, queue, meanItl, generation);
+    }
+
+    /** A number as given, null for null, NaN for anything else (a value the Recorder refuses). */
+    private static Double msValue(JsonParser p, JsonToken value) throws IOException {
+      if (value == JsonToken.VALUE_NUMBER_INT || value == JsonToken.VALUE_NUMBER_FLOAT) {
+        return p.getDoubleValue();
+      }
+      ChunkParser.skip(p);
+      return value == JsonToken.VALUE_NULL ? null : Double.NaN;
     }
 
     /** One choice object (the parser is on its START_OBJECT); returns its token kind or null. */

@@ -27,6 +27,14 @@ public interface StreamReader {
    */
   Integer cachedTokens();
 
+  /**
+   * What the server said of the request in a {@code metrics} object (vLLM's per-request metrics;
+   * the latest one), or null when it said nothing.
+   */
+  default EngineReport engineReport() {
+    return null;
+  }
+
   /** Completion tokens the API reported (the latest, cumulative value), or null. */
   Integer completionTokens();
 

@@ -1,5 +1,6 @@
 package io.tpotstream.producer.http;
 
+import io.tpotstream.common.engine.EngineTiming;
 import java.util.SortedMap;
 
 /**
@@ -18,6 +19,8 @@ import java.util.SortedMap;
  * @param failure why it failed, or null when it completed
  * @param scheduleLagNs open loop: actual minus intended start; null when closed
  * @param askedTokens the output length a trace asked for, or null
+ * @param engineTiming what the server said of the request (vLLM's per-request metrics, µs,
+ *     checked), or null
  */
 public record CallOutcome(
     String requestId,
@@ -33,7 +36,8 @@ public record CallOutcome(
     Integer cachedTokens,
     RequestFailure failure,
     Long scheduleLagNs,
-    Integer askedTokens) {
+    Integer askedTokens,
+    EngineTiming engineTiming) {
 
   public boolean completed() {
     return failure == null;

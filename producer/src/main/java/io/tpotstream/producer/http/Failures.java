@@ -300,7 +300,8 @@ public final class Failures {
     return oneLine.length() <= MAX_DETAIL ? oneLine : oneLine.substring(0, MAX_DETAIL) + "…";
   }
 
-  static boolean isTimeout(Throwable cause) {
+  /** True when {@code cause} is a timeout of any layer (Netty's connect, a socket's, Vert.x's). */
+  public static boolean isTimeout(Throwable cause) {
     for (Throwable t = cause; t != null; t = t.getCause()) {
       if (t instanceof TimeoutException
           || t instanceof io.netty.channel.ConnectTimeoutException
@@ -353,7 +354,7 @@ public final class Failures {
   }
 
   /** One line: the root exception's simple name and message, e.g. "connection refused". */
-  static String describe(Throwable t) {
+  public static String describe(Throwable t) {
     Throwable r = root(t);
     if (r instanceof ConnectException || r instanceof NoRouteToHostException) {
       String m = r.getMessage() == null ? "" : r.getMessage().toLowerCase(Locale.ROOT);
@@ -372,7 +373,8 @@ public final class Failures {
     return cut(nl < 0 ? message : message.substring(0, nl));
   }
 
-  static String hostPort(URI url) {
+  /** {@code host:port} of {@code url}, the scheme's port when it names none. */
+  public static String hostPort(URI url) {
     int port = url.getPort();
     if (port < 0) {
       port = "https".equalsIgnoreCase(url.getScheme()) ? 443 : 80;

@@ -142,7 +142,9 @@ final class KafkaSender {
     if (e.type() == EventType.HEARTBEAT) {
       return sendHeartbeat(e);
     }
-    byte[] key = e.requestId().getBytes(StandardCharsets.UTF_8);
+    // an engine event belongs to no request: keyed by its producer, a producer's stay in order
+    byte[] key =
+        e.type() == EventType.ENGINE ? producerKey : e.requestId().getBytes(StandardCharsets.UTF_8);
     return sendEvent(new ProducerRecord<>(topic, null, e.ts(), key, TokenEventCodec.encode(e)));
   }
 

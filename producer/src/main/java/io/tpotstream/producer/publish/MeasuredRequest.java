@@ -50,6 +50,9 @@ public final class MeasuredRequest {
   /** The cached prompt tokens its end event carries (the server's, checked), or null. */
   Integer cachedTokens;
 
+  /** What the server said of the request (its end event's {@code engineTiming}), or null. */
+  io.tpotstream.common.engine.EngineTiming engineTiming;
+
   int sseEvents;
   long lastEventNs;
   long lastTokenRead = -1;

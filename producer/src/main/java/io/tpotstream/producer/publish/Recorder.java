@@ -1,8 +1,10 @@
 package io.tpotstream.producer.publish;
 
+import io.tpotstream.common.engine.EngineTiming;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenTemplate;
 import io.tpotstream.producer.dialect.Chunk;
+import io.tpotstream.producer.dialect.EngineReport;
 import io.tpotstream.producer.http.CallOutcome;
 import io.tpotstream.producer.http.ErrorClass;
 import io.tpotstream.producer.http.RequestFailure;
@@ -30,6 +32,13 @@ public final class Recorder {
 
   private static final Logger LOG = LoggerFactory.getLogger(Recorder.class);
 
+  /**
+   * The largest time a server may report of a request ({@link EngineReport}), in ms: an hour, past
+   * any request's timeout. A value above it, below 0 or not a number is left out and counted as a
+   * malformed chunk.
+   */
+  public static final double MAX_ENGINE_MS = 3_600_000;
+
   private final String runId;
   private final String producerId;
   private final String source;
@@ -50,6 +59,7 @@ public final class Recorder {
   private long tokenChunks;
   private long warmupRequests;
   private boolean warnedCachedTokens;
+  private boolean warnedEngineTiming;
 
   /** Warm-up token chunks: written by the publisher thread only, read by the warm-up's check. */
   private volatile long warmupChunks;
@@ -296,6 +306,7 @@ public final class Recorder {
 
   private void succeed(MeasuredRequest r, long atNs, OutageBuffer out) {
     r.cachedTokens = cachedTokens(r);
+    r.engineTiming = engineTiming(r);
     out.append(
         r,
         mark(
@@ -312,9 +323,58 @@ public final class Recorder {
                     r.reader.finishReason(),
                     r.malformed > 0 ? r.malformed : null,
                     producerId)
-                .withCachedTokens(r.cachedTokens),
+                .withCachedTokens(r.cachedTokens)
+                .withEngineTiming(r.engineTiming),
             r));
     finish(r, atNs, null);
+  }
+
+  /**
+   * The engine timing a request's end event carries: what the server reported of it ({@link
+   * EngineReport}), each value in µs when it is a number from 0 to {@link #MAX_ENGINE_MS}; else
+   * that value is left out and the report counted as a malformed chunk (a warning says so, once).
+   */
+  private EngineTiming engineTiming(MeasuredRequest r) {
+    EngineReport report = r.reader.engineReport();
+    if (report == null) {
+      return null;
+    }
+    boolean[] bad = {false};
+    java.util.function.Function<Double, Long> micros =
+        ms -> {
+          if (ms == null) {
+            return null;
+          }
+          if (!(ms >= 0 && ms <= MAX_ENGINE_MS)) {
+            bad[0] = true;
+            return null;
+          }
+          return Math.round(ms * 1000);
+        };
+    EngineTiming timing =
+        new EngineTiming(
+            micros.apply(report.queueMs()),
+            micros.apply(report.ttftMs()),
+            micros.apply(report.meanItlMs()),
+            micros.apply(report.generationMs()));
+    if (bad[0]) {
+      r.malformed++;
+      if (!warnedEngineTiming) {
+        warnedEngineTiming = true;
+        LOG.warn(
+            "{} reported per-request metrics outside 0 to {} ms, or not numbers (request {}):"
+                + " those values are left out and the chunk counted as malformed",
+            url,
+            (long) MAX_ENGINE_MS,
+            r.requestId);
+      }
+    }
+    boolean none =
+        timing.queueUs() == null
+            && timing.ttftUs() == null
+            && timing.meanItlUs() == null
+            && timing.generationUs() == null;
+    return none ? null : timing;
   }
 
   /**
@@ -386,7 +446,8 @@ public final class Recorder {
             f == null ? r.cachedTokens : null,
             f,
             r.scheduleLagNs,
-            r.askedTokens));
+            r.askedTokens,
+            f == null ? r.engineTiming : null));
   }
 
   private SortedMap<String, String> labelsOf(MeasuredRequest r) {

@@ -240,6 +240,9 @@ public final class ResultTable {
               result.outages().longest().toMillis() / 1000.0,
               result.outages().maxHeld()));
     }
+    if (result.engine() != null) {
+      out.append(result.engine().line()).append('\n');
+    }
     out.append(
         String.format(
             Locale.ROOT,

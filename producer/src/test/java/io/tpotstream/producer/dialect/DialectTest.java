@@ -206,6 +206,32 @@ class DialectTest {
   }
 
   @Test
+  void openAiKeepsTheServersPerRequestMetricsAsWritten() {
+    StreamReader r = Dialect.of(ApiKind.OPENAI).newReader();
+    assertEquals(null, r.engineReport());
+    assertOneToken(r, TokenKind.CONTENT, "{\"content\":\"hi\"}");
+    // vLLM's last chunk: usage and the request's metrics, no choice
+    assertEquals(
+        Chunk.SKIP,
+        r.read(
+            data(
+                "{\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2},"
+                    + "\"metrics\":{\"time_to_first_token_ms\":85.2,\"generation_time_ms\":1240.5,"
+                    + "\"queue_time_ms\":12.3,\"mean_itl_ms\":9.1,\"tokens_per_second\":103.2}}")));
+    assertEquals(new EngineReport(85.2, 12.3, 9.1, 1240.5), r.engineReport());
+    // a chunk of metrics alone is no protocol error; what is not a number is kept as NaN
+    assertEquals(
+        Chunk.SKIP,
+        r.read(data("{\"metrics\":{\"time_to_first_token_ms\":\"85\",\"queue_time_ms\":null}}")));
+    assertEquals(new EngineReport(Double.NaN, null, null, null), r.engineReport());
+    assertInstanceOf(Chunk.Malformed.class, r.read(data("{\"metrics\":{\"mean_itl_ms\":1")));
+    assertEquals(
+        new EngineReport(Double.NaN, null, null, null),
+        r.engineReport(),
+        "a chunk that is not whole JSON changes nothing");
+  }
+
+  @Test
   void anthropicPromptTokensAddTheCachedOnesToInputTokens() {
     StreamReader r = Dialect.of(ApiKind.ANTHROPIC).newReader();
     r.read(

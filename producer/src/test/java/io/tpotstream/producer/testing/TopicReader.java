@@ -2,7 +2,7 @@ package io.tpotstream.producer.testing;
 
 import static org.awaitility.Awaitility.await;
 
-import io.tpotstream.common.event.EventType;
+import io.tpotstream.common.Json;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
 import io.tpotstream.testkit.TestKafka;
@@ -87,7 +87,7 @@ public final class TopicReader {
           .until(
               () -> {
                 for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                  TokenEvent e = TokenEventCodec.decode(r.value());
+                  TokenEvent e = decode(r.value());
                   all.add(new Rec(r.partition(), r.offset(), r.timestamp(), r.key(), r.value(), e));
                   if (e.finalHeartbeat() && ofProducer.test(e)) {
                     finals.add(r.partition());
@@ -99,10 +99,29 @@ public final class TopicReader {
     return all;
   }
 
-  /** The non-heartbeat events, grouped by request id, each list in offset order. */
+  /**
+   * A record as the codec decodes it; an {@code engine} event (no request) as data binding reads
+   * it, for the readers of common may not take it yet.
+   */
+  static TokenEvent decode(byte[] value) {
+    if (new String(value, 0, Math.min(value.length, 20), StandardCharsets.UTF_8)
+        .startsWith("{\"type\":\"engine\"")) {
+      try {
+        return Json.MAPPER.readValue(value, TokenEvent.class);
+      } catch (java.io.IOException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+    return TokenEventCodec.decode(value);
+  }
+
+  /**
+   * The events of requests (no heartbeat, no engine event), grouped by request id, each list in
+   * offset order.
+   */
   public static Map<String, List<TokenEvent>> byRequest(List<Rec> records) {
     return records.stream()
-        .filter(r -> r.event().type() != EventType.HEARTBEAT)
+        .filter(r -> r.event().requestId() != null)
         .collect(
             Collectors.groupingBy(
                 r -> r.event().requestId(),

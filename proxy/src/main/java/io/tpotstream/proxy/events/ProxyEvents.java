@@ -100,6 +100,11 @@ public final class ProxyEvents implements AutoCloseable {
     publisher.onFailure(handler);
   }
 
+  /** Publishes {@code event} in order with the traffic's events and the heartbeats. */
+  public void publish(io.tpotstream.common.event.TokenEvent event) {
+    publisher.publish(event);
+  }
+
   /** Adds an event loop's lag meter to the heartbeats' {@code loopLagMaxUs}. */
   public void watch(LoopLagMeter loop) {
     loops.add(loop);

@@ -6,9 +6,11 @@ import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tpotstream.producer.engine.EngineScrapes;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAccumulator;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The proxy's own health, for its {@code /metrics}: requests by kind, gateway errors, client
@@ -119,6 +121,21 @@ public final class ProxyMetrics {
         .name("tpot_proxy_requests_in_flight")
         .help("Requests being forwarded now")
         .callback(cb -> cb.call(inFlight.get()))
+        .register(registry);
+  }
+
+  /** Adds the counters of the engines' scrapes ({@code --engine-metrics}). */
+  public void registerEngine(Supplier<EngineScrapes> scrapes) {
+    CounterWithCallback.builder()
+        .name("tpot_proxy_engine_scrapes")
+        .help("Scrapes of the engines' metrics endpoints that were read (--engine-metrics)")
+        .callback(cb -> cb.call(scrapes.get().scrapes()))
+        .register(registry);
+    CounterWithCallback.builder()
+        .name("tpot_proxy_engine_scrape_failures")
+        .help(
+            "Scrapes of the engines' metrics endpoints that failed (each logged; the first of a kind at WARN)")
+        .callback(cb -> cb.call(scrapes.get().failed()))
         .register(registry);
   }
 

@@ -1,0 +1,308 @@
+package io.tpotstream.producer.engine;
+
+import io.tpotstream.common.engine.EngineHistogram;
+import io.tpotstream.common.engine.EngineSample;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One endpoint's scrapes turned into what each scrape interval added: per model the engine names
+ * (its model label's values), the previous scrape's cumulative bucket counts and counters are kept,
+ * and each scrape gives the histograms' and counters' deltas since then and the gauges' values now
+ * ({@link EngineSample}). A model's first scrape gives its gauges only ({@code intervalMs} 0). A
+ * histogram or counter found below its previous value (an engine restart), or a histogram whose
+ * bounds changed, is taken from zero and counted in {@code resets}. A metric the mapping names but
+ * the scrape lacks for a model is named in {@code missing}. Plain Java, one thread.
+ */
+final class EngineDeltas {
+  /** The model of an engine that has no model label (or of samples without it). */
+  static final String UNLABELLED = "";
+
+  /** The most models one endpoint is followed for; others are left out (and said once). */
+  static final int MAX_MODELS = 64;
+
+  /** The most finite bucket bounds a histogram may have to be published. */
+  static final int MAX_BUCKETS = 512;
+
+  private final String endpoint;
+  private final Map<String, Previous> previous = new HashMap<>();
+
+  /** What a model's previous scrape left: when, its cumulative histograms and counters. */
+  private static final class Previous {
+    long atMs;
+    final Map<String, Cumulative> histograms = new HashMap<>();
+    final Map<String, Double> counters = new HashMap<>();
+  }
+
+  /** A histogram's cumulative counts at a scrape: bounds in µs and counts, the last +Inf's. */
+  private record Cumulative(long[] leUs, long[] counts) {}
+
+  /**
+   * @param endpoint the endpoint as printed (secrets masked), for the samples
+   */
+  EngineDeltas(String endpoint) {
+    this.endpoint = endpoint;
+  }
+
+  /**
+   * The samples of the scrape {@code exposition} taken at {@code atMs}, read with {@code mapping},
+   * by the engine's model name ({@link #UNLABELLED} without a model label), in the order the body
+   * named them; at most {@link #MAX_MODELS}.
+   */
+  Map<String, EngineSample> next(Exposition exposition, EngineMapping mapping, long atMs) {
+    Map<String, Roles> byModel = read(exposition, mapping);
+    Map<String, EngineSample> out = new LinkedHashMap<>();
+    for (Map.Entry<String, Roles> e : byModel.entrySet()) {
+      out.put(e.getKey(), sample(e.getKey(), e.getValue(), mapping, atMs));
+    }
+    return out;
+  }
+
+  /** The names a scrape's model lacks, the histogram and counter values it found, its gauges. */
+  private static final class Roles {
+    final List<String> missing = new ArrayList<>();
+    final Map<String, Cumulative> histograms = new LinkedHashMap<>();
+    final Map<String, Double> counters = new LinkedHashMap<>();
+    final Map<String, Double> gauges = new LinkedHashMap<>();
+  }
+
+  private static final String TPOT = "tpot";
+  private static final String TTFT = "ttft";
+  private static final String E2E = "e2e";
+  private static final String QUEUE = "queue";
+  private static final String RUNNING = "running";
+  private static final String WAITING = "waiting";
+  private static final String KV = "kvCacheUsage";
+  private static final String QUERIES = "prefixQueries";
+  private static final String HITS = "prefixHits";
+
+  /** The body's values per model, by role. */
+  private Map<String, Roles> read(Exposition x, EngineMapping m) {
+    Map<String, List<String>> histograms = new LinkedHashMap<>();
+    histograms.put(TPOT, m.tpot());
+    histograms.put(TTFT, m.ttft());
+    histograms.put(E2E, m.e2e());
+    histograms.put(QUEUE, m.queue());
+    Map<String, List<String>> gauges = new LinkedHashMap<>();
+    gauges.put(RUNNING, m.running());
+    gauges.put(WAITING, m.waiting());
+    gauges.put(KV, m.kvCacheUsage());
+    Map<String, List<String>> counters = new LinkedHashMap<>();
+    counters.put(QUERIES, m.prefixQueries());
+    counters.put(HITS, m.prefixHits());
+
+    // the models, in the order the body names them
+    Map<String, Roles> models = new LinkedHashMap<>();
+    List<List<Exposition.Sample>> all = new ArrayList<>();
+    for (Map<String, List<String>> roles : List.of(histograms, gauges, counters)) {
+      for (List<String> names : roles.values()) {
+        String name = m.present(names, x);
+        if (name != null) {
+          for (String suffix : ExpositionParser.SUFFIXES) {
+            all.add(x.named(name + suffix));
+          }
+        }
+      }
+    }
+    for (List<Exposition.Sample> samples : all) {
+      for (Exposition.Sample s : samples) {
+        String model = modelOf(s, m);
+        if (!models.containsKey(model) && models.size() < MAX_MODELS) {
+          models.put(model, new Roles());
+        }
+      }
+    }
+    for (Map.Entry<String, Roles> e : models.entrySet()) {
+      String model = e.getKey();
+      Roles r = e.getValue();
+      histograms.forEach(
+          (role, names) -> {
+            String name = m.present(names, x);
+            Cumulative c = name == null ? null : histogram(x, name, model, m);
+            if (c != null) {
+              r.histograms.put(role, c);
+            } else if (!names.isEmpty()) {
+              r.missing.add(names.get(0));
+            }
+          });
+      gauges.forEach(
+          (role, names) -> {
+            String name = m.present(names, x);
+            Double v = name == null ? null : gauge(x.named(name), model, m, role.equals(KV));
+            if (v != null) {
+              r.gauges.put(role, v);
+            } else if (!names.isEmpty()) {
+              r.missing.add(names.get(0));
+            }
+          });
+      counters.forEach(
+          (role, names) -> {
+            String name = m.present(names, x);
+            Double v = name == null ? null : counter(x, name, model, m);
+            if (v != null) {
+              r.counters.put(role, v);
+            } else if (!names.isEmpty()) {
+              r.missing.add(names.get(0));
+            }
+          });
+    }
+    return models;
+  }
+
+  private EngineSample sample(String model, Roles r, EngineMapping m, long atMs) {
+    Previous before = previous.get(model);
+    Previous now = new Previous();
+    now.atMs = atMs;
+    now.histograms.putAll(r.histograms);
+    now.counters.putAll(r.counters);
+    previous.put(model, now);
+    int[] resets = {0};
+    Map<String, EngineHistogram> deltas = new HashMap<>();
+    Map<String, Long> counterDeltas = new HashMap<>();
+    if (before != null) {
+      r.histograms.forEach(
+          (role, c) -> {
+            Cumulative was = before.histograms.get(role);
+            if (was != null) {
+              deltas.put(role, delta(c, was, resets));
+            }
+          });
+      r.counters.forEach(
+          (role, v) -> {
+            Double was = before.counters.get(role);
+            if (was != null) {
+              double d = v - was;
+              if (d < 0) {
+                resets[0]++;
+                d = v; // counted from zero since the restart
+              }
+              counterDeltas.put(role, Math.round(d));
+            }
+          });
+    }
+    return new EngineSample(
+        endpoint,
+        m.name(),
+        before == null ? 0 : Math.max(0, atMs - before.atMs),
+        1,
+        0,
+        null,
+        r.missing,
+        resets[0],
+        deltas.get(TPOT),
+        deltas.get(TTFT),
+        deltas.get(E2E),
+        deltas.get(QUEUE),
+        r.gauges.get(RUNNING),
+        r.gauges.get(WAITING),
+        r.gauges.get(KV),
+        counterDeltas.get(QUERIES),
+        counterDeltas.get(HITS));
+  }
+
+  /** What {@code now} added to {@code was}, per bucket; from zero after a reset (counted). */
+  private static EngineHistogram delta(Cumulative now, Cumulative was, int[] resets) {
+    long[] d = new long[now.counts.length];
+    boolean reset = !Arrays.equals(now.leUs, was.leUs);
+    for (int i = 0; i < d.length && !reset; i++) {
+      d[i] = now.counts[i] - was.counts[i];
+      reset = d[i] < 0;
+    }
+    if (reset) {
+      resets[0]++;
+      d = now.counts.clone();
+    }
+    List<Long> bounds = new ArrayList<>(now.leUs.length);
+    for (long le : now.leUs) {
+      bounds.add(le);
+    }
+    List<Long> counts = new ArrayList<>(d.length);
+    long below = 0;
+    for (long cumulative : d) {
+      counts.add(Math.max(0, cumulative - below)); // a body whose buckets fall counts none there
+      below = Math.max(below, cumulative);
+    }
+    return new EngineHistogram(bounds, counts);
+  }
+
+  /**
+   * The cumulative buckets of histogram {@code name} for {@code model}, summed over its other
+   * labels, bounds in µs; null when the body has none for it, or more than {@link #MAX_BUCKETS}.
+   */
+  private static Cumulative histogram(Exposition x, String name, String model, EngineMapping m) {
+    TreeMap<Long, Long> buckets = new TreeMap<>();
+    long inf = -1;
+    boolean any = false;
+    for (Exposition.Sample s : x.named(name + "_bucket")) {
+      String le = s.labels().get("le");
+      if (le == null || !modelOf(s, m).equals(model) || !(s.value() >= 0)) {
+        continue;
+      }
+      Double bound = ExpositionParser.number(le.trim());
+      if (bound == null || bound.isNaN() || bound < 0) {
+        continue;
+      }
+      any = true;
+      long count = Math.round(Math.min(s.value(), Long.MAX_VALUE));
+      if (bound.isInfinite()) {
+        inf = Math.max(0, inf) + count;
+      } else {
+        long leUs = Math.round(bound * m.histogramUnit().micros);
+        buckets.merge(leUs, count, Long::sum);
+      }
+    }
+    if (!any || buckets.size() > MAX_BUCKETS) {
+      return null;
+    }
+    if (inf < 0) {
+      // no +Inf bucket: the count of observations, else the last bucket's
+      long last = buckets.isEmpty() ? 0 : buckets.lastEntry().getValue();
+      Double count = sum(x.named(name + "_count"), model, m);
+      inf = Math.max(last, count == null ? 0 : Math.round(Math.min(count, Long.MAX_VALUE)));
+    }
+    long[] leUs = new long[buckets.size()];
+    long[] counts = new long[buckets.size() + 1];
+    int i = 0;
+    for (Map.Entry<Long, Long> b : buckets.entrySet()) {
+      leUs[i] = b.getKey();
+      counts[i++] = b.getValue();
+    }
+    counts[i] = inf;
+    return new Cumulative(leUs, counts);
+  }
+
+  /** Counter {@code name} ({@code name_total}, else {@code name}) for {@code model}, summed. */
+  private static Double counter(Exposition x, String name, String model, EngineMapping m) {
+    Double total = sum(x.named(name + "_total"), model, m);
+    return total != null ? total : sum(x.named(name), model, m);
+  }
+
+  /** A gauge for {@code model}: the largest value ({@code max}) or the sum over its series. */
+  private static Double gauge(
+      List<Exposition.Sample> samples, String model, EngineMapping m, boolean max) {
+    Double v = null;
+    for (Exposition.Sample s : samples) {
+      if (modelOf(s, m).equals(model) && Double.isFinite(s.value())) {
+        v = v == null ? s.value() : max ? Math.max(v, s.value()) : v + s.value();
+      }
+    }
+    return v;
+  }
+
+  private static Double sum(List<Exposition.Sample> samples, String model, EngineMapping m) {
+    return gauge(samples, model, m, false);
+  }
+
+  private static String modelOf(Exposition.Sample s, EngineMapping m) {
+    if (m.modelLabel() == null) {
+      return UNLABELLED;
+    }
+    String model = s.labels().get(m.modelLabel());
+    return model == null ? UNLABELLED : model;
+  }
+}
