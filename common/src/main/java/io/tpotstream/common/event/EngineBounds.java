@@ -43,6 +43,12 @@ public final class EngineBounds {
   /** The most finite bucket bounds of one histogram (vLLM's largest has about 30). */
   public static final int MAX_BUCKET_BOUNDS = 64;
 
+  /**
+   * The largest finite bucket bound in µs, a day: engines publish bounds far past the client
+   * histograms' hour (vLLM's e2e goes to 7,680 s); a producer folds a larger one into +Inf.
+   */
+  public static final long MAX_BOUND_US = 86_400_000_000L;
+
   /** Every bounded number inside {@code engine} and {@code engineTiming}, in the schema's order. */
   public static final List<Range> RANGES =
       List.of(
@@ -54,8 +60,8 @@ public final class EngineBounds {
           new Range(
               "histogram.leUs[]",
               1,
-              TokenEventBounds.HOUR_US,
-              "a bucket's upper bound in µs, up to an hour (the client histograms' range)"),
+              MAX_BOUND_US,
+              "a bucket's upper bound in µs, up to a day (vLLM's largest is 7,680 s)"),
           new Range(
               "histogram.counts[]",
               0,

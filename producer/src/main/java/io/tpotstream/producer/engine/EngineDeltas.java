@@ -2,6 +2,7 @@ package io.tpotstream.producer.engine;
 
 import io.tpotstream.common.engine.EngineHistogram;
 import io.tpotstream.common.engine.EngineSample;
+import io.tpotstream.common.event.EngineBounds;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -14,10 +15,12 @@ import java.util.TreeMap;
  * One endpoint's scrapes turned into what each scrape interval added: per model the engine names
  * (its model label's values), the previous scrape's cumulative bucket counts and counters are kept,
  * and each scrape gives the histograms' and counters' deltas since then and the gauges' values now
- * ({@link EngineSample}). A model's first scrape gives its gauges only ({@code intervalMs} 0). A
- * histogram or counter found below its previous value (an engine restart), or a histogram whose
- * bounds changed, is taken from zero and counted in {@code resets}. A metric the mapping names but
- * the scrape lacks for a model is named in {@code missing}. Plain Java, one thread.
+ * ({@link EngineSample}). The endpoint's first answer gives gauges only ({@code intervalMs} 0); a
+ * model, histogram or counter that appears in a later answer started since the one before, from
+ * zero (an engine that had served nothing published nothing). A histogram or counter found below
+ * its previous value (an engine restart), or a histogram whose bounds changed, is taken from zero
+ * and counted in {@code resets}. A metric the mapping names but the scrape lacks for a model is
+ * named in {@code missing}. Plain Java, one thread.
  */
 final class EngineDeltas {
   /** The model of an engine that has no model label (or of samples without it). */
@@ -31,6 +34,9 @@ final class EngineDeltas {
 
   private final String endpoint;
   private final Map<String, Previous> previous = new HashMap<>();
+  // when the endpoint last answered (-1: never): a model, histogram or counter that was not in
+  // that answer and is in the next started since, from zero, as Prometheus's series do
+  private long answeredMs = -1;
 
   /** What a model's previous scrape left: when, its cumulative histograms and counters. */
   private static final class Previous {
@@ -60,7 +66,16 @@ final class EngineDeltas {
     for (Map.Entry<String, Roles> e : byModel.entrySet()) {
       out.put(e.getKey(), sample(e.getKey(), e.getValue(), mapping, atMs));
     }
+    answeredMs = atMs;
     return out;
+  }
+
+  /**
+   * The endpoint answered at {@code atMs} with no samples (an engine that has served nothing yet):
+   * whatever it publishes next started after this.
+   */
+  void answeredEmpty(long atMs) {
+    answeredMs = atMs;
   }
 
   /** The names a scrape's model lacks, the histogram and counter values it found, its gauges. */
@@ -155,7 +170,7 @@ final class EngineDeltas {
   }
 
   private EngineSample sample(String model, Roles r, EngineMapping m, long atMs) {
-    Previous before = previous.get(model);
+    Previous before = previousOf(model);
     Previous now = new Previous();
     now.atMs = atMs;
     now.histograms.putAll(r.histograms);
@@ -168,14 +183,12 @@ final class EngineDeltas {
       r.histograms.forEach(
           (role, c) -> {
             Cumulative was = before.histograms.get(role);
-            if (was != null) {
-              deltas.put(role, delta(c, was, resets));
-            }
+            deltas.put(role, was == null ? delta(c, zero(c), resets) : delta(c, was, resets));
           });
       r.counters.forEach(
           (role, v) -> {
-            Double was = before.counters.get(role);
-            if (was != null) {
+            Double was = before.counters.getOrDefault(role, 0.0); // new since: from zero
+            {
               double d = v - was;
               if (d < 0) {
                 resets[0]++;
@@ -203,6 +216,24 @@ final class EngineDeltas {
         r.gauges.get(KV),
         counterDeltas.get(QUERIES),
         counterDeltas.get(HITS));
+  }
+
+  /**
+   * What {@code model}'s previous scrape left; for a model that appeared since the endpoint's last
+   * answer, nothing then (all of it is new); null before the endpoint's first answer.
+   */
+  private Previous previousOf(String model) {
+    Previous before = previous.get(model);
+    if (before == null && answeredMs >= 0) {
+      before = new Previous();
+      before.atMs = answeredMs;
+    }
+    return before;
+  }
+
+  /** No observation yet, in {@code c}'s buckets. */
+  private static Cumulative zero(Cumulative c) {
+    return new Cumulative(c.leUs, new long[c.counts.length]);
   }
 
   /** What {@code now} added to {@code was}, per bucket; from zero after a reset (counted). */
@@ -253,7 +284,11 @@ final class EngineDeltas {
         inf = Math.max(0, inf) + count;
       } else {
         long leUs = Math.round(bound * m.histogramUnit().micros);
-        buckets.merge(leUs, count, Long::sum);
+        // cumulative buckets: leaving a bound out merges its observations into the next one's
+        // (+Inf past the last), so a bound outside the record's range costs resolution, not data
+        if (leUs >= 1 && leUs <= EngineBounds.MAX_BOUND_US) {
+          buckets.merge(leUs, count, Long::sum);
+        }
       }
     }
     if (!any || buckets.size() > MAX_BUCKETS) {

@@ -1,8 +1,11 @@
 package io.tpotstream.producer.engine;
 
 import io.tpotstream.common.engine.EngineSample;
+import io.tpotstream.common.event.EngineBounds;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventBounds;
+import io.tpotstream.common.event.TokenEventCodec;
+import io.tpotstream.common.event.TokenEventFormatException;
 import io.tpotstream.common.secret.Secrets;
 import io.tpotstream.producer.http.ClientTls;
 import java.net.URI;
@@ -257,6 +260,15 @@ public final class EngineScraper {
   }
 
   private void read(Endpoint e, long sentMs, Exposition body) {
+    if (body.readableSamples() == 0 && body.badLines() == 0) {
+      // an engine that has served nothing yet (the simulator, some servers) publishes nothing:
+      // an answer all the same, and what it publishes next is new since
+      e.deltas.answeredEmpty(sentMs);
+      synchronized (this) {
+        scrapes++;
+      }
+      return;
+    }
     if (body.readableSamples() == 0) {
       failed(
           e,
@@ -310,7 +322,7 @@ public final class EngineScraper {
         continue;
       }
       names.put(engineModel, model);
-      publish(sentMs, model, byEngineModel.get(engineModel));
+      publish(e, sentMs, model, byEngineModel.get(engineModel));
     }
     if (!e.told) {
       e.told = true;
@@ -384,12 +396,33 @@ public final class EngineScraper {
   }
 
   private void publish(long ts, String model, EngineSample sample) {
-    wiring
-        .publish()
-        .accept(
-            TokenEvent.engine(
-                    ts, wiring.runId(), model, wiring.labels().get(), wiring.producerId(), sample)
-                .withSource(wiring.source()));
+    wiring.publish().accept(event(ts, model, sample));
+  }
+
+  /**
+   * Publishes a scrape's record once the token-event reader accepts it, the gate every reader of
+   * the topic applies (so the aggregator never dead-letters what tpot wrote); a record it refuses
+   * is published as a failed scrape saying why.
+   */
+  private void publish(Endpoint e, long ts, String model, EngineSample sample) {
+    TokenEvent event = event(ts, model, sample);
+    try {
+      TokenEventCodec.decode(TokenEventCodec.encode(event));
+    } catch (TokenEventFormatException refused) {
+      String why =
+          TokenEventBounds.fit(
+              "its values break the engine event's bounds: " + refused.getMessage(),
+              EngineBounds.MAX_FAILURE_CHARS);
+      warnOnce(e, "refused", "engine metrics at " + e.printed + ": scrape left out, " + why);
+      event = event(ts, model, EngineSample.failed(e.printed, e.mappingName(), 1, why));
+    }
+    wiring.publish().accept(event);
+  }
+
+  private TokenEvent event(long ts, String model, EngineSample sample) {
+    return TokenEvent.engine(
+            ts, wiring.runId(), model, wiring.labels().get(), wiring.producerId(), sample)
+        .withSource(wiring.source());
   }
 
   private void warnOnce(Endpoint e, String kind, String message) {

@@ -84,6 +84,7 @@ public final class RequestsOut implements AutoCloseable {
     }
     long elapsedNs = o.endNs() - o.startNs();
     trace.promptUsage(o.promptTokens(), o.cachedTokens());
+    trace.engineTiming(o.engineTiming()); // as the end event carries it
     RequestRecord record =
         o.completed()
             ? trace.end(elapsedNs, o.completionTokens(), goodput, scratch)

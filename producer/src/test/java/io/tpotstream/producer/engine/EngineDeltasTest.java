@@ -163,4 +163,47 @@ class EngineDeltasTest {
     assertEquals(0.0, s.waiting());
     assertEquals(List.of("tgi_request_duration", "tgi_request_queue_duration"), s.missing());
   }
+
+  @Test
+  void boundsOutsideARecordsRangeMergeIntoTheNextBucketAndLoseNoObservation() {
+    // vLLM's e2e ends at 7,680 s, past a record's largest bound (a day is fine, two are not), and
+    // a mapping may give le="0": both go to the bucket after them, as cumulative counts allow
+    String scrape =
+        """
+        # TYPE vllm:e2e_request_latency_seconds histogram
+        vllm:e2e_request_latency_seconds_bucket{model_name="m",le="0"} %d
+        vllm:e2e_request_latency_seconds_bucket{model_name="m",le="1.0"} %d
+        vllm:e2e_request_latency_seconds_bucket{model_name="m",le="7680.0"} %d
+        vllm:e2e_request_latency_seconds_bucket{model_name="m",le="172800.0"} %d
+        vllm:e2e_request_latency_seconds_bucket{model_name="m",le="+Inf"} %d
+        """;
+    EngineDeltas deltas = new EngineDeltas(URL);
+    deltas.next(body(scrape.formatted(0, 0, 0, 0, 0)), EngineMapping.VLLM, 1_000);
+    EngineSample s =
+        deltas.next(body(scrape.formatted(1, 3, 6, 8, 9)), EngineMapping.VLLM, 2_000).get("m");
+    assertEquals(histogram(List.of(1_000_000L, 7_680_000_000L), List.of(3L, 3L, 3L)), s.e2e());
+  }
+
+  @Test
+  void whatAppearsAfterAnEmptyAnswerStartedSinceAndCountsFromZero() {
+    // the simulator, like an engine that has served nothing yet, answers with no samples at first
+    EngineDeltas deltas = new EngineDeltas(URL);
+    deltas.answeredEmpty(1_000);
+    EngineSample s =
+        deltas
+            .next(body(VllmBodies.of("model-a", 2).text()), EngineMapping.VLLM, 6_000)
+            .get("model-a");
+    assertEquals(5_000, s.intervalMs());
+    assertEquals(0, s.resets());
+    assertEquals(List.of(6L, 240L, 8L, 0L), s.tpot().counts()); // all of it, since the empty answer
+    EngineDeltas fromTwoScrapes = new EngineDeltas(URL);
+    fromTwoScrapes.next(body(VllmBodies.of("model-a", 0).text()), EngineMapping.VLLM, 0);
+    EngineSample same =
+        fromTwoScrapes
+            .next(body(VllmBodies.of("model-a", 2).text()), EngineMapping.VLLM, 5_000)
+            .get("model-a");
+    assertEquals(same.tpot(), s.tpot());
+    assertEquals(same.ttft(), s.ttft());
+    assertEquals(same.prefixQueries(), s.prefixQueries());
+  }
 }

@@ -1,0 +1,168 @@
+package io.tpotstream.app.engine;
+
+import static io.tpotstream.app.cli.TpotCli.tpot;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.tpotstream.app.cli.TpotCli;
+import io.tpotstream.common.engine.EngineView;
+import io.tpotstream.common.summary.WindowSummary;
+import io.tpotstream.common.summary.WindowSummaryCodec;
+import io.tpotstream.producer.Producer;
+import io.tpotstream.producer.RunResult;
+import io.tpotstream.producer.config.ConfigLoader;
+import io.tpotstream.producer.publish.KafkaSettings;
+import io.tpotstream.simulator.Simulator;
+import io.tpotstream.simulator.SimulatorConfig;
+import io.tpotstream.simulator.profile.Distribution;
+import io.tpotstream.simulator.profile.ModelProfile;
+import io.tpotstream.testkit.KafkaExtension;
+import io.tpotstream.testkit.TestKafka;
+import java.math.BigDecimal;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The engine's view beside the client's, end to end: the simulator plays an engine behind a slow
+ * gateway (every chunk reaches the socket 100 ms after the engine made it), {@code tpot produce
+ * --engine-metrics} scrapes its {@code /metrics} and a second endpoint where nobody listens, and
+ * the window summaries {@code tpot stats} computes from the topic's export put the 100 ms outside
+ * the engine, for TTFT, and nothing outside it for TPOT, within the engine's buckets.
+ */
+@Tag("slow")
+@ExtendWith(KafkaExtension.class)
+class EngineViewEndToEndTest {
+  private static final int REQUESTS = 24;
+  private static final long GATEWAY_MS = 100;
+
+  @Test
+  void theGatewaysDelayIsPlacedOutsideTheEngineAndAFailingScrapeIsCounted(
+      TestKafka kafka, @TempDir Path dir) throws Exception {
+    // the engine: 22 ms to the first token, then one every 20 ms; the gateway adds 100 ms
+    ModelProfile engine =
+        ModelProfile.of(new Distribution.Constant(22), new Distribution.Constant(20))
+            .withGatewayDelayMs(GATEWAY_MS)
+            .withPerRequestMetrics(true);
+    String topic = TestKafka.uniqueName("engine-view");
+    int closed;
+    try (ServerSocket s = new ServerSocket(0)) {
+      closed = s.getLocalPort(); // nobody listens there once closed
+    }
+    try (Simulator simulator =
+        Simulator.start(
+            SimulatorConfig.defaults()
+                .withPort(0)
+                .withSeed(3L)
+                .withEventLoops(1)
+                .withWarmupChunks(0)
+                .withProfile("engine-a", engine))) {
+      RunResult result =
+          Producer.start(
+                  ConfigLoader.load(
+                      null,
+                      Map.of(
+                          "warmup",
+                          "0",
+                          "base_url",
+                          simulator.baseUrl(),
+                          "models",
+                          "engine-a",
+                          "concurrency",
+                          "4",
+                          "total_requests",
+                          Integer.toString(REQUESTS),
+                          "max_tokens",
+                          "40",
+                          "engine_metrics",
+                          simulator.baseUrl() + "/metrics,http://127.0.0.1:" + closed + "/metrics",
+                          "engine_metrics_interval",
+                          "1s"),
+                      Map.of(),
+                      w -> {}),
+                  KafkaSettings.of(kafka.bootstrapServers())
+                      .withTopic(topic)
+                      .withSetupTimeout(Duration.ofSeconds(30)))
+              .result()
+              .join();
+      assertEquals(REQUESTS, result.models().get(0).completed());
+    }
+    Path archive = dir.resolve("engine.jsonl");
+    TpotCli.Result export =
+        tpot(
+            "export",
+            "--bootstrap-server",
+            kafka.bootstrapServers(),
+            "--topic",
+            topic,
+            "--file",
+            archive.toString());
+    assertEquals(0, export.exit(), export.err());
+    TpotCli.Result stats = tpot("stats", archive.toString(), "--window", "2s", "--format", "json");
+    assertEquals(0, stats.exit(), stats.err());
+    List<WindowSummary> windows = stats.out().lines().map(WindowSummaryCodec::decode).toList();
+
+    List<EngineView> engines =
+        windows.stream().map(WindowSummary::engine).filter(e -> e != null).toList();
+    assertTrue(engines.size() >= 2, stats.out());
+    // every request's TTFT and every gap the engine made were scraped, once
+    assertEquals(
+        REQUESTS,
+        engines.stream().mapToLong(e -> e.ttft() == null ? 0 : e.ttft().count()).sum(),
+        () -> stats.out() + engineLines(archive));
+    assertEquals(
+        windows.stream().mapToLong(w -> w.tpot().count()).sum(),
+        engines.stream().mapToLong(e -> e.tpot() == null ? 0 : e.tpot().count()).sum());
+    // the endpoint where nobody listens failed every scrape, and the run went on
+    assertTrue(engines.stream().mapToLong(EngineView::failedScrapes).sum() >= 2, stats.out());
+    for (WindowSummary w : windows) {
+      EngineView e = w.engine();
+      if (e == null || e.outside() == null || e.outside().ttft() == null) {
+        continue;
+      }
+      // the engine's TTFT (22 ms) lies in vLLM's (20, 40] bucket; the client's is 100 ms later
+      assertBucket(20, 40, e.ttft().p50Ms(), w);
+      assertContains(e.outside().ttft().p50Ms(), GATEWAY_MS, w);
+      // gaps of 20 ms: the engine's in (10, 25]; nothing of the gateway's delay is a TPOT's
+      assertBucket(10, 25, e.tpot().p50Ms(), w);
+      assertContains(e.outside().tpot().p50Ms(), 0, w);
+    }
+  }
+
+  private static String engineLines(Path archive) {
+    try {
+      return String.join(
+          "\n",
+          java.nio.file.Files.readAllLines(archive).stream()
+              .filter(l -> l.contains("\"engine\""))
+              .toList());
+    } catch (java.io.IOException e) {
+      return e.toString();
+    }
+  }
+
+  private static void assertBucket(
+      long lo, long hi, EngineView.Interval interval, WindowSummary w) {
+    assertNotNull(interval, w.windowStart());
+    assertTrue(
+        interval.loMs().compareTo(BigDecimal.valueOf(lo)) == 0
+            && interval.hiMs().compareTo(BigDecimal.valueOf(hi)) == 0,
+        w.windowStart() + ": " + interval + " should be the bucket (" + lo + ", " + hi + "]");
+  }
+
+  private static void assertContains(EngineView.Interval interval, long ms, WindowSummary w) {
+    assertNotNull(interval, w.windowStart());
+    BigDecimal value = BigDecimal.valueOf(ms);
+    assertTrue(
+        (interval.loMs() == null || interval.loMs().compareTo(value) <= 0)
+            && (interval.hiMs() == null || interval.hiMs().compareTo(value) >= 0),
+        w.windowStart() + ": " + interval + " should hold " + ms + " ms");
+  }
+}
