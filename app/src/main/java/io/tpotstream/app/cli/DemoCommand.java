@@ -102,6 +102,8 @@ final class DemoCommand implements Callable<Integer> {
     }
     o.put("timeout", "60");
     o.put("api_key", "demo");
+    // the simulator plays an engine too: its /metrics in vLLM's names, beside the client's view
+    o.put("engine_metrics", java.net.URI.create(simulatorUrl).resolve("/metrics").toString());
     if (duration != null) {
       o.put("duration", duration);
     }

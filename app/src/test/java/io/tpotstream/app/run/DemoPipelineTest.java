@@ -5,13 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.tpotstream.common.engine.EngineView;
 import io.tpotstream.common.progress.Progress;
 import io.tpotstream.common.slo.SloSpec;
 import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
+import io.tpotstream.common.summary.WindowSummaryCodec;
 import io.tpotstream.producer.result.ModelResult;
 import io.tpotstream.sink.report.Report;
 import java.math.BigDecimal;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -79,6 +82,26 @@ class DemoPipelineTest {
     assertTrue(
         csv.get(0).startsWith("window_start,window_end,ts,series,model,tpot_count"), csv.get(0));
     assertEquals(summaries + 1, csv.size());
+    // the simulator's own view, scraped beside: every gap it made, once, in each model's windows
+    List<WindowSummary> windows =
+        Files.readAllLines(out.resolve("summaries.jsonl")).stream()
+            .filter(l -> !l.isBlank())
+            .map(WindowSummaryCodec::decode)
+            .toList();
+    for (String model : List.of("model-a", "model-b", "model-c")) {
+      List<EngineView> engine =
+          windows.stream()
+              .filter(w -> w.model().equals(model) && w.engine() != null)
+              .map(WindowSummary::engine)
+              .toList();
+      assertEquals(
+          (long) REQUESTS * (MAX_TOKENS - 1),
+          engine.stream().mapToLong(e -> e.tpot() == null ? 0 : e.tpot().count()).sum(),
+          model);
+      assertEquals(
+          REQUESTS, engine.stream().mapToLong(e -> e.ttft() == null ? 0 : e.ttft().count()).sum());
+      assertEquals(0, engine.stream().mapToLong(EngineView::failedScrapes).sum(), model);
+    }
     String html = Files.readString(outcome.report());
     for (String png :
         List.of(Report.TPOT_PNG, Report.TTFT_PNG, Report.ERROR_RATE_PNG, Report.TOKENS_PNG)) {
@@ -100,6 +123,7 @@ class DemoPipelineTest {
     o.put("max_tokens", Integer.toString(MAX_TOKENS));
     o.put("prompt", "Write a short story about a robot learning to paint.");
     o.put("api_key", "demo");
+    o.put("engine_metrics", URI.create(simulatorUrl).resolve("/metrics").toString()); // as the demo
     // the counts below are the run's own requests: no warm-up before them
     o.put("warmup", "0");
     return o;
