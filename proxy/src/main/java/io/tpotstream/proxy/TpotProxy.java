@@ -96,6 +96,7 @@ public final class TpotProxy implements AutoCloseable {
     long startNs = System.nanoTime();
     TpotProxy proxy;
     ProxyPrimer.Primed primed = null;
+    Measurements measuring;
     try {
       if (config.prime().compareTo(Duration.ZERO) > 0) {
         primed =
@@ -105,7 +106,8 @@ public final class TpotProxy implements AutoCloseable {
                 config.prime(),
                 primer);
       }
-      proxy = start(config, metrics, new Measurements(config, events, metrics));
+      measuring = new Measurements(config, events, metrics);
+      proxy = start(config, metrics, measuring);
     } catch (RuntimeException e) {
       events.close();
       throw e;
@@ -116,7 +118,8 @@ public final class TpotProxy implements AutoCloseable {
     if (config.engineMetrics().enabled()) {
       // after priming: the first interval holds the traffic the proxy measures
       proxy.engine =
-          EngineScraper.start(engineWiring(config, producerId, clock, events), () -> false);
+          EngineScraper.start(
+              engineWiring(config, producerId, clock, events, measuring.modelsSeen()), () -> false);
       metrics.registerEngine(proxy.engine::summary);
     }
     proxy.startup = startup(Duration.ofNanos(System.nanoTime() - startNs), primed);
@@ -125,10 +128,15 @@ public final class TpotProxy implements AutoCloseable {
 
   /**
    * The proxy's scrapes: the upstream's TLS options and no headers (the proxy holds no
-   * credentials), the engine's own model names (or the URL object's), the proxy's labels.
+   * credentials), the engine's own model names (or the URL object's; or, for an engine of one
+   * model, the one model the measured requests named), the proxy's labels.
    */
   private static EngineScraper.Wiring engineWiring(
-      ProxyConfig config, String producerId, AnchoredClock clock, ProxyEvents events) {
+      ProxyConfig config,
+      String producerId,
+      AnchoredClock clock,
+      ProxyEvents events,
+      List<String> modelsSeen) {
     Secrets.Builder secrets = Secrets.builder();
     config.engineMetrics().targets().forEach(t -> secrets.url(t.url().toString()));
     return new EngineScraper.Wiring(
@@ -136,7 +144,7 @@ public final class TpotProxy implements AutoCloseable {
         config.upstreamTls(),
         url -> Map.of(),
         secrets.build(),
-        List.of(),
+        modelsSeen, // live: an engine of one model is the one model the requests named
         config::labels,
         config.runId(),
         producerId,

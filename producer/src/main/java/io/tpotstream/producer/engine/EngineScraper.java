@@ -66,7 +66,7 @@ public final class EngineScraper {
    * @param tls how the endpoints' certificates are checked (the endpoint's, or the upstream's)
    * @param headers the headers sent to a URL (the config's, to base_url's host only)
    * @param secrets masks every URL and message before it is printed or published
-   * @param runModels the run's models (empty for the proxy: the engine names its own)
+   * @param runModels the run's models (for the proxy, live: the models its requests named)
    * @param labels the labels of the events (the run's, the stage's during a sweep)
    * @param source the events' {@code source} ({@code producer} or {@code proxy})
    * @param clockMs the wall clock of the events (the producer's anchored clock)

@@ -93,6 +93,8 @@ final class Measurement implements ExchangeObserver {
     model = Measurements.bounded(facts.model(), Measurements.MAX_MODEL_CHARS, owner.metrics());
     if (model == null || model.isBlank()) {
       model = "unknown";
+    } else {
+      owner.sawModel(model);
     }
     prefix = facts.prefix();
     if (facts.stream()) {

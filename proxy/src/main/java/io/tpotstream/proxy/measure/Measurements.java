@@ -9,9 +9,11 @@ import io.tpotstream.proxy.http.ObserverFactory;
 import io.tpotstream.proxy.metrics.ProxyMetrics;
 import io.tpotstream.proxy.prefix.PrefixHashKey;
 import io.vertx.core.http.HttpServerRequest;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -38,6 +40,13 @@ public final class Measurements implements ObserverFactory {
   private final AtomicLong requests = new AtomicLong();
   private final boolean warmup;
 
+  /** The most model names {@link #modelsSeen} keeps. */
+  static final int MAX_MODELS_SEEN = 64;
+
+  // the models the measured requests named: an engine that serves one model is theirs when they
+  // named one (a served-model-name alias), as a producer's run models are (EngineScraper)
+  private final CopyOnWriteArrayList<String> modelsSeen = new CopyOnWriteArrayList<>();
+
   /** Measures into {@code events}; a request id the client did not give is its producer id-N. */
   public Measurements(ProxyConfig config, ProxyEvents events, ProxyMetrics metrics) {
     this(config, events, metrics, false);
@@ -53,6 +62,18 @@ public final class Measurements implements ObserverFactory {
     this.config = config;
     this.events = events;
     this.metrics = metrics;
+  }
+
+  /** The models the measured requests named so far (the first {@link #MAX_MODELS_SEEN}). */
+  public List<String> modelsSeen() {
+    return modelsSeen;
+  }
+
+  /** A measured request named {@code model}. */
+  void sawModel(String model) {
+    if (modelsSeen.size() < MAX_MODELS_SEEN) {
+      modelsSeen.addIfAbsent(model);
+    }
   }
 
   @Override
