@@ -1,6 +1,7 @@
 package io.tpotstream.producer.config;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tpotstream.common.Records;
 import io.tpotstream.common.secret.Secrets;
 import io.tpotstream.producer.engine.EngineSettings;
 import io.tpotstream.producer.http.ClientTls;
@@ -178,35 +179,7 @@ public record ProducerConfig(
    * window).
    */
   public ProducerConfig withEngineMetrics(EngineSettings settings) {
-    return new ProducerConfig(
-        apiBase,
-        api,
-        apiKey,
-        models,
-        concurrency,
-        totalRequests,
-        maxTokens,
-        prompts,
-        timeouts,
-        rate,
-        arrival,
-        seed,
-        duration,
-        labels,
-        includeUsage,
-        continuousUsage,
-        ignoreEos,
-        headers,
-        extraBody,
-        runId,
-        stopGrace,
-        proxy,
-        anthropicVersion,
-        traffic,
-        warmup,
-        tls,
-        secrets,
-        settings);
+    return Records.with(this, "engineMetrics", settings);
   }
 
   /** A short printout with every secret masked (a record's own would show headers and the URL). */
