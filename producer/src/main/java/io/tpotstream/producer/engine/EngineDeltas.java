@@ -29,9 +29,6 @@ final class EngineDeltas {
   /** The most models one endpoint is followed for; others are left out (and said once). */
   static final int MAX_MODELS = 64;
 
-  /** The most finite bucket bounds a histogram may have to be published. */
-  static final int MAX_BUCKETS = 512;
-
   private final String endpoint;
   private final Map<String, Previous> previous = new HashMap<>();
   // when the endpoint last answered (-1: never): a model, histogram or counter that was not in
@@ -231,6 +228,23 @@ final class EngineDeltas {
     return before;
   }
 
+  /** Keeps at most {@code max} of the cumulative {@code buckets}: every k-th and the last. */
+  static void thin(TreeMap<Long, Long> buckets, int max) {
+    int n = buckets.size();
+    if (n <= max) {
+      return;
+    }
+    int k = (n + max - 1) / max; // ceil: n / k ≤ max
+    int i = 0;
+    for (var it = buckets.entrySet().iterator(); it.hasNext(); i++) {
+      it.next();
+      // keep the (k-1)th of every k, counted back from the last, so the last is always kept
+      if ((n - 1 - i) % k != 0) {
+        it.remove();
+      }
+    }
+  }
+
   /** No observation yet, in {@code c}'s buckets. */
   private static Cumulative zero(Cumulative c) {
     return new Cumulative(c.leUs, new long[c.counts.length]);
@@ -263,7 +277,10 @@ final class EngineDeltas {
 
   /**
    * The cumulative buckets of histogram {@code name} for {@code model}, summed over its other
-   * labels, bounds in µs; null when the body has none for it, or more than {@link #MAX_BUCKETS}.
+   * labels, bounds in µs; null when the body has none for it. More finite bounds than a record
+   * holds ({@link EngineBounds#MAX_BUCKET_BOUNDS}) are thinned to fit: every k-th is kept, the last
+   * always, and a bound left out merges its observations into the next kept one (cumulative
+   * counts), so resolution is lost and no observation.
    */
   private static Cumulative histogram(Exposition x, String name, String model, EngineMapping m) {
     TreeMap<Long, Long> buckets = new TreeMap<>();
@@ -291,7 +308,7 @@ final class EngineDeltas {
         }
       }
     }
-    if (!any || buckets.size() > MAX_BUCKETS) {
+    if (!any) {
       return null;
     }
     if (inf < 0) {
@@ -300,6 +317,7 @@ final class EngineDeltas {
       Double count = sum(x.named(name + "_count"), model, m);
       inf = Math.max(last, count == null ? 0 : Math.round(Math.min(count, Long.MAX_VALUE)));
     }
+    thin(buckets, EngineBounds.MAX_BUCKET_BOUNDS);
     long[] leUs = new long[buckets.size()];
     long[] counts = new long[buckets.size() + 1];
     int i = 0;

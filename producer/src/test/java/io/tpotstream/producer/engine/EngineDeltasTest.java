@@ -206,4 +206,20 @@ class EngineDeltasTest {
     assertEquals(same.ttft(), s.ttft());
     assertEquals(same.prefixQueries(), s.prefixQueries());
   }
+
+  @Test
+  void moreBoundsThanARecordHoldsAreThinnedLosingNoObservation() {
+    // 200 bounds of 1..200 ms, one observation at each: every 4th from the last is kept (50, no
+    // more than 64), each holding the 4 observations up to it
+    java.util.TreeMap<Long, Long> buckets = new java.util.TreeMap<>();
+    for (long ms = 1; ms <= 200; ms++) {
+      buckets.put(ms * 1_000, ms); // cumulative
+    }
+    EngineDeltas.thin(buckets, 64);
+    assertEquals(50, buckets.size());
+    assertEquals(200_000L, buckets.lastKey());
+    assertEquals(4_000L, buckets.firstKey());
+    assertEquals(4L, buckets.firstEntry().getValue());
+    assertEquals(200L, buckets.lastEntry().getValue());
+  }
 }
