@@ -286,11 +286,11 @@ class AggregatorOnBrokerTest {
     try (Aggregator aggregator = Aggregator.start(config)) {
       assertEquals(expected, readSummaries(kafka, config.outputTopic(), expected.size()));
       assertTrue(aggregator.commits() > 0, "the backlog was committed");
-      // two looks three seconds apart that see the same count: no commit in between
+      // two looks a second apart (20 idle checks) that see the same count: no commit in between
       AtomicLong seen = new AtomicLong(-1);
       await()
           .atMost(Duration.ofSeconds(30))
-          .pollInterval(Duration.ofSeconds(3))
+          .pollInterval(Duration.ofSeconds(1))
           .until(
               () -> {
                 long now = aggregator.commits();
