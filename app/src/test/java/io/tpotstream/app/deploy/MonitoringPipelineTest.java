@@ -51,9 +51,9 @@ import org.junit.jupiter.api.io.TempDir;
  * broker) read as the monitoring people run reads it: {@code /metrics} scraped twice across windows
  * (promtool accepts both scrapes, every sample carries the model and concurrency labels, counters
  * and buckets never go down and add up to the CSV), every {@code tpot_} name the Grafana dashboard
- * and the alert rules query is served, the CSV carries E2E and request TPOT, and Kafka Connect in
- * standalone mode (its JSON converter and file sink) writes every {@code tpot.metrics} record of
- * the run to a file.
+ * and the alert rules query is served (the engine's too: the run scrapes the simulator's /metrics),
+ * the CSV carries E2E and request TPOT, and Kafka Connect in standalone mode (its JSON converter
+ * and file sink) writes every {@code tpot.metrics} record of the run to a file.
  */
 @ExtendWith(KafkaExtension.class)
 @Tag("slow")
@@ -110,7 +110,9 @@ class MonitoringPipelineTest {
         .until(
             () ->
                 (second[0] = scrapeOrNull(port)) != null
-                    && latestWindowEnd(PromText.parse(second[0])) > firstEnd);
+                    && latestWindowEnd(PromText.parse(second[0])) > firstEnd
+                    // a window with the engine's view beside the client's (one scrape a window)
+                    && second[0].contains("tpot_window_outside_engine_seconds{"));
     Pipeline.Outcome outcome = run.get(3, TimeUnit.MINUTES);
 
     Promtool.assertMetricsPass(first[0]);
@@ -150,8 +152,6 @@ class MonitoringPipelineTest {
       queried.addAll(DeployFiles.tpotNames(Files.readString(DeployFiles.PROMETHEUS.resolve(file))));
     }
     queried.removeIf(name -> name.equals("tpot_sink")); // the scrape job's name
-    // this run scrapes no inference engine: EngineDashboardTest checks the engine's families
-    queried.removeIf(DeployFiles::servedWithAnEngineOnly);
     Set<String> missing = new TreeSet<>(queried);
     missing.removeAll(served);
     assertEquals(Set.of(), missing, "queried by the dashboard or the alerts but not served");
@@ -339,6 +339,8 @@ class MonitoringPipelineTest {
     o.put("max_tokens", "40");
     o.put("api_key", "demo");
     o.put("warmup", "0");
+    // the simulator's own /metrics: the dashboard's engine panels and the engine alert are served
+    o.put("engine_metrics", URI.create(simulatorUrl).resolve("/metrics").toString());
     return o;
   }
 
