@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.app.cli.TpotCli;
+import io.tpotstream.app.run.SimulatorWarmup;
 import io.tpotstream.common.engine.EngineView;
 import io.tpotstream.common.summary.WindowSummary;
 import io.tpotstream.common.summary.WindowSummaryCodec;
@@ -62,15 +63,16 @@ class EngineViewEndToEndTest {
                 .withPort(0)
                 .withSeed(3L)
                 .withEventLoops(1)
-                .withWarmupChunks(0)
                 .withProfile("engine-a", engine))) {
       RunResult result =
           Producer.start(
                   ConfigLoader.load(
                       null,
                       Map.of(
+                          // the producer's JIT warms against its own loopback server (a warm-up
+                          // against the simulator would be in the engine's view, not the client's)
                           "warmup",
-                          "0",
+                          "local",
                           "base_url",
                           simulator.baseUrl(),
                           "models",
@@ -89,7 +91,9 @@ class EngineViewEndToEndTest {
                       w -> {}),
                   KafkaSettings.of(kafka.bootstrapServers())
                       .withTopic(topic)
-                      .withSetupTimeout(Duration.ofSeconds(30)))
+                      .withSetupTimeout(Duration.ofSeconds(30)),
+                  Producer.Outputs.NONE,
+                  SimulatorWarmup::start)
               .result()
               .join();
       assertEquals(REQUESTS, result.models().get(0).completed());
