@@ -52,6 +52,11 @@ final class EngineDeltas {
     this.endpoint = endpoint;
   }
 
+  /** The endpoint as its samples carry it. */
+  String endpoint() {
+    return endpoint;
+  }
+
   /**
    * The samples of the scrape {@code exposition} taken at {@code atMs}, read with {@code mapping},
    * by the engine's model name ({@link #UNLABELLED} without a model label), in the order the body

@@ -106,7 +106,9 @@ public final class EngineScraper {
     Endpoint(EngineSettings.Target target) {
       this.target = target;
       this.printed = wiring.secrets().url(target.url());
-      this.deltas = new EngineDeltas(printed);
+      // as its records carry it: a URL past the record's bound is cut, as the bounds say
+      this.deltas =
+          new EngineDeltas(TokenEventBounds.fit(printed, EngineBounds.MAX_ENDPOINT_CHARS));
       this.mapping = target.mapping();
     }
 
@@ -350,8 +352,14 @@ public final class EngineScraper {
   private void failed(Endpoint e, long sentMs, MetricsFetch.Failed f) {
     String message = wiring.secrets().redact(f.message());
     warnOnce(e, f.kind(), "engine metrics at " + e.printed + ": scrape failed: " + message);
+    EngineSample failure =
+        EngineSample.failed(
+            e.deltas.endpoint(),
+            e.mappingName(),
+            1,
+            TokenEventBounds.fit(message, EngineBounds.MAX_FAILURE_CHARS));
     for (String model : failureModels(e)) {
-      publish(sentMs, model, EngineSample.failed(e.printed, e.mappingName(), 1, message));
+      publish(e, sentMs, model, failure);
     }
     synchronized (this) {
       failed++;
@@ -395,10 +403,6 @@ public final class EngineScraper {
     return engineModel.equals(EngineDeltas.UNLABELLED) ? UNNAMED : engineModel;
   }
 
-  private void publish(long ts, String model, EngineSample sample) {
-    wiring.publish().accept(event(ts, model, sample));
-  }
-
   /**
    * Publishes a scrape's record once the token-event reader accepts it, the gate every reader of
    * the topic applies (so the aggregator never dead-letters what tpot wrote); a record it refuses
@@ -414,7 +418,7 @@ public final class EngineScraper {
               "its values break the engine event's bounds: " + refused.getMessage(),
               EngineBounds.MAX_FAILURE_CHARS);
       warnOnce(e, "refused", "engine metrics at " + e.printed + ": scrape left out, " + why);
-      event = event(ts, model, EngineSample.failed(e.printed, e.mappingName(), 1, why));
+      event = event(ts, model, EngineSample.failed(e.deltas.endpoint(), e.mappingName(), 1, why));
     }
     wiring.publish().accept(event);
   }

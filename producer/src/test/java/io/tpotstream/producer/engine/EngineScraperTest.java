@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.common.engine.EngineSample;
+import io.tpotstream.common.event.EngineBounds;
 import io.tpotstream.common.event.EventType;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenEventCodec;
@@ -229,6 +230,33 @@ class EngineScraperTest {
               List.of(),
               0),
           scraper.summary());
+    }
+  }
+
+  @Test
+  void aFailureOfAnEndpointPastTheRecordsBoundsIsPublishedWithinThem() throws Exception {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
+    // a URL of 900 characters: the records carry it cut to their bound, and every one is read back
+    String refused = "http://127.0.0.1:" + closedPort + "/" + "p".repeat(870) + "/metrics";
+    List<TokenEvent> events = new CopyOnWriteArrayList<>();
+    scraper(
+            settings(Duration.ofSeconds(1), refused),
+            Secrets.builder().build(),
+            List.of("model-a"),
+            events,
+            new StepTicker(T0, 0))
+        .runLoop(() -> false);
+    assertEquals(2, events.size()); // the baseline and the last scrape, both failed
+    for (TokenEvent e : events) {
+      assertEquals(e, TokenEventCodec.decode(TokenEventCodec.encode(e)));
+      assertEquals(1, e.engine().failedScrapes());
+      assertEquals(
+          refused.substring(0, EngineBounds.MAX_ENDPOINT_CHARS - 1),
+          e.engine().endpoint().substring(0, EngineBounds.MAX_ENDPOINT_CHARS - 1));
+      assertTrue(e.engine().endpoint().length() <= EngineBounds.MAX_ENDPOINT_CHARS);
     }
   }
 
