@@ -274,8 +274,11 @@ public final class Producer {
     if (insecure != null) {
       LOG.warn("run {}: {}", config.runId(), insecure);
     }
-    CompletableFuture<Void> loaded = load.start();
-    // after the start: the scraper waits for the warm-up the load has begun
+    // the engines' baseline before any request that reaches them: with a local warm-up, or none,
+    // before the load starts (every measured request is then in the deltas, by construction); with
+    // a warm-up to the endpoint, when it ends (the load has begun, so that it can say so)
+    boolean warmupAtEngine = !config.warmup().local() && !config.warmup().none();
+    CompletableFuture<Void> loaded = warmupAtEngine ? load.start() : null;
     EngineScraper engine =
         !config.engineMetrics().enabled()
             ? null
@@ -292,7 +295,13 @@ public final class Producer {
                     Recorder.SOURCE,
                     clock::nowMs,
                     publisher::publish),
-                load::warmingUp);
+                warmupAtEngine ? load::warmingUp : () -> false);
+    if (loaded == null) {
+      if (engine != null) {
+        engine.baseline().join(); // at most a scrape's timeout (5 s)
+      }
+      loaded = load.start();
+    }
     loaded
         .handle((v, error) -> error)
         // the engines' last scrape before the final heartbeat, so that the last window has it

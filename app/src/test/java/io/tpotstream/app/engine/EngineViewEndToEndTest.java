@@ -126,18 +126,36 @@ class EngineViewEndToEndTest {
         engines.stream().mapToLong(e -> e.tpot() == null ? 0 : e.tpot().count()).sum());
     // the endpoint where nobody listens failed every scrape, and the run went on
     assertTrue(engines.stream().mapToLong(EngineView::failedScrapes).sum() >= 2, stats.out());
+    // a window's engine may hold TTFTs without gaps (or gaps without TTFTs) when a scrape falls
+    // between them: each side is checked where the window has it, and each in some window
+    int ttftWindows = 0;
+    int tpotWindows = 0;
     for (WindowSummary w : windows) {
       EngineView e = w.engine();
-      if (e == null || e.outside() == null || e.outside().ttft() == null) {
+      if (e == null || e.outside() == null) {
         continue;
       }
-      // the engine's TTFT (22 ms) lies in vLLM's (20, 40] bucket; the client's is 100 ms later
-      assertBucket(20, 40, e.ttft().p50Ms(), w);
-      assertContains(e.outside().ttft().p50Ms(), GATEWAY_MS, w);
-      // gaps of 20 ms: the engine's in (10, 25]; nothing of the gateway's delay is a TPOT's
-      assertBucket(10, 25, e.tpot().p50Ms(), w);
-      assertContains(e.outside().tpot().p50Ms(), 0, w);
+      if (e.outside().ttft() != null) {
+        // the engine's TTFT (22 ms) lies in vLLM's (20, 40] bucket; outside it is the client's
+        // p50 less that bucket, and it holds at least the gateway's 100 ms (the client saw its
+        // first token no sooner than 122 ms; how much later is the client's own distortion,
+        // which the benchmarks measure, not this test)
+        assertBucket(20, 40, e.ttft().p50Ms(), w);
+        assertOutside(w.ttft().p50Ms(), 20, 40, e.outside().ttft().p50Ms(), w);
+        assertTrue(
+            e.outside().ttft().p50Ms().hiMs().compareTo(BigDecimal.valueOf(GATEWAY_MS)) >= 0,
+            () -> "should hold " + GATEWAY_MS + " ms: " + WindowSummaryCodec.encodeToString(w));
+        ttftWindows++;
+      }
+      if (e.outside().tpot() != null) {
+        // gaps of 20 ms: the engine's in (10, 25]; nothing of the gateway's delay is a TPOT's
+        assertBucket(10, 25, e.tpot().p50Ms(), w);
+        assertOutside(w.tpot().p50Ms(), 10, 25, e.outside().tpot().p50Ms(), w);
+        assertContains(e.outside().tpot().p50Ms(), 0, w);
+        tpotWindows++;
+      }
     }
+    assertTrue(ttftWindows >= 1 && tpotWindows >= 1, stats.out());
   }
 
   private static String engineLines(Path archive) {
@@ -154,19 +172,39 @@ class EngineViewEndToEndTest {
 
   private static void assertBucket(
       long lo, long hi, EngineView.Interval interval, WindowSummary w) {
-    assertNotNull(interval, w.windowStart());
+    assertNotNull(interval, () -> WindowSummaryCodec.encodeToString(w));
     assertTrue(
         interval.loMs().compareTo(BigDecimal.valueOf(lo)) == 0
             && interval.hiMs().compareTo(BigDecimal.valueOf(hi)) == 0,
-        w.windowStart() + ": " + interval + " should be the bucket (" + lo + ", " + hi + "]");
+        () ->
+            interval
+                + " should be the bucket ("
+                + lo
+                + ", "
+                + hi
+                + "]: "
+                + WindowSummaryCodec.encodeToString(w));
+  }
+
+  /** Outside the engine is the client's percentile less the engine's bucket, to the µs. */
+  private static void assertOutside(
+      BigDecimal clientMs, long lo, long hi, EngineView.Interval outside, WindowSummary w) {
+    assertNotNull(outside, () -> WindowSummaryCodec.encodeToString(w));
+    EngineView.Interval expected =
+        new EngineView.Interval(
+            clientMs.subtract(BigDecimal.valueOf(hi)), clientMs.subtract(BigDecimal.valueOf(lo)));
+    assertTrue(
+        outside.loMs().compareTo(expected.loMs()) == 0
+            && outside.hiMs().compareTo(expected.hiMs()) == 0,
+        () -> outside + ", not " + expected + ": " + WindowSummaryCodec.encodeToString(w));
   }
 
   private static void assertContains(EngineView.Interval interval, long ms, WindowSummary w) {
-    assertNotNull(interval, w.windowStart());
+    assertNotNull(interval, () -> WindowSummaryCodec.encodeToString(w));
     BigDecimal value = BigDecimal.valueOf(ms);
     assertTrue(
         (interval.loMs() == null || interval.loMs().compareTo(value) <= 0)
             && (interval.hiMs() == null || interval.hiMs().compareTo(value) >= 0),
-        w.windowStart() + ": " + interval + " should hold " + ms + " ms");
+        () -> interval + " should hold " + ms + " ms: " + WindowSummaryCodec.encodeToString(w));
   }
 }

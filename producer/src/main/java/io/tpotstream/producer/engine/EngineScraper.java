@@ -123,6 +123,7 @@ public final class EngineScraper {
   private final List<Endpoint> endpoints = new ArrayList<>();
   private final CountDownLatch stop = new CountDownLatch(1);
   private final CompletableFuture<Void> done = new CompletableFuture<>();
+  private final CompletableFuture<Void> baseline = new CompletableFuture<>();
   private final Duration timeout;
   private final long intervalMs;
   private MetricsFetch fetch;
@@ -169,6 +170,15 @@ public final class EngineScraper {
     return done;
   }
 
+  /**
+   * Completes once the baseline scrape's answers (or failures) are in, or the scraper stopped
+   * before it: a load whose warm-up never reaches the engine starts after it, so that every
+   * measured request is in the deltas and none is in the baseline.
+   */
+  public CompletableFuture<Void> baseline() {
+    return baseline;
+  }
+
   private void run(BooleanSupplier warmingUp) {
     try {
       runLoop(warmingUp);
@@ -176,6 +186,7 @@ public final class EngineScraper {
       // a bug: the run goes on without the engine's view, loudly
       LOG.error("engine metrics: scraping stopped", e);
     } finally {
+      baseline.complete(null);
       done.complete(null);
     }
   }
@@ -191,6 +202,7 @@ public final class EngineScraper {
         }
       }
       round(time.nowMs()); // the baseline: the first interval holds measured traffic only
+      baseline.complete(null);
       while (time.waitUntil(nextScrapeMs(time.nowMs(), intervalMs))) {
         round(time.nowMs());
       }

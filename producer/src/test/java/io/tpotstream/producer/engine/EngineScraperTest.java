@@ -1,6 +1,7 @@
 package io.tpotstream.producer.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.tpotstream.common.engine.EngineSample;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -151,6 +153,36 @@ class EngineScraperTest {
           .runLoop(() -> ++polls[0] <= 3);
       // three polls 50 ms apart, then the baseline; the stop came on the next wait
       assertEquals(List.of(T0 + 150, T0 + 150), events.stream().map(TokenEvent::ts).toList());
+    }
+  }
+
+  @Test
+  void theBaselineCompletesOnceItsRecordsAreHandedOnAndNotBefore() throws Exception {
+    try (ExpositionServer server = new ExpositionServer()) {
+      server.metrics(n -> VllmBodies.of("model-a", n).text());
+      AtomicReference<EngineScraper> scraper = new AtomicReference<>();
+      List<Boolean> baselineDoneAtPublish = new ArrayList<>();
+      List<TokenEvent> events =
+          new ArrayList<>() {
+            @Override
+            public boolean add(TokenEvent e) {
+              baselineDoneAtPublish.add(scraper.get().baseline().isDone());
+              return super.add(e);
+            }
+          };
+      scraper.set(
+          scraper(
+              settings(Duration.ofSeconds(5), server.url("/metrics")),
+              Secrets.NONE,
+              List.of("model-a"),
+              events,
+              new StepTicker(T0, 1)));
+      assertFalse(scraper.get().baseline().isDone());
+      scraper.get().runLoop(() -> false);
+      // the baseline's record, then the next scrape's and the last one's: a load that waits for
+      // the baseline starts after its record, never before
+      assertEquals(List.of(false, true, true), baselineDoneAtPublish);
+      assertTrue(scraper.get().baseline().isDone());
     }
   }
 
