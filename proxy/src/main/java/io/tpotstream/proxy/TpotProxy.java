@@ -107,20 +107,36 @@ public final class TpotProxy implements AutoCloseable {
                 primer);
       }
       measuring = new Measurements(config, events, metrics);
+    } catch (RuntimeException e) {
+      events.close();
+      throw e;
+    }
+    // after priming and before the proxy listens: the baseline holds nothing the proxy measures,
+    // and every request it measures is in the deltas (the start waits at most a scrape's timeout)
+    EngineScraper engine =
+        !config.engineMetrics().enabled()
+            ? null
+            : EngineScraper.start(
+                engineWiring(config, producerId, clock, events, measuring.modelsSeen()),
+                () -> false);
+    try {
+      if (engine != null) {
+        engine.baseline().join();
+      }
       proxy = start(config, metrics, measuring);
     } catch (RuntimeException e) {
+      if (engine != null) {
+        Waits.quietly(engine.finish(), ENGINE_FINISH_S);
+      }
       events.close();
       throw e;
     }
     proxy.instances.forEach(v -> events.watch(v.loopLag()));
     proxy.events = events;
     proxy.producerId = producerId;
-    if (config.engineMetrics().enabled()) {
-      // after priming: the first interval holds the traffic the proxy measures
-      proxy.engine =
-          EngineScraper.start(
-              engineWiring(config, producerId, clock, events, measuring.modelsSeen()), () -> false);
-      metrics.registerEngine(proxy.engine::summary);
+    if (engine != null) {
+      proxy.engine = engine;
+      metrics.registerEngine(engine::summary);
     }
     proxy.startup = startup(Duration.ofNanos(System.nanoTime() - startNs), primed);
     return proxy;

@@ -40,6 +40,8 @@ class EngineMetricsTest {
                           engine.url("/metrics") + "," + engine.url("/status/500"), "1s", "vllm")),
               KafkaSettings.of("127.0.0.1:9").withSetupTimeout(Duration.ofSeconds(1)));
       try {
+        // the baseline was taken before the proxy listened: no request it measures is in it
+        assertEquals(1, proxy.engineScrapes().scrapes(), "the baseline, before start returned");
         await().atMost(Duration.ofSeconds(10)).until(() -> proxy.engineScrapes().scrapes() >= 2);
         String metrics =
             HttpClient.newHttpClient()

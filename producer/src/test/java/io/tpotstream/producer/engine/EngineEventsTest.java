@@ -15,6 +15,8 @@ import io.tpotstream.testkit.KafkaExtension;
 import io.tpotstream.testkit.TestKafka;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -23,7 +25,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * A real producer run against the simulator, scraping a real metrics endpoint every second: {@code
  * engine} events reach the topic, one per scrape, for the run's model (the engine calls it
  * otherwise), between the start heartbeats and the final ones, their deltas adding up to what the
- * endpoint's counts grew by from the first scrape to the last.
+ * endpoint's counts grew by from the first scrape to the last; no request is sent before the
+ * baseline scrape has its answer.
  */
 @ExtendWith(KafkaExtension.class)
 @Tag("slow")
@@ -44,7 +47,16 @@ class EngineEventsTest {
               .write("data: " + ScriptedServer.content("b") + "\n\n")
               .write(
                   "data: " + ScriptedServer.FINISH + "\n\ndata: " + last + "\n\ndata: [DONE]\n\n"));
-      engine.metrics(n -> VllmBodies.of("/models/llama-7b", n).text());
+      // the baseline answers slowly: the run's requests wait for it, so none is in it
+      List<Integer> requestsAtBaseline = new CopyOnWriteArrayList<>();
+      engine.metrics(
+          n -> {
+            if (n == 1) {
+              LockSupport.parkNanos(300_000_000L);
+              requestsAtBaseline.add(server.received().size());
+            }
+            return VllmBodies.of("/models/llama-7b", n).text();
+          });
       Runs.Finished run =
           Runs.run(
               kafka,
@@ -57,6 +69,7 @@ class EngineEventsTest {
                   "concurrency", "2",
                   "max_tokens", "20"));
 
+      assertEquals(List.of(0), requestsAtBaseline);
       List<TopicReader.Rec> records =
           run.records().stream().filter(r -> r.event().type() == EventType.ENGINE).toList();
       EngineScrapes scrapes = run.result().engine();
