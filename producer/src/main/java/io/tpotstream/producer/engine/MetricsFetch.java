@@ -194,9 +194,9 @@ final class MetricsFetch implements AutoCloseable {
     String hostPort = Failures.hostPort(url);
     if (Failures.isTimeout(cause)) {
       fail(result, "timeout", "no answer within " + seconds(timeout));
-    } else if (find(cause, CertificateException.class)
+    } else if (Failures.find(cause, CertificateException.class) != null
         || ClientTls.clientCertificateRefused(cause)
-        || find(cause, SSLException.class)) {
+        || Failures.find(cause, SSLException.class) != null) {
       fail(
           result,
           "tls",
@@ -219,18 +219,6 @@ final class MetricsFetch implements AutoCloseable {
   /** Fails {@code result} unless it is done; true when this call failed it. */
   private static boolean fail(CompletableFuture<Exposition> result, String kind, String message) {
     return result.completeExceptionally(new FetchException(new Failed(kind, message)));
-  }
-
-  private static boolean find(Throwable t, Class<? extends Throwable> type) {
-    for (Throwable c = t; c != null; c = c.getCause()) {
-      if (type.isInstance(c)) {
-        return true;
-      }
-      if (c.getCause() == c) {
-        break;
-      }
-    }
-    return false;
   }
 
   private static String seconds(Duration d) {

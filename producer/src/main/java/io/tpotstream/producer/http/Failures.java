@@ -333,7 +333,7 @@ public final class Failures {
   }
 
   /** The first throwable of {@code type} in {@code t}'s cause chain, or null. */
-  static <T extends Throwable> T find(Throwable t, Class<T> type) {
+  public static <T extends Throwable> T find(Throwable t, Class<T> type) {
     for (Throwable c = t; c != null; c = c.getCause()) {
       if (type.isInstance(c)) {
         return type.cast(c);
