@@ -49,6 +49,9 @@ public final class EngineBounds {
    */
   public static final long MAX_BOUND_US = 86_400_000_000L;
 
+  /** The largest time in an end event's {@code engineTiming}, in µs: an hour. */
+  public static final long MAX_TIMING_US = TokenEventBounds.HOUR_US;
+
   /** Every bounded number inside {@code engine} and {@code engineTiming}, in the schema's order. */
   public static final List<Range> RANGES =
       List.of(
@@ -73,10 +76,10 @@ public final class EngineBounds {
           new Range(
               "engine.prefixQueries", 0, 1_000_000_000_000_000L, "prompt tokens over an interval"),
           new Range("engine.prefixHits", 0, 1_000_000_000_000_000L, "at most prefixQueries"),
-          new Range("engineTiming.queueUs", 0, TokenEventBounds.HOUR_US, "µs, up to an hour"),
-          new Range("engineTiming.ttftUs", 0, TokenEventBounds.HOUR_US, "µs, up to an hour"),
-          new Range("engineTiming.meanItlUs", 0, TokenEventBounds.HOUR_US, "µs, up to an hour"),
-          new Range("engineTiming.generationUs", 0, TokenEventBounds.HOUR_US, "µs, up to an hour"));
+          new Range("engineTiming.queueUs", 0, MAX_TIMING_US, "µs, up to an hour"),
+          new Range("engineTiming.ttftUs", 0, MAX_TIMING_US, "µs, up to an hour"),
+          new Range("engineTiming.meanItlUs", 0, MAX_TIMING_US, "µs, up to an hour"),
+          new Range("engineTiming.generationUs", 0, MAX_TIMING_US, "µs, up to an hour"));
 
   /** Every bounded text inside {@code engine}, in the schema's order. */
   public static final List<Length> LENGTHS =

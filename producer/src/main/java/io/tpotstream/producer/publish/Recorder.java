@@ -1,6 +1,7 @@
 package io.tpotstream.producer.publish;
 
 import io.tpotstream.common.engine.EngineTiming;
+import io.tpotstream.common.event.EngineBounds;
 import io.tpotstream.common.event.TokenEvent;
 import io.tpotstream.common.event.TokenTemplate;
 import io.tpotstream.producer.dialect.Chunk;
@@ -33,11 +34,12 @@ public final class Recorder {
   private static final Logger LOG = LoggerFactory.getLogger(Recorder.class);
 
   /**
-   * The largest time a server may report of a request ({@link EngineReport}), in ms: an hour, past
-   * any request's timeout. A value above it, below 0 or not a number is left out and counted as a
+   * The largest time a server may report of a request ({@link EngineReport}), in ms: what the end
+   * event's {@code engineTiming} holds ({@link EngineBounds#MAX_TIMING_US}, an hour, past any
+   * request's timeout). A value above it, below 0 or not a number is left out and counted as a
    * malformed chunk.
    */
-  public static final double MAX_ENGINE_MS = 3_600_000;
+  public static final double MAX_ENGINE_MS = EngineBounds.MAX_TIMING_US / 1000.0;
 
   private final String runId;
   private final String producerId;
