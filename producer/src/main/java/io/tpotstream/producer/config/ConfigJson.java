@@ -14,9 +14,10 @@ import java.util.Map;
 
 /**
  * The producer's config as one JSON object, before it is bound: the file (or an empty object) with
- * the {@code key=value} overrides of the command line set into it.
+ * the {@code key=value} overrides of the command line set into it. Also the one reader of any JSON
+ * file a config names (an engine mapping file).
  */
-final class ConfigJson {
+public final class ConfigJson {
   private ConfigJson() {}
 
   /** {@code file}'s object (an empty one when there is no file) with {@code overrides} applied. */
@@ -31,14 +32,24 @@ final class ConfigJson {
     if (!Files.isRegularFile(file)) {
       throw new ConfigException("config file " + file + " not found: check --config");
     }
+    return readObject(file, "config file " + file);
+  }
+
+  /**
+   * The JSON object {@code file} holds; {@code where} names the file in messages (e.g. {@code
+   * config file x.json}).
+   *
+   * @throws ConfigException in one line: not valid JSON (with its line and column), unreadable, or
+   *     not one object
+   */
+  public static ObjectNode readObject(Path file, String where) {
     JsonNode node;
     try {
       node = Json.MAPPER.readTree(file.toFile());
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
       throw new ConfigException(
-          "config file "
-              + file
+          where
               + " is not valid JSON"
               + (at == null || at.getLineNr() < 1
                   ? ""
@@ -46,10 +57,10 @@ final class ConfigJson {
               + ": "
               + firstLine(e.getOriginalMessage()));
     } catch (IOException e) {
-      throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
+      throw new ConfigException("cannot read " + where + ": " + e.getMessage());
     }
     if (!(node instanceof ObjectNode object)) {
-      throw new ConfigException("config file " + file + " must hold one JSON object");
+      throw new ConfigException(where + " must hold one JSON object");
     }
     return object;
   }

@@ -1,9 +1,9 @@
 package io.tpotstream.producer.engine;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.tpotstream.common.Json;
 import io.tpotstream.common.Nearest;
 import io.tpotstream.producer.config.ConfigException;
+import io.tpotstream.producer.config.ConfigJson;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -189,7 +189,6 @@ public record EngineMapping(
    */
   public static EngineMapping read(Path file) {
     String where = "engine mapping file " + file;
-    JsonNode root;
     try {
       if (Files.size(file) > MAX_FILE_BYTES) {
         throw new ConfigException(
@@ -198,15 +197,10 @@ public record EngineMapping(
                 + ExpositionParser.size(MAX_FILE_BYTES)
                 + "; is it a mapping?");
       }
-      root = Json.MAPPER.readTree(file.toFile());
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new ConfigException(where + " is not valid JSON: " + firstLine(e.getOriginalMessage()));
     } catch (IOException e) {
       throw new ConfigException("cannot read " + where + ": " + e.getMessage());
     }
-    if (root == null || !root.isObject()) {
-      throw new ConfigException(where + ": must hold one JSON object");
-    }
+    JsonNode root = ConfigJson.readObject(file, where);
     for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
       String key = it.next();
       if (!FILE_KEYS.contains(key)) {
@@ -366,13 +360,5 @@ public record EngineMapping(
     Set<String> keys = new LinkedHashSet<>(List.of("name", "model_label", "unit"));
     keys.addAll(METRIC_KEYS);
     return Set.copyOf(keys);
-  }
-
-  private static String firstLine(String message) {
-    if (message == null) {
-      return "";
-    }
-    int nl = message.indexOf('\n');
-    return nl < 0 ? message : message.substring(0, nl);
   }
 }
