@@ -2,6 +2,8 @@ package io.tpotstream.app.cli;
 
 import io.tpotstream.app.run.Pipeline;
 import io.tpotstream.common.slo.SloSpec;
+import io.tpotstream.producer.config.ProducerConfig;
+import io.tpotstream.producer.engine.EngineSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,19 +76,24 @@ final class DemoCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     clearOutputs(runOptions.outDir.out);
     SloSpec slo = sloOptions.spec();
-    // the config is checked now, before the broker starts; the simulator's address comes later
-    boolean sweep = ProducerConfigOptions.loadDemo(overrides("http://127.0.0.1:1")).sweep() != null;
+    // the config is checked now, before the broker starts (a window its engine scrapes do not
+    // divide is warned about once); the simulator's address comes later
+    boolean sweep =
+        runOptions.withEngineMetricsFitted(config("http://127.0.0.1:1")).sweep() != null;
     Pipeline.Settings settings =
-        runOptions.pipeline(
-            simulatorUrl -> ProducerConfigOptions.loadDemo(overrides(simulatorUrl)),
-            sweep,
-            true,
-            kafka,
-            slo,
-            traffic.requestsOut.file);
+        runOptions.pipeline(this::config, sweep, true, kafka, slo, traffic.requestsOut.file);
     Pipeline.Outcome outcome = new Pipeline(settings, System.out, System.err).run();
     boolean bounded = !outcome.producer().stoppedEarly();
     return outcome.verdict() == null || !bounded ? 0 : outcome.verdict().exitCode();
+  }
+
+  /**
+   * The demo's producer config against the simulator at {@code simulatorUrl}, its engine scrapes
+   * fitted to the window as {@code tpot run}'s are ({@link EngineSettings#forWindow}).
+   */
+  ProducerConfig config(String simulatorUrl) {
+    ProducerConfig config = ProducerConfigOptions.loadDemo(overrides(simulatorUrl));
+    return config.withEngineMetrics(config.engineMetrics().forWindow(runOptions.windowSize()));
   }
 
   Map<String, String> overrides(String simulatorUrl) {
@@ -103,7 +110,10 @@ final class DemoCommand implements Callable<Integer> {
     o.put("timeout", "60");
     o.put("api_key", "demo");
     // the simulator plays an engine too: its /metrics in vLLM's names, beside the client's view
-    o.put("engine_metrics", java.net.URI.create(simulatorUrl).resolve("/metrics").toString());
+    // (engines are scraped at most once a second: windows shorter than that go without)
+    if (runOptions.windowSize().compareTo(EngineSettings.MIN_INTERVAL) >= 0) {
+      o.put("engine_metrics", java.net.URI.create(simulatorUrl).resolve("/metrics").toString());
+    }
     if (duration != null) {
       o.put("duration", duration);
     }

@@ -50,16 +50,9 @@ final class EngineMetricsOptions {
    */
   void putInto(Map<String, String> flags) {
     ProducerConfigOptions.putConfigKeys(spec, flags);
-    if (engineMapping != null && !isBuiltIn(engineMapping)) {
+    if (engineMapping != null && !EngineMapping.isBuiltIn(engineMapping)) {
       flags.put("engine_mapping", Path.of(engineMapping.trim()).toAbsolutePath().toString());
     }
-  }
-
-  private static boolean isBuiltIn(String mapping) {
-    String m = mapping.trim();
-    return m.isEmpty()
-        || m.equalsIgnoreCase(EngineMapping.AUTO)
-        || EngineMapping.BUILT_IN.stream().anyMatch(b -> b.name().equalsIgnoreCase(m));
   }
 
   /** The settings these flags give alone (the proxy); mapping files from the working directory. */

@@ -19,7 +19,7 @@ import picocli.CommandLine.ParameterException;
 /**
  * {@code --engine-metrics}, {@code --engine-metrics-interval} and {@code --engine-mapping} in
  * {@code produce}, {@code run} and {@code proxy}: the same settings from the same flags; {@code
- * run} fits the interval to its window; mistakes end in one line.
+ * run} and {@code demo} fit the interval to their window; mistakes end in one line.
  */
 class EngineMetricsFlagsTest {
   private static final String[] BASE = {"--base-url", "http://127.0.0.1:8000", "--models", "m"};
@@ -116,6 +116,27 @@ class EngineMetricsFlagsTest {
                 ConfigException.class,
                 () -> tooLong.runOptions.withEngineMetricsFitted(tooLong.configOptions.load(more)))
             .getMessage());
+  }
+
+  @Test
+  void theDemoScrapesItsSimulatorOncePerWindowAsRunDoes() {
+    EngineSettings twoSeconds =
+        ((DemoCommand) command("demo", "--window", "2s"))
+            .config("http://127.0.0.1:9")
+            .engineMetrics();
+    assertEquals(
+        List.of(URI.create("http://127.0.0.1:9/metrics")),
+        twoSeconds.targets().stream().map(EngineSettings.Target::url).toList());
+    assertEquals(Duration.ofSeconds(2), twoSeconds.interval());
+    assertEquals(
+        EngineSettings.DEFAULT_INTERVAL,
+        ((DemoCommand) command("demo")).config("http://127.0.0.1:9").engineMetrics().interval());
+    // no engine is scraped more than once a second: windows shorter than that go without
+    assertEquals(
+        EngineSettings.NONE,
+        ((DemoCommand) command("demo", "--window", "500ms"))
+            .config("http://127.0.0.1:9")
+            .engineMetrics());
   }
 
   @Test

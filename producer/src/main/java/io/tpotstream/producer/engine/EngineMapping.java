@@ -158,13 +158,8 @@ public record EngineMapping(
    */
   public static EngineMapping named(String value, String key, Path baseDir) {
     String v = value == null ? AUTO : value.trim();
-    if (v.isEmpty() || v.equalsIgnoreCase(AUTO)) {
-      return null;
-    }
-    for (EngineMapping m : BUILT_IN) {
-      if (m.name.equalsIgnoreCase(v)) {
-        return m;
-      }
+    if (isBuiltIn(v)) {
+      return builtIn(v);
     }
     Path file = baseDir.resolve(v);
     if (!Files.isRegularFile(file)) {
@@ -176,6 +171,22 @@ public record EngineMapping(
               + " docs/producer.md, \"The engine's own view\")");
     }
     return read(file);
+  }
+
+  /** True when {@code value} names a built-in mapping or {@code auto} (or is empty), not a file. */
+  public static boolean isBuiltIn(String value) {
+    String v = value.trim();
+    return v.isEmpty() || v.equalsIgnoreCase(AUTO) || builtIn(v) != null;
+  }
+
+  /** The built-in mapping named {@code name} (any case), or null ({@code auto}, or none). */
+  private static EngineMapping builtIn(String name) {
+    for (EngineMapping m : BUILT_IN) {
+      if (m.name.equalsIgnoreCase(name)) {
+        return m;
+      }
+    }
+    return null;
   }
 
   /**

@@ -105,7 +105,8 @@ class EngineMappingTest {
 
   @Test
   void aBadMappingFileIsRefusedInOneLineNamingWhatIsWrong() throws IOException {
-    assertRefused("{\"name\": \"x\", \"tpot\": \"a\",", " is not valid JSON at line 1, column 27: ");
+    assertRefused(
+        "{\"name\": \"x\", \"tpot\": \"a\",", " is not valid JSON at line 1, column 27: ");
     assertRefused("[1]", " must hold one JSON object");
     assertRefused(
         "{\"name\": \"x\", \"tpt\": \"a\"}", ": key 'tpt' is not known (did you mean 'tpot'?)");
