@@ -171,15 +171,17 @@ public final class EngineSums {
     if (isEmpty()) {
       return null;
     }
-    EngineView.Added tpot = outside(clientTpot, histograms[TPOT]);
-    EngineView.Added ttft = outside(clientTtft, histograms[TTFT]);
+    EngineView.Latency engineTpot = latency(histograms[TPOT]);
+    EngineView.Latency engineTtft = latency(histograms[TTFT]);
+    EngineView.Added tpot = outside(clientTpot, engineTpot);
+    EngineView.Added ttft = outside(clientTtft, engineTtft);
     return new EngineView(
         scrapes,
         failedScrapes,
         new ArrayList<>(missing),
         resets,
-        latency(histograms[TPOT]),
-        latency(histograms[TTFT]),
+        engineTpot,
+        engineTtft,
         latency(histograms[E2E]),
         latency(histograms[QUEUE]),
         running.view(),
@@ -193,9 +195,6 @@ public final class EngineSums {
   private static final long[] NUMERATORS = {1, 9, 99, 999};
 
   private static final long[] DENOMINATORS = {2, 10, 100, 1000};
-  private static final int P50 = 0;
-  private static final int P99 = 2;
-  private static final int P999 = 3;
 
   private static EngineView.Latency latency(Buckets b) {
     if (b == null) {
@@ -249,26 +248,21 @@ public final class EngineSums {
    * The client's percentile minus the engine's interval at p50, p99 and p99.9: {@code [c - hi, c -
    * lo]} (no lower end when the engine's has no upper one); null when either side has no sample.
    */
-  private static EngineView.Added outside(LatencyHistogram client, Buckets engine) {
-    if (engine == null || client.count() == 0) {
-      return null;
-    }
-    long count = engine.total();
-    if (count == 0) {
+  private static EngineView.Added outside(LatencyHistogram client, EngineView.Latency engine) {
+    if (engine == null || engine.count() == 0 || client.count() == 0) {
       return null;
     }
     return new EngineView.Added(
-        added(client.percentileMicros(50.0), engine, P50, count),
-        added(client.percentileMicros(99.0), engine, P99, count),
-        added(client.percentileMicros(99.9), engine, P999, count));
+        added(client.percentileMicros(50.0), engine.p50Ms()),
+        added(client.percentileMicros(99.0), engine.p99Ms()),
+        added(client.percentileMicros(99.9), engine.p999Ms()));
   }
 
-  private static EngineView.Interval added(long clientUs, Buckets engine, int p, long count) {
-    int bucket = bucketOf(engine, p, count);
-    long loUs = bucket == 0 ? 0 : engine.leUs[bucket - 1];
-    BigDecimal lo =
-        bucket < engine.leUs.length ? LatencyHistogram.ms(clientUs - engine.leUs[bucket]) : null;
-    return new EngineView.Interval(lo, LatencyHistogram.ms(clientUs - loUs));
+  private static EngineView.Interval added(long clientUs, EngineView.Interval engine) {
+    BigDecimal client = LatencyHistogram.ms(clientUs);
+    return new EngineView.Interval(
+        engine.hiMs() == null ? null : client.subtract(engine.hiMs()),
+        client.subtract(engine.loMs()));
   }
 
   /**
