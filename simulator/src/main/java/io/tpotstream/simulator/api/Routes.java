@@ -276,7 +276,8 @@ public final class Routes {
                 request.connection().close();
                 return;
               }
-              recorder.answeredWhole(plan);
+              RequestMetrics engineView = RequestMetrics.planned(plan);
+              recorder.answeredWhole(plan, engineView);
               recorder.end(Outcome.COMPLETED);
               json(
                   request.response(),
@@ -284,11 +285,7 @@ public final class Routes {
                   dialect == ApiShape.ANTHROPIC
                       ? CompleteBodies.anthropic(plan, chat, requestId)
                       : CompleteBodies.openAi(
-                          plan,
-                          chat,
-                          requestId,
-                          createdS,
-                          perRequestMetrics ? RequestMetrics.planned(plan) : null));
+                          plan, chat, requestId, createdS, perRequestMetrics ? engineView : null));
             });
   }
 

@@ -3,6 +3,7 @@ package io.tpotstream.simulator.truth;
 import io.tpotstream.simulator.engine.EngineCounts;
 import io.tpotstream.simulator.engine.EngineMetrics;
 import io.tpotstream.simulator.engine.FinishReason;
+import io.tpotstream.simulator.engine.RequestMetrics;
 import io.tpotstream.simulator.plan.ResponsePlan;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -101,11 +102,11 @@ public final class RequestRecorder {
 
   /**
    * Records a non-streamed answer, whose body goes out now: the engine produced its chunks at the
-   * instants of its {@code plan} ({@link io.tpotstream.simulator.engine.RequestMetrics#planned}),
-   * so {@code /metrics} counts them as such (nothing of it is in the per-chunk truth, which records
+   * instants of its {@code plan}, as {@code engineView} ({@link RequestMetrics#planned}) says, so
+   * {@code /metrics} counts them as such (nothing of it is in the per-chunk truth, which records
    * streamed sends).
    */
-  public void answeredWhole(ResponsePlan plan) {
+  public void answeredWhole(ResponsePlan plan, RequestMetrics engineView) {
     EngineCounts counts;
     int prompt;
     synchronized (this) {
@@ -115,14 +116,12 @@ public final class RequestRecorder {
     if (counts == null) {
       return;
     }
-    long instantNs = arrivalNs + plan.waitNs(0) - plan.gatewayDelayNs();
-    counts.firstChunk(instantNs - arrivalNs, prompt, plan.tokens(0));
+    counts.firstChunk(engineView.ttftNs(), prompt, plan.tokens(0));
     for (int seq = 1; seq < plan.chunks(); seq++) {
       counts.nextChunk(plan.waitNs(seq), plan.tokens(seq));
-      instantNs += plan.waitNs(seq);
     }
     synchronized (this) {
-      lastEngineNs = instantNs;
+      lastEngineNs = arrivalNs + engineView.ttftNs() + engineView.generationNs();
     }
   }
 
