@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
 
 /**
  * One endpoint's scrapes turned into what each scrape interval added: per model the engine names
@@ -137,38 +138,41 @@ final class EngineDeltas {
     for (Map.Entry<String, Roles> e : models.entrySet()) {
       String model = e.getKey();
       Roles r = e.getValue();
-      histograms.forEach(
-          (role, names) -> {
-            String name = m.present(names, x);
-            Cumulative c = name == null ? null : histogram(x, name, model, m);
-            if (c != null) {
-              r.histograms.put(role, c);
-            } else if (!names.isEmpty()) {
-              r.missing.add(names.get(0));
-            }
-          });
-      gauges.forEach(
-          (role, names) -> {
-            String name = m.present(names, x);
-            Double v = name == null ? null : gauge(x.named(name), model, m, role.equals(KV));
-            if (v != null) {
-              r.gauges.put(role, v);
-            } else if (!names.isEmpty()) {
-              r.missing.add(names.get(0));
-            }
-          });
-      counters.forEach(
-          (role, names) -> {
-            String name = m.present(names, x);
-            Double v = name == null ? null : counter(x, name, model, m);
-            if (v != null) {
-              r.counters.put(role, v);
-            } else if (!names.isEmpty()) {
-              r.missing.add(names.get(0));
-            }
-          });
+      collect(histograms, x, m, (role, name) -> histogram(x, name, model, m), r.histograms, r);
+      collect(
+          gauges,
+          x,
+          m,
+          (role, name) -> gauge(x.named(name), model, m, role.equals(KV)),
+          r.gauges,
+          r);
+      collect(counters, x, m, (role, name) -> counter(x, name, model, m), r.counters, r);
     }
     return models;
+  }
+
+  /**
+   * Puts into {@code into}, by role, what {@code read} finds of a model under the first of the
+   * role's names the body holds; a mapped role the body has none of is named in {@code r}'s missing
+   * (by its first name).
+   */
+  private static <T> void collect(
+      Map<String, List<String>> roles,
+      Exposition x,
+      EngineMapping m,
+      BiFunction<String, String, T> read,
+      Map<String, T> into,
+      Roles r) {
+    roles.forEach(
+        (role, names) -> {
+          String name = m.present(names, x);
+          T v = name == null ? null : read.apply(role, name);
+          if (v != null) {
+            into.put(role, v);
+          } else if (!names.isEmpty()) {
+            r.missing.add(names.get(0));
+          }
+        });
   }
 
   private EngineSample sample(String model, Roles r, EngineMapping m, long atMs) {
@@ -189,15 +193,12 @@ final class EngineDeltas {
           });
       r.counters.forEach(
           (role, v) -> {
-            Double was = before.counters.getOrDefault(role, 0.0); // new since: from zero
-            {
-              double d = v - was;
-              if (d < 0) {
-                resets[0]++;
-                d = v; // counted from zero since the restart
-              }
-              counterDeltas.put(role, Math.round(d));
+            double d = v - before.counters.getOrDefault(role, 0.0); // new since: from zero
+            if (d < 0) {
+              resets[0]++;
+              d = v; // counted from zero since the restart
             }
+            counterDeltas.put(role, Math.round(d));
           });
     }
     return new EngineSample(
