@@ -1,8 +1,10 @@
 package io.tpotstream.common.engine;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.math.BigDecimal;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -84,6 +86,12 @@ public record EngineView(
     public Latency(long count, Interval p50Ms, Interval p90Ms, Interval p99Ms, Interval p999Ms) {
       this(count, p50Ms, p90Ms, p99Ms, p999Ms, null);
     }
+
+    /** The intervals at p50, p99 and p99.9, in that order: the ones the sinks give. */
+    @JsonIgnore
+    public List<Interval> p50p99p999() {
+      return Arrays.asList(p50Ms, p99Ms, p999Ms);
+    }
   }
 
   /** A gauge over the window's scrapes: how many, its largest and its mean value. */
@@ -100,5 +108,11 @@ public record EngineView(
    */
   @JsonPropertyOrder({"p50Ms", "p99Ms", "p999Ms"})
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  public record Added(Interval p50Ms, Interval p99Ms, Interval p999Ms) {}
+  public record Added(Interval p50Ms, Interval p99Ms, Interval p999Ms) {
+    /** The intervals at p50, p99 and p99.9, in that order. */
+    @JsonIgnore
+    public List<Interval> p50p99p999() {
+      return Arrays.asList(p50Ms, p99Ms, p999Ms);
+    }
+  }
 }

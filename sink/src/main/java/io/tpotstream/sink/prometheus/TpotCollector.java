@@ -16,7 +16,6 @@ import io.tpotstream.common.stats.LatencySummary;
 import io.tpotstream.common.summary.WindowSummary;
 import java.math.BigDecimal;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
@@ -314,19 +313,20 @@ final class TpotCollector implements MultiCollector {
         }
         Labels labels = s.labels;
         intervals(
-            latency, labels.add("stat", "tpot"), e.tpot() == null ? null : latencies(e.tpot()));
+            latency, labels.add("stat", "tpot"), e.tpot() == null ? null : e.tpot().p50p99p999());
         intervals(
-            latency, labels.add("stat", "ttft"), e.ttft() == null ? null : latencies(e.ttft()));
-        intervals(latency, labels.add("stat", "e2e"), e.e2e() == null ? null : latencies(e.e2e()));
+            latency, labels.add("stat", "ttft"), e.ttft() == null ? null : e.ttft().p50p99p999());
+        intervals(
+            latency, labels.add("stat", "e2e"), e.e2e() == null ? null : e.e2e().p50p99p999());
         EngineView.Outside o = e.outside();
         intervals(
             outside,
             labels.add("stat", "tpot"),
-            o == null || o.tpot() == null ? null : added(o.tpot()));
+            o == null || o.tpot() == null ? null : o.tpot().p50p99p999());
         intervals(
             outside,
             labels.add("stat", "ttft"),
-            o == null || o.ttft() == null ? null : added(o.ttft()));
+            o == null || o.ttft() == null ? null : o.ttft().p50p99p999());
         gauge(requests, labels.add("state", "running"), e.running());
         gauge(requests, labels.add("state", "waiting"), e.waiting());
         gauge(kvCache, labels, e.kvCacheUsage());
@@ -467,14 +467,6 @@ final class TpotCollector implements MultiCollector {
       }
       metrics.add(gauge.build());
     }
-  }
-
-  private static List<EngineView.Interval> latencies(EngineView.Latency l) {
-    return Arrays.asList(l.p50Ms(), l.p99Ms(), l.p999Ms());
-  }
-
-  private static List<EngineView.Interval> added(EngineView.Added a) {
-    return Arrays.asList(a.p50Ms(), a.p99Ms(), a.p999Ms());
   }
 
   private static CounterDataPointSnapshot count(Labels labels, double value, long createdMs) {

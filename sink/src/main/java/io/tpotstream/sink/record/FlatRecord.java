@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -252,7 +251,7 @@ public record FlatRecord(
     latencies.forEach(
         (stat, latency) -> {
           Function<EngineView, List<EngineView.Interval>> intervals =
-              e -> latency.apply(e) == null ? null : percentiles(latency.apply(e));
+              e -> latency.apply(e) == null ? null : latency.apply(e).p50p99p999();
           addIntervals(columns, "engine_" + stat, intervals);
         });
     Map<String, Function<EngineView, EngineView.Gauge>> gauges = new LinkedHashMap<>();
@@ -279,7 +278,7 @@ public record FlatRecord(
           Function<EngineView, List<EngineView.Interval>> intervals =
               e -> {
                 EngineView.Added a = e.outside() == null ? null : added.apply(e.outside());
-                return a == null ? null : Arrays.asList(a.p50Ms(), a.p99Ms(), a.p999Ms());
+                return a == null ? null : a.p50p99p999();
               };
           addIntervals(columns, "outside_engine_" + stat, intervals);
         });
@@ -313,10 +312,6 @@ public record FlatRecord(
               prefix + "_" + names.get(p) + "_hi_ms",
               e -> interval.apply(e) == null ? null : interval.apply(e).hiMs()));
     }
-  }
-
-  private static List<EngineView.Interval> percentiles(EngineView.Latency l) {
-    return Arrays.asList(l.p50Ms(), l.p99Ms(), l.p999Ms());
   }
 
   /** The column names for a CSV whose label columns are {@code labelNames}, in order. */
