@@ -52,8 +52,8 @@ public final class DeployFiles {
 
   /**
    * Whether the sink serves {@code name} only once a window summary carries an engine section (the
-   * producer scraped an inference engine's metrics): not in a plain live run, so {@link
-   * EngineDashboardTest} checks these against a sink fed such summaries.
+   * producer scraped an inference engine's metrics): {@link EngineDashboardTest} checks these
+   * against a sink fed such summaries of known values.
    */
   public static boolean servedWithAnEngineOnly(String name) {
     return name.startsWith("tpot_window_engine_") || name.startsWith("tpot_window_outside_engine_");

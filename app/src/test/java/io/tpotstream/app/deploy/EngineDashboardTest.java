@@ -34,11 +34,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The dashboard's engine panels and the engine's alert rule against a real sink's {@code /metrics}
- * fed window summaries that carry an engine section (a live {@code tpot run} scrapes no engine, so
- * {@link MonitoringPipelineTest} cannot see these families): every {@code tpot_} name they query is
- * served, and Prometheus's own query engine ({@code promtool test rules}, the scrape held as input
- * series) answers each engine panel's queries with the sink's values and fires {@code
- * TpotTailAddedOutsideEngine} on them.
+ * fed window summaries that carry an engine section of known values ({@link MonitoringPipelineTest}
+ * sees the same families served live, from the simulator's {@code /metrics}, without knowing their
+ * values): every {@code tpot_} name they query is served, and Prometheus's own query engine ({@code
+ * promtool test rules}, the scrape held as input series) answers each engine panel's queries with
+ * the sink's values and fires {@code TpotTailAddedOutsideEngine} on them.
  */
 @Tag("slow")
 class EngineDashboardTest {
