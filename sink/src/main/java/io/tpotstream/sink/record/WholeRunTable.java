@@ -24,11 +24,6 @@ public final class WholeRunTable {
 
   private static final String ENGINE_ROW = "%-22s %8s %8s %8s  %-18s %-18s %s%n";
 
-  /** {@link #format(List, Map)} without the engine's table. */
-  public static String format(List<WindowSummary> wholeRun) {
-    return format(wholeRun, Map.of());
-  }
-
   /**
    * The heading line, the column names and one row per series of {@code wholeRun}; then, when a
    * series' requests reported the server's prefix cache, a second table of its hit rate; then, when

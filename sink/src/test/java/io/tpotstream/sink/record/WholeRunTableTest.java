@@ -18,7 +18,8 @@ class WholeRunTableTest {
         WholeRunTable.format(
             List.of(
                 TestWindows.known("model-a", Map.of(), 0),
-                TestWindows.of("model-b", Map.of(), 0, none)));
+                TestWindows.of("model-b", Map.of(), 0, none)),
+            Map.of());
     assertEquals(
         """
         Whole run, TPOT in ms (merged window histograms):
@@ -35,7 +36,8 @@ class WholeRunTableTest {
   @Test
   void withoutAPrefixCacheReportedThereIsNoCacheTable() {
     String table =
-        WholeRunTable.format(List.of(TestWindows.of("m", Map.of(), 0, new WindowStats())));
+        WholeRunTable.format(
+            List.of(TestWindows.of("m", Map.of(), 0, new WindowStats())), Map.of());
     assertEquals(false, table.contains("Prefix cache"), table);
   }
 
