@@ -26,8 +26,8 @@ public final class RequestRecorder {
   private final TruthFileWriter file;
   private final EngineMetrics engineMetrics;
   private EngineCounts engine;
-  private long gatewayDelayNs;
-  private FinishReason completedAs;
+  // what the engine serves, once it does (null before, and for the simulator's own warm-up)
+  private ResponsePlan served;
   private long lastEngineNs;
   private long[] intendedNs = new long[16];
   private long[] dueNs = new long[16];
@@ -92,8 +92,7 @@ public final class RequestRecorder {
     Integer cached;
     synchronized (this) {
       engine = counts;
-      gatewayDelayNs = plan.gatewayDelayNs();
-      completedAs = plan.lengthCapped() ? FinishReason.LENGTH : FinishReason.STOP;
+      served = plan;
       prompt = promptTokens;
       cached = cachedTokens;
     }
@@ -138,7 +137,7 @@ public final class RequestRecorder {
     synchronized (this) {
       counts = engine;
       prefillTokens = promptTokens;
-      engineSentNs = sentNs - gatewayDelayNs;
+      engineSentNs = sentNs - gatewayDelayNs();
       lastEngineNs = engineSentNs;
       if (count == this.sentNs.length) {
         int size = count * 2;
@@ -203,6 +202,7 @@ public final class RequestRecorder {
   /** Records how the request ended; only the first call counts. */
   public void end(Outcome how) {
     EngineCounts counts;
+    ResponsePlan plan;
     long e2eNs;
     synchronized (this) {
       if (outcome != Outcome.IN_PROGRESS) {
@@ -210,11 +210,13 @@ public final class RequestRecorder {
       }
       outcome = how;
       counts = engine;
+      plan = served;
       e2eNs = lastEngineNs - arrivalNs;
     }
     if (counts != null) {
       if (how == Outcome.COMPLETED) {
-        counts.finished(completedAs, e2eNs, 0);
+        FinishReason reason = plan.lengthCapped() ? FinishReason.LENGTH : FinishReason.STOP;
+        counts.finished(reason, e2eNs, 0);
       } else {
         counts.aborted();
       }
@@ -242,6 +244,11 @@ public final class RequestRecorder {
         malformedLines,
         promptTokens,
         cachedTokens,
-        gatewayDelayNs);
+        gatewayDelayNs());
+  }
+
+  /** The gateway's delay of the plan served (under the lock): 0 before, and for the warm-up. */
+  private long gatewayDelayNs() {
+    return served == null ? 0 : served.gatewayDelayNs();
   }
 }
